@@ -1,0 +1,187 @@
+package channels
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/bus"
+	"github.com/switchboard-dev/switchboard/config"
+)
+
+// ManagerConfig tunes a Manager. Zero values take the defaults below.
+type ManagerConfig struct {
+	// SendAttempts is how many times a temporary send error is tried in all
+	// (default 4).
+	SendAttempts int
+	// RetryBackoff is the wait before the first retry; it doubles up to
+	// MaxBackoff (defaults 100ms and 5s).
+	RetryBackoff time.Duration
+	MaxBackoff   time.Duration
+	// StopTimeout bounds Stop when its context has no deadline (default 10s).
+	StopTimeout time.Duration
+	// QueueSize is each channel's outbound queue (default 64).
+	QueueSize int
+	// OnDispatchError is told of every outbound message that could not be
+	// delivered. The Manager also logs it; nothing is dropped silently.
+	OnDispatchError func(*DispatchError)
+	// Logger receives the Manager's logs; nil discards.
+	Logger *slog.Logger
+}
+
+func (c *ManagerConfig) setDefaults() {
+	if c.SendAttempts <= 0 {
+		c.SendAttempts = 4
+	}
+	if c.RetryBackoff <= 0 {
+		c.RetryBackoff = 100 * time.Millisecond
+	}
+	if c.MaxBackoff <= 0 {
+		c.MaxBackoff = 5 * time.Second
+	}
+	if c.StopTimeout <= 0 {
+		c.StopTimeout = 10 * time.Second
+	}
+	if c.QueueSize <= 0 {
+		c.QueueSize = 64
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+}
+
+// Manager owns a set of channels: it starts them, dispatches outbound
+// messages from the bus to them, and stops them.
+type Manager struct {
+	bus *bus.Bus
+	cfg ManagerConfig
+
+	mu       sync.Mutex
+	channels map[string]*managed
+	order    []string
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
+	started  bool
+}
+
+// NewManager returns a Manager over b.
+func NewManager(b *bus.Bus, cfg ManagerConfig) *Manager {
+	cfg.setDefaults()
+	return &Manager{bus: b, cfg: cfg, channels: map[string]*managed{}}
+}
+
+// Add registers a channel built by the caller. Names must be unique, and
+// channels must be added before Start.
+func (m *Manager) Add(ch Channel) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.started {
+		return fmt.Errorf("add channel %q: manager already started", ch.Name())
+	}
+	if _, dup := m.channels[ch.Name()]; dup {
+		return fmt.Errorf("add channel %q: a channel of that name exists", ch.Name())
+	}
+	m.channels[ch.Name()] = &managed{ch: ch, queue: make(chan bus.OutboundMessage, m.cfg.QueueSize)}
+	m.order = append(m.order, ch.Name())
+	return nil
+}
+
+// Build creates every enabled channel of cfg with reg's factories (the
+// section name is the channel type) and adds it. Disabled sections are
+// skipped; an unknown type or a bad section is an error naming the key.
+func (m *Manager) Build(reg *Registry, cfg *config.Config) error {
+	names := make([]string, 0, len(cfg.Channels))
+	for name := range cfg.Channels {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		section := cfg.Channels[name]
+		if !section.Enabled() {
+			continue
+		}
+		factory, err := reg.Lookup(name)
+		if err != nil {
+			return fmt.Errorf("%s: %w", section.Path, err)
+		}
+		ch, err := factory(section, Deps{Bus: m.bus, Logger: m.cfg.Logger, Config: cfg})
+		if err != nil {
+			return err
+		}
+		if err := m.Add(ch); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Channel returns the named channel.
+func (m *Manager) Channel(name string) (Channel, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	mc, ok := m.channels[name]
+	if !ok {
+		return nil, false
+	}
+	return mc.ch, true
+}
+
+// Names returns the channels' names in the order they were added.
+func (m *Manager) Names() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return slices.Clone(m.order)
+}
+
+// Start starts every channel in order and then the outbound dispatcher. A
+// channel that restricts senders with an empty allowFrom list is refused
+// before anything starts. If one channel fails to start, those already
+// started are stopped again and the error is returned.
+func (m *Manager) Start(ctx context.Context) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.started {
+		return errors.New("manager already started")
+	}
+	for _, name := range m.order {
+		if al, ok := m.channels[name].ch.(AllowLister); ok && len(al.AllowFrom()) == 0 {
+			return fmt.Errorf("channels.%s.allowFrom: empty list denies every sender; "+
+				"list the allowed sender ids, or [\"*\"] to allow all", name)
+		}
+	}
+	for i, name := range m.order {
+		mc := m.channels[name]
+		if err := mc.ch.Start(ctx); err != nil {
+			m.stopChannels(m.order[:i])
+			return fmt.Errorf("start channel %q: %w", name, err)
+		}
+		mc.setRunning(true)
+	}
+	runCtx, cancel := context.WithCancel(context.Background())
+	m.cancel = cancel
+	m.started = true
+	for _, name := range m.order {
+		mc := m.channels[name]
+		m.wg.Go(func() { m.work(runCtx, mc) })
+	}
+	m.wg.Go(func() { m.dispatch(runCtx) })
+	return nil
+}
+
+// stopChannels stops the named channels with the default timeout; used to
+// undo a partial start.
+func (m *Manager) stopChannels(names []string) {
+	ctx, cancel := context.WithTimeout(context.Background(), m.cfg.StopTimeout)
+	defer cancel()
+	for _, name := range names {
+		mc := m.channels[name]
+		mc.setRunning(false)
+		if err := mc.ch.Stop(ctx); err != nil {
+			m.cfg.Logger.Error("stop channel after failed start", "channel", name, "err", err)
+		}
+	}
+}

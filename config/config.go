@@ -1,0 +1,143 @@
+package config
+
+import "time"
+
+// Defaults of the agent and provider settings, applied by Default and
+// ProviderConfig.TimeoutDuration.
+const (
+	DefaultWorkspace             = "~/.nanobot/workspace"
+	DefaultProvider              = "scripted"
+	DefaultMaxTokens             = 4096
+	DefaultTemperature           = 0.2
+	DefaultMaxToolIterations     = 20
+	DefaultMaxConcurrentSessions = 8
+	// DefaultProviderTimeout is a provider's request timeout when its
+	// config leaves "timeout" out or zero.
+	DefaultProviderTimeout = 60 * time.Second
+)
+
+// Config is the whole file: the top-level sections as nanobot has them.
+type Config struct {
+	// Agents holds the agent loop's settings.
+	Agents AgentsConfig `json:"agents"`
+	// Channels holds each channel's section raw, keyed by channel type
+	// name ("mailbox"). Each channel type decodes its own section with
+	// Section.Decode; this package knows none of them.
+	Channels map[string]Section `json:"channels"`
+	// Providers holds the LLM providers' settings keyed by provider name.
+	Providers map[string]ProviderConfig `json:"providers"`
+	// Gateway and Tools are nanobot's sections of the same names. They are
+	// accepted, so one file serves nanobot and switchboard, and otherwise
+	// ignored: switchboard has no gateway and configures no built-in tools.
+	Gateway map[string]any `json:"gateway"`
+	Tools   map[string]any `json:"tools"`
+	// Path is the file the configuration came from ("" when none was read).
+	Path string `json:"-"`
+}
+
+// AgentsConfig is the "agents" section.
+type AgentsConfig struct {
+	// Defaults applies to every agent the process runs.
+	Defaults AgentDefaults `json:"defaults"`
+}
+
+// AgentDefaults is the "agents.defaults" section.
+type AgentDefaults struct {
+	// Workspace is the agent's working folder; it may start with "~/".
+	Workspace string `json:"workspace"`
+	// Model is the model name passed to the provider ("" = the provider's own).
+	Model string `json:"model"`
+	// Provider names the entry of Config.Providers to use.
+	Provider string `json:"provider"`
+	// MaxTokens caps the tokens of one completion.
+	MaxTokens int `json:"maxTokens"`
+	// Temperature is the sampling temperature.
+	Temperature float64 `json:"temperature"`
+	// MaxToolIterations caps the tool calls of one turn.
+	MaxToolIterations int `json:"maxToolIterations"`
+	// MaxConcurrentSessions caps the sessions handled at the same time.
+	MaxConcurrentSessions int `json:"maxConcurrentSessions"`
+}
+
+// ProviderConfig is one entry of the "providers" section.
+type ProviderConfig struct {
+	// APIKey is the provider's secret key.
+	APIKey string `json:"apiKey"`
+	// APIBase is the provider's base URL ("" = the provider's default).
+	APIBase string `json:"apiBase"`
+	// Model overrides AgentDefaults.Model for this provider.
+	Model string `json:"model"`
+	// Timeout is the request timeout in seconds; zero means the default,
+	// see TimeoutDuration.
+	Timeout float64 `json:"timeout"`
+	// MaxRetries is how often a failed request is retried.
+	MaxRetries int `json:"maxRetries"`
+}
+
+// TimeoutDuration returns Timeout as a duration, DefaultProviderTimeout when
+// Timeout is zero (or less).
+func (p ProviderConfig) TimeoutDuration() time.Duration {
+	if p.Timeout <= 0 {
+		return DefaultProviderTimeout
+	}
+	return time.Duration(p.Timeout * float64(time.Second))
+}
+
+// Default returns the configuration used when there is no file: the
+// defaults of every known setting, no channels and no providers.
+func Default() *Config {
+	return &Config{
+		Agents: AgentsConfig{Defaults: AgentDefaults{
+			Workspace:             DefaultWorkspace,
+			Provider:              DefaultProvider,
+			MaxTokens:             DefaultMaxTokens,
+			Temperature:           DefaultTemperature,
+			MaxToolIterations:     DefaultMaxToolIterations,
+			MaxConcurrentSessions: DefaultMaxConcurrentSessions,
+		}},
+		Channels:  map[string]Section{},
+		Providers: map[string]ProviderConfig{},
+	}
+}
+
+// Validate checks the ranges of the settings this package knows; Load calls
+// it. Each problem is a *KeyError wrapping ErrInvalidValue.
+func (c *Config) Validate() error {
+	var p problems
+	c.validate(&p)
+	return p.err()
+}
+
+func (c *Config) validate(p *problems) {
+	d := c.Agents.Defaults
+	const prefix = "agents.defaults."
+	atLeastOne := func(key string, v int) {
+		if v < 1 {
+			p.invalid(prefix+key, "want a whole number of 1 or more, got %d", v)
+		}
+	}
+	atLeastOne("maxTokens", d.MaxTokens)
+	atLeastOne("maxToolIterations", d.MaxToolIterations)
+	atLeastOne("maxConcurrentSessions", d.MaxConcurrentSessions)
+	if d.Temperature < 0 {
+		p.invalid(prefix+"temperature", "want a number of 0 or more, got %s", show(d.Temperature))
+	}
+	for name, pc := range c.Providers {
+		if pc.Timeout < 0 {
+			p.invalid("providers."+name+".timeout", "want a number of seconds of 0 or more, got %s", show(pc.Timeout))
+		}
+		if pc.MaxRetries < 0 {
+			p.invalid("providers."+name+".maxRetries", "want a whole number of 0 or more, got %d", pc.MaxRetries)
+		}
+	}
+}
+
+// Section returns the raw section of channel type name ("mailbox"); a
+// snake_case name is looked up in camelCase too.
+func (c *Config) Section(name string) (Section, bool) {
+	if s, ok := c.Channels[name]; ok {
+		return s, true
+	}
+	s, ok := c.Channels[camelKey(name)]
+	return s, ok
+}

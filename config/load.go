@@ -1,0 +1,139 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/knadh/koanf/providers/confmap"
+	"github.com/knadh/koanf/v2"
+)
+
+// LoadOptions says where Load reads the configuration from.
+type LoadOptions struct {
+	// Path is the JSON file; "" means DefaultPath(). A leading "~/" is
+	// expanded. A missing file is not an error: the defaults apply.
+	Path string
+	// Environ is the environment as os.Environ returns it, "KEY=value"
+	// strings; its NANOBOT_ variables override the file. nil means no
+	// environment overrides; callers pass os.Environ().
+	Environ []string
+}
+
+// Load reads the configuration: the defaults of Default, overridden by the
+// file, overridden by the environment. A malformed file is an error naming
+// the file, line and column; every bad key or value, in the file or the
+// environment, is reported at once as a *KeyError (see Decode). Channel
+// sections are only checked to be objects here; each channel decodes its
+// own with Section.Decode.
+func Load(opts LoadOptions) (*Config, error) {
+	path := opts.Path
+	if path == "" {
+		path = DefaultPath()
+	}
+	path, err := ExpandHome(path)
+	if err != nil {
+		return nil, fmt.Errorf("config: %w", err)
+	}
+	fileTree, found, err := readFile(path)
+	if err != nil {
+		return nil, err
+	}
+
+	var p problems
+	fileTree = normaliseMap(fileTree, "", &p)
+	envTree, origin := envTree(opts.Environ, &p)
+	p.env = origin
+
+	k := koanf.New(".")
+	for _, tree := range []map[string]any{fileTree, envTree} {
+		if err := k.Load(confmap.Provider(tree, ""), nil); err != nil {
+			return nil, fmt.Errorf("config: merge: %w", err)
+		}
+	}
+	raw := k.Raw()
+
+	cfg := Default()
+	if found {
+		cfg.Path = path
+	}
+	channels, hasChannels := raw["channels"]
+	delete(raw, "channels")
+	if err := decodeInto(raw, "", cfg, &p); err != nil {
+		return nil, err
+	}
+	if hasChannels {
+		cfg.Channels = sections(channels, origin, &p)
+	}
+	cfg.validate(&p)
+	if err := p.err(); err != nil {
+		return nil, err
+	}
+	return cfg, nil
+}
+
+// readFile reads and parses the JSON object in path. found is false, and
+// the tree empty, when there is no such file.
+func readFile(path string) (tree map[string]any, found bool, err error) {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string]any{}, false, nil
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("config: %w", err)
+	}
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			line, col := position(data, se)
+			return nil, false, fmt.Errorf("%s:%d:%d: %w", path, line, col, err)
+		}
+		return nil, false, fmt.Errorf("%s: %w", path, err)
+	}
+	tree, ok := v.(map[string]any)
+	if !ok {
+		return nil, false, fmt.Errorf("%s: want a JSON object at the top level, got %s", path, show(v))
+	}
+	return tree, true, nil
+}
+
+// position returns the 1-based line and byte column of a JSON syntax error:
+// of the offending byte, or just past the end for a truncated file.
+func position(data []byte, se *json.SyntaxError) (line, col int) {
+	at := int(se.Offset) - 1 // Offset counts the bytes read, the bad one included
+	if strings.HasPrefix(se.Error(), "unexpected end") {
+		at = int(se.Offset)
+	}
+	at = max(0, min(at, len(data)))
+	before := data[:at]
+	line = 1 + bytes.Count(before, []byte{'\n'})
+	col = at - bytes.LastIndexByte(before, '\n')
+	return line, col
+}
+
+// sections turns the raw "channels" value into one Section per channel.
+func sections(v any, origin map[string]string, p *problems) map[string]Section {
+	out := map[string]Section{}
+	m, ok := v.(map[string]any)
+	if !ok {
+		p.invalid("channels", "want an object, got %s", show(v))
+		return out
+	}
+	for _, name := range slices.Sorted(maps.Keys(m)) {
+		path := "channels." + name
+		raw, ok := m[name].(map[string]any)
+		if !ok {
+			p.invalid(path, "want an object, got %s", show(m[name]))
+			continue
+		}
+		out[name] = Section{Path: path, Raw: raw, env: origin}
+	}
+	return out
+}

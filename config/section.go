@@ -1,0 +1,34 @@
+package config
+
+import "strings"
+
+// Section is one channel's raw config subtree plus its key path, e.g.
+// "channels.mailbox". Its keys are camelCase already.
+type Section struct {
+	// Path is the section's key path, the prefix of its error messages.
+	Path string
+	// Raw is the section as read from the file and the environment:
+	// JSON values, with environment values still strings.
+	Raw map[string]any
+
+	env map[string]string // key path → the environment variable that set it
+}
+
+// Enabled reports whether the section's "enabled" key is true: the JSON
+// value true, or the string "true" (any case) as the environment gives it.
+func (s Section) Enabled() bool {
+	switch v := s.Raw["enabled"].(type) {
+	case bool:
+		return v
+	case string:
+		return strings.EqualFold(strings.TrimSpace(v), "true")
+	}
+	return false
+}
+
+// Decode decodes the section strictly into out, a non-nil pointer to a
+// struct that already holds its defaults: keys missing from the section keep
+// them. Errors are as for Decode, with key paths starting with s.Path.
+func (s Section) Decode(out any) error {
+	return decode(s.Raw, s.Path, out, s.env)
+}
