@@ -1,0 +1,188 @@
+package mailbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/bus"
+	"github.com/switchboard-dev/switchboard/channels"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+)
+
+// ChannelName is the name the mailbox channel has on the bus.
+const ChannelName = "mailbox"
+
+// Judge is the agent's own judgement on a task that passed every other
+// acceptance check: accept, or decline with a reason. The agent loop fills
+// it; without one every such task is accepted.
+type Judge func(ctx context.Context, task bus.InboundMessage) (accept bool, reason string)
+
+// Options are the extras of New. Zero values take defaults.
+type Options struct {
+	// Backend is the store to use; nil opens the one the config names (and
+	// the channel closes it on Stop).
+	Backend store.Backend
+	// Observer receives the store's events when the channel opens the
+	// backend itself.
+	Observer store.Observer
+	// Logger receives logs; nil discards.
+	Logger *slog.Logger
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+// Channel is the mailbox channel. Create it with New.
+type Channel struct {
+	channels.Base
+	cfg         Config
+	backend     store.Backend
+	ownsBackend bool
+	observer    store.Observer
+	now         func() time.Time
+
+	mu       sync.Mutex
+	judge    Judge
+	received *recentMessages
+	active   map[string]*activeTask // tasks this agent works on, by task id
+	sent     *sentTasks             // tasks this agent delegated
+	inbox    store.Inbox
+	cancel   context.CancelFunc
+	wg       sync.WaitGroup
+	running  bool
+}
+
+var (
+	_ channels.Channel     = (*Channel)(nil)
+	_ channels.AllowLister = (*Channel)(nil)
+)
+
+// New returns a mailbox channel for cfg (which must pass Validate) that
+// publishes to b.
+func New(cfg Config, b *bus.Bus, opts Options) (*Channel, error) {
+	if err := cfg.Validate("channels.mailbox"); err != nil {
+		return nil, err
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	c := &Channel{
+		Base:     channels.NewBase(ChannelName, cfg.AllowFrom, b, opts.Logger),
+		cfg:      cfg,
+		backend:  opts.Backend,
+		observer: opts.Observer,
+		now:      opts.Now,
+		received: newRecentMessages(4096),
+		active:   map[string]*activeTask{},
+	}
+	return c, nil
+}
+
+// AgentID returns the agent this channel receives for.
+func (c *Channel) AgentID() string { return c.cfg.AgentID }
+
+// Config returns the channel's configuration.
+func (c *Channel) Config() Config { return c.cfg }
+
+// Backend returns the store the channel uses (nil before Start when the
+// channel opens its own).
+func (c *Channel) Backend() store.Backend {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.backend
+}
+
+// SetJudge installs the agent's judgement on tasks (see Judge).
+func (c *Channel) SetJudge(j Judge) {
+	c.mu.Lock()
+	c.judge = j
+	c.mu.Unlock()
+}
+
+// Start opens the store and the agent's inbox (failing if another process
+// runs this agent), registers the card and starts receiving and
+// heartbeating.
+func (c *Channel) Start(ctx context.Context) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.running {
+		return errors.New("mailbox channel already running")
+	}
+	if c.backend == nil {
+		be, err := OpenBackend(c.cfg, BackendDeps{Logger: c.Logger(), Observer: c.observer})
+		if err != nil {
+			return fmt.Errorf("open mailbox store: %w", err)
+		}
+		c.backend, c.ownsBackend = be, true
+	}
+	inbox, err := c.backend.OpenInbox(ctx, c.cfg.AgentID)
+	if err != nil {
+		c.closeOwnedBackend()
+		return fmt.Errorf("open inbox of %q: %w", c.cfg.AgentID, err)
+	}
+	sent, err := loadSentTasks(ctx, c.backend, c.cfg.AgentID)
+	if err == nil {
+		err = c.register(ctx)
+	}
+	if err != nil {
+		inbox.Close()
+		c.closeOwnedBackend()
+		return err
+	}
+	c.inbox, c.sent = inbox, sent
+	runCtx, cancel := context.WithCancel(context.Background())
+	c.cancel, c.running = cancel, true
+	c.wg.Go(func() { c.receiveLoop(runCtx) })
+	c.wg.Go(func() { c.heartbeatLoop(runCtx) })
+	c.wg.Go(func() { c.sentDeadlineLoop(runCtx) })
+	c.Logger().Info("mailbox channel started", "agent", c.cfg.AgentID)
+	return nil
+}
+
+// Stop stops receiving, marks the agent offline and releases the inbox.
+// Tasks still in progress stay claimed and come back on the next start.
+func (c *Channel) Stop(ctx context.Context) error {
+	c.mu.Lock()
+	if !c.running {
+		c.mu.Unlock()
+		return nil
+	}
+	c.running = false
+	c.cancel()
+	c.mu.Unlock()
+
+	done := make(chan struct{})
+	go func() { c.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		return fmt.Errorf("stop mailbox channel: %w", ctx.Err())
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, t := range c.active {
+		t.stopTimer()
+	}
+	c.active = map[string]*activeTask{}
+	errs := []error{c.markOffline(ctx), c.inbox.Close()}
+	c.closeOwnedBackend()
+	return errors.Join(errs...)
+}
+
+func (c *Channel) closeOwnedBackend() {
+	if c.ownsBackend && c.backend != nil {
+		if err := c.backend.Close(); err != nil {
+			c.Logger().Warn("close mailbox store", "err", err)
+		}
+		c.backend, c.ownsBackend = nil, false
+	}
+}
+
+func hostname() string {
+	h, _ := os.Hostname()
+	return h
+}

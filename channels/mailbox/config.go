@@ -1,0 +1,114 @@
+package mailbox
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+)
+
+// Config is the channels.mailbox section: seed 001's keys with its
+// defaults, plus switchboard's own. Durations are seconds, as nanobot
+// writes pollInterval.
+type Config struct {
+	Enabled            bool     `json:"enabled"`
+	AgentID            string   `json:"agentId"`
+	Description        string   `json:"description"`
+	Capabilities       []string `json:"capabilities"`
+	AllowFrom          []string `json:"allowFrom"`
+	MaxConcurrentTasks int      `json:"maxConcurrentTasks"`
+	PollInterval       float64  `json:"pollInterval"`
+	MailboxesRoot      string   `json:"mailboxesRoot"`
+
+	// Roles are broader labels than capabilities, for discovery.
+	Roles []string `json:"roles"`
+	// HeartbeatInterval is how often the card's last_heartbeat is renewed.
+	HeartbeatInterval float64 `json:"heartbeatInterval"`
+	// OfflineAfter is how old a heartbeat may be before its agent counts
+	// as offline.
+	OfflineAfter float64 `json:"offlineAfter"`
+	// DefaultTTL is the hop budget of a new message.
+	DefaultTTL int `json:"defaultTtl"`
+	// MaxMessageBytes caps one message; larger input is set aside unread.
+	MaxMessageBytes int64 `json:"maxMessageBytes"`
+	// MaxThreadHops caps the replies exchanged in one thread.
+	MaxThreadHops int `json:"maxThreadHops"`
+	// TaskTimeout fails an accepted task that has no deadline of its own
+	// after this many seconds, so a lost task does not hold capacity.
+	TaskTimeout float64 `json:"taskTimeout"`
+	// Fsync makes every delivery durable against a machine crash.
+	Fsync bool `json:"fsync"`
+	// Backend names the store: "fs" (default) or one registered by a
+	// backend package, such as "nats".
+	Backend string `json:"backend"`
+	// NATS holds the "nats" backend's settings; that backend decodes and
+	// validates them.
+	NATS map[string]any `json:"nats"`
+}
+
+// DefaultConfig returns the defaults: allowFrom ["*"], 3 concurrent tasks,
+// pollInterval 5, root ~/.nanobot/mailboxes, heartbeat every 5 s, offline
+// after 30 s, ttl 3, 1 MiB messages, 20 hops per thread, tasks time out
+// after 30 minutes, fsync on, backend "fs".
+func DefaultConfig() Config {
+	return Config{
+		AllowFrom:          []string{"*"},
+		MaxConcurrentTasks: 3,
+		PollInterval:       5,
+		MailboxesRoot:      "~/.nanobot/mailboxes",
+		HeartbeatInterval:  5,
+		OfflineAfter:       30,
+		DefaultTTL:         envelope.DefaultTTL,
+		MaxMessageBytes:    1 << 20,
+		MaxThreadHops:      20,
+		TaskTimeout:        1800,
+		Fsync:              true,
+		Backend:            "fs",
+	}
+}
+
+// Validate checks the values; errors name the key under prefix (for
+// example "channels.mailbox").
+func (c *Config) Validate(prefix string) error {
+	key := func(name string) string { return prefix + "." + name }
+	var errs []error
+	if c.AgentID == "" {
+		errs = append(errs, fmt.Errorf("%s: required: the id other agents send to", key("agentId")))
+	} else if err := envelope.ValidateAgentID(c.AgentID); err != nil {
+		errs = append(errs, fmt.Errorf("%s: %w", key("agentId"), err))
+	}
+	if c.MaxConcurrentTasks < 1 {
+		errs = append(errs, fmt.Errorf("%s: want at least 1, got %d", key("maxConcurrentTasks"), c.MaxConcurrentTasks))
+	}
+	positive := map[string]float64{"pollInterval": c.PollInterval,
+		"heartbeatInterval": c.HeartbeatInterval, "taskTimeout": c.TaskTimeout}
+	for _, name := range []string{"pollInterval", "heartbeatInterval", "taskTimeout"} {
+		if positive[name] <= 0 {
+			errs = append(errs, fmt.Errorf("%s: want a number of seconds above 0, got %v", key(name), positive[name]))
+		}
+	}
+	if c.OfflineAfter <= c.HeartbeatInterval {
+		errs = append(errs, fmt.Errorf("%s: want more than heartbeatInterval (%v), got %v",
+			key("offlineAfter"), c.HeartbeatInterval, c.OfflineAfter))
+	}
+	if c.DefaultTTL < 1 {
+		errs = append(errs, fmt.Errorf("%s: want at least 1, got %d", key("defaultTtl"), c.DefaultTTL))
+	}
+	if c.MaxMessageBytes < 1024 {
+		errs = append(errs, fmt.Errorf("%s: want at least 1024, got %d", key("maxMessageBytes"), c.MaxMessageBytes))
+	}
+	if c.MaxThreadHops < 1 {
+		errs = append(errs, fmt.Errorf("%s: want at least 1, got %d", key("maxThreadHops"), c.MaxThreadHops))
+	}
+	if c.MailboxesRoot == "" {
+		errs = append(errs, fmt.Errorf("%s: required", key("mailboxesRoot")))
+	}
+	if _, ok := lookupBackend(c.Backend); !ok {
+		errs = append(errs, fmt.Errorf("%s: unknown backend %q (known: %v; forgotten import?)",
+			key("backend"), c.Backend, backendNames()))
+	}
+	return errors.Join(errs...)
+}
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

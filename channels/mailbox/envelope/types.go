@@ -1,0 +1,210 @@
+package envelope
+
+import (
+	"encoding/json"
+	"slices"
+)
+
+// Type is a message's kind.
+type Type string
+
+// The message types of seed 001.
+const (
+	TypeMessage    Type = "message"     // a notification, question or chat
+	TypeTask       Type = "task"        // a work request that needs a result
+	TypeTaskUpdate Type = "task_update" // a status change of a task sent earlier
+)
+
+// Valid reports whether t is one of the known message types.
+func (t Type) Valid() bool {
+	return t == TypeMessage || t == TypeTask || t == TypeTaskUpdate
+}
+
+// TaskState is where a task is in its lifecycle (seed 001, after A2A).
+type TaskState string
+
+// The task states. Completed, failed, rejected and canceled are terminal.
+const (
+	StatePending   TaskState = "pending"
+	StateAccepted  TaskState = "accepted"
+	StateWorking   TaskState = "working"
+	StateCompleted TaskState = "completed"
+	StateFailed    TaskState = "failed"
+	StateRejected  TaskState = "rejected"
+	StateCanceled  TaskState = "canceled"
+)
+
+var taskStates = []TaskState{StatePending, StateAccepted, StateWorking,
+	StateCompleted, StateFailed, StateRejected, StateCanceled}
+
+// Valid reports whether s is a known task state.
+func (s TaskState) Valid() bool { return slices.Contains(taskStates, s) }
+
+// Terminal reports whether a task in state s is over.
+func (s TaskState) Terminal() bool {
+	switch s {
+	case StateCompleted, StateFailed, StateRejected, StateCanceled:
+		return true
+	}
+	return false
+}
+
+// PartType is the kind of one content part.
+type PartType string
+
+// The content part kinds (A2A message parts).
+const (
+	PartText PartType = "text"
+	PartData PartType = "data"
+	PartFile PartType = "file"
+)
+
+// Part is one piece of a message's content: text, structured data or a
+// file path.
+type Part struct {
+	Type PartType       `json:"type"`
+	Text string         `json:"text,omitempty"`
+	Data map[string]any `json:"data,omitempty"`
+	Path string         `json:"path,omitempty"`
+}
+
+// MarshalJSON writes the field that belongs to the part's kind even when
+// it is empty (text "" for a text part, data {} for a data part, path ""
+// for a file part), because nanobot reads it without a default; any other
+// field is written only when set.
+func (p Part) MarshalJSON() ([]byte, error) {
+	var w struct {
+		Type PartType        `json:"type"`
+		Text *string         `json:"text,omitempty"`
+		Data *map[string]any `json:"data,omitempty"`
+		Path *string         `json:"path,omitempty"`
+	}
+	w.Type = p.Type
+	if p.Type == PartText || p.Text != "" {
+		w.Text = &p.Text
+	}
+	if p.Type == PartData || p.Data != nil {
+		data := p.Data
+		if data == nil {
+			data = map[string]any{}
+		}
+		w.Data = &data
+	}
+	if p.Type == PartFile || p.Path != "" {
+		w.Path = &p.Path
+	}
+	return json.Marshal(w)
+}
+
+// TextPart returns a text part.
+func TextPart(s string) Part { return Part{Type: PartText, Text: s} }
+
+// DataPart returns a data part.
+func DataPart(d map[string]any) Part { return Part{Type: PartData, Data: d} }
+
+// FilePart returns a file part naming path.
+func FilePart(path string) Part { return Part{Type: PartFile, Path: path} }
+
+// Content holds a message's parts.
+type Content struct {
+	Parts []Part `json:"parts"`
+}
+
+// Task is the task block of a task or task_update message.
+type Task struct {
+	ID       string    `json:"id"`
+	State    TaskState `json:"state"`
+	Deadline *Time     `json:"deadline,omitempty"`
+	Reason   string    `json:"reason,omitempty"`
+}
+
+// Callback names the conversation a task began in, so that its results can
+// be routed back there.
+type Callback struct {
+	Channel   string `json:"channel"`
+	ChatID    string `json:"chat_id,omitempty"`
+	SessionID string `json:"session_id,omitempty"`
+}
+
+// Message is one mailbox message (see the package comment for the format).
+type Message struct {
+	ID        string         `json:"id"`
+	From      string         `json:"from"`
+	To        string         `json:"to"`
+	Timestamp Time           `json:"timestamp"`
+	Type      Type           `json:"type"`
+	TTL       int            `json:"ttl"`
+	Trace     []string       `json:"trace"`
+	Task      *Task          `json:"task,omitempty"`
+	Content   Content        `json:"content"`
+	Callback  *Callback      `json:"callback,omitempty"`
+	ReplyTo   string         `json:"reply_to"`
+	Metadata  map[string]any `json:"metadata"`
+
+	// switchboard's additions; nanobot ignores them.
+
+	// ThreadID is the id of the first message of the conversation.
+	ThreadID string `json:"thread_id,omitempty"`
+	// Subject is a short kebab-case topic.
+	Subject string `json:"subject,omitempty"`
+	// ExpectsReply marks a request that is owed a reply.
+	ExpectsReply bool `json:"expects_reply,omitempty"`
+	// Priority orders pending messages: 0 (default) to 3 (highest).
+	Priority int `json:"priority,omitempty"`
+	// HopCount counts the replies exchanged in the thread so far.
+	HopCount int `json:"hop_count,omitempty"`
+}
+
+// Text joins the message's text parts with newlines.
+func (m *Message) Text() string {
+	var out []byte
+	for _, p := range m.Content.Parts {
+		if p.Type != PartText || p.Text == "" {
+			continue
+		}
+		if len(out) > 0 {
+			out = append(out, '\n')
+		}
+		out = append(out, p.Text...)
+	}
+	return string(out)
+}
+
+// InTrace reports whether agent is in the message's trace.
+func (m *Message) InTrace(agent string) bool { return slices.Contains(m.Trace, agent) }
+
+// Card is an agent's entry in the registry (seed 001's agent card).
+type Card struct {
+	AgentID            string   `json:"agent_id"`
+	Description        string   `json:"description"`
+	Capabilities       []string `json:"capabilities"`
+	Status             Status   `json:"status"`
+	AllowFrom          []string `json:"allow_from"`
+	MaxConcurrentTasks int      `json:"max_concurrent_tasks"`
+	CurrentTasks       []string `json:"current_tasks"`
+	RegisteredAt       Time     `json:"registered_at"`
+	LastHeartbeat      Time     `json:"last_heartbeat"`
+
+	// switchboard's additions.
+
+	// Roles are broader labels than capabilities ("reviewer", "planner").
+	Roles []string `json:"roles,omitempty"`
+	// PID and Host tell which process runs the agent.
+	PID  int    `json:"pid,omitempty"`
+	Host string `json:"host,omitempty"`
+}
+
+// Status is an agent's availability.
+type Status string
+
+// The agent states of seed 001.
+const (
+	StatusIdle    Status = "idle"
+	StatusBusy    Status = "busy"
+	StatusOffline Status = "offline"
+)
+
+// Valid reports whether s is one of the known agent states.
+func (s Status) Valid() bool {
+	return s == StatusIdle || s == StatusBusy || s == StatusOffline
+}

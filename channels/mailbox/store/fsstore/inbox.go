@@ -1,0 +1,153 @@
+package fsstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+)
+
+// scanBatch is how many pending names one scan of inbox/ keeps (the
+// smallest ones); the folder is scanned again when they are used up.
+const scanBatch = 1024
+
+// stagingMaxAge is how old a staging file in tmp/ must be before the
+// inbox's owner removes it as the orphan of a crashed sender. Senders hold
+// a staging file for milliseconds.
+const stagingMaxAge = time.Hour
+
+// Inbox is one agent's inbox, owned by this process from Store.OpenInbox
+// until Close. Next may be called from one goroutine at a time (calls
+// queue); Ack and Quarantine from any goroutine.
+type Inbox struct {
+	s      *Store
+	agent  string
+	dir    string   // <root>/<agent>
+	lock   *os.File // holds the flock on <agent>/.lock
+	log    *slog.Logger
+	watch  *watcher
+	batch  int           // names kept per scan
+	sem    chan struct{} // held by the running Next (and by Close, for good)
+	notify chan struct{} // inbox/ may have changed; buffered 1
+	done   chan struct{} // closed by Close
+	once   sync.Once
+	onWait func() // tests: called when Next starts waiting
+
+	// Owned by the running Next.
+	pending    []string // names to try, ascending
+	recovering bool     // pending comes from claimed/: a crashed owner's claims
+	cursor     string   // the last recovered name
+	batchOpen  bool     // pending holds an inbox batch
+	progress   bool     // something in the current batch moved
+
+	mu       sync.Mutex // guards the fields below
+	closed   bool
+	journal  *journal
+	inflight map[string]int // own ids handed out and not yet settled
+}
+
+var _ store.Inbox = (*Inbox)(nil)
+
+// OpenInbox implements store.Backend. It creates the agent's folders as
+// needed, takes the flock on <agent>/.lock (failing with an error wrapping
+// store.ErrInboxBusy, naming the holder's pid, if another process or Inbox
+// holds it), loads the dedup journal and starts watching inbox/ with
+// fsnotify, plus a rescan every Options.PollInterval as a safety net.
+// Messages a crashed owner left in claimed/ are handed out first, marked
+// Redelivered.
+func (s *Store) OpenInbox(ctx context.Context, agentID string) (store.Inbox, error) {
+	if err := s.checkOpen(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	dir, err := s.ensureAgentDirs(agentID, inboxDir, processedDir, tmpDir, claimedDir, rejectedDir, stateDir)
+	if err != nil {
+		return nil, fmt.Errorf("open inbox: %w", err)
+	}
+	lock, err := lockInbox(dir, agentID)
+	if err != nil {
+		return nil, err
+	}
+	j, err := openJournal(filepath.Join(dir, stateDir, journalName), journalKeep, !s.opts.NoSync)
+	if err != nil {
+		lock.Close()
+		return nil, fmt.Errorf("open inbox of %q: %w", agentID, err)
+	}
+	in := &Inbox{
+		s: s, agent: agentID, dir: dir, lock: lock, batch: scanBatch,
+		log:     s.opts.Logger.With("agent", agentID),
+		sem:     make(chan struct{}, 1),
+		notify:  make(chan struct{}, 1),
+		done:    make(chan struct{}),
+		journal: j, inflight: map[string]int{}, recovering: true,
+	}
+	in.sweepStaging()
+	// The watch starts before the first scan (which Next makes), so no
+	// file that arrives in between goes unnoticed.
+	in.watch = startWatcher(filepath.Join(dir, inboxDir), s.opts.PollInterval, in.notify, in.log)
+	s.mu.Lock()
+	closed := s.closed
+	if !closed {
+		s.inboxes[in] = struct{}{}
+	}
+	s.mu.Unlock()
+	if closed {
+		in.Close()
+		return nil, store.ErrClosed
+	}
+	return in, nil
+}
+
+// Agent returns the agent whose inbox this is.
+func (in *Inbox) Agent() string { return in.agent }
+
+// Close implements store.Inbox: it waits for a running Next to return
+// (which it makes return store.ErrClosed), stops the watcher and releases
+// the flock. Claimed messages that were not acknowledged stay in claimed/
+// and are redelivered when the inbox is opened again. Later calls of Next,
+// Ack and Quarantine fail with store.ErrClosed.
+func (in *Inbox) Close() error {
+	var err error
+	in.once.Do(func() {
+		close(in.done)
+		in.sem <- struct{}{} // taken for good: no Next runs from now on
+		in.mu.Lock()
+		in.closed = true
+		jerr := in.journal.close()
+		in.mu.Unlock()
+		in.watch.stop()
+		err = errors.Join(jerr, in.lock.Close())
+		in.s.mu.Lock()
+		delete(in.s.inboxes, in)
+		in.s.mu.Unlock()
+	})
+	return err
+}
+
+// sweepStaging removes staging files that crashed senders left in tmp/.
+func (in *Inbox) sweepStaging() {
+	tmp := filepath.Join(in.dir, tmpDir)
+	cutoff := in.s.opts.Now().Add(-stagingMaxAge)
+	err := eachEntry(tmp, func(e fs.DirEntry) {
+		if classify(e.Name()) != entryWriting || !e.Type().IsRegular() {
+			return
+		}
+		if fi, err := e.Info(); err == nil && fi.ModTime().Before(cutoff) {
+			if os.Remove(filepath.Join(tmp, e.Name())) == nil {
+				in.log.Info("removed orphaned staging file", "file", e.Name())
+			}
+		}
+	})
+	if err != nil {
+		in.log.Warn("sweep staging files", "err", err)
+	}
+}

@@ -1,0 +1,137 @@
+package fsstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+)
+
+// Next implements store.Inbox. It hands out first the messages a crashed
+// owner left in claimed/ (Redelivered, in name order), then pending inbox
+// files in file-name order, claiming each by renaming it from inbox/ to
+// claimed/. Files it cannot use are quarantined in rejected/ with the
+// reason (reported as EventQuarantined) and never stop it; a message whose
+// own id was already handled is moved to processed/ (EventDuplicate). Next
+// waits for fsnotify or the periodic rescan when the inbox is empty. It
+// returns store.ErrClosed once the inbox is closed, or ctx's error.
+//
+// Memory stays bounded with any backlog: a scan streams the folder and
+// keeps only the smallest names; the folder is scanned again when they are
+// used up, so a message that arrives meanwhile waits at most one batch.
+func (in *Inbox) Next(ctx context.Context) (*store.Delivery, error) {
+	select {
+	case in.sem <- struct{}{}:
+	case <-in.done:
+		return nil, store.ErrClosed
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-in.sem }()
+	for {
+		select {
+		case <-in.done:
+			return nil, store.ErrClosed
+		default:
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if len(in.pending) > 0 {
+			name := in.pending[0]
+			in.pending = in.pending[1:]
+			if d := in.take(name, in.recovering); d != nil {
+				return d, nil
+			}
+			continue
+		}
+		wait, err := in.refill()
+		if err != nil {
+			return nil, err
+		}
+		if !wait {
+			continue
+		}
+		if in.onWait != nil {
+			in.onWait()
+		}
+		select {
+		case <-in.notify:
+		case <-in.done:
+			return nil, store.ErrClosed
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
+// refill loads the next names to try. wait reports that there is nothing
+// to do until the watcher pokes.
+func (in *Inbox) refill() (wait bool, err error) {
+	if in.recovering {
+		return false, in.refillRecovered()
+	}
+	if in.batchOpen && !in.progress {
+		// Nothing in the last batch could be claimed (an I/O error each
+		// time): wait for a change or the next rescan rather than spin.
+		in.batchOpen = false
+		return true, nil
+	}
+	in.batchOpen = false
+	select { // a poke from now on means "scan again"
+	case <-in.notify:
+	default:
+	}
+	inbox := filepath.Join(in.dir, inboxDir)
+	sc, err := scanDir(inbox, in.batch, "")
+	if errors.Is(err, fs.ErrNotExist) { // removed under us: recreate it
+		if _, err = in.s.ensureAgentDirs(in.agent, inboxDir, claimedDir, processedDir, rejectedDir); err == nil {
+			in.watch.rewatch(inbox, in.log)
+			sc, err = scanDir(inbox, in.batch, "")
+		}
+	}
+	if err != nil {
+		return false, fmt.Errorf("scan inbox of %q: %w", in.agent, err)
+	}
+	moved := in.quarantineForeign(inboxDir, sc.foreign)
+	in.pending = sc.names
+	if len(sc.names) > 0 {
+		in.batchOpen, in.progress = true, false
+		return false, nil
+	}
+	return !(sc.more && moved > 0), nil
+}
+
+// refillRecovered loads the next names left in claimed/ when the inbox was
+// opened. Until recovery ends this inbox claims nothing new, so every name
+// there beyond the cursor is a crashed owner's.
+func (in *Inbox) refillRecovered() error {
+	sc, err := scanDir(filepath.Join(in.dir, claimedDir), in.batch, in.cursor)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("scan claimed messages of %q: %w", in.agent, err)
+	}
+	in.quarantineForeign(claimedDir, sc.foreign)
+	if len(sc.names) == 0 {
+		in.recovering = false
+		return nil
+	}
+	in.cursor = sc.names[len(sc.names)-1]
+	in.pending = sc.names
+	return nil
+}
+
+// quarantineForeign sets aside entries whose names are not message names
+// and returns how many it moved.
+func (in *Inbox) quarantineForeign(sub string, names []string) int {
+	moved := 0
+	for _, name := range names {
+		if in.quarantine(sub, name, "not a message file (name does not end in .msg.json)",
+			store.EventQuarantined, nil) == nil {
+			moved++
+		}
+	}
+	return moved
+}

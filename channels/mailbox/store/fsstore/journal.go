@@ -1,0 +1,159 @@
+package fsstore
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"strings"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+)
+
+// journalName is the dedup journal in an agent's state/ folder: the ids of
+// handled messages, one a line, oldest first.
+const journalName = "acked.log"
+
+// journalKeep is how many ids the journal remembers; the file is compacted
+// to that many when it holds twice as many lines.
+const journalKeep = 10000
+
+// journal remembers the ids of the last messages handled, in memory and
+// in an append-only file, so that a retried send or a claim recovered after
+// a crash is not handed out again. Only ids of the form envelope.NewID
+// makes are kept: nanobot's ids are not unique. It is not safe for
+// concurrent use (the Inbox guards it).
+type journal struct {
+	path  string
+	sync  bool
+	keep  int
+	f     *os.File // append handle
+	ring  []string // the last keep ids, oldest at next once full
+	next  int
+	set   map[string]struct{}
+	lines int // lines in the file
+}
+
+// openJournal loads the tail of the journal at path and opens it for
+// appending, creating it (mode 0600) if missing.
+func openJournal(path string, keep int, sync bool) (*journal, error) {
+	j := &journal{path: path, sync: sync, keep: keep, set: make(map[string]struct{}, keep)}
+	tail, err := readTail(path, int64(keep)*2*64)
+	if err != nil {
+		return nil, fmt.Errorf("read journal %s: %w", path, err)
+	}
+	torn := len(tail) > 0 && tail[len(tail)-1] != '\n'
+	for line := range bytes.SplitSeq(tail, []byte{'\n'}) {
+		if id := string(line); envelope.IsOwnID(id) {
+			j.remember(id)
+			j.lines++
+		}
+	}
+	if j.f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|noFollow, 0o600); err != nil {
+		return nil, fmt.Errorf("open journal: %w", err)
+	}
+	if torn { // a crash cut the last line: end it so the next id stands alone
+		if _, err := j.f.Write([]byte{'\n'}); err != nil {
+			j.f.Close()
+			return nil, fmt.Errorf("repair journal %s: %w", path, err)
+		}
+	}
+	return j, nil
+}
+
+// readTail returns at most the last n bytes of the file at path, starting
+// at a line boundary; nothing if the file does not exist.
+func readTail(path string, n int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	start := max(0, fi.Size()-n)
+	data, err := io.ReadAll(io.NewSectionReader(f, start, fi.Size()-start))
+	if err != nil {
+		return nil, err
+	}
+	if start > 0 {
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			data = data[i+1:]
+		}
+	}
+	return data, nil
+}
+
+// has reports whether id was handled.
+func (j *journal) has(id string) bool {
+	_, ok := j.set[id]
+	return ok
+}
+
+// add records id as handled (ids envelope.IsOwnID rejects are ignored).
+func (j *journal) add(id string) error {
+	if !envelope.IsOwnID(id) || j.has(id) {
+		return nil
+	}
+	if _, err := j.f.Write([]byte(id + "\n")); err != nil {
+		return fmt.Errorf("append to journal %s: %w", j.path, err)
+	}
+	if j.sync {
+		if err := j.f.Sync(); err != nil {
+			return fmt.Errorf("sync journal %s: %w", j.path, err)
+		}
+	}
+	j.remember(id)
+	j.lines++
+	return nil
+}
+
+// needsCompaction reports a file with twice the lines it must keep.
+func (j *journal) needsCompaction() bool { return j.lines > 2*j.keep }
+
+// remember keeps id in memory, forgetting the oldest beyond keep.
+func (j *journal) remember(id string) {
+	if _, ok := j.set[id]; ok {
+		return
+	}
+	if len(j.ring) < j.keep {
+		j.ring = append(j.ring, id)
+	} else {
+		delete(j.set, j.ring[j.next])
+		j.ring[j.next] = id
+		j.next = (j.next + 1) % j.keep
+	}
+	j.set[id] = struct{}{}
+}
+
+// compact replaces the file with the ids held in memory.
+func (j *journal) compact() error {
+	var b strings.Builder
+	for i := range j.ring {
+		b.WriteString(j.ring[(j.next+i)%len(j.ring)])
+		b.WriteByte('\n')
+	}
+	if err := writeFileAtomic(j.path, []byte(b.String()), j.sync); err != nil {
+		return fmt.Errorf("compact journal %s: %w", j.path, err)
+	}
+	f, err := os.OpenFile(j.path, os.O_WRONLY|os.O_APPEND|noFollow, 0o600)
+	if err != nil {
+		return fmt.Errorf("reopen journal %s: %w", j.path, err)
+	}
+	j.f.Close()
+	j.f, j.lines = f, len(j.ring)
+	return nil
+}
+
+// close closes the file.
+func (j *journal) close() error { return j.f.Close() }

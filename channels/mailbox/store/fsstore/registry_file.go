@@ -1,0 +1,227 @@
+package fsstore
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+	"time"
+)
+
+const (
+	// registryName is nanobot's registry file in the root.
+	registryName = "_registry.json"
+	// maxRegistryBytes caps the registry file; a card is well under 1 KiB.
+	maxRegistryBytes = 64 << 20
+)
+
+// ErrRegistryCorrupt is wrapped by the errors of readers that find
+// _registry.json unparsable (nanobot's own writer, which takes no lock and
+// shares one temp file name between processes, can leave it torn) or an
+// entry in it that is not a card. The next UpdateCard repairs the file,
+// keeping a copy of the damaged one.
+var ErrRegistryCorrupt = errors.New("agent registry is corrupt")
+
+// errRegistryChanged tells UpdateCard that a writer that does not take the
+// lock replaced the registry after it was read.
+var errRegistryChanged = errors.New("registry replaced during update")
+
+// registrySnapshot is _registry.json as read at one moment.
+type registrySnapshot struct {
+	data []byte      // the content; nil when there is no file
+	info os.FileInfo // of the file read; nil when there is no file
+}
+
+// readRegistryFile reads path whole. It refuses a symlink or anything but a
+// regular file, and a file over maxRegistryBytes. A missing file is an
+// empty snapshot.
+func readRegistryFile(path string) (registrySnapshot, error) {
+	// O_NONBLOCK: a FIFO put in the file's place must not hang the reader.
+	f, err := os.OpenFile(path, os.O_RDONLY|noFollow|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		return registrySnapshot{}, nil
+	}
+	if err != nil {
+		return registrySnapshot{}, registryOpenError(path, err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return registrySnapshot{}, fmt.Errorf("read registry: %w", err)
+	}
+	if !info.Mode().IsRegular() {
+		return registrySnapshot{}, fmt.Errorf("read registry: %s is not a regular file (%s); remove it", path, info.Mode().Type())
+	}
+	data, err := readAllCapped(f, maxRegistryBytes)
+	if err != nil {
+		return registrySnapshot{}, fmt.Errorf("read registry %s: %w", path, err)
+	}
+	return registrySnapshot{data: data, info: info}, nil
+}
+
+func registryOpenError(path string, err error) error {
+	if errors.Is(err, syscall.ELOOP) {
+		return fmt.Errorf("registry %s is a symlink; refusing to follow it (remove it)", path)
+	}
+	return fmt.Errorf("read registry: %w", err)
+}
+
+// parseRegistry splits the registry into its entries, each kept as the
+// exact JSON it was read as. Empty or blank data (no file yet) is an empty
+// registry. Errors wrap ErrRegistryCorrupt.
+func parseRegistry(data []byte) (map[string]json.RawMessage, error) {
+	if isBlankJSON(data) {
+		return map[string]json.RawMessage{}, nil
+	}
+	var entries map[string]json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&entries); err != nil {
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return nil, fmt.Errorf("%w: invalid JSON at byte %d: %v", ErrRegistryCorrupt, se.Offset, err)
+		}
+		return nil, fmt.Errorf("%w: %v", ErrRegistryCorrupt, err)
+	}
+	if entries == nil {
+		return nil, fmt.Errorf("%w: null instead of an object", ErrRegistryCorrupt)
+	}
+	if off := dec.InputOffset(); !isBlankJSON(data[off:]) {
+		return nil, fmt.Errorf("%w: data after the JSON object at byte %d", ErrRegistryCorrupt, off)
+	}
+	return entries, nil
+}
+
+// salvageRegistry returns the entries of a corrupt registry that come
+// before the damage: a file torn by two unlocked writers usually holds one
+// whole object followed by the tail of a longer one, and all of that
+// object is recovered.
+func salvageRegistry(data []byte) map[string]json.RawMessage {
+	out := map[string]json.RawMessage{}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return out
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		key, ok := tok.(string)
+		if err != nil || !ok {
+			break
+		}
+		var v json.RawMessage
+		if err := dec.Decode(&v); err != nil {
+			break
+		}
+		out[key] = v
+	}
+	return out
+}
+
+// isBlankJSON reports whether b holds only JSON white space.
+func isBlankJSON(b []byte) bool {
+	return len(bytes.Trim(b, " \t\r\n")) == 0
+}
+
+// encodeRegistry writes the registry as nanobot does (an object indented
+// by two spaces, non-ASCII text as is), keys sorted.
+func encodeRegistry(entries map[string]json.RawMessage) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(entries); err != nil {
+		return nil, fmt.Errorf("encode registry: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// marshalCompact encodes v without escaping <, > and & (the file is not
+// HTML, and nanobot writes them as they are).
+func marshalCompact(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// writeRegistryTemp writes data to a new, uniquely named file (created
+// exclusively, mode 0600) in dir and returns its path.
+func writeRegistryTemp(dir string, data []byte, sync bool) (string, error) {
+	f, err := os.CreateTemp(dir, "."+registryName+".*.tmp")
+	if err != nil {
+		return "", fmt.Errorf("write registry: %w", err)
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil && sync {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return "", fmt.Errorf("write registry: %w", err)
+	}
+	return tmp, nil
+}
+
+// registryUnchanged reports whether path still is the file described by
+// before (nil: no file). Writers that take no lock (nanobot) replace the
+// file by renaming a new one over it, which gives it a new identity.
+func registryUnchanged(path string, before os.FileInfo) (bool, error) {
+	now, err := os.Lstat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return before == nil, nil
+	case err != nil:
+		return false, fmt.Errorf("write registry: %w", err)
+	case now.Mode()&fs.ModeSymlink != 0:
+		return false, fmt.Errorf("registry %s is a symlink; refusing to replace it (remove it)", path)
+	case !now.Mode().IsRegular():
+		return false, fmt.Errorf("registry %s is not a regular file (%s); remove it", path, now.Mode().Type())
+	case before == nil:
+		return false, nil
+	}
+	return os.SameFile(before, now) && before.Size() == now.Size() &&
+		before.ModTime().Equal(now.ModTime()), nil
+}
+
+// backupCorruptRegistry keeps data, a registry that could not be parsed, as
+// _registry.json.corrupt-<unix> (with a counter if that exists) and
+// returns the copy's path.
+func backupCorruptRegistry(root string, data []byte, now time.Time, sync bool) (string, error) {
+	base := filepath.Join(root, fmt.Sprintf("%s.corrupt-%d", registryName, now.Unix()))
+	for i := 1; i <= 100; i++ {
+		path := base
+		if i > 1 {
+			path = fmt.Sprintf("%s-%d", base, i)
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		_, err = f.Write(data)
+		if err == nil && sync {
+			err = f.Sync()
+		}
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			os.Remove(path)
+			return "", err
+		}
+		return path, nil
+	}
+	return "", fmt.Errorf("too many copies named %s-*; remove old ones", base)
+}

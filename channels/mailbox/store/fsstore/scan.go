@@ -1,0 +1,86 @@
+package fsstore
+
+import (
+	"container/heap"
+	"errors"
+	"io"
+	"os"
+	"slices"
+)
+
+// readDirChunk is how many entries a scan reads from the folder at a time.
+const readDirChunk = 512
+
+// scan is one pass over a folder that keeps only the k smallest message
+// names greater than after, so memory stays bounded however many files are
+// waiting, and the names of up to k foreign entries (to quarantine).
+type scan struct {
+	names   []string // message names, ascending
+	foreign []string // names that are neither messages nor writes in progress
+	more    bool     // foreign was cut at k
+}
+
+// scanDir streams dir with ReadDir in chunks, never holding the whole
+// listing.
+func scanDir(dir string, k int, after string) (scan, error) {
+	var res scan
+	f, err := os.Open(dir)
+	if err != nil {
+		return res, err
+	}
+	defer f.Close()
+	h := &maxHeap{}
+	for {
+		ents, err := f.ReadDir(readDirChunk)
+		for _, e := range ents {
+			name := e.Name()
+			switch classify(name) {
+			case entryMessage:
+				if name > after {
+					h.offer(name, k)
+				}
+			case entryForeign:
+				if len(res.foreign) < k {
+					res.foreign = append(res.foreign, name)
+				} else {
+					res.more = true
+				}
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return res, err
+		}
+	}
+	res.names = []string(*h)
+	slices.Sort(res.names)
+	return res, nil
+}
+
+// maxHeap holds the k smallest names seen; the largest is at the top so it
+// can be replaced by a smaller newcomer.
+type maxHeap []string
+
+func (h maxHeap) Len() int           { return len(h) }
+func (h maxHeap) Less(i, j int) bool { return h[i] > h[j] }
+func (h maxHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *maxHeap) Push(x any)        { *h = append(*h, x.(string)) }
+func (h *maxHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// offer keeps name if it is among the k smallest seen so far.
+func (h *maxHeap) offer(name string, k int) {
+	switch {
+	case h.Len() < k:
+		heap.Push(h, name)
+	case name < (*h)[0]:
+		(*h)[0] = name
+		heap.Fix(h, 0)
+	}
+}

@@ -1,0 +1,92 @@
+package store
+
+import (
+	"context"
+	"errors"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+)
+
+// Errors shared by every backend.
+var (
+	// ErrClosed is returned by calls on a closed Backend or Inbox.
+	ErrClosed = errors.New("mailbox store closed")
+	// ErrInboxBusy is returned by OpenInbox when another live process has
+	// the agent's inbox open.
+	ErrInboxBusy = errors.New("inbox is open in another process")
+	// ErrUnknownAgent is returned for an agent that has no card.
+	ErrUnknownAgent = errors.New("unknown agent")
+)
+
+// Sender delivers messages.
+type Sender interface {
+	// Deliver stores msg in the inbox of msg.To, creating the inbox of an
+	// agent that has not registered yet (the message waits for it). On
+	// success the message is durable and will be delivered; delivering the
+	// same message (same id and timestamp) again is harmless.
+	Deliver(ctx context.Context, msg *envelope.Message) error
+}
+
+// Registry holds the agent cards.
+type Registry interface {
+	// UpdateCard applies update to the card of agentID (a zero card with
+	// AgentID set if there is none) and stores the result atomically with
+	// respect to every other update, in this process or another.
+	UpdateCard(ctx context.Context, agentID string, update func(*envelope.Card)) (envelope.Card, error)
+	// Card returns one agent's card, or an error wrapping ErrUnknownAgent.
+	Card(ctx context.Context, agentID string) (envelope.Card, error)
+	// Cards returns every card, sorted by agent id.
+	Cards(ctx context.Context) ([]envelope.Card, error)
+}
+
+// Backend is one mailbox store.
+type Backend interface {
+	Sender
+	Registry
+	StateStore
+	// OpenInbox takes ownership of agentID's inbox until the Inbox is
+	// closed. It fails with ErrInboxBusy if another process holds it.
+	OpenInbox(ctx context.Context, agentID string) (Inbox, error)
+	// Close releases the backend's resources.
+	Close() error
+}
+
+// Inbox is one agent's stream of incoming messages.
+type Inbox interface {
+	// Next claims and returns the next message, waiting until one arrives
+	// or ctx ends. Messages left claimed by a crashed owner come first,
+	// then pending ones in delivery order (per sender, the order sent).
+	// Input that cannot be decoded never reaches the caller: the backend
+	// sets it aside with the reason and reports it as an Event.
+	Next(ctx context.Context) (*Delivery, error)
+	// Ack marks a delivery as handled; it will not be delivered again.
+	Ack(ctx context.Context, d *Delivery) error
+	// Quarantine sets a delivery aside with a reason (a refused sender, a
+	// policy violation); it will not be delivered again.
+	Quarantine(ctx context.Context, d *Delivery, reason string) error
+	// Close releases the inbox. Claimed but unacknowledged deliveries stay
+	// claimed and are redelivered when the inbox is next opened.
+	Close() error
+}
+
+// Delivery is one claimed message.
+type Delivery struct {
+	// Message is the decoded, validated message.
+	Message *envelope.Message
+	// Redelivered is true when the message may have been handed out before
+	// (a claim recovered after a crash, a broker redelivery).
+	Redelivered bool
+	// Ref is the backend's handle for Ack and Quarantine.
+	Ref any
+}
+
+// StateStore keeps small records a mailbox agent must not lose across a
+// restart (the tasks it delegated and their callbacks), next to its inbox.
+type StateStore interface {
+	// LoadState returns the record stored under key for agentID, or nil
+	// and no error when there is none.
+	LoadState(ctx context.Context, agentID, key string) ([]byte, error)
+	// SaveState replaces the record atomically: a reader sees the old or
+	// the new record, never a mix.
+	SaveState(ctx context.Context, agentID, key string, data []byte) error
+}
