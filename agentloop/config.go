@@ -1,0 +1,149 @@
+package agentloop
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/bus"
+	"github.com/switchboard-dev/switchboard/config"
+)
+
+// Defaults of Config.
+const (
+	DefaultWorkspace             = config.DefaultWorkspace
+	DefaultMaxTokens             = config.DefaultMaxTokens
+	DefaultMaxToolIterations     = config.DefaultMaxToolIterations
+	DefaultMaxConcurrentSessions = config.DefaultMaxConcurrentSessions
+	// DefaultHistoryWindow is how many history messages a request carries
+	// at most.
+	DefaultHistoryWindow = 100
+	// DefaultQueueSize is how many messages may wait for their session.
+	DefaultQueueSize = 256
+)
+
+// DefaultSystemPrompt is the system prompt when Config.SystemPrompt is empty.
+const DefaultSystemPrompt = `You are a helpful assistant in a chat application. Answer briefly.
+Other agents can reach you through the mailbox. Their messages start with a header such as
+"[mailbox task from researcher]" or "[mailbox task_update from coder: task task_1 completed]".
+Your final answer to a mailbox task is its result. Use the tools to find other agents
+(list_agents) and to hand them work (delegate_task); results of a task you delegate come back
+to the conversation it was delegated from, and you should then tell the user.`
+
+// Config configures a Loop. The zero value of each setting takes its
+// default; Bus and Provider are required.
+type Config struct {
+	// Workspace is the agent's folder; "~/" is expanded. Session histories
+	// are kept in its "sessions" subfolder. Default ~/.nanobot/workspace.
+	Workspace string
+	// Model is passed to the provider ("" = the provider's default).
+	Model string
+	// MaxTokens caps one answer (default 4096).
+	MaxTokens int
+	// Temperature is the sampling temperature (0 is a valid value).
+	Temperature float64
+	// MaxToolIterations caps the provider calls of one turn that may ask
+	// for tools (default 20); past it the turn ends with a note saying so.
+	MaxToolIterations int
+	// MaxConcurrentSessions caps the sessions handled at once (default 8).
+	MaxConcurrentSessions int
+	// SystemPrompt starts every request (default DefaultSystemPrompt).
+	SystemPrompt string
+	// Capabilities are the agent's own capabilities (the mailbox channel's
+	// capabilities), passed to a TaskJudge.
+	Capabilities []string
+	// HistoryWindow is how many of the latest history messages a request
+	// carries at most (default 100); the file keeps everything.
+	HistoryWindow int
+	// QueueSize caps the messages taken from the bus that wait for their
+	// session's turn (default 256); when it is reached, Run takes no more
+	// from the bus until one starts.
+	QueueSize int
+
+	// Bus is where messages come from and replies go (required).
+	Bus *bus.Bus
+	// Provider answers (required).
+	Provider Provider
+	// Tools are offered to the provider (nil: none).
+	Tools *Tools
+	// Logger receives logs; nil discards them.
+	Logger *slog.Logger
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+// FromDefaults returns a Config with the settings of an "agents.defaults"
+// section; the caller adds the dependencies.
+func FromDefaults(d config.AgentDefaults) Config {
+	return Config{
+		Workspace:             d.Workspace,
+		Model:                 d.Model,
+		MaxTokens:             d.MaxTokens,
+		Temperature:           d.Temperature,
+		MaxToolIterations:     d.MaxToolIterations,
+		MaxConcurrentSessions: d.MaxConcurrentSessions,
+	}
+}
+
+func (c *Config) setDefaults() {
+	if c.Workspace == "" {
+		c.Workspace = DefaultWorkspace
+	}
+	if c.MaxTokens == 0 {
+		c.MaxTokens = DefaultMaxTokens
+	}
+	if c.MaxToolIterations == 0 {
+		c.MaxToolIterations = DefaultMaxToolIterations
+	}
+	if c.MaxConcurrentSessions == 0 {
+		c.MaxConcurrentSessions = DefaultMaxConcurrentSessions
+	}
+	if c.SystemPrompt == "" {
+		c.SystemPrompt = DefaultSystemPrompt
+	}
+	if c.HistoryWindow == 0 {
+		c.HistoryWindow = DefaultHistoryWindow
+	}
+	if c.QueueSize == 0 {
+		c.QueueSize = DefaultQueueSize
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+}
+
+// Validate reports every setting out of range and every missing
+// dependency, after the defaults are applied.
+func (c *Config) Validate() error {
+	var errs []error
+	positive := []struct {
+		name string
+		v    int
+	}{
+		{"maxTokens", c.MaxTokens}, {"maxToolIterations", c.MaxToolIterations},
+		{"maxConcurrentSessions", c.MaxConcurrentSessions},
+		{"historyWindow", c.HistoryWindow}, {"queueSize", c.QueueSize},
+	}
+	for _, p := range positive {
+		if p.v < 1 {
+			errs = append(errs, fmt.Errorf("agent loop: %s: want 1 or more, got %d", p.name, p.v))
+		}
+	}
+	if c.Temperature < 0 {
+		errs = append(errs, fmt.Errorf("agent loop: temperature: want 0 or more, got %v", c.Temperature))
+	}
+	if c.Workspace == "" {
+		errs = append(errs, errors.New("agent loop: workspace: required"))
+	}
+	if c.Bus == nil {
+		errs = append(errs, errors.New("agent loop: Bus is required"))
+	}
+	if c.Provider == nil {
+		errs = append(errs, errors.New("agent loop: Provider is required (the scripted provider needs no API key)"))
+	}
+	return errors.Join(errs...)
+}

@@ -1,0 +1,92 @@
+package agentloop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"sync/atomic"
+
+	"github.com/switchboard-dev/switchboard/bus"
+	"github.com/switchboard-dev/switchboard/channels/mailbox"
+	"github.com/switchboard-dev/switchboard/config"
+)
+
+// ErrRunning is returned by Run while another Run of the same Loop is active.
+var ErrRunning = errors.New("agent loop already running")
+
+// Loop is the agent loop. Create it with New and start it with Run.
+type Loop struct {
+	cfg     Config
+	log     *slog.Logger
+	history *histories
+	running atomic.Bool
+}
+
+// New checks cfg (see Config) and returns a Loop. The workspace is created
+// when the first history is written.
+func New(cfg Config) (*Loop, error) {
+	cfg.setDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	ws, err := config.ExpandHome(cfg.Workspace)
+	if err != nil {
+		return nil, fmt.Errorf("agent loop: workspace: %w", err)
+	}
+	cfg.Workspace = ws
+	cfg.Capabilities = slices.Clone(cfg.Capabilities)
+	return &Loop{
+		cfg:     cfg,
+		log:     cfg.Logger,
+		history: newHistories(filepath.Join(ws, "sessions"), cfg.HistoryWindow, cfg.Now, cfg.Logger),
+	}, nil
+}
+
+// Workspace returns the workspace folder, with "~/" expanded.
+func (l *Loop) Workspace() string { return l.cfg.Workspace }
+
+// Run consumes inbound messages and answers them until ctx ends (it then
+// returns ctx.Err()) or the bus is closed (it then finishes the messages
+// already taken and returns nil). It waits for the turns in progress
+// before returning.
+func (l *Loop) Run(ctx context.Context) error {
+	if !l.running.CompareAndSwap(false, true) {
+		return ErrRunning
+	}
+	defer l.running.Store(false)
+	s := newScheduler(l.cfg.MaxConcurrentSessions, l.cfg.QueueSize, l.handle)
+	defer s.wait()
+	for {
+		in, err := l.cfg.Bus.ConsumeInbound(ctx)
+		if errors.Is(err, bus.ErrClosed) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := s.dispatch(ctx, in); err != nil {
+			return err
+		}
+	}
+}
+
+// Judge decides whether this agent accepts a task delegated to it: the
+// provider's TaskJudge decides when it has one, otherwise every task is
+// accepted. Its signature fits (*mailbox.Channel).SetJudge.
+func (l *Loop) Judge(ctx context.Context, in bus.InboundMessage) (bool, string) {
+	judge, ok := l.cfg.Provider.(TaskJudge)
+	if !ok {
+		return true, ""
+	}
+	info := TaskInfo{From: in.SenderID, Text: in.Content, Capabilities: slices.Clone(l.cfg.Capabilities)}
+	if meta, ok := mailbox.MetaOf(in.Metadata); ok {
+		info.From, info.Text = meta.From, textOf(in, meta)
+		if meta.Task != nil {
+			info.TaskID = meta.Task.ID
+		}
+	}
+	return judge.JudgeTask(ctx, info)
+}

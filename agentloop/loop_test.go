@@ -1,0 +1,188 @@
+package agentloop_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/switchboard-dev/switchboard/agentloop"
+	"github.com/switchboard-dev/switchboard/agentloop/provider/scripted"
+	"github.com/switchboard-dev/switchboard/bus"
+)
+
+func TestLoopAnswersWithScripted(t *testing.T) {
+	s := start(t, agentloop.Config{Provider: scripted.New()})
+	in := user("chat1", "sort 5 3 9 1")
+	in.Metadata = map[string]any{"thread": "t1"}
+	s.send(t, in)
+	out := s.recv(t)
+	assert.Equal(t, bus.OutboundMessage{Channel: "feishu", ChatID: "chat1", Content: "1 3 5 9",
+		Metadata: map[string]any{"thread": "t1"}}, out)
+}
+
+func TestLoopMessagesOfASessionAreSerial(t *testing.T) {
+	entered := make(chan string, 10)
+	release := make(chan struct{})
+	var mu sync.Mutex
+	calls := map[string]int{}
+	p := providerFunc(func(ctx context.Context, req agentloop.Request) (*agentloop.Response, error) {
+		text := lastUser(req)
+		mu.Lock()
+		calls[text]++
+		mu.Unlock()
+		entered <- text
+		if text == "a1" {
+			select {
+			case <-release:
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+		}
+		return &agentloop.Response{Content: "done " + text}, nil
+	})
+	s := start(t, agentloop.Config{Provider: p})
+	s.send(t, user("a", "a1"))
+	assert.Equal(t, "a1", waitFor(t, entered, "a1 in the provider"))
+	s.send(t, user("a", "a2")) // queued behind a1
+	s.send(t, user("b", "b1")) // another session: goes ahead
+	assert.Equal(t, "b1", waitFor(t, entered, "b1 in the provider"))
+	assert.Equal(t, "done b1", s.recv(t).Content)
+	// b1 was taken from the bus after a2, so a2 is queued: it must still wait.
+	mu.Lock()
+	assert.Zero(t, calls["a2"], "a2 reached the provider while a1 was still in it")
+	mu.Unlock()
+	close(release)
+	assert.Equal(t, "done a1", s.recv(t).Content)
+	assert.Equal(t, "done a2", s.recv(t).Content)
+}
+
+func TestLoopNeverRunsOneSessionTwice(t *testing.T) {
+	var mu sync.Mutex
+	inflight, peak := map[string]int{}, 0
+	p := providerFunc(func(_ context.Context, req agentloop.Request) (*agentloop.Response, error) {
+		session, _, _ := strings.Cut(lastUser(req), "/")
+		mu.Lock()
+		inflight[session]++
+		peak = max(peak, inflight[session])
+		mu.Unlock()
+		defer func() { mu.Lock(); inflight[session]--; mu.Unlock() }()
+		return &agentloop.Response{Content: lastUser(req)}, nil
+	})
+	s := start(t, agentloop.Config{Provider: p, MaxConcurrentSessions: 4})
+	const sessions, each = 3, 15
+	for i := range each {
+		for j := range sessions {
+			s.send(t, user(fmt.Sprint(j), fmt.Sprintf("%d/%d", j, i)))
+		}
+	}
+	next := map[string]int{}
+	for range sessions * each {
+		out := s.recv(t)
+		assert.Equal(t, fmt.Sprintf("%s/%d", out.ChatID, next[out.ChatID]), out.Content, "replies out of order")
+		next[out.ChatID]++
+	}
+	assert.Equal(t, 1, peak, "a session had two turns at once")
+}
+
+func TestLoopRunsSessionsConcurrently(t *testing.T) {
+	var mu sync.Mutex
+	arrived := 0
+	both := make(chan struct{})
+	p := providerFunc(func(ctx context.Context, _ agentloop.Request) (*agentloop.Response, error) {
+		mu.Lock()
+		if arrived++; arrived == 2 {
+			close(both)
+		}
+		mu.Unlock()
+		select {
+		case <-both:
+			return &agentloop.Response{Content: "together"}, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	})
+	s := start(t, agentloop.Config{Provider: p})
+	s.send(t, user("a", "hi"))
+	s.send(t, user("b", "hi"))
+	assert.Equal(t, "together", s.recv(t).Content)
+	assert.Equal(t, "together", s.recv(t).Content)
+}
+
+func TestLoopBoundsConcurrentSessions(t *testing.T) {
+	var mu sync.Mutex
+	inflight, peak := 0, 0
+	entered := make(chan struct{}, 5)
+	release := make(chan struct{})
+	p := providerFunc(func(ctx context.Context, req agentloop.Request) (*agentloop.Response, error) {
+		mu.Lock()
+		inflight++
+		peak = max(peak, inflight)
+		mu.Unlock()
+		entered <- struct{}{}
+		defer func() { mu.Lock(); inflight--; mu.Unlock() }()
+		select {
+		case <-release:
+			return &agentloop.Response{Content: lastUser(req)}, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	})
+	s := start(t, agentloop.Config{Provider: p, MaxConcurrentSessions: 2})
+	for i := range 5 {
+		s.send(t, user(fmt.Sprint(i), "work"))
+	}
+	waitFor(t, entered, "first turn")
+	waitFor(t, entered, "second turn")
+	for i := range 5 {
+		mu.Lock()
+		assert.LessOrEqual(t, inflight, 2)
+		mu.Unlock()
+		release <- struct{}{}
+		s.recv(t)
+		if i < 3 {
+			waitFor(t, entered, "next turn")
+		}
+	}
+	assert.Equal(t, 2, peak)
+}
+
+func TestLoopProviderErrorIsApologised(t *testing.T) {
+	p := providerFunc(func(context.Context, agentloop.Request) (*agentloop.Response, error) {
+		return nil, errors.New("model overloaded")
+	})
+	s := start(t, agentloop.Config{Provider: p})
+	s.send(t, user("c", "hello"))
+	assert.Equal(t, "sorry, I could not answer: model overloaded", s.recv(t).Content)
+}
+
+func TestLoopNilResponseIsAnError(t *testing.T) {
+	p := providerFunc(func(context.Context, agentloop.Request) (*agentloop.Response, error) { return nil, nil })
+	s := start(t, agentloop.Config{Provider: p})
+	s.send(t, user("c", "hello"))
+	assert.Equal(t, "sorry, I could not answer: provider returned no answer", s.recv(t).Content)
+}
+
+func TestLoopProviderPanicIsApologised(t *testing.T) {
+	p := providerFunc(func(context.Context, agentloop.Request) (*agentloop.Response, error) { panic("bug") })
+	s := start(t, agentloop.Config{Provider: p})
+	s.send(t, user("c", "hello"))
+	assert.Equal(t, "sorry, I could not answer: internal error: bug", s.recv(t).Content)
+}
+
+func TestLoopEmptyAnswerToUserIsNotSent(t *testing.T) {
+	p := providerFunc(func(_ context.Context, req agentloop.Request) (*agentloop.Response, error) {
+		if lastUser(req) == "quiet" {
+			return &agentloop.Response{}, nil
+		}
+		return &agentloop.Response{Content: "loud"}, nil
+	})
+	s := start(t, agentloop.Config{Provider: p})
+	s.send(t, user("c", "quiet"))
+	s.send(t, user("c", "speak"))
+	assert.Equal(t, "loud", s.recv(t).Content)
+}

@@ -1,0 +1,104 @@
+package mailboxtools_test
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+)
+
+// fakeMailbox records what the tools ask of the mailbox.
+type fakeMailbox struct {
+	id        string
+	agents    []mailbox.Agent
+	agentsErr error
+	postErr   error
+	finishErr error
+
+	mu       sync.Mutex
+	posted   []mailbox.Request
+	finished []finish
+}
+
+type finish struct {
+	TaskID       string
+	State        envelope.TaskState
+	Text, Reason string
+}
+
+func agent(id string, status envelope.Status, free int, caps ...string) mailbox.Agent {
+	return mailbox.Agent{Card: envelope.Card{AgentID: id, Description: id + " agent", Capabilities: caps,
+		Status: status, MaxConcurrentTasks: 3, CurrentTasks: make([]string, 3-free)}, Effective: status}
+}
+
+func newFake() *fakeMailbox {
+	return &fakeMailbox{id: "researcher", agents: []mailbox.Agent{
+		agent("coder", envelope.StatusIdle, 3, "sorting", "counting"),
+		agent("helper", envelope.StatusBusy, 2, "counting"),
+		agent("researcher", envelope.StatusIdle, 3, "research"),
+		agent("sleeper", envelope.StatusOffline, 3, "sorting"),
+	}}
+}
+
+func (f *fakeMailbox) AgentID() string { return f.id }
+
+func (f *fakeMailbox) Agents(_ context.Context, onlineOnly bool) ([]mailbox.Agent, error) {
+	if f.agentsErr != nil {
+		return nil, f.agentsErr
+	}
+	var out []mailbox.Agent
+	for _, a := range f.agents {
+		if !onlineOnly || a.Effective != envelope.StatusOffline {
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
+
+func (f *fakeMailbox) PickByCapability(ctx context.Context, capability string) (mailbox.Agent, error) {
+	agents, err := f.Agents(ctx, true)
+	if err != nil {
+		return mailbox.Agent{}, err
+	}
+	agents = slices.DeleteFunc(agents, func(a mailbox.Agent) bool { return a.AgentID == f.id || !a.HasCapability(capability) })
+	slices.SortStableFunc(agents, func(a, b mailbox.Agent) int { return cmp.Compare(b.FreeSlots(), a.FreeSlots()) })
+	if len(agents) == 0 {
+		return mailbox.Agent{}, fmt.Errorf("capability %q: %w offers it", capability, mailbox.ErrNoAgent)
+	}
+	return agents[0], nil
+}
+
+func (f *fakeMailbox) Post(_ context.Context, req mailbox.Request) (*envelope.Message, error) {
+	if f.postErr != nil {
+		return nil, f.postErr
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.posted = append(f.posted, req)
+	n := len(f.posted)
+	msg := &envelope.Message{ID: fmt.Sprintf("msg-%d", n), From: f.id, To: req.To, Type: cmp.Or(req.Type, envelope.TypeMessage)}
+	if msg.Type == envelope.TypeTask {
+		msg.Task = &envelope.Task{ID: fmt.Sprintf("task_%d", n), State: envelope.StatePending}
+	}
+	return msg, nil
+}
+
+func (f *fakeMailbox) FinishTask(_ context.Context, taskID string, state envelope.TaskState, text, reason string, _ []envelope.Part) (*envelope.Message, error) {
+	if f.finishErr != nil {
+		return nil, f.finishErr
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.finished = append(f.finished, finish{taskID, state, text, reason})
+	return &envelope.Message{ID: "update"}, nil
+}
+
+func (f *fakeMailbox) posts() []mailbox.Request {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return slices.Clone(f.posted)
+}

@@ -1,0 +1,95 @@
+package mailboxtools
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/agentloop"
+	"github.com/switchboard-dev/switchboard/channels/mailbox"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+)
+
+// Mailbox is what the tools use of the mailbox channel; *mailbox.Channel
+// implements it.
+type Mailbox interface {
+	// AgentID is this agent's id.
+	AgentID() string
+	// Agents lists the registered agents (online ones only with onlineOnly).
+	Agents(ctx context.Context, onlineOnly bool) ([]mailbox.Agent, error)
+	// PickByCapability returns the least loaded online agent offering a
+	// capability, or an error wrapping mailbox.ErrNoAgent.
+	PickByCapability(ctx context.Context, capability string) (mailbox.Agent, error)
+	// Post sends one message from this agent.
+	Post(ctx context.Context, req mailbox.Request) (*envelope.Message, error)
+	// FinishTask ends (or, for a non-terminal state, reports progress on)
+	// a task this agent works on.
+	FinishTask(ctx context.Context, taskID string, state envelope.TaskState, text, reason string, parts []envelope.Part) (*envelope.Message, error)
+}
+
+var _ Mailbox = (*mailbox.Channel)(nil)
+
+// Options are the extras of New.
+type Options struct {
+	// Now is the clock for task deadlines (default time.Now).
+	Now func() time.Time
+}
+
+// New returns the four mailbox tools over mb, in the order list_agents,
+// delegate_task, send_message, reply.
+func New(mb Mailbox, opts Options) []agentloop.Tool {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	return []agentloop.Tool{
+		&ListAgents{mb: mb},
+		&DelegateTask{mb: mb, now: opts.Now},
+		&SendMessage{mb: mb},
+		&Reply{mb: mb},
+	}
+}
+
+// lookup returns the card of agent id, or a readable error naming the
+// known agents.
+func lookup(ctx context.Context, mb Mailbox, id string) (mailbox.Agent, error) {
+	if id == mb.AgentID() {
+		return mailbox.Agent{}, fmt.Errorf("%q is this agent itself; do the work here instead", id)
+	}
+	if err := envelope.ValidateAgentID(id); err != nil {
+		return mailbox.Agent{}, err
+	}
+	agents, err := mb.Agents(ctx, false)
+	if err != nil {
+		return mailbox.Agent{}, fmt.Errorf("read the agent registry: %w", err)
+	}
+	var known []string
+	for _, a := range agents {
+		if a.AgentID == id {
+			return a, nil
+		}
+		if a.AgentID != mb.AgentID() {
+			known = append(known, a.AgentID)
+		}
+	}
+	slices.Sort(known)
+	return mailbox.Agent{}, fmt.Errorf("unknown agent %q (known agents: %v; call list_agents)", id, known)
+}
+
+// parentOf returns the mailbox message the turn handles, when it is one
+// from another agent (not an update routed to the user's conversation).
+func parentOf(call agentloop.Call) *mailbox.Meta {
+	meta, ok := mailbox.MetaOf(call.Inbound().Metadata)
+	if !ok || meta.Routed() {
+		return nil
+	}
+	return meta
+}
+
+// offlineNote says that a message waits for an offline agent.
+func offlineNote(a mailbox.Agent) string {
+	if a.Effective == envelope.StatusOffline {
+		return fmt.Sprintf(" (%s is offline now: it waits in its inbox until %s comes back)", a.AgentID, a.AgentID)
+	}
+	return ""
+}

@@ -1,0 +1,64 @@
+package openai
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/config"
+)
+
+// DefaultTimeout bounds one request attempt when Config.Timeout is zero.
+const DefaultTimeout = config.DefaultProviderTimeout
+
+// Config configures a Provider.
+type Config struct {
+	// APIKey is sent as a bearer token. When empty and APIBase is empty too,
+	// the OPENAI_API_KEY environment variable is used; a key is never sent
+	// to another server unless given here.
+	APIKey string
+	// APIBase is the server's base URL, such as "http://localhost:8000/v1"
+	// ("" = https://api.openai.com/v1, or $OPENAI_BASE_URL).
+	APIBase string
+	// Model is the model to use; it overrides Request.Model (a provider's
+	// model overrides agents.defaults.model). One of the two is required.
+	Model string
+	// Timeout bounds each request attempt (default DefaultTimeout).
+	Timeout time.Duration
+	// MaxRetries is how often a failed attempt is retried (0 = never).
+	MaxRetries int
+	// HTTPClient, when set, makes the requests (tests, proxies).
+	HTTPClient *http.Client
+}
+
+// FromConfig returns the Config of a "providers.<name>" section.
+func FromConfig(pc config.ProviderConfig) Config {
+	return Config{APIKey: pc.APIKey, APIBase: pc.APIBase, Model: pc.Model,
+		Timeout: pc.TimeoutDuration(), MaxRetries: pc.MaxRetries}
+}
+
+func (c *Config) setDefaults() {
+	if c.Timeout == 0 {
+		c.Timeout = DefaultTimeout
+	}
+}
+
+// Validate reports settings out of range.
+func (c *Config) Validate() error {
+	var errs []error
+	if c.Timeout < 0 {
+		errs = append(errs, fmt.Errorf("openai provider: timeout: want 0 or more, got %s", c.Timeout))
+	}
+	if c.MaxRetries < 0 {
+		errs = append(errs, fmt.Errorf("openai provider: maxRetries: want 0 or more, got %d", c.MaxRetries))
+	}
+	if c.APIBase != "" {
+		u, err := url.Parse(c.APIBase)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("openai provider: apiBase %q: want an http or https URL such as http://localhost:8000/v1", c.APIBase))
+		}
+	}
+	return errors.Join(errs...)
+}

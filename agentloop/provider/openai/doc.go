@@ -1,0 +1,11 @@
+// Package openai is an agentloop.Provider for OpenAI's chat completions
+// API and every server that speaks it (vLLM, Ollama, LM Studio, gateways),
+// built on github.com/openai/openai-go/v3.
+//
+// It maps agentloop requests (messages, tool specs, tool calls and tool
+// results) to chat completion requests and back. Each attempt is bounded
+// by Config.Timeout; failed attempts (connection errors, 408, 409, 429 and
+// 5xx) are retried up to Config.MaxRetries times by the library, with
+// exponential backoff and honouring Retry-After. A server's refusal comes
+// back as a *StatusError carrying the status code and the server's message.
+package openai

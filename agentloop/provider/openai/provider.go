@@ -1,0 +1,83 @@
+package openai
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+
+	oai "github.com/openai/openai-go/v3"
+	"github.com/openai/openai-go/v3/option"
+
+	"github.com/switchboard-dev/switchboard/agentloop"
+)
+
+// Provider talks to an OpenAI-compatible chat completions endpoint. It is
+// safe for concurrent use.
+type Provider struct {
+	cfg    Config
+	client oai.Client
+}
+
+var _ agentloop.Provider = (*Provider)(nil)
+
+// New returns a Provider for cfg.
+func New(cfg Config) (*Provider, error) {
+	cfg.setDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	opts := []option.RequestOption{
+		option.WithMaxRetries(cfg.MaxRetries),
+		option.WithRequestTimeout(cfg.Timeout),
+	}
+	if cfg.APIBase != "" {
+		opts = append(opts, option.WithBaseURL(cfg.APIBase), option.WithAPIKey(cfg.APIKey))
+	} else if cfg.APIKey != "" {
+		opts = append(opts, option.WithAPIKey(cfg.APIKey))
+	}
+	if cfg.HTTPClient != nil {
+		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))
+	}
+	return &Provider{cfg: cfg, client: oai.NewClient(opts...)}, nil
+}
+
+// Chat sends one chat completion request.
+func (p *Provider) Chat(ctx context.Context, req agentloop.Request) (*agentloop.Response, error) {
+	model := p.cfg.Model
+	if model == "" {
+		model = req.Model
+	}
+	if model == "" {
+		return nil, errors.New("openai provider: no model: set providers.<name>.model or agents.defaults.model")
+	}
+	params, err := toParams(model, req)
+	if err != nil {
+		return nil, err
+	}
+	var httpResp *http.Response
+	resp, err := p.client.Chat.Completions.New(ctx, params, option.WithResponseInto(&httpResp))
+	if err != nil {
+		return nil, p.wrapError(ctx, err, httpResp)
+	}
+	return fromCompletion(resp)
+}
+
+// wrapError explains a failed call: the caller's cancellation, a timeout,
+// the server's refusal (a *StatusError) or a transport failure.
+func (p *Provider) wrapError(ctx context.Context, err error, httpResp *http.Response) error {
+	if ctx.Err() != nil {
+		return fmt.Errorf("openai provider: %w", ctx.Err())
+	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("openai provider: no answer within %s (the provider's timeout): %w", p.cfg.Timeout, err)
+	}
+	var apiErr *oai.Error
+	if errors.As(err, &apiErr) {
+		return newStatusError(apiErr.StatusCode, apiErr.Message, apiErr.Type, apiErr.Code, httpResp, err)
+	}
+	if httpResp != nil && httpResp.StatusCode >= 400 {
+		return newStatusError(httpResp.StatusCode, "", "", "", httpResp, err)
+	}
+	return fmt.Errorf("openai provider: request failed: %w", err)
+}

@@ -1,0 +1,165 @@
+package scripted
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+
+	"github.com/switchboard-dev/switchboard/agentloop"
+)
+
+// Names of the tools the provider calls (see package agentloop/mailboxtools).
+const (
+	toolDelegate   = "delegate_task"
+	toolListAgents = "list_agents"
+)
+
+// HelpText is the answer to anything the provider does not understand.
+const HelpText = `I can sort numbers or words ("sort 5 3 9 1"), count words ("count words in hello world") ` +
+	`and compute ("compute (1+2)*3"). I can also hand work to other agents: "ask coder to sort 5 3 9 1", ` +
+	`"ask someone who can count to count words in a b c", or ask "who is online".`
+
+// Provider is the scripted provider. The zero value is ready to use.
+type Provider struct{}
+
+var (
+	_ agentloop.Provider  = (*Provider)(nil)
+	_ agentloop.TaskJudge = (*Provider)(nil)
+)
+
+// New returns a scripted provider.
+func New() *Provider { return &Provider{} }
+
+// Chat answers the last message of req (see the package comment).
+func (p *Provider) Chat(ctx context.Context, req agentloop.Request) (*agentloop.Response, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		switch m := req.Messages[i]; m.Role {
+		case agentloop.RoleTool:
+			return say(afterTools(req.Messages)), nil
+		case agentloop.RoleUser:
+			return answer(req, m.Content)
+		case agentloop.RoleAssistant:
+			return say(HelpText), nil
+		}
+	}
+	return say(HelpText), nil
+}
+
+// JudgeTask accepts a task whose verb maps to one of the agent's
+// capabilities (or when the agent lists "*").
+func (p *Provider) JudgeTask(_ context.Context, task agentloop.TaskInfo) (bool, string) {
+	capability, verb := CapabilityOf(task.Text)
+	if slices.Contains(task.Capabilities, "*") ||
+		capability != "" && slices.Contains(task.Capabilities, capability) {
+		return true, ""
+	}
+	if verb == "" {
+		return false, "no work given"
+	}
+	return false, "no capability for " + verb
+}
+
+// answer handles a user message (or a mailbox note shown as one).
+func answer(req agentloop.Request, text string) (*agentloop.Response, error) {
+	if note, ok := agentloop.ParseMailboxNote(text); ok {
+		return answerNote(note)
+	}
+	cmd := parseCommand(text)
+	switch cmd.kind {
+	case cmdDelegate:
+		if !hasTool(req.Tools, toolDelegate) {
+			return say("I cannot reach other agents here: the mailbox is not enabled."), nil
+		}
+		return callTool(req, toolDelegate, cmd.args), nil
+	case cmdList:
+		if !hasTool(req.Tools, toolListAgents) {
+			return say("I cannot see other agents here: the mailbox is not enabled."), nil
+		}
+		return callTool(req, toolListAgents, map[string]any{}), nil
+	}
+	res, err := Work(text)
+	switch {
+	case errors.Is(err, ErrUnknownWork):
+		return say(HelpText), nil
+	case err != nil:
+		return say("I could not do that: " + err.Error()), nil
+	}
+	return say(res), nil
+}
+
+// answerNote handles a message from another agent. Work that fails is an
+// error, so that the task fails visibly.
+func answerNote(n agentloop.MailboxNote) (*agentloop.Response, error) {
+	switch n.Type {
+	case "task":
+		res, err := Work(n.Text)
+		if err != nil {
+			return nil, err
+		}
+		return say(res), nil
+	case "task_update":
+		return say(describeUpdate(n)), nil
+	}
+	res, err := Work(n.Text)
+	if errors.Is(err, ErrUnknownWork) {
+		return say(HelpText), nil
+	}
+	if err != nil {
+		return say("I could not do that: " + err.Error()), nil
+	}
+	return say(res), nil
+}
+
+// describeUpdate tells the user what a task_update says.
+func describeUpdate(n agentloop.MailboxNote) string {
+	who := n.From
+	why := n.Reason
+	if why == "" {
+		why = n.Text
+	}
+	switch n.State {
+	case "completed":
+		if n.Text == "" {
+			return who + " finished the task."
+		}
+		return who + " finished: " + n.Text
+	case "accepted":
+		return who + " accepted the task and is working on it."
+	case "working":
+		if n.Text == "" {
+			return who + " is working on it."
+		}
+		return who + " is working on it: " + n.Text
+	case "rejected", "failed":
+		if why == "" {
+			why = "no reason given"
+		}
+		return who + " could not do it: " + why
+	case "canceled":
+		return who + "'s task was canceled."
+	}
+	return fmt.Sprintf("%s sent an update (%s): %s", who, n.State, n.Text)
+}
+
+func say(text string) *agentloop.Response {
+	return &agentloop.Response{Content: text, FinishReason: "stop"}
+}
+
+func hasTool(specs []agentloop.ToolSpec, name string) bool {
+	return slices.ContainsFunc(specs, func(s agentloop.ToolSpec) bool { return s.Name == name })
+}
+
+// callTool asks for one tool call, with an id unique within the request.
+func callTool(req agentloop.Request, name string, args map[string]any) *agentloop.Response {
+	n := 1
+	for _, m := range req.Messages {
+		n += len(m.ToolCalls)
+	}
+	return &agentloop.Response{FinishReason: "tool_calls", ToolCalls: []agentloop.ToolCall{{
+		ID: "call_" + strconv.Itoa(n), Name: name, Arguments: mustJSON(args)}}}
+}

@@ -1,0 +1,148 @@
+package agentloop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+
+	"github.com/switchboard-dev/switchboard/bus"
+	"github.com/switchboard-dev/switchboard/channels/mailbox"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+)
+
+// kind says how a turn is answered.
+type kind int
+
+const (
+	kindChat       kind = iota // a user message, or an update routed to the user: answer
+	kindTask                   // a mailbox task: the answer completes (or fails) it
+	kindMessage                // a mailbox message: answer its sender
+	kindRecordOnly             // a mailbox update or reply: record, never answer
+)
+
+// classify returns how to answer in and the text the provider reads.
+func classify(in bus.InboundMessage) (kind, string) {
+	meta, ok := mailbox.MetaOf(in.Metadata)
+	if !ok {
+		return kindChat, in.Content
+	}
+	text := noteOf(in, meta).String()
+	switch {
+	case meta.Routed():
+		return kindChat, text
+	case meta.Type == envelope.TypeTaskUpdate, meta.ReplyTo != "" && !meta.IsTask():
+		return kindRecordOnly, text
+	case meta.IsTask():
+		return kindTask, text
+	}
+	return kindMessage, text
+}
+
+// handle runs one turn: it records the exchange and publishes the answer.
+func (l *Loop) handle(ctx context.Context, in bus.InboundMessage) {
+	if ctx.Err() != nil {
+		return
+	}
+	k, content := classify(in)
+	key := in.SessionKey()
+	h := l.history.get(key)
+	user := Message{Role: RoleUser, Content: content, Name: in.SenderID}
+	if k == kindRecordOnly {
+		if err := l.history.append(h, []Message{user}); err != nil {
+			l.log.Error("history not saved", "session", key, "err", err)
+		}
+		return
+	}
+	turn := NewTurn(in)
+	msgs, reply, err := l.converse(ctx, turn, h, user)
+	if ctx.Err() != nil {
+		return // stopping: the turn did not happen (a mailbox message comes back on restart)
+	}
+	md := maps.Clone(in.Metadata)
+	if err != nil {
+		l.log.Warn("provider failed", "session", key, "err", err)
+		reply = "sorry, I could not answer: " + err.Error()
+		if k == kindTask {
+			reply = "could not complete the task: " + err.Error()
+			md = mailbox.WithReply(md, mailbox.Reply{State: envelope.StateFailed, Reason: err.Error()})
+		}
+		msgs = append(msgs, Message{Role: RoleAssistant, Content: reply})
+	}
+	if err := l.history.append(h, msgs); err != nil {
+		l.log.Error("history not saved", "session", key, "err", err)
+	}
+	if turn.Answered() || reply == "" && k != kindTask {
+		return
+	}
+	out := bus.OutboundMessage{Channel: in.Channel, ChatID: in.ChatID, Content: reply, Metadata: md}
+	if err := l.cfg.Bus.PublishOutbound(ctx, out); err != nil {
+		l.log.Error("reply not published", "session", key, "err", err)
+	}
+}
+
+// converse asks the provider until it answers without tool calls, running
+// the tools it asks for. It returns the new messages (user message first),
+// the final answer and the provider's error, if any.
+func (l *Loop) converse(ctx context.Context, turn *Turn, h *history, user Message) (msgs []Message, reply string, err error) {
+	past := h.window(l.cfg.HistoryWindow)
+	all := make([]Message, 0, len(past)+8)
+	all = append(all, Message{Role: RoleSystem, Content: l.cfg.SystemPrompt})
+	all = append(all, past...)
+	start := len(all)
+	all = append(all, user)
+	defer func() {
+		if r := recover(); r != nil {
+			l.log.Error("turn panicked", "session", turn.SessionKey, "panic", r)
+			msgs, reply, err = all[start:], "", fmt.Errorf("internal error: %v", r)
+		}
+	}()
+	specs := l.cfg.Tools.Specs()
+	for round := range l.cfg.MaxToolIterations {
+		resp, err := l.cfg.Provider.Chat(ctx, Request{Model: l.cfg.Model, Messages: all, Tools: specs,
+			MaxTokens: l.cfg.MaxTokens, Temperature: l.cfg.Temperature})
+		if err == nil && resp == nil {
+			err = errors.New("provider returned no answer")
+		}
+		if err != nil {
+			return all[start:], "", err
+		}
+		calls := resp.ToolCalls
+		for i := range calls {
+			if calls[i].ID == "" {
+				calls[i].ID = fmt.Sprintf("call_%d_%d", round, i)
+			}
+		}
+		all = append(all, Message{Role: RoleAssistant, Content: resp.Content, ToolCalls: calls})
+		if len(calls) == 0 {
+			return all[start:], resp.Content, nil
+		}
+		for _, c := range calls {
+			all = append(all, Message{Role: RoleTool, Name: c.Name, ToolCallID: c.ID, Content: l.runTool(ctx, turn, c)})
+		}
+	}
+	note := fmt.Sprintf("I stopped after %d rounds of tool calls without reaching an answer (the limit is agents.defaults.maxToolIterations).",
+		l.cfg.MaxToolIterations)
+	all = append(all, Message{Role: RoleAssistant, Content: note})
+	return all[start:], note, nil
+}
+
+// runTool executes one call; every failure becomes a result the model
+// can read.
+func (l *Loop) runTool(ctx context.Context, turn *Turn, c ToolCall) (out string) {
+	tool, ok := l.cfg.Tools.Get(c.Name)
+	if !ok {
+		return fmt.Sprintf("error: unknown tool %q (available: %v)", c.Name, l.cfg.Tools.Names())
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			l.log.Error("tool panicked", "tool", c.Name, "panic", r)
+			out = fmt.Sprintf("error: tool %s failed unexpectedly: %v", c.Name, r)
+		}
+	}()
+	res, err := tool.Execute(ctx, Call{ID: c.ID, Name: c.Name, Arguments: c.Arguments, Turn: turn})
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	return res
+}
