@@ -1,0 +1,122 @@
+package main_test
+
+import (
+	"encoding/json"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestRecvCount(t *testing.T) {
+	s := newSandbox(t)
+	recv := s.start("recv", "worker", "--count", "2", "--json")
+	recv.awaitStderr("listening as worker")
+
+	first := s.sendID("--from", "researcher", "--to", "worker", "--text", "one")
+	second := s.sendID("--from", "researcher", "--to", "worker", "--type", "task", "--task-id", "t2", "--text", "two")
+
+	var got []map[string]any
+	for range 2 {
+		var line map[string]any
+		require.NoError(t, json.Unmarshal([]byte(recv.next(recv.stdout, "recv output")), &line))
+		got = append(got, line)
+	}
+	require.Equal(t, 0, recv.wait(), "exit 0 after --count messages; stderr:\n%s", recv.stderrSoFar())
+	assert.Empty(t, recv.rest(recv.stdout), "nothing more printed")
+
+	for i, id := range []string{first, second} {
+		line := got[i]
+		assert.Equal(t, "mailbox", line["channel"])
+		assert.Equal(t, "researcher", line["sender_id"])
+		assert.Equal(t, "researcher", line["chat_id"])
+		assert.Equal(t, "mailbox:researcher", line["session_key"])
+		assert.NotEmpty(t, line["timestamp"])
+		meta := line["mailbox"].(map[string]any)
+		assert.Equal(t, id, meta["message_id"])
+		assert.Equal(t, "researcher", meta["from"])
+		assert.Equal(t, "worker", meta["to"])
+		assert.Equal(t, float64(2), meta["ttl"])
+		assert.Equal(t, []any{"researcher"}, meta["trace"])
+		assert.Equal(t, id, meta["thread_id"])
+	}
+	assert.Equal(t, "one", got[0]["content"])
+	assert.Equal(t, "message", got[0]["mailbox"].(map[string]any)["type"])
+	assert.Equal(t, "two", got[1]["content"])
+	assert.Equal(t, "task", got[1]["mailbox"].(map[string]any)["type"])
+	assert.Equal(t, map[string]any{"id": "t2", "state": "pending"}, got[1]["mailbox"].(map[string]any)["task"])
+
+	assert.Empty(t, s.msgFiles("worker", "inbox"))
+	assert.Len(t, s.msgFiles("worker", "processed"), 1, "the message is handled")
+	assert.Len(t, s.msgFiles("worker", "claimed"), 1, "the task stays claimed: recv does not answer tasks")
+	accepted := s.inboxLines("researcher")
+	require.Len(t, accepted, 1, "the channel accepted the task")
+	assert.Equal(t, map[string]any{"id": "t2", "state": "accepted"}, accepted[0]["task"])
+}
+
+func TestRecvHumanOutput(t *testing.T) {
+	s := newSandbox(t)
+	s.writeFixtures()
+	recv := s.start("recv", "coder", "--count", "2")
+	recv.awaitStderr("listening as coder")
+	s.sendID("--from", "writer", "--to", "coder", "--text", "line one\nline two")
+
+	task := recv.next(recv.stdout, "recv output") // nanobot's task was waiting
+	assert.Regexp(t, `^\d\d:\d\d:\d\d researcher \[task msg_1745659200_researcher pending\] 帮我写排序函数$`, task)
+	msg := recv.next(recv.stdout, "recv output")
+	assert.Regexp(t, `^\d\d:\d\d:\d\d writer line one ⏎ line two$`, msg)
+	assert.Equal(t, 0, recv.wait())
+}
+
+func TestRecvSignalStopsCleanly(t *testing.T) {
+	for _, sig := range []os.Signal{os.Interrupt, sigterm} {
+		t.Run(sig.String(), func(t *testing.T) {
+			s := newSandbox(t)
+			recv := s.start("recv", "worker")
+			recv.awaitStderr("listening as worker")
+			card := agentCard(t, s, "worker")
+			assert.Equal(t, "idle", card["status"], "registered while running")
+			assert.Equal(t, "idle", card["effective_status"])
+
+			recv.signal(sig)
+			assert.Equal(t, 0, recv.wait(), "stderr:\n%s", recv.stderrSoFar())
+			card = agentCard(t, s, "worker")
+			assert.Equal(t, "offline", card["status"], "marked offline on stop")
+			assert.Equal(t, "offline", card["effective_status"])
+		})
+	}
+}
+
+func TestRecvAgentAlreadyRunning(t *testing.T) {
+	s := newSandbox(t)
+	first := s.start("recv", "worker")
+	first.awaitStderr("listening as worker")
+
+	r := s.run("recv", "worker")
+	assertOneLineError(t, r, 1, "recv worker: ")
+	assert.Contains(t, r.stderr, "open in process")
+
+	first.signal(os.Interrupt)
+	assert.Equal(t, 0, first.wait())
+}
+
+func TestRecvUsage(t *testing.T) {
+	s := newSandbox(t)
+	assertOneLineError(t, s.run("recv"), 2, "missing argument AGENT")
+	assertOneLineError(t, s.run("recv", "../x"), 2, "invalid agent id")
+	assertOneLineError(t, s.run("recv", "worker", "--count", "-1"), 2, "--count -1")
+	assert.Empty(t, files(t, s.root))
+}
+
+// agentCard returns agent's line of agents --json.
+func agentCard(t *testing.T, s *sandbox, agent string) map[string]any {
+	t.Helper()
+	for _, l := range decodeLines(t, s.ok("agents", "--json")) {
+		if l["agent_id"] == agent {
+			return l
+		}
+	}
+	t.Fatalf("agent %s not listed", agent)
+	return nil
+}

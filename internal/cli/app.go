@@ -1,0 +1,180 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// Env is what the command line gets from its process.
+type Env struct {
+	Stdout io.Writer
+	Stderr io.Writer
+	// Environ is the environment as os.Environ returns it: NANOBOT_
+	// variables override the config file, NO_COLOR turns colour off.
+	Environ []string
+	// Version is the program's version ("dev" for a plain go build).
+	Version string
+}
+
+// app holds one invocation's state: the streams, the global flags and what
+// was loaded from them.
+type app struct {
+	env  Env
+	root string // --root
+	conf string // --config
+
+	started bool // a command's RunE began: later errors are not usage errors
+	loaded  *settings
+}
+
+// Main runs the command line with args (without the program name) and
+// returns the exit status. ctx ends on SIGINT or SIGTERM; the long-running
+// commands (run, recv, watch) stop cleanly then and return ExitOK.
+func Main(ctx context.Context, args []string, env Env) int {
+	a := &app{env: env}
+	cmd := a.rootCommand()
+	if args == nil {
+		args = []string{} // cobra reads os.Args when given nil
+	}
+	cmd.SetArgs(args)
+	cmd.SetOut(env.Stdout)
+	cmd.SetErr(env.Stderr)
+	failed, err := cmd.ExecuteContextC(ctx)
+	if err == nil {
+		return ExitOK
+	}
+	usage := isUsage(err) || !a.started
+	msg := oneLine(err.Error())
+	if !usage {
+		fmt.Fprintf(env.Stderr, "switchboard: %s\n", msg)
+		return ExitFailure
+	}
+	if strings.HasPrefix(msg, "unknown command ") {
+		if s := cmd.SuggestionsFor(unknownName(msg)); len(s) > 0 {
+			msg += fmt.Sprintf(" (did you mean %q?)", s[0])
+		}
+	}
+	fmt.Fprintf(env.Stderr, "switchboard: %s; run '%s'\n", msg, helpHint(failed))
+	return ExitUsage
+}
+
+// helpHint names the help command for cmd.
+func helpHint(cmd *cobra.Command) string {
+	if cmd == nil || !cmd.HasParent() || cmd.Name() == "help" {
+		return "switchboard help"
+	}
+	return "switchboard help " + strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
+}
+
+// unknownName returns X of cobra's `unknown command "X" for "..."`.
+func unknownName(msg string) string {
+	rest := strings.TrimPrefix(msg, "unknown command ")
+	if i := strings.Index(rest, `" for `); i > 0 && strings.HasPrefix(rest, `"`) {
+		return rest[1:i]
+	}
+	return ""
+}
+
+func (a *app) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "switchboard",
+		Short: "Run agents and work with their mailboxes",
+		Long: `switchboard runs chat-bot agents and lets you work with the mailbox through
+which agent processes (switchboard or nanobot) exchange messages and tasks.
+
+Exit status: 0 on success, 1 on failure, 2 on bad usage. Listing commands
+take --json and then print one JSON object per line.`,
+		SilenceUsage:       true,
+		SilenceErrors:      true,
+		DisableSuggestions: true, // Main adds its own, on one line
+	}
+	root.SuggestionsMinimumDistance = 2
+	root.SetHelpCommand(a.helpCommand())
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return asUsage(err) })
+	pf := root.PersistentFlags()
+	pf.StringVar(&a.root, "root", "", "mailbox root folder (default: the config's channels.mailbox.mailboxesRoot, else ~/.nanobot/mailboxes)")
+	pf.StringVar(&a.conf, "config", "", "config file (default ~/.nanobot/config.json; a missing default file is fine)")
+	root.AddCommand(
+		a.runCommand(),
+		a.sendCommand(),
+		a.recvCommand(),
+		a.inboxCommand(),
+		a.agentsCommand(),
+		a.threadCommand(),
+		a.watchCommand(),
+		a.doctorCommand(),
+		a.versionCommand(),
+	)
+	return root
+}
+
+// action wraps a command's body: errors after this point are failures of
+// the command unless it returns a usage error itself.
+func (a *app) action(fn func(cmd *cobra.Command, args []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		a.started = true
+		return fn(cmd, args)
+	}
+}
+
+// exactArgs accepts exactly the named positional arguments.
+func exactArgs(names ...string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		switch {
+		case len(args) < len(names):
+			return usagef("missing argument %s", strings.ToUpper(names[len(args)]))
+		case len(args) > len(names):
+			return usagef("unexpected argument %q", args[len(names)])
+		}
+		return nil
+	}
+}
+
+// maxArgs accepts up to the named positional arguments.
+func maxArgs(names ...string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) > len(names) {
+			return usagef("unexpected argument %q", args[len(names)])
+		}
+		return nil
+	}
+}
+
+// stopped reports whether err only says that ctx ended (SIGINT/SIGTERM),
+// which the long-running commands treat as a normal end.
+func stopped(ctx context.Context, err error) bool {
+	return ctx.Err() != nil && (errors.Is(err, context.Canceled) || errors.Is(err, ctx.Err()))
+}
+
+// helpCommand replaces cobra's, which answers an unknown topic with the
+// whole usage text and exit status 0.
+func (a *app) helpCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "help [command]",
+		Short: "Help about any command",
+		Long:  "Help prints the help of any command: switchboard help send.",
+		ValidArgsFunction: func(c *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			var names []cobra.Completion
+			if len(args) == 0 {
+				for _, sub := range c.Root().Commands() {
+					if sub.IsAvailableCommand() {
+						names = append(names, sub.Name())
+					}
+				}
+			}
+			return names, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: a.action(func(c *cobra.Command, args []string) error {
+			target, rest, err := c.Root().Find(args)
+			if err != nil || target == nil || len(rest) > 0 {
+				return usagef("unknown help topic %q", strings.Join(args, " "))
+			}
+			return target.Help()
+		}),
+	}
+}

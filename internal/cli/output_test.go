@@ -1,0 +1,91 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestAgo(t *testing.T) {
+	now := time.Date(2026, 4, 26, 10, 0, 0, 0, time.UTC)
+	tests := []struct {
+		then time.Time
+		want string
+	}{
+		{time.Time{}, "never"},
+		{now, "just now"},
+		{now.Add(-999 * time.Millisecond), "just now"},
+		{now.Add(-3 * time.Second), "3s ago"},
+		{now.Add(-59 * time.Second), "59s ago"},
+		{now.Add(-90 * time.Second), "1m ago"},
+		{now.Add(-59 * time.Minute), "59m ago"},
+		{now.Add(-5 * time.Hour), "5h ago"},
+		{now.Add(-47 * time.Hour), "47h ago"},
+		{now.Add(-72 * time.Hour), "3d ago"},
+		{now.Add(2 * time.Minute), "in 2m"},
+	}
+	for _, tt := range tests {
+		assert.Equal(t, tt.want, ago(now, tt.then), "%v", now.Sub(tt.then))
+	}
+}
+
+func TestClip(t *testing.T) {
+	assert.Equal(t, "abc", clip("abc", 3))
+	assert.Equal(t, "ab…", clip("abcd", 3))
+	assert.Equal(t, "帮我…", clip("帮我写排序函数", 3), "counts runes, not bytes")
+}
+
+func TestCells(t *testing.T) {
+	assert.Equal(t, "-", orDash(""))
+	assert.Equal(t, "x", orDash("x"))
+	assert.Equal(t, "-", list(nil))
+	assert.Equal(t, "a,b", list([]string{"a", "b"}))
+}
+
+func TestPalette(t *testing.T) {
+	var buf bytes.Buffer
+	assert.False(t, newPalette(&buf, nil).on, "not a file")
+	f, err := os.CreateTemp(t.TempDir(), "out")
+	require.NoError(t, err)
+	defer f.Close()
+	assert.False(t, newPalette(f, nil).on, "a regular file is not a terminal")
+	if tty, err := os.OpenFile("/dev/tty", os.O_WRONLY, 0); err == nil {
+		defer tty.Close()
+		assert.True(t, newPalette(tty, nil).on, "a terminal")
+		assert.False(t, newPalette(tty, []string{"NO_COLOR="}).on, "NO_COLOR, even empty, turns colour off")
+	}
+
+	on := palette{on: true}
+	assert.Equal(t, "\x1b[32midle\x1b[0m", on.paint(colorGreen, "idle"))
+	assert.Equal(t, len(on.paint(colorDefault, "x")), len(on.paint(colorRed, "x")), "same width for tabwriter")
+	assert.Equal(t, "idle", palette{}.paint(colorGreen, "idle"))
+}
+
+func TestTable(t *testing.T) {
+	var buf bytes.Buffer
+	w := table(&buf)
+	row(w, "A", "BB")
+	row(w, "CCC", "D")
+	require.NoError(t, w.Flush())
+	assert.Equal(t, "A    BB\nCCC  D\n", buf.String())
+}
+
+func TestWriteJSON(t *testing.T) {
+	var buf bytes.Buffer
+	require.NoError(t, writeJSON(&buf, map[string]string{"text": "<b> & 排序"}))
+	assert.Equal(t, `{"text":"<b> & 排序"}`+"\n", buf.String(), "one line, nothing escaped")
+}
+
+func TestTilde(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	assert.Equal(t, filepath.Join("~", ".nanobot", "mailboxes"), tilde(filepath.Join(home, ".nanobot", "mailboxes")))
+	assert.Equal(t, "/srv/mailboxes", tilde("/srv/mailboxes"))
+	assert.Equal(t, home+"-other/x", tilde(home+"-other/x"))
+	assert.Equal(t, "~", tilde(home))
+}

@@ -1,0 +1,200 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+)
+
+// sendFlags are the flags of send.
+type sendFlags struct {
+	from, to, kind          string
+	text, data, file        string
+	replyTo                 string
+	ttl                     int
+	taskID, taskState       string
+	deadline                string
+	cbChannel, cbChat, cbSK string
+}
+
+func (a *app) sendCommand() *cobra.Command {
+	var f sendFlags
+	cmd := &cobra.Command{
+		Use:   "send --from A --to B [--text S] [--data JSON] [--file PATH] [flags]",
+		Short: "Deliver a message to an agent's inbox and print its id",
+		Long: `Send delivers one message from agent A to agent B's inbox, as A would send
+it, and prints the new message's id. Nothing is written when a flag is bad.
+
+A message or a task needs content: --text, --data (a JSON object) and/or
+--file (a path, which must exist; it is sent as an absolute path).
+
+The message is a new send from A: trace [A], ttl one less than the hop
+budget (--ttl, else channels.mailbox.defaultTtl). --reply-to only sets
+reply_to, which is what thread follows.`,
+		Example: `  switchboard send --from researcher --to coder --text "hi"
+  switchboard send --from researcher --to coder --type task --text "write a sort" --deadline 10m
+  switchboard send --from coder --to researcher --type task_update --task-id T --task-state completed --text done`,
+		Args: exactArgs(),
+		RunE: a.action(func(cmd *cobra.Command, _ []string) error {
+			return a.send(cmd, f)
+		}),
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.from, "from", "", "sending agent id (required)")
+	fl.StringVar(&f.to, "to", "", "receiving agent id (required)")
+	fl.StringVar(&f.kind, "type", "message", "message type: message, task or task_update")
+	fl.StringVar(&f.text, "text", "", "text part")
+	fl.StringVar(&f.data, "data", "", "data part: a JSON object")
+	fl.StringVar(&f.file, "file", "", "file part: the path of an existing file")
+	fl.StringVar(&f.replyTo, "reply-to", "", "id of the message this one answers")
+	fl.IntVar(&f.ttl, "ttl", 0, "hop budget, like channels.mailbox.defaultTtl (default: that setting, 3); the message is written with ttl N-1 and trace [FROM], as if FROM sent it")
+	fl.StringVar(&f.taskID, "task-id", "", "task id (task: default a fresh one; task_update: required)")
+	fl.StringVar(&f.taskState, "task-state", "", "task state: pending, accepted, working, completed, failed, rejected or canceled (default pending for a task, completed for a task_update)")
+	fl.StringVar(&f.deadline, "deadline", "", "task deadline: an RFC 3339 time, or a duration from now such as 10m")
+	fl.StringVar(&f.cbChannel, "callback-channel", "", "task only: channel the task began in (results are routed there)")
+	fl.StringVar(&f.cbChat, "callback-chat-id", "", "task only: chat id the task began in")
+	fl.StringVar(&f.cbSK, "callback-session", "", "task only: session key the task began in")
+	return cmd
+}
+
+func (a *app) send(cmd *cobra.Command, f sendFlags) error {
+	now := time.Now()
+	req, err := f.request(now, cmd.Flags().Changed("ttl"))
+	if err != nil {
+		return err
+	}
+	s, err := a.settings()
+	if err != nil {
+		return err
+	}
+	msg, err := mailbox.Compose(f.from, req, mailbox.ComposeOptions{
+		DefaultTTL: s.mailbox.DefaultTTL, MaxThreadHops: s.mailbox.MaxThreadHops, Now: now})
+	if err != nil {
+		return asUsage(err)
+	}
+	st, _, err := a.openStore()
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	if err := st.Deliver(cmd.Context(), msg); err != nil {
+		return err
+	}
+	_, err = fmt.Fprintln(a.env.Stdout, msg.ID)
+	return err
+}
+
+// request checks the flags and turns them into a mailbox request. Every
+// error is a usage error.
+func (f sendFlags) request(now time.Time, ttlSet bool) (mailbox.Request, error) {
+	var req mailbox.Request
+	for _, id := range []struct{ flag, value string }{{"from", f.from}, {"to", f.to}} {
+		if id.value == "" {
+			return req, usagef("--%s is required", id.flag)
+		}
+		if err := envelope.ValidateAgentID(id.value); err != nil {
+			return req, usagef("--%s: %v", id.flag, err)
+		}
+	}
+	kind := envelope.Type(f.kind)
+	if !kind.Valid() {
+		return req, usagef("--type %q: want message, task or task_update", f.kind)
+	}
+	state := envelope.TaskState(f.taskState)
+	if f.taskState != "" && !state.Valid() {
+		return req, usagef("--task-state %q: want pending, accepted, working, completed, failed, rejected or canceled", f.taskState)
+	}
+	if err := f.checkKind(kind); err != nil {
+		return req, err
+	}
+	if ttlSet && f.ttl < 1 {
+		return req, usagef("--ttl %d: want 1 or more", f.ttl)
+	}
+	req = mailbox.Request{To: f.to, Type: kind, Text: f.text, ReplyTo: f.replyTo,
+		TTL: f.ttl, TaskID: f.taskID, TaskState: state}
+	if f.data != "" {
+		var data map[string]any
+		if err := json.Unmarshal([]byte(f.data), &data); err != nil || data == nil {
+			return req, usagef("--data: want a JSON object, got %s", clip(f.data, 40))
+		}
+		req.Parts = append(req.Parts, envelope.DataPart(data))
+	}
+	if f.file != "" {
+		path, err := existingFile(f.file)
+		if err != nil {
+			return req, err
+		}
+		req.Parts = append(req.Parts, envelope.FilePart(path))
+	}
+	if kind != envelope.TypeTaskUpdate && f.text == "" && len(req.Parts) == 0 {
+		return req, usagef("a %s needs content: give --text, --data or --file", kind)
+	}
+	if f.deadline != "" {
+		d, err := parseDeadline(f.deadline, now)
+		if err != nil {
+			return req, usagef("--deadline: %v", err)
+		}
+		req.Deadline = d
+	}
+	if f.cbChannel != "" {
+		req.Callback = &envelope.Callback{Channel: f.cbChannel, ChatID: f.cbChat, SessionID: f.cbSK}
+	}
+	return req, nil
+}
+
+// checkKind refuses flags that do not fit the message type.
+func (f sendFlags) checkKind(kind envelope.Type) error {
+	callback := f.cbChannel != "" || f.cbChat != "" || f.cbSK != ""
+	switch {
+	case kind == envelope.TypeMessage && (f.taskID != "" || f.taskState != "" || f.deadline != ""):
+		return usagef("--task-id, --task-state and --deadline need --type task or task_update")
+	case kind == envelope.TypeTaskUpdate && f.taskID == "":
+		return usagef("--type task_update needs --task-id (the id of the task it updates)")
+	case kind == envelope.TypeTaskUpdate && f.deadline != "":
+		return usagef("--deadline needs --type task")
+	case callback && kind != envelope.TypeTask:
+		return usagef("--callback-channel, --callback-chat-id and --callback-session need --type task")
+	case callback && f.cbChannel == "":
+		return usagef("--callback-chat-id and --callback-session need --callback-channel")
+	}
+	return nil
+}
+
+// existingFile returns path made absolute (the receiver runs elsewhere),
+// or a usage error when nothing is there.
+func existingFile(path string) (string, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", usagef("--file %s: %v", path, err)
+	}
+	if _, err := os.Stat(abs); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", usagef("--file %s: no such file", path)
+		}
+		return "", usagef("--file %s: %v", path, err)
+	}
+	return abs, nil
+}
+
+// parseDeadline reads an RFC 3339 time, or a positive duration from now.
+func parseDeadline(s string, now time.Time) (time.Time, error) {
+	if d, err := time.ParseDuration(s); err == nil {
+		if d <= 0 {
+			return time.Time{}, fmt.Errorf("duration %s: want more than 0", s)
+		}
+		return now.Add(d), nil
+	}
+	if t, err := envelope.ParseTime(s); err == nil {
+		return t.Time, nil
+	}
+	return time.Time{}, fmt.Errorf("want an RFC 3339 time (2026-04-26T11:00:00Z) or a duration from now (10m), got %q", s)
+}

@@ -1,0 +1,107 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
+	"github.com/switchboard-dev/switchboard/config"
+)
+
+// settings is what the mailbox commands need from the config file and the
+// global flags.
+type settings struct {
+	// config is the whole configuration.
+	config *config.Config
+	// mailbox is the channels.mailbox section over DefaultConfig (agentId
+	// may be empty), with MailboxesRoot resolved: --root, else the
+	// section's mailboxesRoot, "~" expanded.
+	mailbox mailbox.Config
+	// fromFile reports whether the file has a channels.mailbox section.
+	fromFile bool
+}
+
+// placeholderAgent stands in for an empty agentId when the mailbox section
+// is validated for its other settings.
+const placeholderAgent = "switchboard"
+
+// settings loads the configuration once: --config (which must exist when
+// named), else ~/.nanobot/config.json if present, with NANOBOT_ variables
+// on top.
+func (a *app) settings() (*settings, error) {
+	if a.loaded != nil {
+		return a.loaded, nil
+	}
+	if a.conf != "" {
+		path, err := config.ExpandHome(a.conf)
+		if err != nil {
+			return nil, usagef("--config: %v", err)
+		}
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			return nil, usagef("--config %s: no such file", a.conf)
+		}
+		a.conf = path
+	}
+	cfg, err := config.Load(config.LoadOptions{Path: a.conf, Environ: a.env.Environ})
+	if err != nil {
+		return nil, err
+	}
+	s := &settings{config: cfg, mailbox: mailbox.DefaultConfig()}
+	if sec, ok := cfg.Section(mailbox.ChannelName); ok {
+		s.fromFile = true
+		if err := sec.Decode(&s.mailbox); err != nil {
+			return nil, err
+		}
+		check := s.mailbox
+		if check.AgentID == "" {
+			check.AgentID = placeholderAgent
+		}
+		if err := check.Validate(sec.Path); err != nil {
+			return nil, err
+		}
+	}
+	if a.root != "" {
+		s.mailbox.MailboxesRoot = a.root
+	}
+	root, err := config.ExpandHome(s.mailbox.MailboxesRoot)
+	if err != nil {
+		return nil, fmt.Errorf("mailbox root: %w", err)
+	}
+	s.mailbox.MailboxesRoot = root
+	a.loaded = s
+	return s, nil
+}
+
+// openStore opens the filesystem store at the mailbox root.
+func (a *app) openStore() (*fsstore.Store, *settings, error) {
+	s, err := a.settings()
+	if err != nil {
+		return nil, nil, err
+	}
+	if s.mailbox.Backend != "fs" && a.root == "" {
+		return nil, nil, fmt.Errorf("channels.mailbox.backend is %q: this command works on the filesystem store only (pass --root to name one)", s.mailbox.Backend)
+	}
+	st, err := fsstore.Open(fsstore.Options{
+		Root:            s.mailbox.MailboxesRoot,
+		MaxMessageBytes: s.mailbox.MaxMessageBytes,
+		NoSync:          !s.mailbox.Fsync,
+		PollInterval:    seconds(s.mailbox.PollInterval),
+		Logger:          a.logger(slog.LevelWarn),
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, s, nil
+}
+
+// logger logs to stderr from level up.
+func (a *app) logger(level slog.Level) *slog.Logger {
+	return slog.New(slog.NewTextHandler(a.env.Stderr, &slog.HandlerOptions{Level: level}))
+}
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

@@ -1,0 +1,80 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+)
+
+func (a *app) watchCommand() *cobra.Command {
+	var jsonOut bool
+	cmd := &cobra.Command{
+		Use:   "watch [AGENT] [--json]",
+		Short: "Follow new messages as they arrive, without claiming them",
+		Long: `Watch prints each message as it arrives in AGENT's inbox (every agent's
+when AGENT is left out), until SIGINT or SIGTERM. It only reads: the
+messages stay in the inbox for their receiver.`,
+		Example: `  switchboard watch
+  switchboard watch coder --json`,
+		Args: maxArgs("agent"),
+		RunE: a.action(func(cmd *cobra.Command, args []string) error {
+			agent := ""
+			if len(args) == 1 {
+				if err := envelope.ValidateAgentID(args[0]); err != nil {
+					return asUsage(err)
+				}
+				agent = args[0]
+			}
+			return a.watch(cmd, agent, jsonOut)
+		}),
+	}
+	cmd.Flags().BoolVar(&jsonOut, "json", false, "print one JSON object per message")
+	return cmd
+}
+
+func (a *app) watch(cmd *cobra.Command, agent string, jsonOut bool) error {
+	st, _, err := a.openStore()
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	what := "every inbox"
+	if agent != "" {
+		what = agent + "'s inbox"
+	}
+	fmt.Fprintf(a.env.Stderr, "watching %s in %s (Ctrl-C to stop)\n", what, tilde(st.Root()))
+	ctx, cancel := context.WithCancel(cmd.Context())
+	defer cancel()
+	var writeErr error
+	err = st.Watch(ctx, agent, func(name string, msg *envelope.Message) {
+		if writeErr != nil {
+			return
+		}
+		defer func() {
+			if writeErr != nil {
+				cancel() // stdout is gone: stop watching
+			}
+		}()
+		if jsonOut {
+			writeErr = writeJSON(a.env.Stdout, newMessageLine(name, msg, nil))
+			return
+		}
+		line := msg.Timestamp.Local().Format(time.TimeOnly) + " " + msg.From + " → " + msg.To
+		if msg.Type != envelope.TypeMessage {
+			line += " [" + kindLabel(msg.Type, msg.Task) + "]"
+		}
+		_, writeErr = fmt.Fprintln(a.env.Stdout, strings.TrimSpace(line+" "+summary(msg.Content.Parts)))
+	})
+	if writeErr != nil {
+		return writeErr
+	}
+	if err != nil && !stopped(cmd.Context(), err) {
+		return err
+	}
+	return nil
+}
