@@ -14,6 +14,9 @@ const (
 	// DefaultProviderTimeout is a provider's request timeout when its
 	// config leaves "timeout" out or zero.
 	DefaultProviderTimeout = 60 * time.Second
+	// DefaultProviderMaxRetries is a provider's retries of a failed
+	// request when its maxRetries is not set.
+	DefaultProviderMaxRetries = 2
 )
 
 // Config is the whole file: the top-level sections as nanobot has them.
@@ -70,7 +73,8 @@ type ProviderConfig struct {
 	// Timeout is the request timeout in seconds; zero means the default,
 	// see TimeoutDuration.
 	Timeout float64 `json:"timeout"`
-	// MaxRetries is how often a failed request is retried.
+	// MaxRetries is how often a failed request is retried; Load sets
+	// DefaultProviderMaxRetries when the key is absent.
 	MaxRetries int `json:"maxRetries"`
 }
 

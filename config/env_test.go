@@ -73,7 +73,7 @@ func TestLoadTypedEnvValues(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 0.7, c.Agents.Defaults.Temperature)
 	assert.Equal(t, 3, c.Agents.Defaults.MaxConcurrentSessions)
-	assert.Equal(t, ProviderConfig{APIKey: "secret", Timeout: 12.5}, c.Providers["openai"])
+	assert.Equal(t, ProviderConfig{APIKey: "secret", Timeout: 12.5, MaxRetries: DefaultProviderMaxRetries}, c.Providers["openai"])
 
 	s, ok := c.Section("mailbox")
 	require.True(t, ok)

@@ -65,6 +65,7 @@ func Load(opts LoadOptions) (*Config, error) {
 	}
 	channels, hasChannels := raw["channels"]
 	delete(raw, "channels")
+	providerDefaults(raw)
 	if err := decodeInto(raw, "", cfg, &p); err != nil {
 		return nil, err
 	}
@@ -136,4 +137,18 @@ func sections(v any, origin map[string]string, p *problems) map[string]Section {
 		out[name] = Section{Path: path, Raw: raw, env: origin}
 	}
 	return out
+}
+
+// providerDefaults fills the defaults of each "providers" entry that the
+// file and environment leave out, before decoding: a zero there is a
+// choice (maxRetries 0 means never retry), so it cannot mean "unset".
+func providerDefaults(raw map[string]any) {
+	providers, _ := raw["providers"].(map[string]any)
+	for _, entry := range providers {
+		if pc, ok := entry.(map[string]any); ok {
+			if _, set := pc["maxRetries"]; !set {
+				pc["maxRetries"] = DefaultProviderMaxRetries
+			}
+		}
+	}
 }

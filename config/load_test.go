@@ -237,3 +237,11 @@ func TestLoadAcceptsNanobotGatewayAndTools(t *testing.T) {
 	assert.Equal(t, "0.0.0.0", cfg.Gateway["host"])
 	assert.Contains(t, cfg.Tools, "web")
 }
+
+func TestLoadProviderMaxRetriesDefault(t *testing.T) {
+	path := writeConfig(t, `{"providers": {"a": {"apiKey": "k"}, "b": {"maxRetries": 0}}}`)
+	c, err := Load(LoadOptions{Path: path})
+	require.NoError(t, err)
+	assert.Equal(t, DefaultProviderMaxRetries, c.Providers["a"].MaxRetries, "absent: the default")
+	assert.Equal(t, 0, c.Providers["b"].MaxRetries, "an explicit 0 is kept: never retry")
+}
