@@ -52,10 +52,14 @@ func IsOwnID(id string) bool {
 // FileName returns the inbox file name for m:
 // "<unix-ms>_<from>_<unique>.msg.json". The unique part comes from the id,
 // so delivering the same message twice yields the same name, and two
-// messages sent in the same millisecond get different names.
+// messages sent in the same millisecond get different names. For an id of
+// NewID's form the whole id is used: ids grow with every call, so messages
+// one sender stamps in the same millisecond sort in the order it made them
+// (the id's random tail alone would not, when the id was made in a later
+// millisecond than the timestamp).
 func FileName(m *Message) string {
 	unique := strings.ReplaceAll(m.ID, "-", "")
-	if len(unique) > 20 {
+	if len(unique) > 20 && !IsOwnID(m.ID) {
 		unique = unique[len(unique)-20:]
 	}
 	unique = sanitize(unique)

@@ -1,0 +1,169 @@
+package memstore
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"slices"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+)
+
+// UpdateCard implements store.Registry. update runs once, under the hub's
+// lock; it must not call the store. The card is stored as the filesystem
+// store writes it: lists empty rather than nil, an empty status idle or
+// busy as current_tasks say, registered_at and last_heartbeat set.
+func (s *Store) UpdateCard(ctx context.Context, agentID string, update func(*envelope.Card)) (envelope.Card, error) {
+	if err := validID(agentID); err != nil {
+		return envelope.Card{}, fmt.Errorf("update card: %w", err)
+	}
+	if update == nil {
+		return envelope.Card{}, fmt.Errorf("update card %q: update function is nil", agentID)
+	}
+	if err := s.checkOpen(ctx); err != nil {
+		return envelope.Card{}, fmt.Errorf("update card %q: %w", agentID, err)
+	}
+	h := s.hub
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	card := envelope.Card{AgentID: agentID}
+	if raw, ok := h.cards[agentID]; ok {
+		if err := json.Unmarshal(raw, &card); err != nil {
+			return envelope.Card{}, fmt.Errorf("update card %q: %w", agentID, err)
+		}
+	}
+	update(&card)
+	raw, card, err := finishCard(card, agentID, s.opts.Now())
+	if err != nil {
+		return envelope.Card{}, fmt.Errorf("update card %q: %w", agentID, err)
+	}
+	h.cards[agentID] = raw
+	return card, nil
+}
+
+// Card implements store.Registry.
+func (s *Store) Card(ctx context.Context, agentID string) (envelope.Card, error) {
+	if err := validID(agentID); err != nil {
+		return envelope.Card{}, fmt.Errorf("card: %w", err)
+	}
+	if err := s.checkOpen(ctx); err != nil {
+		return envelope.Card{}, fmt.Errorf("card %q: %w", agentID, err)
+	}
+	s.hub.mu.Lock()
+	raw, ok := s.hub.cards[agentID]
+	s.hub.mu.Unlock()
+	if !ok {
+		return envelope.Card{}, fmt.Errorf("card %q: %w", agentID, store.ErrUnknownAgent)
+	}
+	var card envelope.Card
+	err := json.Unmarshal(raw, &card)
+	return card, err
+}
+
+// Cards implements store.Registry.
+func (s *Store) Cards(ctx context.Context) ([]envelope.Card, error) {
+	if err := s.checkOpen(ctx); err != nil {
+		return nil, fmt.Errorf("cards: %w", err)
+	}
+	s.hub.mu.Lock()
+	defer s.hub.mu.Unlock()
+	ids := slices.Sorted(func(yield func(string) bool) {
+		for id := range s.hub.cards {
+			if !yield(id) {
+				return
+			}
+		}
+	})
+	out := make([]envelope.Card, 0, len(ids))
+	for _, id := range ids {
+		var card envelope.Card
+		if err := json.Unmarshal(s.hub.cards[id], &card); err != nil {
+			return nil, err
+		}
+		out = append(out, card)
+	}
+	return out, nil
+}
+
+// finishCard puts card in the form every store writes (see UpdateCard),
+// now being when the update began, and returns its JSON and the card as a
+// reader decodes it.
+func finishCard(card envelope.Card, agentID string, now time.Time) ([]byte, envelope.Card, error) {
+	card.AgentID = agentID
+	for _, list := range []*[]string{&card.Capabilities, &card.AllowFrom, &card.CurrentTasks} {
+		if *list == nil {
+			*list = []string{}
+		}
+	}
+	switch {
+	case card.Status == "" && len(card.CurrentTasks) > 0:
+		card.Status = envelope.StatusBusy
+	case card.Status == "":
+		card.Status = envelope.StatusIdle
+	case !card.Status.Valid():
+		return nil, envelope.Card{}, fmt.Errorf("status %q: want idle, busy or offline", card.Status)
+	}
+	if card.RegisteredAt.IsZero() {
+		card.RegisteredAt = envelope.NewTime(now)
+	}
+	if card.LastHeartbeat.IsZero() {
+		card.LastHeartbeat = card.RegisteredAt
+	}
+	raw, err := json.Marshal(card)
+	if err != nil {
+		return nil, envelope.Card{}, fmt.Errorf("encode card: %w", err)
+	}
+	var written envelope.Card
+	if err := json.Unmarshal(raw, &written); err != nil {
+		return nil, envelope.Card{}, fmt.Errorf("card does not read back: %w", err)
+	}
+	return raw, written, nil
+}
+
+// stateKeyPattern is what a state key must look like, in every store.
+var stateKeyPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+
+// checkStateKey validates the agent id and key of a state record.
+func checkStateKey(agentID, key string) error {
+	if err := validID(agentID); err != nil {
+		return err
+	}
+	if !stateKeyPattern.MatchString(key) {
+		return fmt.Errorf("state key %q: want lower-case letters, digits, '-' or '_'", key)
+	}
+	return nil
+}
+
+// LoadState implements store.StateStore.
+func (s *Store) LoadState(ctx context.Context, agentID, key string) ([]byte, error) {
+	if err := checkStateKey(agentID, key); err != nil {
+		return nil, err
+	}
+	if err := s.checkOpen(ctx); err != nil {
+		return nil, err
+	}
+	s.hub.mu.Lock()
+	defer s.hub.mu.Unlock()
+	data, ok := s.hub.state[agentID+"/"+key]
+	if !ok {
+		return nil, nil
+	}
+	return append([]byte(nil), data...), nil
+}
+
+// SaveState implements store.StateStore.
+func (s *Store) SaveState(ctx context.Context, agentID, key string, data []byte) error {
+	if err := checkStateKey(agentID, key); err != nil {
+		return err
+	}
+	if err := s.checkOpen(ctx); err != nil {
+		return err
+	}
+	s.hub.mu.Lock()
+	defer s.hub.mu.Unlock()
+	s.hub.state[agentID+"/"+key] = append([]byte(nil), data...)
+	return nil
+}

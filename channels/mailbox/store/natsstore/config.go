@@ -1,0 +1,219 @@
+package natsstore
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/switchboard-dev/switchboard/config"
+)
+
+// ConfigPath is the key path of the section Config decodes.
+const ConfigPath = "channels.mailbox.nats"
+
+// Config is the channels.mailbox.nats section. Durations are seconds.
+type Config struct {
+	// URL names the server(s): "nats://host:4222", several separated by
+	// commas; "tls://" requires TLS.
+	URL string `json:"url"`
+	// Credentials is a .creds file (JWT and nkey seed) for this agent.
+	Credentials string `json:"credentials"`
+	// NKey is an nkey seed file, for servers that list users by nkey.
+	NKey string `json:"nkey"`
+	// TLS names the CA that signs the server's certificate and this
+	// client's own certificate and key, for servers that verify clients.
+	TLS TLSConfig `json:"tls"`
+	// Stream is the JetStream stream of the mailbox subjects.
+	Stream string `json:"stream"`
+	// SubjectPrefix starts every mailbox subject.
+	SubjectPrefix string `json:"subjectPrefix"`
+	// The KV buckets of the cards, of presence, of the agents' state and
+	// of the inbox locks.
+	RegistryBucket string `json:"registryBucket"`
+	PresenceBucket string `json:"presenceBucket"`
+	StateBucket    string `json:"stateBucket"`
+	LockBucket     string `json:"lockBucket"`
+	// AckWait is how long a message handed out may go without an
+	// acknowledgement or a sign of progress before it is redelivered.
+	AckWait float64 `json:"ackWait"`
+	// MaxDeliver is how many times a message is handed out before it is
+	// set aside as poison.
+	MaxDeliver int `json:"maxDeliver"`
+	// Replicas is the replication of the stream and buckets on a cluster.
+	Replicas int `json:"replicas"`
+	// LockTTL is how long an inbox stays locked after its owner stops
+	// renewing the lock (crashed on another machine).
+	LockTTL float64 `json:"lockTtl"`
+	// ConnectTimeout bounds connecting to the server.
+	ConnectTimeout float64 `json:"connectTimeout"`
+	// User and Password, for servers that list users with passwords
+	// (prefer credentials or nkey).
+	User     string `json:"user"`
+	Password string `json:"password"`
+	// InboxPrefix starts the subjects replies come back on; give each agent
+	// its own ("_INBOX_coder") and allow it only that one to subscribe to,
+	// so no agent can read another's replies. Empty: "_INBOX".
+	InboxPrefix string `json:"inboxPrefix"`
+}
+
+// TLSConfig holds file paths, all optional.
+type TLSConfig struct {
+	CA   string `json:"ca"`
+	Cert string `json:"cert"`
+	Key  string `json:"key"`
+}
+
+// DefaultConfig returns the defaults: a local server, stream MAILBOX,
+// prefix "mailbox", buckets mailbox-registry, -presence, -state and -locks,
+// ackWait 30, maxDeliver 5, 1 replica, lockTtl 15, connectTimeout 5.
+func DefaultConfig() Config {
+	return Config{
+		URL: nats.DefaultURL, Stream: "MAILBOX", SubjectPrefix: "mailbox",
+		RegistryBucket: "mailbox-registry", PresenceBucket: "mailbox-presence",
+		StateBucket: "mailbox-state", LockBucket: "mailbox-locks",
+		AckWait: 30, MaxDeliver: 5, Replicas: 1, LockTTL: 15, ConnectTimeout: 5,
+	}
+}
+
+// DecodeConfig decodes and validates a channels.mailbox.nats section over
+// the defaults. Errors name the key ("channels.mailbox.nats.ackWait: ...").
+func DecodeConfig(raw map[string]any) (Config, error) {
+	cfg := DefaultConfig()
+	if err := config.Decode(raw, ConfigPath, &cfg); err != nil {
+		return Config{}, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return Config{}, err
+	}
+	return cfg, nil
+}
+
+var (
+	nameRE   = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+	prefixRE = regexp.MustCompile(`^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$`)
+)
+
+// Validate checks the values; every error names its key.
+func (c *Config) Validate() error {
+	key := func(name string) string { return ConfigPath + "." + name }
+	var errs []error
+	bad := func(name, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{key(name)}, args...)...))
+	}
+	if strings.TrimSpace(c.URL) == "" {
+		bad("url", "required, e.g. nats://127.0.0.1:4222")
+	}
+	for _, u := range strings.Split(c.URL, ",") {
+		if u = strings.TrimSpace(u); u == "" {
+			continue
+		}
+		p, err := url.Parse(u)
+		if err != nil || p.Host == "" || !slices.Contains([]string{"nats", "tls", "ws", "wss"}, p.Scheme) {
+			bad("url", "%q: want nats://host:port (or tls://, ws://, wss://)", u)
+		}
+	}
+	if c.Credentials != "" && c.NKey != "" {
+		bad("nkey", "give credentials or nkey, not both")
+	}
+	if c.InboxPrefix != "" && !prefixRE.MatchString(c.InboxPrefix) {
+		bad("inboxPrefix", "%q: want subject tokens of letters, digits, '-' or '_' joined by '.'", c.InboxPrefix)
+	}
+	for name, path := range map[string]string{"credentials": c.Credentials, "nkey": c.NKey,
+		"tls.ca": c.TLS.CA, "tls.cert": c.TLS.Cert, "tls.key": c.TLS.Key} {
+		if path == "" {
+			continue
+		}
+		if _, err := os.Stat(path); err != nil {
+			bad(name, "cannot read %s: %v", path, errors.Unwrap(err))
+		}
+	}
+	if (c.TLS.Cert == "") != (c.TLS.Key == "") {
+		bad("tls", "cert and key go together: give both or neither")
+	}
+	if !nameRE.MatchString(c.Stream) {
+		bad("stream", "%q: want 1 to 64 letters, digits, '-' or '_'", c.Stream)
+	}
+	if !prefixRE.MatchString(c.SubjectPrefix) {
+		bad("subjectPrefix", "%q: want subject tokens of letters, digits, '-' or '_' joined by '.'", c.SubjectPrefix)
+	}
+	buckets := map[string]string{}
+	for _, b := range [][2]string{{"registryBucket", c.RegistryBucket}, {"presenceBucket", c.PresenceBucket},
+		{"stateBucket", c.StateBucket}, {"lockBucket", c.LockBucket}} {
+		if !nameRE.MatchString(b[1]) {
+			bad(b[0], "%q: want 1 to 64 letters, digits, '-' or '_'", b[1])
+		} else if other, dup := buckets[b[1]]; dup {
+			bad(b[0], "%q is also %s; each bucket needs its own name", b[1], key(other))
+		}
+		buckets[b[1]] = b[0]
+	}
+	positive := [][2]any{{"ackWait", c.AckWait}, {"lockTtl", c.LockTTL}, {"connectTimeout", c.ConnectTimeout}}
+	for _, p := range positive {
+		if v := p[1].(float64); v < 1 {
+			bad(p[0].(string), "want a number of seconds, at least 1, got %v", v)
+		}
+	}
+	if c.MaxDeliver < 1 {
+		bad("maxDeliver", "want at least 1, got %d", c.MaxDeliver)
+	}
+	if c.Replicas < 1 || c.Replicas > 5 {
+		bad("replicas", "want 1 to 5, got %d", c.Replicas)
+	}
+	return errors.Join(errs...)
+}
+
+// Connect connects to the configured server as agent (the name the server
+// shows for the connection), reconnecting for ever after a loss.
+func (c *Config) Connect(agent string) (*nats.Conn, error) {
+	opts := []nats.Option{
+		nats.Name("switchboard mailbox " + agent),
+		nats.Timeout(seconds(c.ConnectTimeout)),
+		nats.MaxReconnects(-1),
+	}
+	if c.Credentials != "" {
+		opts = append(opts, nats.UserCredentials(c.Credentials))
+	}
+	if c.User != "" {
+		opts = append(opts, nats.UserInfo(c.User, c.Password))
+	}
+	if c.InboxPrefix != "" {
+		opts = append(opts, nats.CustomInboxPrefix(c.InboxPrefix))
+	}
+	if c.NKey != "" {
+		opt, err := nats.NkeyOptionFromSeed(c.NKey)
+		if err != nil {
+			return nil, fmt.Errorf("%s.nkey: %w", ConfigPath, err)
+		}
+		opts = append(opts, opt)
+	}
+	if c.TLS.CA != "" {
+		opts = append(opts, nats.RootCAs(c.TLS.CA))
+	}
+	if c.TLS.Cert != "" {
+		opts = append(opts, nats.ClientCert(c.TLS.Cert, c.TLS.Key))
+	}
+	nc, err := nats.Connect(c.URL, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("connect to NATS at %s (%s.url): %w", c.URL, ConfigPath, err)
+	}
+	return nc, nil
+}
+
+// Options returns the store options the config sets, on connection nc.
+func (c *Config) Options(nc *nats.Conn) Options {
+	return Options{
+		Conn: nc, Stream: c.Stream, SubjectPrefix: c.SubjectPrefix,
+		RegistryBucket: c.RegistryBucket, PresenceBucket: c.PresenceBucket,
+		StateBucket: c.StateBucket, LockBucket: c.LockBucket,
+		AckWait: seconds(c.AckWait), MaxDeliver: c.MaxDeliver, Replicas: c.Replicas,
+		LockTTL: seconds(c.LockTTL),
+	}
+}
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

@@ -1,0 +1,104 @@
+package natsstore_test
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/switchboard-dev/switchboard/bus"
+	"github.com/switchboard-dev/switchboard/channels/mailbox"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
+	"github.com/switchboard-dev/switchboard/config"
+)
+
+func TestDecodeConfigDefaults(t *testing.T) {
+	cfg, err := natsstore.DecodeConfig(nil)
+	require.NoError(t, err)
+	assert.Equal(t, natsstore.DefaultConfig(), cfg)
+	assert.Equal(t, "nats://127.0.0.1:4222", cfg.URL)
+}
+
+func TestDecodeConfigValues(t *testing.T) {
+	dir := t.TempDir()
+	creds := filepath.Join(dir, "coder.creds")
+	require.NoError(t, os.WriteFile(creds, []byte("x"), 0o600))
+	cfg, err := natsstore.DecodeConfig(map[string]any{
+		"url": "tls://a:4222,tls://b:4222", "credentials": creds, "stream": "MBX",
+		"subject_prefix": "team.mail", "ackWait": "45", "maxDeliver": 7, "replicas": 3,
+		"tls": map[string]any{"ca": creds},
+	})
+	require.NoError(t, err)
+	assert.Equal(t, "team.mail", cfg.SubjectPrefix, "snake_case keys are accepted")
+	assert.Equal(t, 45.0, cfg.AckWait, "numbers from the environment")
+	assert.Equal(t, 7, cfg.MaxDeliver)
+	assert.Equal(t, creds, cfg.TLS.CA)
+}
+
+// TestDecodeConfigErrorsNameTheKey: every bad value is reported with its
+// full key path.
+func TestDecodeConfigErrorsNameTheKey(t *testing.T) {
+	cases := []struct {
+		raw  map[string]any
+		want string
+	}{
+		{map[string]any{"url": ""}, "channels.mailbox.nats.url: required"},
+		{map[string]any{"url": "http://x:1"}, "channels.mailbox.nats.url: \"http://x:1\""},
+		{map[string]any{"credentials": "/nonexistent/a.creds"}, "channels.mailbox.nats.credentials: cannot read"},
+		{map[string]any{"nkey": "/nonexistent/seed"}, "channels.mailbox.nats.nkey: cannot read"},
+		{map[string]any{"tls": map[string]any{"cert": "/nonexistent/c.pem"}}, "channels.mailbox.nats.tls: cert and key go together"},
+		{map[string]any{"tls": map[string]any{"ca": "/nonexistent/ca.pem"}}, "channels.mailbox.nats.tls.ca: cannot read"},
+		{map[string]any{"stream": "MAIL.BOX"}, "channels.mailbox.nats.stream"},
+		{map[string]any{"subjectPrefix": "mail.*"}, "channels.mailbox.nats.subjectPrefix"},
+		{map[string]any{"stateBucket": "mailbox-registry"}, "channels.mailbox.nats.stateBucket: \"mailbox-registry\" is also channels.mailbox.nats.registryBucket"},
+		{map[string]any{"lockBucket": "a b"}, "channels.mailbox.nats.lockBucket"},
+		{map[string]any{"ackWait": 0}, "channels.mailbox.nats.ackWait: want a number of seconds"},
+		{map[string]any{"lockTtl": 0.5}, "channels.mailbox.nats.lockTtl"},
+		{map[string]any{"maxDeliver": 0}, "channels.mailbox.nats.maxDeliver: want at least 1"},
+		{map[string]any{"replicas": 6}, "channels.mailbox.nats.replicas: want 1 to 5"},
+		{map[string]any{"ackWait": "soon"}, "channels.mailbox.nats.ackWait"},
+		{map[string]any{"ulr": "nats://x:1"}, "channels.mailbox.nats.ulr"},
+	}
+	for _, c := range cases {
+		_, err := natsstore.DecodeConfig(c.raw)
+		require.Error(t, err, "%v", c.raw)
+		assert.Contains(t, err.Error(), c.want, "%v", c.raw)
+	}
+	_, err := natsstore.DecodeConfig(map[string]any{"ulr": "x"})
+	assert.ErrorIs(t, err, config.ErrUnknownKey)
+}
+
+// TestChannelsOnTheNATSBackendFromConfig: two mailbox channels configured
+// with backend "nats" (the registration of this package) talk through an
+// embedded server, and a connection failure names the key.
+func TestChannelsOnTheNATSBackendFromConfig(t *testing.T) {
+	ts := startServer(t, "")
+	start := func(id string) (*mailbox.Channel, *bus.Bus) {
+		cfg := mailbox.DefaultConfig()
+		cfg.AgentID, cfg.Backend = id, natsstore.BackendName
+		cfg.NATS = map[string]any{"url": ts.url()}
+		b := bus.New(16)
+		ch, err := mailbox.New(cfg, b, mailbox.Options{})
+		require.NoError(t, err)
+		require.NoError(t, ch.Start(waitCtx(t)))
+		t.Cleanup(func() { ch.Stop(waitCtx(t)) })
+		return ch, b
+	}
+	alice, _ := start("alice")
+	_, bobBus := start("bob")
+	_, err := alice.Post(waitCtx(t), mailbox.Request{To: "bob", Text: "over NATS"})
+	require.NoError(t, err)
+	in, err := bobBus.ConsumeInbound(waitCtx(t))
+	require.NoError(t, err)
+	assert.Equal(t, "over NATS", in.Content)
+	assert.Equal(t, "alice", in.SenderID)
+
+	cfg := mailbox.DefaultConfig()
+	cfg.AgentID, cfg.Backend = "carol", natsstore.BackendName
+	cfg.NATS = map[string]any{"url": "nats://127.0.0.1:1", "connectTimeout": 1}
+	_, err = mailbox.OpenBackend(cfg, mailbox.BackendDeps{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "channels.mailbox.nats.url")
+}

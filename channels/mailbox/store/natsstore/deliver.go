@@ -1,0 +1,86 @@
+package natsstore
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+)
+
+// Deliver implements store.Sender. It validates and encodes msg within the
+// size cap and publishes it on mailbox.<to>.inbox.<from>, waiting for the
+// stream's acknowledgement: once Deliver returns nil the message is stored
+// (on Replicas servers). The Nats-Msg-Id is the recipient and the message
+// id, so a publish retried within the duplicate window is dropped by the
+// stream.
+func (s *Store) Deliver(ctx context.Context, msg *envelope.Message) error {
+	if err := s.checkOpen(ctx); err != nil {
+		return err
+	}
+	data, err := encode(msg, s.opts.MaxMessageBytes)
+	if err != nil {
+		return err
+	}
+	m := nats.NewMsg(s.names.inbox(msg.To, msg.From))
+	m.Data = data
+	m.Header.Set(jetstream.MsgIDHeader, publishID(msg, data))
+	ack, err := s.js.PublishMsg(ctx, m)
+	if err != nil {
+		if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
+			err = fmt.Errorf("%w (%v)", cerr, err)
+		}
+		return fmt.Errorf("deliver %s to %q: %w", msg.ID, msg.To, err)
+	}
+	if ack.Duplicate {
+		s.opts.Logger.Debug("message already in the stream", "id", msg.ID, "to", msg.To)
+		return nil
+	}
+	s.emit(store.Event{Kind: store.EventSent, Agent: msg.To, MessageID: msg.ID, From: msg.From,
+		Ref: fmt.Sprintf("%s#%d", ack.Stream, ack.Sequence)})
+	return nil
+}
+
+// publishID is the Nats-Msg-Id of msg: the recipient and the id, plus a
+// hash of the bytes for ids that are not unique (nanobot's).
+func publishID(msg *envelope.Message, data []byte) string {
+	if envelope.IsOwnID(msg.ID) {
+		return msg.To + ":" + msg.ID
+	}
+	sum := sha256.Sum256(data)
+	return msg.To + ":" + msg.ID + ":" + hex.EncodeToString(sum[:8])
+}
+
+// encode validates msg and encodes it within maxBytes.
+func encode(msg *envelope.Message, maxBytes int64) ([]byte, error) {
+	if msg == nil {
+		return nil, errors.New("deliver: nil message")
+	}
+	if err := envelope.ValidateAgentID(msg.From); err != nil {
+		return nil, fmt.Errorf("deliver %s: from: %w", msg.ID, err)
+	}
+	if err := envelope.ValidateAgentID(msg.To); err != nil {
+		return nil, fmt.Errorf("deliver %s: to: %w", msg.ID, err)
+	}
+	if err := envelope.Validate(msg); err != nil {
+		return nil, fmt.Errorf("deliver %s: %w", msg.ID, err)
+	}
+	if msg.Timestamp.IsZero() {
+		return nil, fmt.Errorf("deliver %s: %w: missing timestamp", msg.ID, envelope.ErrMalformed)
+	}
+	data, err := envelope.Encode(msg)
+	if err != nil {
+		return nil, fmt.Errorf("deliver %s: encode: %w", msg.ID, err)
+	}
+	if n := int64(len(data)); n > maxBytes {
+		return nil, fmt.Errorf("deliver %s to %q: message is %d bytes, over the limit of %d bytes (maxMessageBytes): %w",
+			msg.ID, msg.To, n, maxBytes, envelope.ErrTooLarge)
+	}
+	return data, nil
+}

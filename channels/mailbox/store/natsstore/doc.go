@@ -1,0 +1,29 @@
+// Package natsstore is the mailbox store on NATS JetStream, for agents on
+// several machines. It keeps the store contract the filesystem store keeps
+// (the conformance suite in storetest checks both) and registers itself as
+// mailbox backend "nats".
+//
+// Layout on the server (names configurable):
+//
+//	stream MAILBOX              work-queue stream, file storage, subjects:
+//	  mailbox.<to>.inbox.<from>   a message from <from> to <to>
+//	  mailbox.<agent>.dead        what <agent>'s inbox set aside, with the reason
+//	consumer inbox-<agent>      durable pull consumer of mailbox.<agent>.inbox.*,
+//	                            explicit acks, AckWait, MaxDeliver
+//	KV mailbox-registry         agent cards, JSON as in _registry.json
+//	KV mailbox-presence         one key per online agent, expiring after
+//	                            offlineAfter without a heartbeat (watchable)
+//	KV mailbox-state            the agents' own records
+//	KV mailbox-locks            the owner of each inbox, expiring when the
+//	                            owner stops renewing it
+//
+// The sender is a subject token, so per-agent credentials can allow an
+// agent to publish only as itself and to consume only its own inbox; a
+// message whose "from" disagrees with the subject it came on is set aside.
+// An agent id of letters, digits, '-' and '_' is used as it is; any other
+// ('.' or non-ASCII letters) becomes "=" followed by its base64url form.
+//
+// The message id, with the recipient, is the Nats-Msg-Id, so the stream
+// drops a retried publish within its duplicate window; the inbox also
+// drops a copy of a message it handled recently.
+package natsstore

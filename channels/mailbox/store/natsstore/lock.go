@@ -1,0 +1,108 @@
+package natsstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"syscall"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+)
+
+// holder is the value of an inbox lock: who owns the inbox.
+type holder struct {
+	PID  int    `json:"pid"`
+	Host string `json:"host"`
+}
+
+func (h holder) String() string {
+	if h.Host == hostname() && h.PID == os.Getpid() {
+		return fmt.Sprintf("this process (pid %d)", h.PID)
+	}
+	return fmt.Sprintf("process %d on %s", h.PID, h.Host)
+}
+
+// inboxLock is one held lock in the lock bucket. The bucket's TTL frees
+// the lock of an owner that stopped renewing it.
+type inboxLock struct {
+	kv  jetstream.KeyValue
+	key string
+	val []byte
+	rev uint64 // guarded by the owner's goroutines taking turns
+}
+
+// lockInbox takes agent's lock, or fails with an error wrapping
+// store.ErrInboxBusy naming the holder. The lock of a process on this host
+// that no longer runs is taken over at once.
+func (s *Store) lockInbox(ctx context.Context, agent string) (*inboxLock, error) {
+	me := holder{PID: os.Getpid(), Host: hostname()}
+	val, _ := json.Marshal(me)
+	l := &inboxLock{kv: s.locks, key: token(agent), val: val}
+	for range 3 {
+		rev, err := l.kv.Create(ctx, l.key, val)
+		if err == nil {
+			l.rev = rev
+			return l, nil
+		}
+		if !errors.Is(err, jetstream.ErrKeyExists) {
+			return nil, fmt.Errorf("lock inbox of %q: %w", agent, err)
+		}
+		e, err := l.kv.Get(ctx, l.key)
+		if errors.Is(err, jetstream.ErrKeyNotFound) {
+			continue // expired meanwhile
+		}
+		if err != nil {
+			return nil, fmt.Errorf("lock inbox of %q: %w", agent, err)
+		}
+		var h holder
+		_ = json.Unmarshal(e.Value(), &h)
+		if h.Host != me.Host || h.PID == me.PID || alive(h.PID) {
+			return nil, fmt.Errorf("inbox of %q is open in %s; stop it first (a crashed holder's lock expires after %s): %w",
+				agent, h, s.opts.LockTTL, store.ErrInboxBusy)
+		}
+		rev, err = l.kv.Update(ctx, l.key, val, e.Revision())
+		if err == nil {
+			s.opts.Logger.Info("took over the inbox lock of a process that no longer runs", "agent", agent, "pid", h.PID)
+			l.rev = rev
+			return l, nil
+		}
+	}
+	return nil, fmt.Errorf("lock inbox of %q: the lock keeps changing hands: %w", agent, store.ErrInboxBusy)
+}
+
+// renew keeps the lock from expiring.
+func (l *inboxLock) renew(ctx context.Context) error {
+	rev, err := l.kv.Update(ctx, l.key, l.val, l.rev)
+	if err != nil {
+		return fmt.Errorf("renew inbox lock: %w", err)
+	}
+	l.rev = rev
+	return nil
+}
+
+// release deletes the lock if it is still ours.
+func (l *inboxLock) release(ctx context.Context) error {
+	err := l.kv.Delete(ctx, l.key, jetstream.LastRevision(l.rev))
+	if err != nil {
+		return fmt.Errorf("release inbox lock: %w", err)
+	}
+	return nil
+}
+
+// alive reports whether a process with pid runs on this host.
+func alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+func hostname() string {
+	h, _ := os.Hostname()
+	return h
+}

@@ -1,0 +1,206 @@
+package natsstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+)
+
+// handledKeep is how many settled message ids an inbox remembers to drop a
+// copy that arrives later (a publish retried after the stream's duplicate
+// window).
+const handledKeep = 65536
+
+// requestTimeout bounds a request to the server made without a deadline.
+const requestTimeout = 10 * time.Second
+
+// claim is the Delivery.Ref of this store.
+type claim struct {
+	in    *Inbox
+	msg   jetstream.Msg
+	seq   uint64
+	id    string
+	own   bool
+	state refState // guarded by in.mu
+}
+
+type refState int
+
+const (
+	refClaimed refState = iota
+	refAcked
+	refQuarantined
+)
+
+// Next implements store.Inbox. Messages come in stream order; those left
+// unacknowledged when the inbox was last closed come again first. Input that cannot be used (does not
+// decode, too large, addressed to another agent, sent on another agent's
+// subject, or handed out MaxDeliver times without an acknowledgement) is
+// moved to the dead-letter subject with the reason and reported as
+// EventQuarantined; a copy of a message already handled is acknowledged
+// and dropped (EventDuplicate). Next returns store.ErrClosed once the inbox
+// is closed, or ctx's error.
+func (in *Inbox) Next(ctx context.Context) (*store.Delivery, error) {
+	select {
+	case in.sem <- struct{}{}:
+	case <-in.ctx.Done():
+		return nil, store.ErrClosed
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-in.sem }()
+	for {
+		if in.ctx.Err() != nil {
+			return nil, store.ErrClosed
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		m := in.pop()
+		if m == nil {
+			select {
+			case <-in.arrived:
+			case <-in.ctx.Done():
+				return nil, store.ErrClosed
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			}
+			continue
+		}
+		if d := in.take(ctx, m); d != nil {
+			return d, nil
+		}
+	}
+}
+
+// take turns a pulled message into a delivery, or sets it aside, or drops
+// it; nil means "nothing to hand out".
+func (in *Inbox) take(ctx context.Context, m jetstream.Msg) *store.Delivery {
+	md, err := m.Metadata()
+	if err != nil {
+		in.s.opts.Logger.Warn("message without JetStream metadata ignored", "agent", in.agent, "err", err)
+		return nil
+	}
+	seq := md.Sequence.Stream
+	in.mu.Lock()
+	_, handedOut := in.claims[seq]
+	in.mu.Unlock()
+	if handedOut { // redelivered while still being worked on: the claim stands
+		return nil
+	}
+	msg, reason := in.check(m)
+	if reason == "" && seq <= in.seenBelow {
+		reason = in.countAttempt(ctx, seq)
+	}
+	if reason != "" {
+		in.setAside(ctx, m, seq, msg, reason, store.EventQuarantined)
+		return nil
+	}
+	own := envelope.IsOwnID(msg.ID)
+	in.mu.Lock()
+	dup := own && (in.handled.has(msg.ID) || in.inflight[msg.ID] > 0)
+	if !dup {
+		if own {
+			in.inflight[msg.ID]++
+		}
+		c := &claim{in: in, msg: m, seq: seq, id: msg.ID, own: own}
+		in.claims[seq] = c
+		in.mu.Unlock()
+		in.s.emit(store.Event{Kind: store.EventClaimed, Agent: in.agent, MessageID: msg.ID, From: msg.From, Ref: ref(seq)})
+		return &store.Delivery{Message: msg, Redelivered: md.NumDelivered > 1 || seq <= in.seenBelow, Ref: c}
+	}
+	in.mu.Unlock()
+	if err := in.s.ack(ctx, m); err != nil {
+		in.s.opts.Logger.Warn("cannot drop a duplicate; it comes back", "agent", in.agent, "id", msg.ID, "err", err)
+		return nil
+	}
+	in.s.emit(store.Event{Kind: store.EventDuplicate, Agent: in.agent, MessageID: msg.ID, From: msg.From, Ref: ref(seq)})
+	return nil
+}
+
+// check decodes m and returns the message, or the reason it cannot be
+// handed out (with the message when it decoded).
+func (in *Inbox) check(m jetstream.Msg) (*envelope.Message, string) {
+	if n := int64(len(m.Data())); n > in.s.opts.MaxMessageBytes {
+		return nil, fmt.Sprintf("%v: %d bytes, over %d", envelope.ErrTooLarge, n, in.s.opts.MaxMessageBytes)
+	}
+	msg, err := envelope.DecodeBytes(m.Data())
+	if err != nil {
+		return nil, err.Error()
+	}
+	if msg.To != in.agent {
+		return msg, fmt.Sprintf("addressed to %q, not to %q", msg.To, in.agent)
+	}
+	if got := in.s.names.senderToken(m.Subject()); got != token(msg.From) {
+		return msg, fmt.Sprintf("sender mismatch: published as %q, claims to be from %q", got, msg.From)
+	}
+	return msg, ""
+}
+
+// setAside publishes m's data on the inbox's dead-letter subject with the
+// reason, then acknowledges m, and reports an event of kind. If the dead
+// letter cannot be stored, m is left unacknowledged and comes back.
+func (in *Inbox) setAside(ctx context.Context, m jetstream.Msg, seq uint64, msg *envelope.Message, reason string, kind store.EventKind) error {
+	if err := in.s.publishDead(ctx, in.agent, m, seq, reason); err != nil {
+		in.s.opts.Logger.Error("cannot set a message aside; it comes back", "agent", in.agent, "reason", reason, "err", err)
+		return err
+	}
+	if err := in.s.ack(ctx, m); err != nil {
+		return fmt.Errorf("acknowledge a message set aside: %w", err)
+	}
+	ev := store.Event{Kind: kind, Agent: in.agent, Ref: ref(seq), Reason: reason}
+	if msg != nil {
+		ev.MessageID, ev.From = msg.ID, msg.From
+	}
+	in.s.opts.Logger.Warn("mailbox message set aside", "agent", in.agent, "id", ev.MessageID, "reason", reason)
+	in.s.emit(ev)
+	return nil
+}
+
+// ack acknowledges m, waiting for the server unless Options.AsyncAck.
+func (s *Store) ack(ctx context.Context, m jetstream.Msg) error {
+	if s.opts.AsyncAck {
+		return m.Ack()
+	}
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, requestTimeout)
+		defer cancel()
+	}
+	err := m.DoubleAck(ctx)
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return m.Ack() // the caller gave up waiting; still send it
+	}
+	return err
+}
+
+func ref(seq uint64) string { return fmt.Sprintf("#%d", seq) }
+
+// idRing is a set of the last n ids added.
+type idRing struct {
+	set  map[string]struct{}
+	ring []string
+	next int
+}
+
+func newIDRing(n int) *idRing { return &idRing{set: map[string]struct{}{}, ring: make([]string, n)} }
+
+func (r *idRing) has(id string) bool { _, ok := r.set[id]; return ok }
+
+func (r *idRing) add(id string) {
+	if r.has(id) {
+		return
+	}
+	if old := r.ring[r.next]; old != "" {
+		delete(r.set, old)
+	}
+	r.ring[r.next] = id
+	r.set[id] = struct{}{}
+	r.next = (r.next + 1) % len(r.ring)
+}

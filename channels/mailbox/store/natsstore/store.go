@@ -1,0 +1,233 @@
+package natsstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+)
+
+// Options configures a Store. Zero values take the defaults of
+// DefaultConfig; Conn is required.
+type Options struct {
+	// Conn is the connection to use. Close closes it only with OwnConn.
+	Conn    *nats.Conn
+	OwnConn bool
+	// Stream, SubjectPrefix and the bucket names: see Config.
+	Stream         string
+	SubjectPrefix  string
+	RegistryBucket string
+	PresenceBucket string
+	StateBucket    string
+	LockBucket     string
+	// AckWait, MaxDeliver, Replicas and LockTTL: see Config.
+	AckWait    time.Duration
+	MaxDeliver int
+	Replicas   int
+	LockTTL    time.Duration
+	// PresenceTTL is how long a presence key outlives its last heartbeat
+	// (the mailbox's offlineAfter; default 30s).
+	PresenceTTL time.Duration
+	// DuplicateWindow is how long the stream remembers message ids to drop
+	// a retried publish (default 2 minutes).
+	DuplicateWindow time.Duration
+	// MaxMessageBytes caps one encoded message (default 1 MiB).
+	MaxMessageBytes int64
+	// Prefetch is how many messages an inbox pulls ahead (default 32).
+	Prefetch int
+	// AsyncAck acknowledges without waiting for the server's confirmation:
+	// faster, but an acknowledgement lost in a crash redelivers the message
+	// to the next owner of the inbox.
+	AsyncAck bool
+	// Observer receives an Event for each message handled; may be nil.
+	Observer store.Observer
+	// Logger receives warnings; nil discards.
+	Logger *slog.Logger
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+}
+
+func (o *Options) setDefaults() {
+	d := DefaultConfig()
+	def := func(s *string, v string) {
+		if *s == "" {
+			*s = v
+		}
+	}
+	def(&o.Stream, d.Stream)
+	def(&o.SubjectPrefix, d.SubjectPrefix)
+	def(&o.RegistryBucket, d.RegistryBucket)
+	def(&o.PresenceBucket, d.PresenceBucket)
+	def(&o.StateBucket, d.StateBucket)
+	def(&o.LockBucket, d.LockBucket)
+	dur := func(p *time.Duration, v time.Duration) {
+		if *p <= 0 {
+			*p = v
+		}
+	}
+	dur(&o.AckWait, seconds(d.AckWait))
+	dur(&o.LockTTL, seconds(d.LockTTL))
+	dur(&o.PresenceTTL, 30*time.Second)
+	dur(&o.DuplicateWindow, 2*time.Minute)
+	if o.MaxDeliver <= 0 {
+		o.MaxDeliver = d.MaxDeliver
+	}
+	if o.Replicas <= 0 {
+		o.Replicas = d.Replicas
+	}
+	if o.MaxMessageBytes <= 0 {
+		o.MaxMessageBytes = 1 << 20
+	}
+	if o.Prefetch <= 0 {
+		o.Prefetch = 32
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+}
+
+// Store is the JetStream mailbox store. It is safe for concurrent use.
+type Store struct {
+	opts     Options
+	names    names
+	nc       *nats.Conn
+	js       jetstream.JetStream
+	stream   jetstream.Stream
+	registry jetstream.KeyValue
+	presence jetstream.KeyValue
+	state    jetstream.KeyValue
+	locks    jetstream.KeyValue
+
+	mu      sync.Mutex
+	closed  bool
+	inboxes map[*Inbox]struct{}
+}
+
+var _ store.Backend = (*Store)(nil)
+
+// Open opens the store on opts.Conn, creating the stream and the buckets
+// when they do not exist yet (which needs the permission to; with per-agent
+// credentials an administrator creates them first, see docs/backends.md).
+func Open(ctx context.Context, opts Options) (*Store, error) {
+	if opts.Conn == nil {
+		return nil, errors.New("natsstore: Options.Conn is required")
+	}
+	opts.setDefaults()
+	js, err := jetstream.New(opts.Conn)
+	if err != nil {
+		return nil, fmt.Errorf("natsstore: %w", err)
+	}
+	s := &Store{opts: opts, names: names{prefix: opts.SubjectPrefix}, nc: opts.Conn, js: js,
+		inboxes: map[*Inbox]struct{}{}}
+	if err := s.setUp(ctx); err != nil {
+		if opts.OwnConn {
+			opts.Conn.Close()
+		}
+		return nil, err
+	}
+	return s, nil
+}
+
+// setUp finds or creates the stream and the buckets.
+func (s *Store) setUp(ctx context.Context) error {
+	o := s.opts
+	stream, err := s.js.Stream(ctx, o.Stream)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		stream, err = s.js.CreateStream(ctx, jetstream.StreamConfig{
+			Name: o.Stream, Subjects: s.names.streamSubjects(),
+			Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage,
+			Duplicates: o.DuplicateWindow, Replicas: o.Replicas,
+			Description: "switchboard mailbox: inboxes and dead letters",
+		})
+		if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) { // created meanwhile
+			stream, err = s.js.Stream(ctx, o.Stream)
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("natsstore: stream %s: %w", o.Stream, err)
+	}
+	s.stream = stream
+	buckets := []struct {
+		kv  *jetstream.KeyValue
+		cfg jetstream.KeyValueConfig
+	}{
+		{&s.registry, jetstream.KeyValueConfig{Bucket: o.RegistryBucket, Description: "switchboard agent cards"}},
+		{&s.presence, jetstream.KeyValueConfig{Bucket: o.PresenceBucket, TTL: o.PresenceTTL,
+			LimitMarkerTTL: max(o.PresenceTTL, time.Second), Description: "switchboard agents online"}},
+		{&s.state, jetstream.KeyValueConfig{Bucket: o.StateBucket, Description: "switchboard agent records"}},
+		{&s.locks, jetstream.KeyValueConfig{Bucket: o.LockBucket, TTL: o.LockTTL,
+			Description: "switchboard inbox owners"}},
+	}
+	for _, b := range buckets {
+		b.cfg.Storage, b.cfg.Replicas = jetstream.FileStorage, o.Replicas
+		kv, err := s.js.KeyValue(ctx, b.cfg.Bucket)
+		if errors.Is(err, jetstream.ErrBucketNotFound) {
+			kv, err = s.js.CreateKeyValue(ctx, b.cfg)
+			if errors.Is(err, jetstream.ErrBucketExists) {
+				kv, err = s.js.KeyValue(ctx, b.cfg.Bucket)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("natsstore: bucket %s: %w", b.cfg.Bucket, err)
+		}
+		*b.kv = kv
+	}
+	return nil
+}
+
+// Close implements store.Backend: it closes the open inboxes (their
+// unacknowledged deliveries are released for redelivery), flushes, and
+// closes the connection if the store owns it.
+func (s *Store) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	open := make([]*Inbox, 0, len(s.inboxes))
+	for in := range s.inboxes {
+		open = append(open, in)
+	}
+	s.mu.Unlock()
+	var errs []error
+	for _, in := range open {
+		errs = append(errs, in.Close())
+	}
+	if s.opts.OwnConn {
+		errs = append(errs, s.nc.Drain())
+	} else if !s.nc.IsClosed() {
+		errs = append(errs, s.nc.Flush())
+	}
+	return errors.Join(errs...)
+}
+
+func (s *Store) checkOpen(ctx context.Context) error {
+	s.mu.Lock()
+	closed := s.closed
+	s.mu.Unlock()
+	if closed {
+		return store.ErrClosed
+	}
+	return ctx.Err()
+}
+
+func (s *Store) emit(ev store.Event) {
+	if s.opts.Observer == nil {
+		return
+	}
+	if ev.Time.IsZero() {
+		ev.Time = s.opts.Now()
+	}
+	s.opts.Observer(ev)
+}

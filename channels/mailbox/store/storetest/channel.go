@@ -1,0 +1,96 @@
+package storetest
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/switchboard-dev/switchboard/bus"
+	"github.com/switchboard-dev/switchboard/channels/mailbox"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+)
+
+func (s *suite) runChannel(t *testing.T) {
+	t.Run("MessageToBus", s.testChannelMessage)
+	t.Run("ReplyIsNotALoop", s.testChannelReply)
+	t.Run("TaskLifecycleAndCallback", s.testChannelTask)
+	t.Run("ForgedCallbackIgnored", s.testChannelForgedCallback)
+	t.Run("AllowFrom", s.testChannelAllowFrom)
+	t.Run("Loop", s.testChannelLoop)
+	t.Run("Capacity", s.testChannelCapacity)
+	t.Run("Presence", s.testChannelPresence)
+	t.Run("TaskRedeliveredAfterRestart", s.testChannelRestart)
+}
+
+// agent is one running mailbox channel with its own bus and backend.
+type agent struct {
+	ch     *mailbox.Channel
+	bus    *bus.Bus
+	be     store.Backend
+	events *Events
+}
+
+// startAgent starts a mailbox channel for id on a new backend of w.
+func (w *world) startAgent(t *testing.T, id string, tune func(*mailbox.Config)) *agent {
+	t.Helper()
+	ev := NewEvents()
+	be := w.open(t, ev.Observe)
+	return startOn(t, be, ev, id, tune)
+}
+
+// startOn starts a mailbox channel for id on be.
+func startOn(t *testing.T, be store.Backend, ev *Events, id string, tune func(*mailbox.Config)) *agent {
+	t.Helper()
+	cfg := mailbox.DefaultConfig()
+	cfg.Enabled, cfg.AgentID, cfg.MailboxesRoot = true, id, "unused-with-an-explicit-backend"
+	if tune != nil {
+		tune(&cfg)
+	}
+	b := bus.New(64)
+	ch, err := mailbox.New(cfg, b, mailbox.Options{Backend: be})
+	require.NoError(t, err)
+	require.NoError(t, ch.Start(waitCtx(t)))
+	a := &agent{ch: ch, bus: b, be: be, events: ev}
+	t.Cleanup(func() { a.stop(t) })
+	return a
+}
+
+// stop stops the channel (a no-op when stopped).
+func (a *agent) stop(t *testing.T) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), WaitLimit)
+	defer cancel()
+	if err := a.ch.Stop(ctx); err != nil {
+		t.Errorf("stop %s: %v", a.ch.AgentID(), err)
+	}
+}
+
+// recv returns the next inbound message on the agent's bus.
+func (a *agent) recv(t *testing.T) bus.InboundMessage {
+	t.Helper()
+	in, err := a.bus.ConsumeInbound(waitCtx(t))
+	require.NoError(t, err, "inbound message for %s", a.ch.AgentID())
+	return in
+}
+
+// post sends req from the agent or fails the test.
+func (a *agent) post(t *testing.T, req mailbox.Request) string {
+	t.Helper()
+	m, err := a.ch.Post(waitCtx(t), req)
+	require.NoError(t, err)
+	return m.ID
+}
+
+// busReply is the agent loop's answer to an inbound message.
+func busReply(to, text string, md map[string]any) bus.OutboundMessage {
+	return bus.OutboundMessage{Channel: mailbox.ChannelName, ChatID: to, Content: text, Metadata: md}
+}
+
+// meta returns the mailbox metadata of an inbound message.
+func meta(t *testing.T, in bus.InboundMessage) *mailbox.Meta {
+	t.Helper()
+	m, ok := mailbox.MetaOf(in.Metadata)
+	require.True(t, ok, "inbound message without mailbox metadata: %+v", in)
+	return m
+}

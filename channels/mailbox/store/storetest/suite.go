@@ -1,0 +1,78 @@
+package storetest
+
+import (
+	"testing"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+)
+
+// Factory makes one fresh, empty mailbox store for a test and returns the
+// harness through which the suite reaches it. Resources it starts are
+// released through t.Cleanup.
+type Factory func(t *testing.T) *Harness
+
+// Harness is one store under test.
+type Harness struct {
+	// Open connects a new Backend to the store, as another process would:
+	// every Backend opened on one Harness sees the same inboxes, cards and
+	// state. obs (may be nil) receives the new Backend's events. The suite
+	// closes what it opens.
+	Open func(t *testing.T, obs store.Observer) store.Backend
+	// InjectRaw puts data, as it is, into agent's inbox as if sent by
+	// from, bypassing every check of Deliver, so the suite can hand the
+	// inbox input that does not decode. Nil when the backend cannot hold
+	// such input (see Features.NoRawInput).
+	InjectRaw func(t *testing.T, agent, from string, data []byte)
+}
+
+// Features says what a backend lacks or adds; the zero value is a backend
+// that has everything the suite checks and nothing extra.
+type Features struct {
+	// NoRawInput skips the tests of input that does not decode.
+	NoRawInput bool
+	// MaxDeliver, when above 0, is how many times the backend hands out a
+	// message that is never acknowledged before it sets the message aside
+	// as poison (reported as EventQuarantined). 0: the backend redelivers
+	// for ever, as the filesystem does.
+	MaxDeliver int
+	// NoChannel skips the channel-level tests.
+	NoChannel bool
+}
+
+// Run runs the whole suite as subtests of t.
+func Run(t *testing.T, f Factory, features Features) {
+	t.Helper()
+	s := &suite{f: f, feat: features}
+	t.Run("Delivery", s.runDelivery)
+	t.Run("Redelivery", s.runRedelivery)
+	t.Run("Poison", s.runPoison)
+	t.Run("Registry", s.runRegistry)
+	t.Run("State", s.runState)
+	t.Run("Errors", s.runErrors)
+	if !features.NoChannel {
+		t.Run("Channel", s.runChannel)
+	}
+}
+
+type suite struct {
+	f    Factory
+	feat Features
+}
+
+// world is one store under test with the backends a test opened on it.
+type world struct {
+	h *Harness
+}
+
+func (s *suite) world(t *testing.T) *world {
+	t.Helper()
+	return &world{h: s.f(t)}
+}
+
+// open opens a backend and closes it when the test ends.
+func (w *world) open(t *testing.T, obs store.Observer) store.Backend {
+	t.Helper()
+	be := w.h.Open(t, obs)
+	t.Cleanup(func() { be.Close() })
+	return be
+}
