@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"unicode/utf8"
 
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
@@ -54,6 +55,7 @@ func (l *Loop) handle(ctx context.Context, in bus.InboundMessage) {
 		}
 		return
 	}
+	l.log.Info("turn", "session", key, "from", in.SenderID, "text", clip(content))
 	turn := NewTurn(in)
 	msgs, reply, err := l.converse(ctx, turn, h, user)
 	if ctx.Err() != nil {
@@ -75,6 +77,7 @@ func (l *Loop) handle(ctx context.Context, in bus.InboundMessage) {
 	if turn.Answered() || reply == "" && k != kindTask {
 		return
 	}
+	l.log.Info("answer", "session", key, "channel", in.Channel, "chat", in.ChatID, "text", clip(reply))
 	out := bus.OutboundMessage{Channel: in.Channel, ChatID: in.ChatID, Content: reply, Metadata: md}
 	if err := l.cfg.Bus.PublishOutbound(ctx, out); err != nil {
 		l.log.Error("reply not published", "session", key, "err", err)
@@ -142,7 +145,23 @@ func (l *Loop) runTool(ctx context.Context, turn *Turn, c ToolCall) (out string)
 	}()
 	res, err := tool.Execute(ctx, Call{ID: c.ID, Name: c.Name, Arguments: c.Arguments, Turn: turn})
 	if err != nil {
-		return "error: " + err.Error()
+		res = "error: " + err.Error()
 	}
+	l.log.Info("tool", "session", turn.SessionKey, "tool", c.Name, "args", clip(c.Arguments), "result", clip(res))
 	return res
+}
+
+// maxLogText caps the text quoted in a log line.
+const maxLogText = 300
+
+// clip shortens s for a log line.
+func clip(s string) string {
+	if len(s) <= maxLogText {
+		return s
+	}
+	cut := maxLogText
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }

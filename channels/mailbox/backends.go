@@ -79,5 +79,17 @@ func openFS(cfg Config, deps BackendDeps) (store.Backend, error) {
 		PollInterval:    seconds(cfg.PollInterval),
 		Observer:        deps.Observer,
 		Logger:          deps.Logger,
+		AuditLog:        cfg.AuditLog,
+		AuditMaxBytes:   cfg.AuditMaxBytes,
+		AuditKeep:       AuditKeep(cfg.AuditKeep),
 	})
+}
+
+// AuditKeep turns the config's auditKeep (rotated files kept, 0: none)
+// into fsstore.Options.AuditKeep (0: the default, negative: none).
+func AuditKeep(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
 }

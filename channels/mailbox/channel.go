@@ -50,6 +50,7 @@ type Channel struct {
 	received *recentMessages
 	active   map[string]*activeTask // tasks this agent works on, by task id
 	sent     *sentTasks             // tasks this agent delegated
+	replies  *replyLedger           // requests owed a reply, both ways
 	inbox    store.Inbox
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
@@ -125,6 +126,10 @@ func (c *Channel) Start(ctx context.Context) error {
 		return fmt.Errorf("open inbox of %q: %w", c.cfg.AgentID, err)
 	}
 	sent, err := loadSentTasks(ctx, c.backend, c.cfg.AgentID)
+	var replies *replyLedger
+	if err == nil {
+		replies, err = loadReplyLedger(ctx, c.backend, c.cfg.AgentID)
+	}
 	if err == nil {
 		err = c.register(ctx)
 	}
@@ -133,12 +138,14 @@ func (c *Channel) Start(ctx context.Context) error {
 		c.closeOwnedBackend()
 		return err
 	}
-	c.inbox, c.sent = inbox, sent
+	c.inbox, c.sent, c.replies = inbox, sent, replies
 	runCtx, cancel := context.WithCancel(context.Background())
 	c.cancel, c.running = cancel, true
 	c.wg.Go(func() { c.receiveLoop(runCtx) })
 	c.wg.Go(func() { c.heartbeatLoop(runCtx) })
 	c.wg.Go(func() { c.sentDeadlineLoop(runCtx) })
+	c.wg.Go(func() { c.replyDeadlineLoop(runCtx, replies) })
+	c.wg.Go(func() { c.pruneLoop(runCtx) })
 	c.Logger().Info("mailbox channel started", "agent", c.cfg.AgentID)
 	return nil
 }

@@ -17,6 +17,8 @@ type ComposeOptions struct {
 	// Original is the message being replied to, when the request is a
 	// reply; nil makes it a new send or forward.
 	Original *Meta
+	// ReplyTimeout sets reply_by of a request that has none (0: none).
+	ReplyTimeout time.Duration
 }
 
 // Compose builds the message agent `from` sends for req, with the same
@@ -44,6 +46,9 @@ func Compose(from string, req Request, opts ComposeOptions) (*envelope.Message, 
 	if !req.Type.Valid() {
 		return nil, fmt.Errorf("send: unknown type %q (want message, task or task_update)", req.Type)
 	}
+	if err := envelope.ValidateSubject(req.Subject); err != nil {
+		return nil, fmt.Errorf("send: subject: %w", err)
+	}
 	msg := &envelope.Message{
 		ID: envelope.NewID(), From: from, To: req.To,
 		Timestamp: envelope.NewTime(opts.Now), Type: req.Type, ReplyTo: req.ReplyTo,
@@ -59,6 +64,7 @@ func Compose(from string, req Request, opts ComposeOptions) (*envelope.Message, 
 	if err := applyTask(msg, req); err != nil {
 		return nil, err
 	}
+	applyConversation(msg, req, opts)
 	if err := envelope.Validate(msg); err != nil {
 		return nil, fmt.Errorf("send: %w", err)
 	}
@@ -70,7 +76,7 @@ func applyRoute(msg *envelope.Message, req Request, opts ComposeOptions) error {
 	if orig := opts.Original; orig != nil {
 		msg.Trace = slices.Clone(orig.Trace)
 		msg.TTL = orig.TTL
-		msg.ThreadID = cmp.Or(orig.ThreadID, orig.MessageID, msg.ID)
+		msg.ThreadID = cmp.Or(orig.ThreadID, req.ThreadID, orig.MessageID, msg.ID)
 		msg.ReplyTo = cmp.Or(msg.ReplyTo, orig.MessageID)
 		msg.HopCount = orig.HopCount + 1
 		if msg.HopCount > opts.MaxThreadHops {
@@ -94,8 +100,30 @@ func applyRoute(msg *envelope.Message, req Request, opts ComposeOptions) error {
 	}
 	msg.TTL = ttl - 1
 	msg.Trace = append(trace, msg.From)
-	msg.ThreadID = msg.ID
+	msg.ThreadID = cmp.Or(req.ThreadID, msg.ID)
 	return nil
+}
+
+// applyConversation fills the task a plain message belongs to (given, or
+// that of the message it answers) and when a reply to a request is due.
+func applyConversation(msg *envelope.Message, req Request, opts ComposeOptions) {
+	if msg.Type == envelope.TypeMessage {
+		msg.TaskID = req.TaskID
+		if msg.TaskID == "" && opts.Original != nil {
+			msg.TaskID = opts.Original.TaskOf()
+		}
+	}
+	if !msg.ExpectsReply || msg.Type == envelope.TypeTask {
+		return // a task's result is due by its deadline
+	}
+	due := req.ReplyBy
+	if due.IsZero() && opts.ReplyTimeout > 0 {
+		due = opts.Now.Add(opts.ReplyTimeout)
+	}
+	if !due.IsZero() {
+		t := envelope.NewTime(due)
+		msg.ReplyBy = &t
+	}
 }
 
 // applyTask fills the task block of a task or task_update.

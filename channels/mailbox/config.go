@@ -45,12 +45,16 @@ type Config struct {
 	// NATS holds the "nats" backend's settings; that backend decodes and
 	// validates them.
 	NATS map[string]any `json:"nats"`
+
+	// Conversations holds the keys of threads, replies owed, addressing,
+	// the audit log and retention.
+	Conversations
 }
 
 // DefaultConfig returns the defaults: allowFrom ["*"], 3 concurrent tasks,
 // pollInterval 5, root ~/.nanobot/mailboxes, heartbeat every 5 s, offline
 // after 30 s, ttl 3, 1 MiB messages, 20 hops per thread, tasks time out
-// after 30 minutes, fsync on, backend "fs".
+// after 30 minutes, fsync on, backend "fs", and DefaultConversations.
 func DefaultConfig() Config {
 	return Config{
 		AllowFrom:          []string{"*"},
@@ -65,6 +69,7 @@ func DefaultConfig() Config {
 		TaskTimeout:        1800,
 		Fsync:              true,
 		Backend:            "fs",
+		Conversations:      DefaultConversations(),
 	}
 }
 
@@ -104,6 +109,7 @@ func (c *Config) Validate(prefix string) error {
 	if c.MailboxesRoot == "" {
 		errs = append(errs, fmt.Errorf("%s: required", key("mailboxesRoot")))
 	}
+	errs = append(errs, c.Conversations.validate(key)...)
 	if _, ok := lookupBackend(c.Backend); !ok {
 		errs = append(errs, fmt.Errorf("%s: unknown backend %q (known: %v; forgotten import?)",
 			key("backend"), c.Backend, backendNames()))

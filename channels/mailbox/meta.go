@@ -15,20 +15,23 @@ const (
 
 // Meta describes the mailbox message behind an InboundMessage.
 type Meta struct {
-	MessageID    string          `json:"message_id"`
-	From         string          `json:"from"`
-	To           string          `json:"to"`
-	Type         envelope.Type   `json:"type"`
-	Task         *envelope.Task  `json:"task,omitempty"`
-	TTL          int             `json:"ttl"`
-	Trace        []string        `json:"trace"`
-	ReplyTo      string          `json:"reply_to,omitempty"`
-	ThreadID     string          `json:"thread_id,omitempty"`
-	Subject      string          `json:"subject,omitempty"`
-	HopCount     int             `json:"hop_count,omitempty"`
-	ExpectsReply bool            `json:"expects_reply,omitempty"`
-	Priority     int             `json:"priority,omitempty"`
-	Parts        []envelope.Part `json:"parts,omitempty"`
+	MessageID    string         `json:"message_id"`
+	From         string         `json:"from"`
+	To           string         `json:"to"`
+	Type         envelope.Type  `json:"type"`
+	Task         *envelope.Task `json:"task,omitempty"`
+	TTL          int            `json:"ttl"`
+	Trace        []string       `json:"trace"`
+	ReplyTo      string         `json:"reply_to,omitempty"`
+	ThreadID     string         `json:"thread_id,omitempty"`
+	Subject      string         `json:"subject,omitempty"`
+	HopCount     int            `json:"hop_count,omitempty"`
+	ExpectsReply bool           `json:"expects_reply,omitempty"`
+	Priority     int            `json:"priority,omitempty"`
+	// TaskID is the task a plain message belongs to (see TaskOf).
+	TaskID  string          `json:"task_id,omitempty"`
+	ReplyBy *envelope.Time  `json:"reply_by,omitempty"`
+	Parts   []envelope.Part `json:"parts,omitempty"`
 	// Callback is set when the message was routed back to the
 	// conversation of a task this agent delegated (see Routed).
 	Callback *envelope.Callback `json:"callback,omitempty"`
@@ -37,6 +40,18 @@ type Meta struct {
 	// so that a nanobot sender can route them.
 	TaskCallback *envelope.Callback `json:"task_callback,omitempty"`
 	Redelivered  bool               `json:"redelivered,omitempty"`
+	// Notice is set on what the channel itself tells the agent rather
+	// than a message it received: NoticeOverdue.
+	Notice string `json:"notice,omitempty"`
+}
+
+// TaskOf returns the task the message belongs to: its task block's id,
+// else TaskID.
+func (m *Meta) TaskOf() string {
+	if m.Task != nil && m.Task.ID != "" {
+		return m.Task.ID
+	}
+	return m.TaskID
 }
 
 // IsTask reports whether the message is a task request.
@@ -114,12 +129,16 @@ func fromMetadata[T any](md map[string]any, key string, out *T) bool {
 	return json.Unmarshal(data, out) == nil
 }
 
+// MetaOfMessage returns the Meta of a stored message, as the channel
+// would attach it to the InboundMessage it makes of m.
+func MetaOfMessage(m *envelope.Message) Meta { return metaOfMessage(m, false) }
+
 func metaOfMessage(m *envelope.Message, redelivered bool) Meta {
 	return Meta{
 		MessageID: m.ID, From: m.From, To: m.To, Type: m.Type, Task: m.Task,
 		TTL: m.TTL, Trace: m.Trace, ReplyTo: m.ReplyTo, ThreadID: m.ThreadID,
 		Subject: m.Subject, HopCount: m.HopCount, ExpectsReply: m.ExpectsReply,
 		Priority: m.Priority, Parts: m.Content.Parts, Redelivered: redelivered,
-		TaskCallback: m.Callback,
+		TaskCallback: m.Callback, TaskID: m.TaskID, ReplyBy: m.ReplyBy,
 	}
 }

@@ -42,6 +42,7 @@ func (c *Channel) overdue(ctx context.Context, t sentTask) {
 	if err := c.sent.setState(ctx, t.TaskID, envelope.StateFailed); err != nil {
 		c.Logger().Warn("record overdue task", "task", t.TaskID, "err", err)
 	}
+	c.sweepTask(ctx, t.TaskID)
 	meta := Meta{From: t.To, To: c.cfg.AgentID, Type: envelope.TypeTaskUpdate, ThreadID: t.ThreadID,
 		Task:    &envelope.Task{ID: t.TaskID, State: envelope.StateFailed, Reason: "no result by deadline"},
 		ReplyTo: t.MessageID, Callback: t.Callback}

@@ -23,8 +23,9 @@ type Request struct {
 	Reason    string
 	// Deadline, when set, is when a task must be done.
 	Deadline time.Time
-	// Callback names the conversation a task began in; results of the task
-	// are routed back there. Only tasks record it.
+	// Callback names the conversation a task or a request began in; the
+	// task's results, the request's reply and a notice that the reply is
+	// overdue are routed back there. Only tasks carry it on the wire.
 	Callback *envelope.Callback
 	// ReplyTo is the id of the message this one answers.
 	ReplyTo string
@@ -32,10 +33,19 @@ type Request struct {
 	// forward or delegation inherits its trace and ttl.
 	Parent *Meta
 	// TTL overrides the hop budget of a new message (0: the default).
-	TTL          int
-	Subject      string
+	TTL int
+	// Subject is a kebab-case topic (envelope.ValidateSubject).
+	Subject string
+	// ExpectsReply makes the message a request: its receiver owes a reply,
+	// due by ReplyBy (default: now + channels.mailbox.replyTimeout).
 	ExpectsReply bool
-	Priority     int
+	ReplyBy      time.Time
+	// Priority is 0 (default) to 3; pending messages of higher priority
+	// are taken first.
+	Priority int
+	// ThreadID joins a new message to an existing thread (a reply always
+	// joins the thread of the message it answers).
+	ThreadID string
 }
 
 // Post sends one message from this agent. A reply (a task_update, or an
@@ -44,10 +54,12 @@ type Request struct {
 // thread's hop limit. Anything else appends this agent to the trace and
 // spends one hop of ttl, and is refused with ErrLoop or ErrTTLExhausted.
 // A task's callback is recorded before delivery so that its updates can be
-// routed back, also after a restart.
+// routed back, also after a restart; so is a request (ExpectsReply), so
+// that a reply that does not come in time is reported. A reply archives
+// the request it answers (see Archive).
 func (c *Channel) Post(ctx context.Context, req Request) (*envelope.Message, error) {
 	c.mu.Lock()
-	running, backend, sent := c.running, c.backend, c.sent
+	running, backend, sent, replies := c.running, c.backend, c.sent, c.replies
 	c.mu.Unlock()
 	if !running {
 		return nil, ErrNotRunning
@@ -63,12 +75,21 @@ func (c *Channel) Post(ctx context.Context, req Request) (*envelope.Message, err
 		}
 		recorded = true
 	}
+	undo, err := c.awaitReply(ctx, replies, msg, req.Callback)
+	if err != nil {
+		if recorded {
+			sent.remove(context.WithoutCancel(ctx), msg.Task.ID)
+		}
+		return nil, err
+	}
 	if err := backend.Deliver(ctx, msg); err != nil {
 		if recorded {
 			sent.remove(context.WithoutCancel(ctx), msg.Task.ID)
 		}
+		undo()
 		return nil, fmt.Errorf("send to %q: %w", msg.To, err)
 	}
+	c.releaseAnswered(ctx, replies, msg)
 	return msg, nil
 }
 
@@ -80,7 +101,8 @@ func (c *Channel) build(req Request) (*envelope.Message, error) {
 		orig = &m
 	}
 	return Compose(c.cfg.AgentID, req, ComposeOptions{
-		DefaultTTL: c.cfg.DefaultTTL, MaxThreadHops: c.cfg.MaxThreadHops, Now: c.now(), Original: orig})
+		DefaultTTL: c.cfg.DefaultTTL, MaxThreadHops: c.cfg.MaxThreadHops, Now: c.now(), Original: orig,
+		ReplyTimeout: c.cfg.replyTimeout()})
 }
 
 // repliedTo finds the message req answers, if req is a reply: a

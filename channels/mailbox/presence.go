@@ -54,11 +54,16 @@ func (c *Channel) heartbeatLoop(ctx context.Context) {
 }
 
 // syncCard writes the current task list, the status that follows from it
-// and a fresh heartbeat.
+// and a fresh heartbeat. It holds c.mu throughout, as Stop does while it
+// marks the agent offline, so that a task ending during Stop can neither
+// revive the card afterwards nor use a store Stop has closed.
 func (c *Channel) syncCard(ctx context.Context) error {
 	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.running {
+		return nil // stopped: the card says offline
+	}
 	tasks := c.activeIDsLocked()
-	c.mu.Unlock()
 	now := envelope.NewTime(c.now())
 	_, err := c.backend.UpdateCard(ctx, c.cfg.AgentID, func(card *envelope.Card) {
 		if card.AgentID == "" || card.RegisteredAt.IsZero() {

@@ -70,10 +70,27 @@ func (c *Channel) handle(ctx context.Context, d *store.Delivery) error {
 		}
 	}
 	in = c.route(ctx, m, meta, in)
+	held := holdsForReply(m)
+	if held {
+		c.replies.hold(d) // acknowledged when answered (see Archive)
+	}
 	if err := c.Bus().PublishInbound(ctx, in); err != nil {
+		if held {
+			c.replies.release(m.ID, m.From)
+		}
 		return err
 	}
-	return c.inbox.Ack(ctx, d)
+	c.recordMessage(ctx, store.EventDelivered, m, "")
+	if held {
+		return nil
+	}
+	if err := c.inbox.Ack(ctx, d); err != nil {
+		return err
+	}
+	if m.Type == envelope.TypeTaskUpdate && m.Task != nil && m.Task.State.Terminal() {
+		c.sweepTask(ctx, m.Task.ID) // the task this agent delegated is over
+	}
+	return nil
 }
 
 // isLoop reports a message that is not a reply but has already passed
@@ -146,6 +163,9 @@ func (c *Channel) route(ctx context.Context, m *envelope.Message, meta Meta, in 
 		}
 	case m.ReplyTo != "":
 		rec, ok = c.sent.lookupMessage(m.ReplyTo, m.From)
+		if p, answered := c.replies.answered(ctx, m.ReplyTo, m.From); !ok && answered && p.Callback != nil {
+			rec, ok = sentTask{Callback: p.Callback}, true
+		}
 	}
 	if !ok || rec.Callback == nil || rec.Callback.Channel == "" {
 		return in

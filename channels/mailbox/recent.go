@@ -19,6 +19,7 @@ func newRecentMessages(size int) *recentMessages {
 }
 
 func (r *recentMessages) add(m Meta) {
+	m.Parts = nil // replies need the routing fields only; parts can be up to maxMessageBytes each
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if _, ok := r.byID[m.MessageID]; ok {

@@ -166,3 +166,14 @@ func overdueNotice(t sentTask) string {
 	return fmt.Sprintf("task %s delegated to %s got no result by its deadline (%s); it is treated as failed",
 		t.TaskID, t.To, t.Deadline.Format(time.RFC3339))
 }
+
+// list returns the open delegated tasks.
+func (s *sentTasks) list() []sentTask {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]sentTask, 0, len(s.byTask))
+	for _, t := range s.byTask {
+		out = append(out, t)
+	}
+	return out
+}

@@ -51,7 +51,11 @@ func (c *Channel) receiveTask(ctx context.Context, d *store.Delivery, meta Meta,
 	if reason != "" {
 		c.Logger().Info("task rejected", "task", task.ID, "from", meta.From, "reason", reason)
 		c.answerTask(ctx, meta, envelope.StateRejected, reason)
-		return c.inbox.Ack(ctx, d)
+		if err := c.inbox.Ack(ctx, d); err != nil {
+			return err
+		}
+		c.sweepTask(ctx, task.ID)
+		return nil
 	}
 	deadline := c.now().Add(seconds(c.cfg.TaskTimeout))
 	if task.Deadline != nil && task.Deadline.Before(deadline) {
@@ -68,6 +72,7 @@ func (c *Channel) receiveTask(ctx context.Context, d *store.Delivery, meta Meta,
 		c.dropActive(task.ID)
 		return err
 	}
+	c.recordMessage(ctx, store.EventDelivered, d.Message, "")
 	return nil
 }
 
@@ -103,6 +108,8 @@ func (c *Channel) FinishTask(ctx context.Context, taskID string, state envelope.
 		TaskState: state, Reason: reason, Text: text, Parts: parts, Parent: &t.meta, ReplyTo: t.meta.MessageID})
 	if ackErr := c.inbox.Ack(context.WithoutCancel(ctx), t.delivery); ackErr != nil {
 		c.Logger().Warn("acknowledge finished task", "task", taskID, "err", ackErr)
+	} else {
+		c.sweepTask(ctx, taskID)
 	}
 	return msg, err
 }
@@ -164,7 +171,12 @@ func (c *Channel) receiveCancel(ctx context.Context, d *store.Delivery, meta Met
 	if err := c.Bus().PublishInbound(ctx, in); err != nil {
 		return true, err
 	}
-	return true, c.inbox.Ack(ctx, d)
+	c.recordMessage(ctx, store.EventDelivered, d.Message, "")
+	if err := c.inbox.Ack(ctx, d); err != nil {
+		return true, err
+	}
+	c.sweepTask(ctx, task.ID)
+	return true, nil
 }
 
 // cardChanged writes the new task list to the card at once.

@@ -1,7 +1,11 @@
 package main_test
 
 import (
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -73,7 +77,42 @@ func TestInboxListsUnreadableFiles(t *testing.T) {
 
 func TestInboxOfUnknownAgent(t *testing.T) {
 	s := newSandbox(t)
+	before := snapshot(t, s.root)
 	assert.Empty(t, s.ok("inbox", "nobody", "--json"))
 	assert.Equal(t, "no messages pending for nobody\n", s.ok("inbox", "nobody"))
-	assert.Empty(t, files(t, s.root), "read only: no folder created")
+	requireUnchanged(t, before, s.root, "inbox") // read only: no folder created
+}
+
+// TestAgentsStatusFromHeartbeats: the status shown is computed from the
+// heartbeat and the tasks, not taken from the card.
+func TestAgentsStatusFromHeartbeats(t *testing.T) {
+	s := newSandbox(t)
+	now := time.Now().UTC()
+	card := func(id, status string, heartbeat time.Time, tasks string) string {
+		return `"` + id + `": {"agent_id": "` + id + `", "description": "", "capabilities": ["review"], "status": "` + status +
+			`", "allow_from": ["*"], "max_concurrent_tasks": 2, "current_tasks": [` + tasks + `],
+			"registered_at": "2026-04-26T10:00:00+00:00", "last_heartbeat": "` + heartbeat.Format("2006-01-02T15:04:05.000000+00:00") + `"}`
+	}
+	s.writeNanobotFile("_registry.json", "{"+strings.Join([]string{
+		card("busy-one", "idle", now.Add(-3*time.Second), `"t1"`), // the card lags: tasks say busy
+		card("crashed", "busy", now.Add(-10*time.Minute), `"t2"`), // no heartbeat for 10 minutes
+		card("stopped", "offline", now.Add(-time.Second), ""),     // said goodbye
+		card("quiet", "idle", now.Add(-20*time.Second), ""),       // within offlineAfter (30s)
+	}, ",")+"}")
+
+	status := map[string]string{}
+	for _, l := range decodeLines(t, s.ok("agents", "--json")) {
+		status[l["agent_id"].(string)] = l["effective_status"].(string)
+	}
+	assert.Equal(t, map[string]string{"busy-one": "busy", "crashed": "offline", "stopped": "offline", "quiet": "idle"}, status)
+
+	human := s.ok("agents")
+	assert.Regexp(t, `(?m)^busy-one +busy +0 +1/2 +review +\d+s ago +-$`, human)
+	assert.Regexp(t, `(?m)^crashed +offline +0 +1/2 +review +10m ago +-$`, human)
+	assert.Regexp(t, `(?m)^quiet +idle +0 +0/2 +review +\d+s ago +-$`, human)
+
+	// A shorter offlineAfter in the config makes the quiet agent offline.
+	conf := filepath.Join(s.home, "strict.json")
+	require.NoError(t, os.WriteFile(conf, []byte(`{"channels": {"mailbox": {"offlineAfter": 10}}}`), 0o600))
+	assert.Regexp(t, `(?m)^quiet +offline `, s.ok("--config", conf, "agents"))
 }

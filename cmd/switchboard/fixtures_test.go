@@ -86,9 +86,34 @@ var (
 func (s *sandbox) writeFixtures() {
 	s.t.Helper()
 	now := time.Now().UTC().Format("2006-01-02T15:04:05.000000+00:00") // Python's isoformat()
-	s.writeFile("_registry.json", strings.Replace(registryJSON, "NOW", now, 1))
-	s.writeFile(taskPath, taskFromNanobot)
-	s.writeFile(acceptedPath, acceptedByNanobot)
+	s.writeNanobotFile("_registry.json", strings.Replace(registryJSON, "NOW", now, 1))
+	s.writeNanobotFile(taskPath, taskFromNanobot)
+	s.writeNanobotFile(acceptedPath, acceptedByNanobot)
+}
+
+// Modes of what nanobot creates: Python's mkdir and open under the usual
+// umask 022.
+const (
+	nanobotDirMode  = 0o755
+	nanobotFileMode = 0o644
+)
+
+// writeNanobotFile writes a file under the root as nanobot does: its
+// folders 0755, the file 0644, written as rel's name + ".tmp" and renamed
+// into place.
+func (s *sandbox) writeNanobotFile(rel, content string) string {
+	s.t.Helper()
+	path := filepath.Join(s.root, rel)
+	dir := filepath.Dir(path)
+	require.NoError(s.t, os.MkdirAll(dir, nanobotDirMode))
+	for d := dir; d != s.root; d = filepath.Dir(d) {
+		require.NoError(s.t, os.Chmod(d, nanobotDirMode)) // whatever the umask
+	}
+	tmp := strings.TrimSuffix(path, ".json") + ".tmp"
+	require.NoError(s.t, os.WriteFile(tmp, []byte(content), nanobotFileMode))
+	require.NoError(s.t, os.Chmod(tmp, nanobotFileMode))
+	require.NoError(s.t, os.Rename(tmp, path))
+	return path
 }
 
 // writeFile writes a file under the root, creating its folders 0700.

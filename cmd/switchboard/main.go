@@ -20,6 +20,10 @@ import (
 var version = "dev"
 
 func main() {
+	// A reader that goes away (switchboard recv coder | head -1) makes
+	// writes to stdout fail with EPIPE instead of killing the process, so
+	// recv and watch stop cleanly (recv marks the agent offline).
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := cli.Main(ctx, os.Args[1:], cli.Env{
 		Stdout:  os.Stdout,

@@ -3,6 +3,7 @@ package main_test
 import (
 	"encoding/json"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -103,10 +104,13 @@ func TestRecvAgentAlreadyRunning(t *testing.T) {
 
 func TestRecvUsage(t *testing.T) {
 	s := newSandbox(t)
+	before := snapshot(t, s.root)
 	assertOneLineError(t, s.run("recv"), 2, "missing argument AGENT")
 	assertOneLineError(t, s.run("recv", "../x"), 2, "invalid agent id")
 	assertOneLineError(t, s.run("recv", "worker", "--count", "-1"), 2, "--count -1")
-	assert.Empty(t, files(t, s.root))
+	assertOneLineError(t, s.run("recv", "worker", "--count", "two"), 2, `invalid argument "two" for "--count"`)
+	requireUnchanged(t, before, s.root, "a refused recv") // nothing registered, no folder
+
 }
 
 // agentCard returns agent's line of agents --json.
@@ -119,4 +123,40 @@ func agentCard(t *testing.T, s *sandbox, agent string) map[string]any {
 	}
 	t.Fatalf("agent %s not listed", agent)
 	return nil
+}
+
+// TestRecvJSONMailboxDetails: the nanobot task waiting in the inbox and a
+// message with a file and data part, as recv --json prints them.
+func TestRecvJSONMailboxDetails(t *testing.T) {
+	s := newSandbox(t)
+	s.writeFixtures()
+	file := filepath.Join(s.home, "report.pdf")
+	require.NoError(t, os.WriteFile(file, []byte("%PDF"), 0o600))
+	recv := s.start("recv", "coder", "--count", "2", "--json")
+	recv.awaitStderr("listening as coder")
+	id := s.sendID("--from", "writer", "--to", "coder", "--text", "see attached", "--file", file, "--data", `{"pages": 3}`)
+
+	var task, msg map[string]any
+	require.NoError(t, json.Unmarshal([]byte(recv.next(recv.stdout, "recv output")), &task))
+	require.NoError(t, json.Unmarshal([]byte(recv.next(recv.stdout, "recv output")), &msg))
+	require.Equal(t, 0, recv.wait(), "stderr:\n%s", recv.stderrSoFar())
+
+	meta := task["mailbox"].(map[string]any)
+	assert.Equal(t, "帮我写排序函数", task["content"])
+	assert.Equal(t, "msg_1745659200_researcher", meta["message_id"])
+	assert.Equal(t, "task", meta["type"])
+	assert.Equal(t, float64(3), meta["ttl"], "nanobot's null ttl reads as the default")
+	assert.Equal(t, []any{}, meta["trace"], "nanobot's null trace reads as empty")
+	assert.Equal(t, map[string]any{"channel": "feishu", "session_id": "feishu:user_123"}, meta["task_callback"])
+	assert.NotContains(t, meta, "callback", "never routed: coder did not send that task")
+
+	meta = msg["mailbox"].(map[string]any)
+	assert.Equal(t, "see attached", msg["content"])
+	assert.Equal(t, []any{file}, msg["media"], "file parts are the bus message's media")
+	assert.Equal(t, id, meta["message_id"])
+	assert.Equal(t, []any{
+		map[string]any{"type": "text", "text": "see attached"},
+		map[string]any{"type": "data", "data": map[string]any{"pages": float64(3)}},
+		map[string]any{"type": "file", "path": file},
+	}, meta["parts"])
 }

@@ -126,7 +126,7 @@ func TestSendRelativeFileBecomesAbsolute(t *testing.T) {
 func TestSendUsageErrors(t *testing.T) {
 	s := newSandbox(t)
 	s.writeFixtures()
-	before := files(t, s.root)
+	before := snapshot(t, s.root)
 	base := []string{"send", "--from", "researcher", "--to", "coder"}
 	tests := []struct {
 		name string
@@ -143,6 +143,8 @@ func TestSendUsageErrors(t *testing.T) {
 		{"data a list", append(base, "--data", "[1,2]"), "--data: want a JSON object"},
 		{"data null", append(base, "--data", "null"), "--data: want a JSON object"},
 		{"missing file", append(base, "--file", "/no/such/file"), "--file /no/such/file: no such file"},
+		{"file a folder", append(base, "--file", s.home), "--file " + s.home + ": is a folder, not a file"},
+		{"data and missing file", append(base, "--data", `{"ok": true}`, "--file", "gone.txt"), "--file gone.txt: no such file"},
 		{"bad deadline", append(base, "--type", "task", "--text", "x", "--deadline", "tomorrow"), "--deadline: want an RFC 3339 time"},
 		{"negative deadline", append(base, "--type", "task", "--text", "x", "--deadline", "-5m"), "--deadline: duration -5m"},
 		{"task_update without task id", append(base, "--type", "task_update", "--text", "x"), "needs --task-id"},
@@ -163,7 +165,7 @@ func TestSendUsageErrors(t *testing.T) {
 			r := s.run(tt.args...)
 			assertOneLineError(t, r, 2, tt.want)
 			assert.Contains(t, r.stderr, "run 'switchboard help send'")
-			assert.Equal(t, before, files(t, s.root), "nothing written")
+			requireUnchanged(t, before, s.root, "a refused send")
 		})
 	}
 }
@@ -171,7 +173,8 @@ func TestSendUsageErrors(t *testing.T) {
 func TestSendToInsecureRootFails(t *testing.T) {
 	s := newSandbox(t)
 	require.NoError(t, os.Chmod(s.root, 0o777))
+	before := snapshot(t, s.root)
 	r := s.run("send", "--from", "a", "--to", "b", "--text", "x")
 	assertOneLineError(t, r, 1, "writable by group or others")
-	assert.Empty(t, files(t, s.root))
+	requireUnchanged(t, before, s.root, "a refused send")
 }

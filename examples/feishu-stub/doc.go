@@ -12,4 +12,8 @@
 // simplified: only text messages) and the url_verification handshake.
 // GET /feishu/replies?chat_id=X&after=N&wait=S returns the replies to chat X
 // after the first N, waiting up to S seconds for one to arrive.
+//
+// README.md in this folder tells the whole story with two agent processes:
+// a Feishu user asks researcher, researcher delegates to coder through the
+// mailbox, and the answer lands in the user's chat.
 package feishustub

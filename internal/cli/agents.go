@@ -28,7 +28,8 @@ and last heartbeat. Agents that have messages waiting but never registered
 are listed too, as unregistered.`,
 		Example: `  switchboard agents
   switchboard agents --json | jq -r 'select(.effective_status != "offline") | .agent_id'`,
-		Args: exactArgs(),
+		Args:              exactArgs(),
+		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: a.action(func(cmd *cobra.Command, _ []string) error {
 			return a.agents(cmd, jsonOut)
 		}),
@@ -46,15 +47,17 @@ type agentLine struct {
 }
 
 func (a *app) agents(cmd *cobra.Command, jsonOut bool) error {
-	st, s, err := a.openStore()
+	st, s, err := a.openExistingStore()
 	if err != nil {
 		return err
 	}
-	defer st.Close()
 	now := time.Now()
-	lines, err := listAgents(cmd.Context(), st, now, seconds(s.mailbox.OfflineAfter))
-	if err != nil {
-		return err
+	var lines []agentLine
+	if st != nil { // a missing root has no agents
+		defer st.Close()
+		if lines, err = listAgents(cmd.Context(), st, now, seconds(s.mailbox.OfflineAfter)); err != nil {
+			return err
+		}
 	}
 	if jsonOut {
 		for _, l := range lines {
@@ -65,7 +68,7 @@ func (a *app) agents(cmd *cobra.Command, jsonOut bool) error {
 		return nil
 	}
 	if len(lines) == 0 {
-		_, err := fmt.Fprintf(a.env.Stdout, "no agents in %s\n", st.Root())
+		_, err := fmt.Fprintf(a.env.Stdout, "no agents in %s\n", s.mailbox.MailboxesRoot)
 		return err
 	}
 	p := newPalette(a.env.Stdout, a.env.Environ)

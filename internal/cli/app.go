@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 )
@@ -45,8 +46,8 @@ func Main(ctx context.Context, args []string, env Env) int {
 	cmd.SetOut(env.Stdout)
 	cmd.SetErr(env.Stderr)
 	failed, err := cmd.ExecuteContextC(ctx)
-	if err == nil {
-		return ExitOK
+	if err == nil || errors.Is(err, syscall.EPIPE) {
+		return ExitOK // EPIPE: whoever read stdout has all it wanted
 	}
 	usage := isUsage(err) || !a.started
 	msg := oneLine(err.Error())
@@ -101,6 +102,7 @@ take --json and then print one JSON object per line.`,
 	pf.StringVar(&a.conf, "config", "", "config file (default ~/.nanobot/config.json; a missing default file is fine)")
 	root.AddCommand(
 		a.runCommand(),
+		a.demoCommand(),
 		a.sendCommand(),
 		a.recvCommand(),
 		a.inboxCommand(),
@@ -108,8 +110,11 @@ take --json and then print one JSON object per line.`,
 		a.threadCommand(),
 		a.watchCommand(),
 		a.doctorCommand(),
+		a.logCommand(),
+		a.pendingCommand(),
 		a.versionCommand(),
 	)
+	a.strictCompletion(root)
 	return root
 }
 

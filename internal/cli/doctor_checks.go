@@ -38,6 +38,7 @@ type doctorRun struct {
 	now          time.Time
 	offlineAfter time.Duration
 	maxBytes     int64
+	conv         doctorConv
 
 	findings []finding
 }
@@ -48,18 +49,21 @@ func (d *doctorRun) run() []finding {
 	if !d.checkRoot() {
 		return d.findings
 	}
+	d.checkTree()
 	cards := d.checkRegistry()
 	agents, err := agentDirs(d.root)
 	if err != nil {
 		d.add(finding{Check: "root", Severity: severityError, Path: d.root, Detail: "cannot list: " + err.Error()})
 		return d.findings
 	}
+	d.checkRootStaging()
 	for _, agent := range agents {
 		d.checkStaging(agent)
 		d.checkRejected(agent)
 		pending := d.checkInbox(agent)
 		d.checkOffline(agent, cards, pending)
 	}
+	d.checkConversations(agents, cards)
 	for _, check := range checkOrder[1:] {
 		if !slices.ContainsFunc(d.findings, func(f finding) bool { return f.Check == check }) {
 			d.add(finding{Check: check, Severity: severityOK, Path: d.root, Detail: okDetail[check]})
@@ -72,15 +76,21 @@ func (d *doctorRun) run() []finding {
 }
 
 // checkOrder is the order of the checks and of their findings.
-var checkOrder = []string{"root", "registry", "staging", "rejected", "inbox", "offline_agent"}
+var checkOrder = append([]string{"root", "permissions", "foreign", "registry", "staging", "rejected", "inbox", "offline_agent"},
+	convChecks...)
 
 // okDetail says what an "ok" finding of each check means.
 var okDetail = map[string]string{
+	"permissions":   "every file and folder is yours and private",
+	"foreign":       "no symlinks or special files",
 	"registry":      "every card readable",
 	"staging":       "no orphan staging files",
 	"rejected":      "nothing quarantined",
 	"inbox":         "every inbox file is a readable message for its agent",
 	"offline_agent": "no offline agent has messages waiting",
+	"orphan_inbox":  "no messages wait for an agent gone for good",
+	"stuck_claim":   "no message is stuck in a claim",
+	"overdue_reply": "no reply is overdue",
 }
 
 func (d *doctorRun) add(f finding) { d.findings = append(d.findings, f) }
@@ -103,106 +113,66 @@ func (d *doctorRun) checkRoot() bool {
 	}
 	perm := fi.Mode().Perm()
 	f := finding{Check: "root", Severity: severityOK, Path: d.root, Detail: fmt.Sprintf("mode %04o, owned by you", perm)}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
+	if uid, ok := ownerOf(fi); ok && uid != os.Geteuid() {
 		f.Severity = severityError
-		f.Detail = fmt.Sprintf("owned by uid %d, not by you (uid %d): the store refuses it; run: chown %d %s", st.Uid, os.Geteuid(), os.Geteuid(), d.root)
-	} else if perm&0o022 != 0 {
+		f.Detail = fmt.Sprintf("owned by uid %d, not by you (uid %d): the store refuses it; run: chown %d %s", uid, os.Geteuid(), os.Geteuid(), d.root)
+		d.add(f)
+		return true
+	}
+	switch {
+	case perm&0o022 != 0:
 		f.Severity = severityError
 		f.Detail = fmt.Sprintf("mode %04o: writable by group or others, so the store refuses it; run: chmod 700 %s", perm, d.root)
-	} else if perm&0o077 != 0 {
+	case perm&0o077 != 0:
 		f.Severity = severityWarn
 		f.Detail = fmt.Sprintf("mode %04o: others can read every agent's mail; run: chmod 700 %s", perm, d.root)
+	}
+	if f.Severity != severityOK {
+		f.Fixable = true
+		d.tighten(&f, d.root, perm)
 	}
 	d.add(f)
 	return true
 }
 
-// checkRegistry parses _registry.json and returns the cards it could read.
-func (d *doctorRun) checkRegistry() map[string]envelope.Card {
-	path := filepath.Join(d.root, registryFile)
-	bad := func(detail string) map[string]envelope.Card {
-		d.add(finding{Check: "registry", Severity: severityError, Path: path, Detail: detail})
-		return nil
-	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		return nil // no agent registered yet
-	case errors.Is(err, syscall.ELOOP):
-		return bad("is a symlink; the store refuses to follow it (remove it)")
-	case err != nil:
-		return bad(err.Error())
-	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return bad("not a regular file (remove it)")
-	}
-	data, err := readCapped(f, maxRegistryBytes)
-	if err != nil {
-		return bad(err.Error())
-	}
-	if len(strings.TrimSpace(string(data))) == 0 {
-		return nil
-	}
-	var entries map[string]json.RawMessage
-	if err := json.Unmarshal(data, &entries); err != nil || entries == nil {
-		return bad(fmt.Sprintf("corrupt (%s): cards cannot be read; the next agent to start rewrites it, keeping a copy", describeJSON(err)))
-	}
-	cards := map[string]envelope.Card{}
-	for _, id := range slices.Sorted(maps.Keys(entries)) {
-		var c envelope.Card
-		if err := json.Unmarshal(entries[id], &c); err != nil {
-			d.add(finding{Check: "registry", Severity: severityError, Agent: id, Path: path,
-				Detail: "card unreadable: " + describeJSON(err)})
-			continue
-		}
-		if c.AgentID != id {
-			d.add(finding{Check: "registry", Severity: severityWarn, Agent: id, Path: path,
-				Detail: fmt.Sprintf("card under key %q says agent_id %q", id, c.AgentID)})
-		}
-		cards[id] = c
-	}
-	return cards
-}
-
-// describeJSON words a JSON decoding error (nil: a null document).
-func describeJSON(err error) string {
-	if err == nil {
-		return "null instead of an object"
-	}
-	return err.Error()
-}
-
 // checkStaging reports (and with --fix removes) staging files older than
 // stagingMaxAge: in tmp/, and nanobot's *.tmp files in inbox/.
 func (d *doctorRun) checkStaging(agent string) {
-	for _, sub := range []string{"tmp", "inbox"} {
-		dir := filepath.Join(d.root, agent, sub)
-		ents, _ := os.ReadDir(dir) // a missing folder has nothing to check
-		for _, e := range ents {
-			if !e.Type().IsRegular() || (sub == "inbox" && !strings.HasSuffix(e.Name(), tmpSuffix)) {
-				continue
-			}
-			fi, err := e.Info()
-			if err != nil {
-				continue // gone meanwhile
-			}
-			age := d.now.Sub(fi.ModTime())
-			if age < stagingMaxAge {
-				continue // being written
-			}
-			path := filepath.Join(dir, e.Name())
-			f := finding{Check: "staging", Severity: severityWarn, Agent: agent, Path: path,
-				Detail: fmt.Sprintf("orphan staging file, %s old, left by a crashed writer", shortDuration(age))}
-			if d.fix {
-				if err := os.Remove(path); err == nil || errors.Is(err, fs.ErrNotExist) {
-					f.Fixed = true
-				} else {
-					f.Detail += "; cannot delete: " + err.Error()
-				}
-			}
-			d.add(f)
+	d.staging(agent, filepath.Join(d.root, agent, "tmp"), false)
+	d.staging(agent, filepath.Join(d.root, agent, "inbox"), true)
+}
+
+// checkRootStaging reports the registry's orphan temporary files: ours
+// (._registry.json.*.tmp) and nanobot's (_registry.tmp).
+func (d *doctorRun) checkRootStaging() { d.staging("", d.root, true) }
+
+// staging reports the old regular files of dir (only *.tmp ones with
+// onlyTmp) as orphan staging files, and removes them with --fix.
+func (d *doctorRun) staging(agent, dir string, onlyTmp bool) {
+	ents, _ := os.ReadDir(dir) // a missing folder has nothing to check
+	for _, e := range ents {
+		if !e.Type().IsRegular() || (onlyTmp && !strings.HasSuffix(e.Name(), tmpSuffix)) {
+			continue
 		}
+		fi, err := e.Info()
+		if err != nil {
+			continue // gone meanwhile
+		}
+		age := d.now.Sub(fi.ModTime())
+		if age < stagingMaxAge {
+			continue // being written
+		}
+		path := filepath.Join(dir, e.Name())
+		f := finding{Check: "staging", Severity: severityWarn, Agent: agent, Path: path, Fixable: true,
+			Detail: fmt.Sprintf("orphan staging file, %s old, left by a crashed writer", shortDuration(age))}
+		if d.fix {
+			if err := os.Remove(path); err == nil || errors.Is(err, fs.ErrNotExist) {
+				f.Fixed = true
+			} else {
+				f.Detail += "; cannot delete: " + err.Error()
+			}
+		}
+		d.add(f)
 	}
 }
 

@@ -21,7 +21,8 @@ claiming or changing anything. A file that cannot be read is listed with
 the reason (the receiver will set it aside).`,
 		Example: `  switchboard inbox coder
   switchboard inbox coder --json | jq -r .id`,
-		Args: exactArgs("agent"),
+		Args:              exactArgs("agent"),
+		ValidArgsFunction: a.completeAgentArg,
 		RunE: a.action(func(cmd *cobra.Command, args []string) error {
 			if err := envelope.ValidateAgentID(args[0]); err != nil {
 				return asUsage(err)
@@ -34,22 +35,24 @@ the reason (the receiver will set it aside).`,
 }
 
 func (a *app) inbox(cmd *cobra.Command, agent string, jsonOut bool) error {
-	st, _, err := a.openStore()
+	st, _, err := a.openExistingStore()
 	if err != nil {
 		return err
 	}
-	defer st.Close()
 	var lines []messageLine
 	var writeErr error
-	err = st.Pending(cmd.Context(), agent, func(name string, msg *envelope.Message, err error) bool {
-		line := newMessageLine(name, msg, err)
-		if jsonOut {
-			writeErr = writeJSON(a.env.Stdout, line)
-			return writeErr == nil
-		}
-		lines = append(lines, line)
-		return true
-	})
+	if st != nil {
+		defer st.Close()
+		err = st.Pending(cmd.Context(), agent, func(name string, msg *envelope.Message, err error) bool {
+			line := newMessageLine(name, msg, err)
+			if jsonOut {
+				writeErr = writeJSON(a.env.Stdout, line)
+				return writeErr == nil
+			}
+			lines = append(lines, line)
+			return true
+		})
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		err = nil // no inbox yet: nothing pending
 	}

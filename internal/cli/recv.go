@@ -40,11 +40,13 @@ agentId is AGENT, else the defaults; --root sets the mailbox root.
 Recv is a debugging receiver: it answers nothing. Messages it prints are
 moved to processed/. A task is accepted (the sender gets a task_update
 "accepted") and printed, but never finished: it stays claimed and comes
-back when AGENT's inbox is next opened. Only one process can receive as an
+back when AGENT's inbox is next opened; so does a request that expects a
+reply (answer it with send --reply-to). Only one process can receive as an
 agent at a time; recv fails while another one does.`,
 		Example: `  switchboard recv coder
   switchboard recv coder --count 1 --json | jq .content`,
-		Args: exactArgs("agent"),
+		Args:              exactArgs("agent"),
+		ValidArgsFunction: a.completeAgentArg,
 		RunE: a.action(func(cmd *cobra.Command, args []string) error {
 			if err := envelope.ValidateAgentID(args[0]); err != nil {
 				return asUsage(err)
@@ -102,6 +104,7 @@ func (a *app) recv(ctx context.Context, agent string, count int, jsonOut bool) e
 			plug(b) // the last one: keep the channel from handing over another
 		}
 		if printErr = a.printInbound(in, jsonOut); printErr != nil {
+			a.reportUnprinted(in, "stdout was closed")
 			break
 		}
 		printed++
@@ -109,8 +112,9 @@ func (a *app) recv(ctx context.Context, agent string, count int, jsonOut bool) e
 	}
 
 	// Let the store move the last message printed to processed/ before
-	// the channel stops (a task stays claimed by design: skip it).
-	if last != nil && !last.IsTask() {
+	// the channel stops (a task, and a request owed a reply, stay claimed
+	// by design: skip them).
+	if last != nil && !last.IsTask() && !last.ExpectsReply {
 		wait, cancel := context.WithTimeout(context.WithoutCancel(ctx), ackTimeout)
 		acks.wait(wait, last.MessageID)
 		cancel()
@@ -130,11 +134,13 @@ func (a *app) recv(ctx context.Context, agent string, count int, jsonOut bool) e
 			continue
 		}
 		if count > 0 && printed >= count {
-			a.reportUnprinted(in, count)
+			a.reportUnprinted(in, fmt.Sprintf("--count %d was reached", count))
 			continue
 		}
-		if printErr == nil {
-			printErr = a.printInbound(in, jsonOut)
+		if printErr != nil {
+			a.reportUnprinted(in, "stdout was closed")
+		} else if printErr = a.printInbound(in, jsonOut); printErr != nil {
+			a.reportUnprinted(in, "stdout was closed")
 		}
 		printed++
 	}
@@ -171,14 +177,14 @@ func (a *app) recvConfig(agent string) (mailbox.Config, error) {
 	return cfg, nil
 }
 
-// reportUnprinted tells, on stderr, of a message received after --count
-// was reached.
-func (a *app) reportUnprinted(in bus.InboundMessage, count int) {
+// reportUnprinted tells, on stderr, of a message received (so handled
+// for the channel) but not printed, and why.
+func (a *app) reportUnprinted(in bus.InboundMessage, why string) {
 	id := "from " + in.SenderID
 	if m, ok := mailbox.MetaOf(in.Metadata); ok {
 		id = m.MessageID
 	}
-	fmt.Fprintf(a.env.Stderr, "switchboard: message %s arrived after --count %d was reached; not printed\n", id, count)
+	fmt.Fprintf(a.env.Stderr, "switchboard: message %s arrived after %s; not printed\n", id, why)
 }
 
 // printInbound prints one received message: time, sender, the type with

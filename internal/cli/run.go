@@ -8,24 +8,31 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/switchboard-dev/switchboard/bus"
-	"github.com/switchboard-dev/switchboard/channels"
 	_ "github.com/switchboard-dev/switchboard/channels/mailbox" // registers the mailbox channel type
 )
 
-// runCommand is the host. Until the agent loop exists it runs the enabled
-// channels and logs what arrives; this file is meant to be replaced then.
+// runCommand is the host: channels, agent loop and provider from config.
 func (a *app) runCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "run [--config FILE]",
-		Short: "Run a host: the enabled channels, until SIGINT/SIGTERM",
-		Long: `Run starts every channel the config enables, logs to stderr, and runs until
-SIGINT or SIGTERM; then it stops the channels (within 10 seconds) and exits 0.
---root, when given, replaces channels.mailbox.mailboxesRoot.
+		Short: "Run a host: the enabled channels and the agent loop, until SIGINT/SIGTERM",
+		Long: `Run starts an agent from its config file alone: every channel the config
+enables (channels.mailbox, channels.feishu: the Feishu stub), and the agent
+loop, which answers what the channels receive with the provider that
+agents.defaults.provider names: "scripted" (the default, deterministic, no
+key needed) or "openai" (providers.openai: apiKey, apiBase, model; any
+OpenAI-compatible server). With the mailbox enabled, the loop gets the
+mailbox tools (list_agents, delegate_task, send_message, reply) and decides
+which delegated tasks to accept (the scripted provider accepts the work its
+channels.mailbox.capabilities cover).
 
-There is no agent loop yet: inbound messages are logged, not answered.`,
-		Example: `  switchboard run --config ~/.nanobot/coder.json`,
-		Args:    exactArgs(),
+It logs to stderr, one line per event, and runs until SIGINT or SIGTERM;
+then it stops the loop and the channels (within 10 seconds; the mailbox
+marks the agent offline) and exits 0. --root, when given, replaces
+channels.mailbox.mailboxesRoot.`,
+		Example: `  switchboard run --config ~/.nanobot/coder.json
+  NANOBOT_CHANNELS__MAILBOX__AGENT_ID=coder2 switchboard run --config coder.json`,
+		Args: exactArgs(),
 		RunE: a.action(func(cmd *cobra.Command, _ []string) error {
 			return a.runHost(cmd.Context())
 		}),
@@ -42,37 +49,28 @@ func (a *app) runHost(ctx context.Context) error {
 		sec.Raw["mailboxesRoot"] = a.root
 	}
 	logger := a.logger(slog.LevelInfo)
-	b := bus.New(0)
-	defer b.Close()
-	m := channels.NewManager(b, channels.ManagerConfig{Logger: logger})
-	if err := m.Build(channels.DefaultRegistry(), cfg); err != nil {
+	h, err := newHost(cfg, hostOptions{Logger: logger, Environ: a.env.Environ})
+	if err != nil {
 		return err
 	}
-	if len(m.Names()) == 0 {
-		from := cfg.Path
-		if from == "" {
-			from = "the config (no file found)"
-		}
-		return fmt.Errorf("no channel is enabled in %s: set channels.mailbox.enabled to true", from)
-	}
-	if err := m.Start(ctx); err != nil {
+	if err := h.start(ctx); err != nil {
+		_ = h.stop()
 		return err
 	}
-	logger.Info("host running", "channels", m.Names())
-	for {
-		in, err := b.ConsumeInbound(ctx)
-		if err != nil {
-			break
-		}
-		logger.Info("inbound message (no agent loop yet: not answered)", "channel", in.Channel,
-			"sender", in.SenderID, "chat", in.ChatID, "content", clip(in.Content, 200))
+	logger.Info("host running", h.describe()...)
+	var early error
+	select {
+	case <-ctx.Done():
+	case <-h.ended():
+		early = errors.New("the agent loop ended unexpectedly")
 	}
-	stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopTimeout)
-	defer cancel()
-	err = m.Stop(stop)
+	err = h.stop()
 	logger.Info("host stopped")
-	if errors.Is(err, context.DeadlineExceeded) {
-		return fmt.Errorf("channels did not stop within %s: %w", stopTimeout, err)
+	if early != nil {
+		return errors.Join(early, err)
 	}
-	return err
+	if err != nil {
+		return fmt.Errorf("stop: %w", err)
+	}
+	return nil
 }

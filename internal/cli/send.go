@@ -24,6 +24,7 @@ type sendFlags struct {
 	taskID, taskState       string
 	deadline                string
 	cbChannel, cbChat, cbSK string
+	conv                    convFlags
 }
 
 func (a *app) sendCommand() *cobra.Command {
@@ -37,13 +38,26 @@ it, and prints the new message's id. Nothing is written when a flag is bad.
 A message or a task needs content: --text, --data (a JSON object) and/or
 --file (a path, which must exist; it is sent as an absolute path).
 
+--to B is an agent id, or names several agents, each of which gets its own
+copy (one id printed per line, all in one thread): all (every registered
+agent but A), cap:NAME or role:NAME (every holder), any:NAME (the least
+loaded online holder), a pattern such as coder-* (matching registered
+agents), or a bare NAME that is no registered agent but a capability or
+role. A bare name that is neither waits in that agent's inbox. A group
+that names nobody is an error, and so is one larger than
+channels.mailbox.maxFanout.
+
 The message is a new send from A: trace [A], ttl one less than the hop
-budget (--ttl, else channels.mailbox.defaultTtl). --reply-to only sets
-reply_to, which is what thread follows.`,
+budget (--ttl, else channels.mailbox.defaultTtl). With --reply-to naming a
+message A received from B, it is a reply instead: it keeps that message's
+trace and joins its thread; naming another message, it joins its thread.`,
 		Example: `  switchboard send --from researcher --to coder --text "hi"
+  switchboard send --from lead --to cap:review --text "please look at #12" --expects-reply --subject code-review
+  switchboard send --from lead --to 'coder-*' --text "standup in 5" --priority 2
   switchboard send --from researcher --to coder --type task --text "write a sort" --deadline 10m
   switchboard send --from coder --to researcher --type task_update --task-id T --task-state completed --text done`,
-		Args: exactArgs(),
+		Args:              exactArgs(),
+		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: a.action(func(cmd *cobra.Command, _ []string) error {
 			return a.send(cmd, f)
 		}),
@@ -63,6 +77,8 @@ reply_to, which is what thread follows.`,
 	fl.StringVar(&f.cbChannel, "callback-channel", "", "task only: channel the task began in (results are routed there)")
 	fl.StringVar(&f.cbChat, "callback-chat-id", "", "task only: chat id the task began in")
 	fl.StringVar(&f.cbSK, "callback-session", "", "task only: session key the task began in")
+	f.conv.add(fl)
+	a.completeSendFlags(cmd)
 	return cmd
 }
 
@@ -72,25 +88,27 @@ func (a *app) send(cmd *cobra.Command, f sendFlags) error {
 	if err != nil {
 		return err
 	}
-	s, err := a.settings()
-	if err != nil {
+	if err := f.conv.apply(&req, now); err != nil {
 		return err
 	}
-	msg, err := mailbox.Compose(f.from, req, mailbox.ComposeOptions{
-		DefaultTTL: s.mailbox.DefaultTTL, MaxThreadHops: s.mailbox.MaxThreadHops, Now: now})
-	if err != nil {
-		return asUsage(err)
-	}
-	st, _, err := a.openStore()
+	st, s, err := a.openStore()
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	if err := st.Deliver(cmd.Context(), msg); err != nil {
+	msgs, err := a.composeAll(cmd.Context(), st, s, f.from, f.to, req, now)
+	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintln(a.env.Stdout, msg.ID)
-	return err
+	for _, msg := range msgs {
+		if err := st.Deliver(cmd.Context(), msg); err != nil {
+			return err
+		}
+		if _, err := fmt.Fprintln(a.env.Stdout, msg.ID); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // request checks the flags and turns them into a mailbox request. Every
@@ -101,9 +119,12 @@ func (f sendFlags) request(now time.Time, ttlSet bool) (mailbox.Request, error) 
 		if id.value == "" {
 			return req, usagef("--%s is required", id.flag)
 		}
-		if err := envelope.ValidateAgentID(id.value); err != nil {
-			return req, usagef("--%s: %v", id.flag, err)
-		}
+	}
+	if err := envelope.ValidateAgentID(f.from); err != nil {
+		return req, usagef("--from: %v", err)
+	}
+	if _, err := mailbox.ParseTarget(f.to); err != nil {
+		return req, usagef("--to: %v", err)
 	}
 	kind := envelope.Type(f.kind)
 	if !kind.Valid() {
@@ -170,17 +191,20 @@ func (f sendFlags) checkKind(kind envelope.Type) error {
 }
 
 // existingFile returns path made absolute (the receiver runs elsewhere),
-// or a usage error when nothing is there.
+// or a usage error when no file is there.
 func existingFile(path string) (string, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return "", usagef("--file %s: %v", path, err)
 	}
-	if _, err := os.Stat(abs); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return "", usagef("--file %s: no such file", path)
-		}
+	fi, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return "", usagef("--file %s: no such file", path)
+	case err != nil:
 		return "", usagef("--file %s: %v", path, err)
+	case fi.IsDir():
+		return "", usagef("--file %s: is a folder, not a file", path)
 	}
 	return abs, nil
 }

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
@@ -69,6 +70,9 @@ func (a *app) settings() (*settings, error) {
 		s.mailbox.MailboxesRoot = a.root
 	}
 	root, err := config.ExpandHome(s.mailbox.MailboxesRoot)
+	if err == nil {
+		root, err = filepath.Abs(root) // messages name it whole
+	}
 	if err != nil {
 		return nil, fmt.Errorf("mailbox root: %w", err)
 	}
@@ -92,11 +96,26 @@ func (a *app) openStore() (*fsstore.Store, *settings, error) {
 		NoSync:          !s.mailbox.Fsync,
 		PollInterval:    seconds(s.mailbox.PollInterval),
 		Logger:          a.logger(slog.LevelWarn),
+		AuditLog:        s.mailbox.AuditLog,
+		AuditMaxBytes:   s.mailbox.AuditMaxBytes,
+		AuditKeep:       mailbox.AuditKeep(s.mailbox.AuditKeep),
 	})
 	if err != nil {
 		return nil, nil, err
 	}
 	return st, s, nil
+}
+
+// openExistingStore opens the store for a command that only reads: a
+// missing root holds nothing and is not created, so st is nil then.
+func (a *app) openExistingStore() (st *fsstore.Store, s *settings, err error) {
+	if s, err = a.settings(); err != nil {
+		return nil, nil, err
+	}
+	if _, err := os.Lstat(s.mailbox.MailboxesRoot); errors.Is(err, fs.ErrNotExist) {
+		return nil, s, nil
+	}
+	return a.openStore()
 }
 
 // logger logs to stderr from level up.

@@ -1,14 +1,16 @@
 package cli
 
 import (
-	"cmp"
+	"context"
+	"errors"
 	"fmt"
-	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
 func (a *app) threadCommand() *cobra.Command {
@@ -16,42 +18,47 @@ func (a *app) threadCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "thread ID [--json]",
 		Short: "Show the reply chain of a message, in causal order",
-		Long: `Thread finds message ID in any agent's inbox/, claimed/ or processed/ folder,
-follows reply_to up to the first message of the conversation and then down
-to every reply, and prints them in causal order (by timestamp, then file
-name), each with its depth below the first message.`,
+		Long: `Thread finds message ID wherever it is now (any agent's inbox/, claimed/,
+processed/ or archive/), gathers its conversation (the messages linked to it
+by reply_to, up and down, and those sharing its thread_id) and prints them
+in causal order: a message after the one it answers, otherwise by
+timestamp, then file name; each with its depth below the message it
+answers. The file column is the path under the root.`,
 		Example: `  switchboard thread 0196a1b2-...
   switchboard thread msg_1745659200_researcher --json | jq -r '.from + ": " + .text'`,
-		Args: exactArgs("id"),
-		RunE: a.action(func(_ *cobra.Command, args []string) error {
+		Args:              exactArgs("id"),
+		ValidArgsFunction: cobra.NoFileCompletions,
+		RunE: a.action(func(cmd *cobra.Command, args []string) error {
 			if strings.TrimSpace(args[0]) == "" {
 				return usagef("ID is empty")
 			}
-			return a.thread(args[0], jsonOut)
+			return a.thread(cmd.Context(), args[0], jsonOut)
 		}),
 	}
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print one JSON object per message")
 	return cmd
 }
 
-func (a *app) thread(id string, jsonOut bool) error {
-	s, err := a.settings()
+func (a *app) thread(ctx context.Context, id string, jsonOut bool) error {
+	st, s, err := a.openExistingStore()
 	if err != nil {
 		return err
 	}
-	root := s.mailbox.MailboxesRoot
-	all, err := readTree(root, s.mailbox.MaxMessageBytes)
+	if st == nil { // no root, no messages
+		return fmt.Errorf("message %s not found under %s", id, s.mailbox.MailboxesRoot)
+	}
+	defer st.Close()
+	chain, err := mailbox.Thread(ctx, st, id)
+	if errors.Is(err, mailbox.ErrNotFound) {
+		return fmt.Errorf("message %s not found under %s", id, s.mailbox.MailboxesRoot)
+	}
 	if err != nil {
 		return err
-	}
-	chain, depths := threadOf(all, id)
-	if len(chain) == 0 {
-		return fmt.Errorf("message %s not found under %s", id, root)
 	}
 	if jsonOut {
-		for i, m := range chain {
-			line := newMessageLine(m.rel, m.msg, nil)
-			line.Depth = &depths[i]
+		for _, e := range chain {
+			line := newMessageLine(e.Ref, e.Message, nil)
+			line.Depth = &e.Depth
 			if err := writeJSON(a.env.Stdout, line); err != nil {
 				return err
 			}
@@ -61,71 +68,26 @@ func (a *app) thread(id string, jsonOut bool) error {
 	now := time.Now()
 	w := table(a.env.Stdout)
 	row(w, "AGE", "FROM", "TO", "TYPE", "ID", "TEXT")
-	for i, m := range chain {
-		indent := strings.Repeat("  ", depths[i])
-		row(w, ago(now, m.msg.Timestamp.Time), indent+m.msg.From, m.msg.To,
-			kindLabel(m.msg.Type, m.msg.Task), m.msg.ID, clip(summary(m.msg.Content.Parts), 60))
+	for _, e := range chain {
+		m := e.Message
+		row(w, ago(now, m.Timestamp.Time), strings.Repeat("  ", e.Depth)+m.From, m.To,
+			kindLabel(m.Type, m.Task), m.ID, clip(summary(m.Content.Parts), 60))
 	}
 	return w.Flush()
 }
 
-// threadOf returns the conversation message id belongs to, in causal
-// order, with each message's depth below the first one: reply_to is
-// followed up to the first message, then every reply to a message of the
-// thread is taken, recursively. nanobot's ids are not unique, so an id
-// may name several messages; the earliest is taken as the parent.
+// threadOf is mailbox.ThreadOf over messages read from the tree: the
+// thread of message id in causal order, with each message's depth.
 func threadOf(all []storedMessage, id string) ([]storedMessage, []int) {
-	slices.SortFunc(all, causal)
-	byID := map[string][]int{}
-	replies := map[string][]int{}
+	stored := make([]store.Stored, len(all))
 	for i, m := range all {
-		byID[m.msg.ID] = append(byID[m.msg.ID], i)
-		if m.msg.ReplyTo != "" {
-			replies[m.msg.ReplyTo] = append(replies[m.msg.ReplyTo], i)
-		}
+		stored[i] = store.Stored{Message: m.msg, Ref: m.rel}
 	}
-	found, ok := byID[id]
-	if !ok {
-		return nil, nil
-	}
-	top := found[0]
-	up := map[int]bool{top: true}
-	for {
-		parents := byID[all[top].msg.ReplyTo]
-		if all[top].msg.ReplyTo == "" || len(parents) == 0 || up[parents[0]] {
-			break
-		}
-		top = parents[0]
-		up[top] = true
-	}
-	depth := map[int]int{top: 0}
-	queue := []int{top}
-	for len(queue) > 0 {
-		i := queue[0]
-		queue = queue[1:]
-		for _, r := range replies[all[i].msg.ID] {
-			if _, seen := depth[r]; !seen {
-				depth[r] = depth[i] + 1
-				queue = append(queue, r)
-			}
-		}
-	}
-	idx := make([]int, 0, len(depth))
-	for i := range depth {
-		idx = append(idx, i)
-	}
-	slices.Sort(idx) // all is in causal order already
-	chain := make([]storedMessage, len(idx))
-	depths := make([]int, len(idx))
-	for k, i := range idx {
-		chain[k], depths[k] = all[i], depth[i]
+	entries := mailbox.ThreadOf(stored, id)
+	chain := make([]storedMessage, len(entries))
+	depths := make([]int, len(entries))
+	for i, e := range entries {
+		chain[i], depths[i] = storedMessage{rel: e.Ref, msg: e.Message}, e.Depth
 	}
 	return chain, depths
-}
-
-// causal orders messages by timestamp, then file name.
-func causal(a, b storedMessage) int {
-	return cmp.Or(a.msg.Timestamp.Compare(b.msg.Timestamp.Time),
-		cmp.Compare(filepath.Base(a.rel), filepath.Base(b.rel)),
-		cmp.Compare(a.rel, b.rel))
 }

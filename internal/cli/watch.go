@@ -2,7 +2,10 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -21,7 +24,8 @@ when AGENT is left out), until SIGINT or SIGTERM. It only reads: the
 messages stay in the inbox for their receiver.`,
 		Example: `  switchboard watch
   switchboard watch coder --json`,
-		Args: maxArgs("agent"),
+		Args:              maxArgs("agent"),
+		ValidArgsFunction: a.completeAgentArg,
 		RunE: a.action(func(cmd *cobra.Command, args []string) error {
 			agent := ""
 			if len(args) == 1 {
@@ -38,7 +42,7 @@ messages stay in the inbox for their receiver.`,
 }
 
 func (a *app) watch(cmd *cobra.Command, agent string, jsonOut bool) error {
-	st, _, err := a.openStore()
+	st, s, err := a.openStore()
 	if err != nil {
 		return err
 	}
@@ -47,11 +51,13 @@ func (a *app) watch(cmd *cobra.Command, agent string, jsonOut bool) error {
 	if agent != "" {
 		what = agent + "'s inbox"
 	}
-	fmt.Fprintf(a.env.Stderr, "watching %s in %s (Ctrl-C to stop)\n", what, tilde(st.Root()))
+	ready := func() { // said once nothing new can be missed
+		fmt.Fprintf(a.env.Stderr, "watching %s in %s (Ctrl-C to stop)\n", what, tilde(st.Root()))
+	}
 	ctx, cancel := context.WithCancel(cmd.Context())
 	defer cancel()
 	var writeErr error
-	err = st.Watch(ctx, agent, func(name string, msg *envelope.Message) {
+	err = st.WatchReady(ctx, agent, func(name string, msg *envelope.Message) {
 		if writeErr != nil {
 			return
 		}
@@ -60,8 +66,16 @@ func (a *app) watch(cmd *cobra.Command, agent string, jsonOut bool) error {
 				cancel() // stdout is gone: stop watching
 			}
 		}()
+		var readErr error
+		if msg == nil {
+			readErr = whyUnreadable(st.Root(), name, s.mailbox.MaxMessageBytes)
+		}
 		if jsonOut {
-			writeErr = writeJSON(a.env.Stdout, newMessageLine(name, msg, nil))
+			writeErr = writeJSON(a.env.Stdout, newMessageLine(name, msg, readErr))
+			return
+		}
+		if msg == nil {
+			_, writeErr = fmt.Fprintf(a.env.Stdout, "%s unreadable %s: %v\n", time.Now().Format(time.TimeOnly), name, readErr)
 			return
 		}
 		line := msg.Timestamp.Local().Format(time.TimeOnly) + " " + msg.From + " → " + msg.To
@@ -69,7 +83,7 @@ func (a *app) watch(cmd *cobra.Command, agent string, jsonOut bool) error {
 			line += " [" + kindLabel(msg.Type, msg.Task) + "]"
 		}
 		_, writeErr = fmt.Fprintln(a.env.Stdout, strings.TrimSpace(line+" "+summary(msg.Content.Parts)))
-	})
+	}, ready)
 	if writeErr != nil {
 		return writeErr
 	}
@@ -77,4 +91,15 @@ func (a *app) watch(cmd *cobra.Command, agent string, jsonOut bool) error {
 		return err
 	}
 	return nil
+}
+
+// whyUnreadable says why the message file at rel (under root), which the
+// store could not read, cannot be read: the file may have been set aside
+// by its receiver meanwhile.
+func whyUnreadable(root, rel string, maxBytes int64) error {
+	_, err := readMessageFile(filepath.Join(root, rel), maxBytes)
+	if err == nil || errors.Is(err, fs.ErrNotExist) {
+		return errors.New("cannot be read (set aside by its receiver)")
+	}
+	return err
 }

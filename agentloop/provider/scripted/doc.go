@@ -5,7 +5,9 @@
 //
 //   - "ask <agent> to <work>" and "ask someone who can <capability> to
 //     <work>" call the delegate_task tool, then confirm: "I asked coder to
-//     sort 5 3 9 1 (task task_…). I'll tell you when it's done.";
+//     sort 5 3 9 1 (task task_…). I'll tell you when it's done."; work
+//     that ends in "within 30 seconds" (or minutes, hours) gets that
+//     deadline;
 //   - "list agents" and "who is online" call list_agents, then summarise;
 //   - a task or message from another agent (an agentloop.MailboxNote), and
 //     a user message that is itself work, is done for real (see Work):

@@ -38,6 +38,8 @@ type wireMessage struct {
 	ExpectsReply *bool          `json:"expects_reply"`
 	Priority     *int           `json:"priority"`
 	HopCount     *int           `json:"hop_count"`
+	TaskID       *string        `json:"task_id"`
+	ReplyBy      *Time          `json:"reply_by"`
 }
 
 // Decode reads one message from r, refusing more than maxBytes (0 means no
@@ -78,6 +80,7 @@ func DecodeBytes(data []byte) (*Message, error) {
 		Callback: w.Callback, ReplyTo: deref(w.ReplyTo), Metadata: w.Metadata,
 		ThreadID: deref(w.ThreadID), Subject: deref(w.Subject),
 		ExpectsReply: deref(w.ExpectsReply), Priority: deref(w.Priority), HopCount: deref(w.HopCount),
+		TaskID: deref(w.TaskID), ReplyBy: w.ReplyBy,
 	}
 	if w.TTL != nil {
 		m.TTL = *w.TTL
@@ -113,6 +116,9 @@ func canonicalize(m *Message) {
 	}
 	if m.Task != nil && m.Task.Deadline != nil && m.Task.Deadline.IsZero() {
 		m.Task.Deadline = nil
+	}
+	if m.ReplyBy != nil && m.ReplyBy.IsZero() {
+		m.ReplyBy = nil
 	}
 }
 

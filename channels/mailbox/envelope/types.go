@@ -153,6 +153,12 @@ type Message struct {
 	Priority int `json:"priority,omitempty"`
 	// HopCount counts the replies exchanged in the thread so far.
 	HopCount int `json:"hop_count,omitempty"`
+	// TaskID names the task a plain message belongs to (a question asked
+	// while working on it); task and task_update messages name theirs in
+	// Task. See TaskOf.
+	TaskID string `json:"task_id,omitempty"`
+	// ReplyBy is when a reply to a message that expects one is due.
+	ReplyBy *Time `json:"reply_by,omitempty"`
 }
 
 // Text joins the message's text parts with newlines.

@@ -13,6 +13,15 @@ const (
 	EventRefused     EventKind = "refused"     // quarantined by policy (Inbox.Quarantine)
 	EventQuarantined EventKind = "quarantined" // set aside as unreadable or unsafe
 	EventDuplicate   EventKind = "duplicate"   // an already-handled message seen again and dropped
+
+	// Kinds reported through an Auditor by the mailbox channel and the
+	// tools that keep the tree tidy.
+
+	EventDelivered EventKind = "delivered" // handed to the agent (published on its bus)
+	EventSwept     EventKind = "swept"     // moved to the archive of its task when the task ended
+	EventOverdue   EventKind = "overdue"   // a reply it expects did not come in time
+	EventPruned    EventKind = "pruned"    // old handled messages removed by retention
+	EventOrphaned  EventKind = "orphaned"  // moved out of the inbox of an agent gone for good
 )
 
 // Event describes one thing a backend did with a message. Backends pass
@@ -26,6 +35,14 @@ type Event struct {
 	From      string    `json:"from,omitempty"`
 	Ref       string    `json:"ref,omitempty"`    // backend's name for the item (a file name)
 	Reason    string    `json:"reason,omitempty"` // for refused and quarantined
+	ThreadID  string    `json:"thread_id,omitempty"`
+	TaskID    string    `json:"task_id,omitempty"` // the task the message belongs to
+}
+
+// EventKinds lists every kind, in the order of a message's life.
+func EventKinds() []EventKind {
+	return []EventKind{EventSent, EventClaimed, EventDelivered, EventProcessed, EventRefused,
+		EventQuarantined, EventDuplicate, EventSwept, EventOverdue, EventPruned, EventOrphaned}
 }
 
 // Observer receives events. It is called synchronously and must not block.

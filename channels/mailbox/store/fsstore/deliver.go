@@ -23,6 +23,7 @@ const (
 	claimedDir   = "claimed"
 	rejectedDir  = "rejected"
 	stateDir     = "state"
+	archiveDir   = "archive"
 )
 
 // maxNameTries bounds the search for a free inbox name when a different
@@ -44,7 +45,7 @@ func (s *Store) Deliver(ctx context.Context, msg *envelope.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	data, err := s.encodeForDelivery(msg)
+	data, err := store.EncodeForDelivery(msg, s.opts.MaxMessageBytes)
 	if err != nil {
 		return err
 	}
@@ -71,36 +72,9 @@ func (s *Store) Deliver(ctx context.Context, msg *envelope.Message) error {
 		s.opts.Logger.Debug("message already in the inbox", "id", msg.ID, "to", msg.To, "file", name)
 		return nil
 	}
-	s.emit(store.Event{Kind: store.EventSent, Agent: msg.To, MessageID: msg.ID, From: msg.From, Ref: name})
+	s.markPriority(dir, name, msg.Priority)
+	s.emit(messageEvent(store.EventSent, msg.To, msg, name))
 	return nil
-}
-
-// encodeForDelivery validates msg and encodes it within the size limit.
-func (s *Store) encodeForDelivery(msg *envelope.Message) ([]byte, error) {
-	if msg == nil {
-		return nil, errors.New("deliver: nil message")
-	}
-	if err := envelope.ValidateAgentID(msg.From); err != nil {
-		return nil, fmt.Errorf("deliver %s: from: %w", msg.ID, err)
-	}
-	if err := envelope.ValidateAgentID(msg.To); err != nil {
-		return nil, fmt.Errorf("deliver %s: to: %w", msg.ID, err)
-	}
-	if err := envelope.Validate(msg); err != nil {
-		return nil, fmt.Errorf("deliver %s: %w", msg.ID, err)
-	}
-	if msg.Timestamp.IsZero() {
-		return nil, fmt.Errorf("deliver %s: %w: missing timestamp", msg.ID, envelope.ErrMalformed)
-	}
-	data, err := envelope.Encode(msg)
-	if err != nil {
-		return nil, fmt.Errorf("deliver %s: encode: %w", msg.ID, err)
-	}
-	if n := int64(len(data)); n > s.opts.MaxMessageBytes {
-		return nil, fmt.Errorf("deliver %s to %q: message is %d bytes, over the limit of %d bytes (maxMessageBytes): %w",
-			msg.ID, msg.To, n, s.opts.MaxMessageBytes, envelope.ErrTooLarge)
-	}
-	return data, nil
 }
 
 // stage writes data to a new file in dir and returns its path.

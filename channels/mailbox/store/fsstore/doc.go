@@ -12,6 +12,11 @@
 //	<agent>/rejected/         quarantined input, each with a .reason.json beside it
 //	<agent>/.lock             flock held by the process that owns the inbox
 //	<agent>/state/            the receiver's own records
+//	<agent>/priority/         a marker per pending message of priority 1-3 (priority.go)
+//	<agent>/archive/by-task/<task>/  handled messages of ended tasks (SweepTask)
+//	<agent>/archive/orphan/   messages of an agent gone for good (doctor --fix)
+//	manifest.jsonl            the audit log, with Options.AuditLog (package audit),
+//	                          rotated to manifest.jsonl.1, .2, ...; _manifest.lock
 //
 // nanobot reads only _registry.json, inbox/ and processed/ and ignores the
 // rest.

@@ -36,16 +36,22 @@ type Inbox struct {
 	batch  int           // names kept per scan
 	sem    chan struct{} // held by the running Next (and by Close, for good)
 	notify chan struct{} // inbox/ may have changed; buffered 1
+	prio   chan struct{} // priority/ may have changed; buffered 1
+	pwatch *watcher      // watches priority/
 	done   chan struct{} // closed by Close
 	once   sync.Once
 	onWait func() // tests: called when Next starts waiting
 
 	// Owned by the running Next.
-	pending    []string // names to try, ascending
-	recovering bool     // pending comes from claimed/: a crashed owner's claims
-	cursor     string   // the last recovered name
-	batchOpen  bool     // pending holds an inbox batch
-	progress   bool     // something in the current batch moved
+	pending    []string            // names to try, ascending
+	recovering bool                // pending comes from claimed/: a crashed owner's claims
+	cursor     string              // the last recovered name
+	batchOpen  bool                // pending holds an inbox batch
+	progress   bool                // something in the current batch moved
+	seen       map[string]struct{} // message names the last inbox scan kept
+	urgent     []string            // priority markers to take before pending, highest first
+
+	tasks taskIndex // processed messages by task, for SweepTask
 
 	mu       sync.Mutex // guards the fields below
 	closed   bool
@@ -69,7 +75,7 @@ func (s *Store) OpenInbox(ctx context.Context, agentID string) (store.Inbox, err
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	dir, err := s.ensureAgentDirs(agentID, inboxDir, processedDir, tmpDir, claimedDir, rejectedDir, stateDir)
+	dir, err := s.ensureAgentDirs(agentID, inboxDir, processedDir, tmpDir, claimedDir, rejectedDir, stateDir, priorityDir)
 	if err != nil {
 		return nil, fmt.Errorf("open inbox: %w", err)
 	}
@@ -87,6 +93,7 @@ func (s *Store) OpenInbox(ctx context.Context, agentID string) (store.Inbox, err
 		log:     s.opts.Logger.With("agent", agentID),
 		sem:     make(chan struct{}, 1),
 		notify:  make(chan struct{}, 1),
+		prio:    make(chan struct{}, 1),
 		done:    make(chan struct{}),
 		journal: j, inflight: map[string]int{}, recovering: true,
 	}
@@ -94,15 +101,10 @@ func (s *Store) OpenInbox(ctx context.Context, agentID string) (store.Inbox, err
 	// The watch starts before the first scan (which Next makes), so no
 	// file that arrives in between goes unnoticed.
 	in.watch = startWatcher(filepath.Join(dir, inboxDir), s.opts.PollInterval, in.notify, in.log)
-	s.mu.Lock()
-	closed := s.closed
-	if !closed {
-		s.inboxes[in] = struct{}{}
-	}
-	s.mu.Unlock()
-	if closed {
-		in.Close()
-		return nil, store.ErrClosed
+	in.pwatch = startWatcher(filepath.Join(dir, priorityDir), s.opts.PollInterval, in.prio, in.log)
+	in.pokePriority() // read the markers before the first pending name
+	if err := s.inboxes.Add(in); err != nil {
+		return nil, err
 	}
 	return in, nil
 }
@@ -125,10 +127,9 @@ func (in *Inbox) Close() error {
 		jerr := in.journal.close()
 		in.mu.Unlock()
 		in.watch.stop()
+		in.pwatch.stop()
 		err = errors.Join(jerr, in.lock.Close())
-		in.s.mu.Lock()
-		delete(in.s.inboxes, in)
-		in.s.mu.Unlock()
+		in.s.inboxes.Remove(in)
 	})
 	return err
 }

@@ -60,8 +60,8 @@ func (in *Inbox) Ack(_ context.Context, d *store.Delivery) error {
 	}
 	in.markLocked(c, refAcked)
 	in.mu.Unlock()
-	in.s.emit(store.Event{Kind: store.EventProcessed, Agent: in.agent, MessageID: c.id,
-		From: d.Message.From, Ref: got})
+	in.s.emit(messageEvent(store.EventProcessed, in.agent, d.Message, got))
+	in.noteAcked(d.Message.TaskOf(), got)
 	if !in.s.opts.NoSync {
 		if err := syncDir(filepath.Join(in.dir, processedDir)); err != nil {
 			return fmt.Errorf("ack %s: sync processed/: %w", c.id, err)

@@ -21,24 +21,30 @@ import (
 //
 // Memory stays bounded with any backlog: a scan streams the folder and
 // keeps only the smallest names; the folder is scanned again when they are
-// used up, so a message that arrives meanwhile waits at most one batch.
+// used up, so a message that arrives meanwhile waits at most one batch. A
+// name is handed out only once two scans in a row have listed it (see
+// settled), which keeps each sender's order while files arrive.
 func (in *Inbox) Next(ctx context.Context) (*store.Delivery, error) {
-	select {
-	case in.sem <- struct{}{}:
-	case <-in.done:
-		return nil, store.ErrClosed
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	if err := store.TakeTurn(ctx, in.sem, in.done); err != nil {
+		return nil, err
 	}
 	defer func() { <-in.sem }()
 	for {
-		select {
-		case <-in.done:
-			return nil, store.ErrClosed
-		default:
-		}
-		if err := ctx.Err(); err != nil {
+		if err := store.StillOpen(ctx, in.done); err != nil {
 			return nil, err
+		}
+		if !in.recovering {
+			select {
+			case <-in.prio:
+				in.loadUrgent()
+			default:
+			}
+			if len(in.urgent) > 0 {
+				if d := in.takeUrgent(); d != nil {
+					return d, nil
+				}
+				continue
+			}
 		}
 		if len(in.pending) > 0 {
 			name := in.pending[0]
@@ -86,23 +92,50 @@ func (in *Inbox) refill() (wait bool, err error) {
 	default:
 	}
 	inbox := filepath.Join(in.dir, inboxDir)
-	sc, err := scanDir(inbox, in.batch, "")
+	sc, err := scanDir(inbox, 2*in.batch, "")
 	if errors.Is(err, fs.ErrNotExist) { // removed under us: recreate it
 		if _, err = in.s.ensureAgentDirs(in.agent, inboxDir, claimedDir, processedDir, rejectedDir); err == nil {
 			in.watch.rewatch(inbox, in.log)
-			sc, err = scanDir(inbox, in.batch, "")
+			sc, err = scanDir(inbox, 2*in.batch, "")
 		}
 	}
 	if err != nil {
 		return false, fmt.Errorf("scan inbox of %q: %w", in.agent, err)
 	}
 	moved := in.quarantineForeign(inboxDir, sc.foreign)
-	in.pending = sc.names
-	if len(sc.names) > 0 {
+	in.pending = in.settled(sc.names)
+	if len(in.pending) > 0 {
 		in.batchOpen, in.progress = true, false
 		return false, nil
 	}
+	if len(sc.names) > 0 {
+		return false, nil // only names new to this scan: scan again
+	}
 	return !(sc.more && moved > 0), nil
+}
+
+// settled returns the leading names (at most in.batch) that the previous
+// scan kept too, stopping at the first it did not, and remembers names
+// for the next scan. A folder listing is no snapshot: while files are
+// being created, readdir can miss one yet return another created after
+// it, so a sender's later message may be listed without its earlier one.
+// A name the previous scan listed existed before this scan began, and so
+// did every message its sender sent before it, which this scan therefore
+// lists with a smaller name: handing out only such names keeps each
+// sender's order.
+func (in *Inbox) settled(names []string) []string {
+	n := 0
+	for n < len(names) && n < in.batch {
+		if _, ok := in.seen[names[n]]; !ok {
+			break
+		}
+		n++
+	}
+	in.seen = make(map[string]struct{}, len(names))
+	for _, name := range names {
+		in.seen[name] = struct{}{}
+	}
+	return names[:n]
 }
 
 // refillRecovered loads the next names left in claimed/ when the inbox was

@@ -53,7 +53,7 @@ func (in *Inbox) take(name string, recovered bool) *store.Delivery {
 		in.dropDuplicate(name, msg)
 		return nil
 	}
-	in.s.emit(store.Event{Kind: store.EventClaimed, Agent: in.agent, MessageID: msg.ID, From: msg.From, Ref: name})
+	in.s.emit(messageEvent(store.EventClaimed, in.agent, msg, name))
 	return &store.Delivery{Message: msg, Redelivered: recovered, Ref: &claimRef{in: in, name: name, id: msg.ID, own: own}}
 }
 
@@ -66,5 +66,5 @@ func (in *Inbox) dropDuplicate(name string, msg *envelope.Message) {
 		return
 	}
 	in.log.Info("dropped a duplicate of a handled message", "file", name, "id", msg.ID, "from", msg.From)
-	in.s.emit(store.Event{Kind: store.EventDuplicate, Agent: in.agent, MessageID: msg.ID, From: msg.From, Ref: got})
+	in.s.emit(messageEvent(store.EventDuplicate, in.agent, msg, got))
 }

@@ -38,10 +38,10 @@ func (in *Inbox) quarantine(sub, name, reason string, kind store.EventKind, msg 
 		return fmt.Errorf("move %s to rejected/: %w", name, err)
 	}
 	rec := reasonRecord{Reason: reason, Time: envelope.NewTime(in.s.opts.Now()), Agent: in.agent, File: name}
-	ev := store.Event{Kind: kind, Agent: in.agent, Ref: got, Reason: reason}
+	ev := messageEvent(kind, in.agent, msg, got)
+	ev.Reason = reason
 	if msg != nil {
 		rec.MessageID, rec.From = msg.ID, msg.From
-		ev.MessageID, ev.From = msg.ID, msg.From
 	}
 	data, err := json.MarshalIndent(rec, "", "  ")
 	if err == nil {

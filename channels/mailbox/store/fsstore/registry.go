@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"time"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
@@ -72,7 +71,7 @@ func (s *Store) UpdateCard(ctx context.Context, agentID string, update func(*env
 	card := s.ownCard(path, entries, agentID)
 	now := s.opts.Now()
 	update(&card)
-	raw, card, err := s.finishCard(card, agentID, now)
+	raw, card, err := store.FinishCard(card, agentID, now)
 	if err != nil {
 		return envelope.Card{}, fmt.Errorf("update card %q: %w", agentID, err)
 	}
@@ -203,41 +202,6 @@ func (s *Store) ownCard(path string, entries map[string]json.RawMessage, agentID
 		return envelope.Card{AgentID: agentID}
 	}
 	return card
-}
-
-// finishCard puts card in the form nanobot reads (see UpdateCard), now
-// being the time the update began, and returns its JSON and the card as a
-// reader will decode it.
-func (s *Store) finishCard(card envelope.Card, agentID string, now time.Time) (json.RawMessage, envelope.Card, error) {
-	card.AgentID = agentID
-	for _, list := range []*[]string{&card.Capabilities, &card.AllowFrom, &card.CurrentTasks} {
-		if *list == nil {
-			*list = []string{}
-		}
-	}
-	switch {
-	case card.Status == "" && len(card.CurrentTasks) > 0:
-		card.Status = envelope.StatusBusy
-	case card.Status == "":
-		card.Status = envelope.StatusIdle
-	case !card.Status.Valid():
-		return nil, envelope.Card{}, fmt.Errorf("status %q: want idle, busy or offline", card.Status)
-	}
-	if card.RegisteredAt.IsZero() {
-		card.RegisteredAt = envelope.NewTime(now)
-	}
-	if card.LastHeartbeat.IsZero() {
-		card.LastHeartbeat = card.RegisteredAt
-	}
-	raw, err := marshalCompact(card)
-	if err != nil {
-		return nil, envelope.Card{}, fmt.Errorf("encode card: %w", err)
-	}
-	written, err := decodeCard(agentID, raw)
-	if err != nil {
-		return nil, envelope.Card{}, fmt.Errorf("card does not read back: %w", err)
-	}
-	return raw, written, nil
 }
 
 // commitRegistry writes entries to a new file and renames it over path.

@@ -138,18 +138,6 @@ func encodeRegistry(entries map[string]json.RawMessage) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// marshalCompact encodes v without escaping <, > and & (the file is not
-// HTML, and nanobot writes them as they are).
-func marshalCompact(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
-}
-
 // writeRegistryTemp writes data to a new, uniquely named file (created
 // exclusively, mode 0600) in dir and returns its path.
 func writeRegistryTemp(dir string, data []byte, sync bool) (string, error) {

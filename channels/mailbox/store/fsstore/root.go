@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"syscall"
 
+	"github.com/switchboard-dev/switchboard/channels/mailbox/audit"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
 // Open opens the mailbox tree at opts.Root, creating the folder (mode 0700)
@@ -35,7 +35,13 @@ func Open(opts Options) (*Store, error) {
 	if err := checkRoot(root); err != nil {
 		return nil, err
 	}
-	return &Store{root: root, opts: opts, inboxes: map[*Inbox]struct{}{}}, nil
+	st := &Store{root: root, opts: opts}
+	if opts.AuditLog {
+		if st.audit, err = audit.Open(root, audit.Options{MaxBytes: opts.AuditMaxBytes, Keep: opts.AuditKeep}); err != nil {
+			return nil, fmt.Errorf("open mailbox store: %w", err)
+		}
+	}
+	return st, nil
 }
 
 // checkRoot refuses a root that others could write to.
@@ -63,33 +69,19 @@ func checkRoot(root string) error {
 // Close closes the store and every inbox opened from it. Later calls fail
 // with store.ErrClosed. Close is idempotent.
 func (s *Store) Close() error {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
+	first, err := s.inboxes.Close()
+	if !first {
 		return nil
 	}
-	s.closed = true
-	open := make([]*Inbox, 0, len(s.inboxes))
-	for in := range s.inboxes {
-		open = append(open, in)
-	}
-	s.mu.Unlock()
-	var errs []error
-	for _, in := range open {
-		errs = append(errs, in.Close())
+	errs := []error{err}
+	if s.audit != nil {
+		errs = append(errs, s.audit.Close())
 	}
 	return errors.Join(errs...)
 }
 
 // checkOpen returns store.ErrClosed once the store is closed.
-func (s *Store) checkOpen() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.closed {
-		return store.ErrClosed
-	}
-	return nil
-}
+func (s *Store) checkOpen() error { return s.inboxes.Err() }
 
 // agentDir validates agentID and returns <root>/<agent>. It does not touch
 // the disk.

@@ -2,9 +2,9 @@ package fsstore
 
 import (
 	"log/slog"
-	"sync"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/channels/mailbox/audit"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
@@ -33,6 +33,13 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// AuditLog appends every event to <root>/manifest.jsonl (package
+	// audit), whole lines even with many processes writing.
+	AuditLog bool
+	// AuditMaxBytes and AuditKeep rotate the audit log (see
+	// audit.Options; zero takes its defaults).
+	AuditMaxBytes int64
+	AuditKeep     int
 }
 
 func (o *Options) setDefaults() {
@@ -56,9 +63,9 @@ type Store struct {
 	root string
 	opts Options
 
-	mu      sync.Mutex
-	closed  bool
-	inboxes map[*Inbox]struct{} // open inboxes, closed with the store
+	audit *audit.Writer // nil unless Options.AuditLog
+
+	inboxes store.InboxSet[*Inbox] // open inboxes, closed with the store
 }
 
 var _ store.Backend = (*Store)(nil)
@@ -66,12 +73,24 @@ var _ store.Backend = (*Store)(nil)
 // Root returns the store's root folder.
 func (s *Store) Root() string { return s.root }
 
+// emit reports ev to the audit log and the Observer. A failure to write
+// the audit log is logged and never stops the mailbox.
 func (s *Store) emit(ev store.Event) {
-	if s.opts.Observer == nil {
-		return
+	if err := s.record(ev); err != nil {
+		s.opts.Logger.Warn("audit log not written", "kind", ev.Kind, "id", ev.MessageID, "err", err)
 	}
+}
+
+func (s *Store) record(ev store.Event) error {
 	if ev.Time.IsZero() {
 		ev.Time = s.opts.Now()
 	}
-	s.opts.Observer(ev)
+	var err error
+	if s.audit != nil {
+		err = s.audit.Append(ev)
+	}
+	if s.opts.Observer != nil {
+		s.opts.Observer(ev)
+	}
+	return err
 }

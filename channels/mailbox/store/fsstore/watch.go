@@ -28,6 +28,12 @@ func (s *Store) Watch(ctx context.Context, agentID string, fn func(name string, 
 	return s.watch(ctx, agentID, fn, nil)
 }
 
+// WatchReady is Watch, calling ready (if not nil) once the watches are
+// set: every file that arrives after ready is called is reported.
+func (s *Store) WatchReady(ctx context.Context, agentID string, fn func(name string, msg *envelope.Message), ready func()) error {
+	return s.watch(ctx, agentID, fn, ready)
+}
+
 // watch is Watch, calling ready (if not nil) once the watches are set.
 func (s *Store) watch(ctx context.Context, agentID string, fn func(string, *envelope.Message), ready func()) error {
 	if err := s.checkOpen(); err != nil {

@@ -54,15 +54,8 @@ func (s *Store) OpenInbox(ctx context.Context, agentID string) (store.Inbox, err
 	}
 	q.owner = in
 	h.mu.Unlock()
-	s.mu.Lock()
-	closed := s.closed
-	if !closed {
-		s.inboxes[in] = struct{}{}
-	}
-	s.mu.Unlock()
-	if closed {
-		in.Close()
-		return nil, store.ErrClosed
+	if err := s.inboxes.Add(in); err != nil {
+		return nil, err
 	}
 	return in, nil
 }
@@ -89,31 +82,20 @@ func (in *Inbox) Close() error {
 		q.owner = nil
 		q.poke()
 		h.mu.Unlock()
-		in.s.mu.Lock()
-		delete(in.s.inboxes, in)
-		in.s.mu.Unlock()
+		in.s.inboxes.Remove(in)
 	})
 	return nil
 }
 
 // Next implements store.Inbox.
 func (in *Inbox) Next(ctx context.Context) (*store.Delivery, error) {
-	select {
-	case in.sem <- struct{}{}:
-	case <-in.done:
-		return nil, store.ErrClosed
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	if err := store.TakeTurn(ctx, in.sem, in.done); err != nil {
+		return nil, err
 	}
 	defer func() { <-in.sem }()
 	h := in.s.hub
 	for {
-		select {
-		case <-in.done:
-			return nil, store.ErrClosed
-		default:
-		}
-		if err := ctx.Err(); err != nil {
+		if err := store.StillOpen(ctx, in.done); err != nil {
 			return nil, err
 		}
 		h.mu.Lock()

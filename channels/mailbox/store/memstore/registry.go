@@ -4,9 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"slices"
-	"time"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
@@ -36,7 +34,7 @@ func (s *Store) UpdateCard(ctx context.Context, agentID string, update func(*env
 		}
 	}
 	update(&card)
-	raw, card, err := finishCard(card, agentID, s.opts.Now())
+	raw, card, err := store.FinishCard(card, agentID, s.opts.Now())
 	if err != nil {
 		return envelope.Card{}, fmt.Errorf("update card %q: %w", agentID, err)
 	}
@@ -88,58 +86,9 @@ func (s *Store) Cards(ctx context.Context) ([]envelope.Card, error) {
 	return out, nil
 }
 
-// finishCard puts card in the form every store writes (see UpdateCard),
-// now being when the update began, and returns its JSON and the card as a
-// reader decodes it.
-func finishCard(card envelope.Card, agentID string, now time.Time) ([]byte, envelope.Card, error) {
-	card.AgentID = agentID
-	for _, list := range []*[]string{&card.Capabilities, &card.AllowFrom, &card.CurrentTasks} {
-		if *list == nil {
-			*list = []string{}
-		}
-	}
-	switch {
-	case card.Status == "" && len(card.CurrentTasks) > 0:
-		card.Status = envelope.StatusBusy
-	case card.Status == "":
-		card.Status = envelope.StatusIdle
-	case !card.Status.Valid():
-		return nil, envelope.Card{}, fmt.Errorf("status %q: want idle, busy or offline", card.Status)
-	}
-	if card.RegisteredAt.IsZero() {
-		card.RegisteredAt = envelope.NewTime(now)
-	}
-	if card.LastHeartbeat.IsZero() {
-		card.LastHeartbeat = card.RegisteredAt
-	}
-	raw, err := json.Marshal(card)
-	if err != nil {
-		return nil, envelope.Card{}, fmt.Errorf("encode card: %w", err)
-	}
-	var written envelope.Card
-	if err := json.Unmarshal(raw, &written); err != nil {
-		return nil, envelope.Card{}, fmt.Errorf("card does not read back: %w", err)
-	}
-	return raw, written, nil
-}
-
-// stateKeyPattern is what a state key must look like, in every store.
-var stateKeyPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
-
-// checkStateKey validates the agent id and key of a state record.
-func checkStateKey(agentID, key string) error {
-	if err := validID(agentID); err != nil {
-		return err
-	}
-	if !stateKeyPattern.MatchString(key) {
-		return fmt.Errorf("state key %q: want lower-case letters, digits, '-' or '_'", key)
-	}
-	return nil
-}
-
 // LoadState implements store.StateStore.
 func (s *Store) LoadState(ctx context.Context, agentID, key string) ([]byte, error) {
-	if err := checkStateKey(agentID, key); err != nil {
+	if err := store.CheckStateKey(agentID, key); err != nil {
 		return nil, err
 	}
 	if err := s.checkOpen(ctx); err != nil {
@@ -156,7 +105,7 @@ func (s *Store) LoadState(ctx context.Context, agentID, key string) ([]byte, err
 
 // SaveState implements store.StateStore.
 func (s *Store) SaveState(ctx context.Context, agentID, key string, data []byte) error {
-	if err := checkStateKey(agentID, key); err != nil {
+	if err := store.CheckStateKey(agentID, key); err != nil {
 		return err
 	}
 	if err := s.checkOpen(ctx); err != nil {

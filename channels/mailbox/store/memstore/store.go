@@ -2,9 +2,6 @@ package memstore
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"sync"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
@@ -13,12 +10,9 @@ import (
 // Store is one connection to a Hub, as one process has it. Close releases
 // its inboxes; the hub keeps everything else.
 type Store struct {
-	hub  *Hub
-	opts Options
-
-	mu      sync.Mutex
-	closed  bool
-	inboxes map[*Inbox]struct{}
+	hub     *Hub
+	opts    Options
+	inboxes store.InboxSet[*Inbox]
 }
 
 var _ store.Backend = (*Store)(nil)
@@ -29,7 +23,7 @@ func New(opts Options) *Store { return NewHub().Open(opts) }
 // Open returns a new Store on h.
 func (h *Hub) Open(opts Options) *Store {
 	opts.setDefaults()
-	return &Store{hub: h, opts: opts, inboxes: map[*Inbox]struct{}{}}
+	return &Store{hub: h, opts: opts}
 }
 
 // Hub returns the hub the store is on.
@@ -38,43 +32,18 @@ func (s *Store) Hub() *Hub { return s.hub }
 // Close implements store.Backend: it closes the store's open inboxes (their
 // unacknowledged deliveries go back to the front of the inbox).
 func (s *Store) Close() error {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return nil
-	}
-	s.closed = true
-	open := make([]*Inbox, 0, len(s.inboxes))
-	for in := range s.inboxes {
-		open = append(open, in)
-	}
-	s.mu.Unlock()
-	var errs []error
-	for _, in := range open {
-		errs = append(errs, in.Close())
-	}
-	return errors.Join(errs...)
+	_, err := s.inboxes.Close()
+	return err
 }
 
 func (s *Store) checkOpen(ctx context.Context) error {
-	s.mu.Lock()
-	closed := s.closed
-	s.mu.Unlock()
-	if closed {
-		return store.ErrClosed
+	if err := s.inboxes.Err(); err != nil {
+		return err
 	}
 	return ctx.Err()
 }
 
-func (s *Store) emit(ev store.Event) {
-	if s.opts.Observer == nil {
-		return
-	}
-	if ev.Time.IsZero() {
-		ev.Time = s.opts.Now()
-	}
-	s.opts.Observer(ev)
-}
+func (s *Store) emit(ev store.Event) { store.Notify(s.opts.Observer, s.opts.Now, ev) }
 
 // Deliver implements store.Sender. The message is validated and encoded
 // within the size cap; delivering a message that still waits in the inbox
@@ -83,7 +52,7 @@ func (s *Store) Deliver(ctx context.Context, msg *envelope.Message) error {
 	if err := s.checkOpen(ctx); err != nil {
 		return err
 	}
-	data, err := encode(msg, s.opts.MaxMessageBytes)
+	data, err := store.EncodeForDelivery(msg, s.opts.MaxMessageBytes)
 	if err != nil {
 		return err
 	}
@@ -100,32 +69,4 @@ func (s *Store) Deliver(ctx context.Context, msg *envelope.Message) error {
 	h.mu.Unlock()
 	s.emit(store.Event{Kind: store.EventSent, Agent: msg.To, MessageID: msg.ID, From: msg.From})
 	return nil
-}
-
-// encode validates msg and encodes it within maxBytes.
-func encode(msg *envelope.Message, maxBytes int64) ([]byte, error) {
-	if msg == nil {
-		return nil, errors.New("deliver: nil message")
-	}
-	if err := validID(msg.From); err != nil {
-		return nil, fmt.Errorf("deliver %s: from: %w", msg.ID, err)
-	}
-	if err := validID(msg.To); err != nil {
-		return nil, fmt.Errorf("deliver %s: to: %w", msg.ID, err)
-	}
-	if err := envelope.Validate(msg); err != nil {
-		return nil, fmt.Errorf("deliver %s: %w", msg.ID, err)
-	}
-	if msg.Timestamp.IsZero() {
-		return nil, fmt.Errorf("deliver %s: %w: missing timestamp", msg.ID, envelope.ErrMalformed)
-	}
-	data, err := envelope.Encode(msg)
-	if err != nil {
-		return nil, fmt.Errorf("deliver %s: encode: %w", msg.ID, err)
-	}
-	if n := int64(len(data)); n > maxBytes {
-		return nil, fmt.Errorf("deliver %s to %q: message is %d bytes, over the limit of %d bytes: %w",
-			msg.ID, msg.To, n, maxBytes, envelope.ErrTooLarge)
-	}
-	return data, nil
 }

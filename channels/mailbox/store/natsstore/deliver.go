@@ -24,7 +24,7 @@ func (s *Store) Deliver(ctx context.Context, msg *envelope.Message) error {
 	if err := s.checkOpen(ctx); err != nil {
 		return err
 	}
-	data, err := encode(msg, s.opts.MaxMessageBytes)
+	data, err := store.EncodeForDelivery(msg, s.opts.MaxMessageBytes)
 	if err != nil {
 		return err
 	}
@@ -55,32 +55,4 @@ func publishID(msg *envelope.Message, data []byte) string {
 	}
 	sum := sha256.Sum256(data)
 	return msg.To + ":" + msg.ID + ":" + hex.EncodeToString(sum[:8])
-}
-
-// encode validates msg and encodes it within maxBytes.
-func encode(msg *envelope.Message, maxBytes int64) ([]byte, error) {
-	if msg == nil {
-		return nil, errors.New("deliver: nil message")
-	}
-	if err := envelope.ValidateAgentID(msg.From); err != nil {
-		return nil, fmt.Errorf("deliver %s: from: %w", msg.ID, err)
-	}
-	if err := envelope.ValidateAgentID(msg.To); err != nil {
-		return nil, fmt.Errorf("deliver %s: to: %w", msg.ID, err)
-	}
-	if err := envelope.Validate(msg); err != nil {
-		return nil, fmt.Errorf("deliver %s: %w", msg.ID, err)
-	}
-	if msg.Timestamp.IsZero() {
-		return nil, fmt.Errorf("deliver %s: %w: missing timestamp", msg.ID, envelope.ErrMalformed)
-	}
-	data, err := envelope.Encode(msg)
-	if err != nil {
-		return nil, fmt.Errorf("deliver %s: encode: %w", msg.ID, err)
-	}
-	if n := int64(len(data)); n > maxBytes {
-		return nil, fmt.Errorf("deliver %s to %q: message is %d bytes, over the limit of %d bytes (maxMessageBytes): %w",
-			msg.ID, msg.To, n, maxBytes, envelope.ErrTooLarge)
-	}
-	return data, nil
 }

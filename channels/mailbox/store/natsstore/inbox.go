@@ -65,15 +65,8 @@ func (s *Store) OpenInbox(ctx context.Context, agentID string) (store.Inbox, err
 		lock.release(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("open inbox of %q: %w", agentID, err)
 	}
-	s.mu.Lock()
-	closed := s.closed
-	if !closed {
-		s.inboxes[in] = struct{}{}
-	}
-	s.mu.Unlock()
-	if closed {
-		in.Close()
-		return nil, store.ErrClosed
+	if err := s.inboxes.Add(in); err != nil {
+		return nil, err
 	}
 	return in, nil
 }
@@ -206,9 +199,7 @@ func (in *Inbox) Close() error {
 		if !in.s.nc.IsClosed() {
 			errs = append(errs, in.s.nc.FlushWithContext(ctx), in.lock.release(ctx))
 		}
-		in.s.mu.Lock()
-		delete(in.s.inboxes, in)
-		in.s.mu.Unlock()
+		in.s.inboxes.Remove(in)
 		err = errors.Join(errs...)
 	})
 	return err

@@ -47,19 +47,12 @@ const (
 // and dropped (EventDuplicate). Next returns store.ErrClosed once the inbox
 // is closed, or ctx's error.
 func (in *Inbox) Next(ctx context.Context) (*store.Delivery, error) {
-	select {
-	case in.sem <- struct{}{}:
-	case <-in.ctx.Done():
-		return nil, store.ErrClosed
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	if err := store.TakeTurn(ctx, in.sem, in.ctx.Done()); err != nil {
+		return nil, err
 	}
 	defer func() { <-in.sem }()
 	for {
-		if in.ctx.Err() != nil {
-			return nil, store.ErrClosed
-		}
-		if err := ctx.Err(); err != nil {
+		if err := store.StillOpen(ctx, in.ctx.Done()); err != nil {
 			return nil, err
 		}
 		m := in.pop()

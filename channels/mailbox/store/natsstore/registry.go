@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -43,7 +42,7 @@ func (s *Store) UpdateCard(ctx context.Context, agentID string, update func(*env
 			return envelope.Card{}, fmt.Errorf("update card %q: %w", agentID, err)
 		}
 		update(&card)
-		raw, written, err := finishCard(card, agentID, s.opts.Now())
+		raw, written, err := store.FinishCard(card, agentID, s.opts.Now())
 		if err != nil {
 			return envelope.Card{}, fmt.Errorf("update card %q: %w", agentID, err)
 		}
@@ -131,39 +130,4 @@ func (s *Store) Cards(ctx context.Context) ([]envelope.Card, error) {
 			return nil, fmt.Errorf("cards: %w", ctx.Err())
 		}
 	}
-}
-
-// finishCard puts card in the form every store writes (see UpdateCard),
-// now being when the update began, and returns its JSON and the card as a
-// reader decodes it.
-func finishCard(card envelope.Card, agentID string, now time.Time) ([]byte, envelope.Card, error) {
-	card.AgentID = agentID
-	for _, list := range []*[]string{&card.Capabilities, &card.AllowFrom, &card.CurrentTasks} {
-		if *list == nil {
-			*list = []string{}
-		}
-	}
-	switch {
-	case card.Status == "" && len(card.CurrentTasks) > 0:
-		card.Status = envelope.StatusBusy
-	case card.Status == "":
-		card.Status = envelope.StatusIdle
-	case !card.Status.Valid():
-		return nil, envelope.Card{}, fmt.Errorf("status %q: want idle, busy or offline", card.Status)
-	}
-	if card.RegisteredAt.IsZero() {
-		card.RegisteredAt = envelope.NewTime(now)
-	}
-	if card.LastHeartbeat.IsZero() {
-		card.LastHeartbeat = card.RegisteredAt
-	}
-	raw, err := json.Marshal(card)
-	if err != nil {
-		return nil, envelope.Card{}, fmt.Errorf("encode card: %w", err)
-	}
-	var written envelope.Card
-	if err := json.Unmarshal(raw, &written); err != nil {
-		return nil, envelope.Card{}, fmt.Errorf("card does not read back: %w", err)
-	}
-	return raw, written, nil
 }

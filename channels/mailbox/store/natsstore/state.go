@@ -4,29 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"regexp"
 
 	"github.com/nats-io/nats.go/jetstream"
-
-	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
-
-var stateKeyPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
-
-func checkStateKey(agentID, key string) error {
-	if err := envelope.ValidateAgentID(agentID); err != nil {
-		return err
-	}
-	if !stateKeyPattern.MatchString(key) {
-		return fmt.Errorf("state key %q: want lower-case letters, digits, '-' or '_'", key)
-	}
-	return nil
-}
 
 // LoadState implements store.StateStore: the key <agent>.<key> of the
 // state bucket.
 func (s *Store) LoadState(ctx context.Context, agentID, key string) ([]byte, error) {
-	if err := checkStateKey(agentID, key); err != nil {
+	if err := store.CheckStateKey(agentID, key); err != nil {
 		return nil, err
 	}
 	if err := s.checkOpen(ctx); err != nil {
@@ -45,7 +31,7 @@ func (s *Store) LoadState(ctx context.Context, agentID, key string) ([]byte, err
 // SaveState implements store.StateStore: one put, which replaces the
 // record whole.
 func (s *Store) SaveState(ctx context.Context, agentID, key string, data []byte) error {
-	if err := checkStateKey(agentID, key); err != nil {
+	if err := store.CheckStateKey(agentID, key); err != nil {
 		return err
 	}
 	if err := s.checkOpen(ctx); err != nil {

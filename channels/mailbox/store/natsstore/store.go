@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -108,9 +107,7 @@ type Store struct {
 	state    jetstream.KeyValue
 	locks    jetstream.KeyValue
 
-	mu      sync.Mutex
-	closed  bool
-	inboxes map[*Inbox]struct{}
+	inboxes store.InboxSet[*Inbox]
 }
 
 var _ store.Backend = (*Store)(nil)
@@ -127,8 +124,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("natsstore: %w", err)
 	}
-	s := &Store{opts: opts, names: names{prefix: opts.SubjectPrefix}, nc: opts.Conn, js: js,
-		inboxes: map[*Inbox]struct{}{}}
+	s := &Store{opts: opts, names: names{prefix: opts.SubjectPrefix}, nc: opts.Conn, js: js}
 	if err := s.setUp(ctx); err != nil {
 		if opts.OwnConn {
 			opts.Conn.Close()
@@ -189,21 +185,11 @@ func (s *Store) setUp(ctx context.Context) error {
 // unacknowledged deliveries are released for redelivery), flushes, and
 // closes the connection if the store owns it.
 func (s *Store) Close() error {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
+	first, err := s.inboxes.Close()
+	if !first {
 		return nil
 	}
-	s.closed = true
-	open := make([]*Inbox, 0, len(s.inboxes))
-	for in := range s.inboxes {
-		open = append(open, in)
-	}
-	s.mu.Unlock()
-	var errs []error
-	for _, in := range open {
-		errs = append(errs, in.Close())
-	}
+	errs := []error{err}
 	if s.opts.OwnConn {
 		errs = append(errs, s.nc.Drain())
 	} else if !s.nc.IsClosed() {
@@ -213,21 +199,10 @@ func (s *Store) Close() error {
 }
 
 func (s *Store) checkOpen(ctx context.Context) error {
-	s.mu.Lock()
-	closed := s.closed
-	s.mu.Unlock()
-	if closed {
-		return store.ErrClosed
+	if err := s.inboxes.Err(); err != nil {
+		return err
 	}
 	return ctx.Err()
 }
 
-func (s *Store) emit(ev store.Event) {
-	if s.opts.Observer == nil {
-		return
-	}
-	if ev.Time.IsZero() {
-		ev.Time = s.opts.Now()
-	}
-	s.opts.Observer(ev)
-}
+func (s *Store) emit(ev store.Event) { store.Notify(s.opts.Observer, s.opts.Now, ev) }

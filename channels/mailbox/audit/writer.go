@@ -1,0 +1,270 @@
+package audit
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"sync"
+	"syscall"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+)
+
+// File names in the log's folder.
+const (
+	// FileName is the current log file; rotated files are FileName.1 (the
+	// newest) to FileName.<Keep>.
+	FileName = "manifest.jsonl"
+	// lockName is the file whose flock every writer takes for each line.
+	// It is never renamed, so writers of the old and the new file after a
+	// rotation exclude each other.
+	lockName = "_manifest.lock"
+)
+
+// Defaults for Options.
+const (
+	DefaultMaxBytes = 16 << 20
+	DefaultKeep     = 4
+)
+
+// maxField caps the free-text fields of one entry (the reason), so that a
+// line stays small.
+const maxField = 2048
+
+// Entry is one line of the log: the event and the process that wrote it.
+type Entry struct {
+	store.Event
+	PID  int    `json:"pid,omitempty"`
+	Host string `json:"host,omitempty"`
+}
+
+// Options configures a Writer. Zero values take the defaults.
+type Options struct {
+	// MaxBytes is the size past which the log is rotated (default 16 MiB);
+	// negative never rotates.
+	MaxBytes int64
+	// Keep is how many rotated files are kept (default 4); negative keeps
+	// none: the full log is deleted when it rotates.
+	Keep int
+	// Sync fsyncs every line (slow; the log is for people, not recovery).
+	Sync bool
+}
+
+func (o *Options) setDefaults() {
+	if o.MaxBytes == 0 {
+		o.MaxBytes = DefaultMaxBytes
+	}
+	if o.Keep == 0 {
+		o.Keep = DefaultKeep
+	}
+	if o.Keep < 0 {
+		o.Keep = 0
+	}
+}
+
+// Writer appends entries to the log in one folder. It is safe for
+// concurrent use, and any number of processes may write the same log.
+type Writer struct {
+	dir  string
+	path string
+	opts Options
+	pid  int
+	host string
+
+	mu     sync.Mutex
+	lock   *os.File // the lock file, flocked around each line
+	f      *os.File // the current log file, opened for appending
+	ino    uint64   // its inode, to notice a rotation by another process
+	closed bool
+}
+
+// Open returns a Writer for the log in dir (which must exist). It touches
+// nothing until the first Append, so a process that only reads the
+// mailbox leaves no trace.
+func Open(dir string, opts Options) (*Writer, error) {
+	opts.setDefaults()
+	fi, err := os.Stat(dir)
+	if err == nil && !fi.IsDir() {
+		err = fmt.Errorf("%s is not a folder", dir)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open audit log: %w", err)
+	}
+	host, _ := os.Hostname()
+	return &Writer{dir: dir, path: filepath.Join(dir, FileName), opts: opts, pid: os.Getpid(), host: host}, nil
+}
+
+// Path returns the current log file's path.
+func (w *Writer) Path() string { return w.path }
+
+// Append writes ev as one line. The line is written with a single write
+// on a file opened with O_APPEND while this process holds the log's flock,
+// so it lands whole after every line written before it, whatever other
+// processes do.
+func (w *Writer) Append(ev store.Event) error {
+	line, err := w.encode(ev)
+	if err != nil {
+		return err
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return store.ErrClosed
+	}
+	if w.lock == nil {
+		lock, err := os.OpenFile(filepath.Join(w.dir, lockName), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+		if err != nil {
+			return fmt.Errorf("audit log: %w", err)
+		}
+		w.lock = lock
+	}
+	if err := flock(w.lock, syscall.LOCK_EX); err != nil {
+		return fmt.Errorf("audit log: lock: %w", err)
+	}
+	defer flock(w.lock, syscall.LOCK_UN) // closing the file would release it too
+	if err := w.current(); err != nil {
+		return err
+	}
+	if err := w.rotateIfFull(int64(len(line))); err != nil {
+		return err
+	}
+	n, err := w.f.Write(line)
+	if err == nil && n != len(line) {
+		err = fmt.Errorf("short write (%d of %d bytes)", n, len(line))
+	}
+	if err == nil && w.opts.Sync {
+		err = w.f.Sync()
+	}
+	if err != nil {
+		return fmt.Errorf("audit log %s: append: %w", w.path, err)
+	}
+	return nil
+}
+
+// encode renders ev as one line, with long free text clipped.
+func (w *Writer) encode(ev store.Event) ([]byte, error) {
+	if len(ev.Reason) > maxField {
+		ev.Reason = ev.Reason[:maxField] + "..."
+	}
+	data, err := json.Marshal(Entry{Event: ev, PID: w.pid, Host: w.host})
+	if err != nil {
+		return nil, fmt.Errorf("audit log: encode: %w", err)
+	}
+	return append(data, '\n'), nil
+}
+
+// current (re)opens the log file when it is not open yet or another
+// process rotated it away.
+func (w *Writer) current() error {
+	fi, err := os.Lstat(w.path)
+	switch {
+	case err == nil && w.f != nil && inode(fi) == w.ino:
+		return nil
+	case err != nil && !errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("audit log: %w", err)
+	}
+	return w.reopen()
+}
+
+func (w *Writer) reopen() error {
+	if w.f != nil {
+		w.f.Close()
+		w.f = nil
+	}
+	f, err := os.OpenFile(w.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return fmt.Errorf("audit log: open %s: %w", w.path, err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return fmt.Errorf("audit log: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		f.Close()
+		return fmt.Errorf("audit log: %s is not a regular file", w.path)
+	}
+	w.f, w.ino = f, inode(fi)
+	return nil
+}
+
+// rotateIfFull renames the files one number up (dropping the oldest) and
+// starts a new log when adding n bytes would pass MaxBytes. The caller
+// holds the flock.
+func (w *Writer) rotateIfFull(n int64) error {
+	if w.opts.MaxBytes < 0 {
+		return nil
+	}
+	fi, err := w.f.Stat()
+	if err != nil {
+		return fmt.Errorf("audit log: %w", err)
+	}
+	if fi.Size() == 0 || fi.Size()+n <= w.opts.MaxBytes {
+		return nil
+	}
+	if w.opts.Keep == 0 {
+		if err := os.Remove(w.path); err != nil {
+			return fmt.Errorf("audit log: rotate: %w", err)
+		}
+		return w.reopen()
+	}
+	if err := os.Remove(rotated(w.path, w.opts.Keep)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("audit log: drop oldest: %w", err)
+	}
+	for i := w.opts.Keep - 1; i >= 1; i-- {
+		if err := os.Rename(rotated(w.path, i), rotated(w.path, i+1)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("audit log: rotate: %w", err)
+		}
+	}
+	if err := os.Rename(w.path, rotated(w.path, 1)); err != nil {
+		return fmt.Errorf("audit log: rotate: %w", err)
+	}
+	return w.reopen()
+}
+
+// Close closes the log. Later appends fail with store.ErrClosed.
+func (w *Writer) Close() error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return nil
+	}
+	w.closed = true
+	var errs []error
+	if w.f != nil {
+		errs = append(errs, w.f.Close())
+	}
+	if w.lock != nil {
+		errs = append(errs, w.lock.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// rotated names the i-th rotated file (0: the current one).
+func rotated(path string, i int) string {
+	if i == 0 {
+		return path
+	}
+	return path + "." + strconv.Itoa(i)
+}
+
+func inode(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return st.Ino
+	}
+	return 0
+}
+
+// flock applies op to f, retrying when a signal interrupts the wait.
+func flock(f *os.File, op int) error {
+	for {
+		err := syscall.Flock(int(f.Fd()), op)
+		if !errors.Is(err, syscall.EINTR) {
+			return err
+		}
+	}
+}

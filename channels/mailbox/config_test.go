@@ -1,0 +1,146 @@
+package mailbox_test
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/switchboard-dev/switchboard/bus"
+	"github.com/switchboard-dev/switchboard/channels"
+	"github.com/switchboard-dev/switchboard/channels/mailbox"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/config"
+)
+
+func TestDefaultConfigIsSeeds(t *testing.T) {
+	cfg := mailbox.DefaultConfig()
+	assert.Equal(t, []string{"*"}, cfg.AllowFrom)
+	assert.Equal(t, 3, cfg.MaxConcurrentTasks)
+	assert.EqualValues(t, 5, cfg.PollInterval)
+	assert.Equal(t, "~/.nanobot/mailboxes", cfg.MailboxesRoot)
+	assert.EqualValues(t, 5, cfg.HeartbeatInterval)
+	assert.EqualValues(t, 30, cfg.OfflineAfter)
+	assert.Equal(t, 3, cfg.DefaultTTL)
+	assert.EqualValues(t, 1<<20, cfg.MaxMessageBytes)
+	assert.Equal(t, "fs", cfg.Backend)
+	assert.ErrorContains(t, cfg.Validate("channels.mailbox"), "channels.mailbox.agentId: required")
+	cfg.AgentID = "coder"
+	assert.NoError(t, cfg.Validate("channels.mailbox"))
+}
+
+func TestConfigValidateNamesEveryBadKey(t *testing.T) {
+	cfg := mailbox.Config{AgentID: "a b", Backend: "carrier-pigeon"}
+	err := cfg.Validate("channels.mailbox")
+	require.Error(t, err)
+	for _, key := range []string{"agentId", "maxConcurrentTasks", "pollInterval", "heartbeatInterval",
+		"taskTimeout", "offlineAfter", "defaultTtl", "maxMessageBytes", "maxThreadHops", "mailboxesRoot",
+		"backend"} {
+		assert.Contains(t, err.Error(), "channels.mailbox."+key)
+	}
+	assert.Contains(t, err.Error(), "forgotten import?")
+}
+
+func TestFactoryDecodesSection(t *testing.T) {
+	f, err := channels.Lookup("mailbox")
+	require.NoError(t, err, "the mailbox channel type is registered")
+	root := t.TempDir() + "/mailboxes"
+	section := config.Section{Path: "channels.mailbox", Raw: map[string]any{
+		"enabled": true, "agentId": "coder", "capabilities": []any{"code_write"},
+		"allowFrom": []any{"researcher"}, "maxConcurrentTasks": 2.0, "pollInterval": 1.5,
+		"mailboxesRoot": root, "fsync": false,
+	}}
+	ch, err := f(section, channels.Deps{Bus: bus.New(1)})
+	require.NoError(t, err)
+	mb := ch.(*mailbox.Channel)
+	cfg := mb.Config()
+	assert.Equal(t, "coder", cfg.AgentID)
+	assert.Equal(t, []string{"code_write"}, cfg.Capabilities)
+	assert.Equal(t, []string{"researcher"}, cfg.AllowFrom)
+	assert.Equal(t, []string{"researcher"}, mb.AllowFrom())
+	assert.Equal(t, 2, cfg.MaxConcurrentTasks)
+	assert.Equal(t, 1.5, cfg.PollInterval)
+	assert.EqualValues(t, 30, cfg.OfflineAfter, "unset keys keep their defaults")
+	require.NoError(t, mb.Start(context.Background()))
+	require.NoError(t, mb.Stop(context.Background()))
+
+	section.Raw["maxConcurrentTasks"] = 0.0
+	_, err = mailbox.DecodeConfig(section)
+	assert.ErrorContains(t, err, "channels.mailbox.maxConcurrentTasks")
+	section.Raw["bogus"] = 1.0
+	_, err = mailbox.DecodeConfig(section)
+	assert.ErrorContains(t, err, "bogus")
+}
+
+func TestOpenBackendUnknown(t *testing.T) {
+	cfg := mailbox.DefaultConfig()
+	cfg.Backend = "nope"
+	_, err := mailbox.OpenBackend(cfg, mailbox.BackendDeps{})
+	assert.ErrorContains(t, err, `unknown mailbox backend "nope"`)
+	assert.Panics(t, func() {
+		mailbox.RegisterBackend("fs", func(mailbox.Config, mailbox.BackendDeps) (store.Backend, error) { return nil, nil })
+	}, "a duplicate")
+	assert.Panics(t, func() { mailbox.RegisterBackend("", nil) })
+}
+
+func TestMetaOfAndReplyOf(t *testing.T) {
+	_, ok := mailbox.MetaOf(nil)
+	assert.False(t, ok)
+	_, ok = mailbox.MetaOf(map[string]any{"mailbox": nil})
+	assert.False(t, ok)
+	_, ok = mailbox.MetaOf(map[string]any{"mailbox": "not an object"})
+	assert.False(t, ok)
+
+	want := mailbox.Meta{MessageID: "m1", From: "a", Type: envelope.TypeTask,
+		Task: &envelope.Task{ID: "t1", State: envelope.StatePending}, TTL: 2, Trace: []string{"a"}}
+	md := mailbox.WithMeta(map[string]any{"other": 1}, want)
+	got, ok := mailbox.MetaOf(md)
+	require.True(t, ok)
+	assert.Equal(t, want, *got)
+	assert.True(t, got.IsTask())
+	assert.Equal(t, 1, md["other"], "other keys are kept")
+
+	ptr, ok := mailbox.MetaOf(map[string]any{"mailbox": &want})
+	require.True(t, ok)
+	assert.Equal(t, want, *ptr)
+	_, ok = mailbox.MetaOf(map[string]any{"mailbox": (*mailbox.Meta)(nil)})
+	assert.False(t, ok)
+
+	_, ok = mailbox.ReplyOf(md)
+	assert.False(t, ok)
+	md = mailbox.WithReply(md, mailbox.Reply{State: envelope.StateFailed, Reason: "why"})
+	r, ok := mailbox.ReplyOf(md)
+	require.True(t, ok)
+	assert.Equal(t, mailbox.Reply{State: envelope.StateFailed, Reason: "why"}, r)
+	r, ok = mailbox.ReplyOf(map[string]any{"mailbox_reply": map[string]any{"state": "rejected"}})
+	require.True(t, ok)
+	assert.Equal(t, envelope.StateRejected, r.State)
+}
+
+func TestComposeOffline(t *testing.T) {
+	m, err := mailbox.Compose("cli", mailbox.Request{To: "coder", Text: "hi"}, mailbox.ComposeOptions{})
+	require.NoError(t, err)
+	assert.Equal(t, []string{"cli"}, m.Trace)
+	assert.Equal(t, envelope.DefaultTTL-1, m.TTL)
+	assert.False(t, m.Timestamp.IsZero())
+
+	_, err = mailbox.Compose("../x", mailbox.Request{To: "coder"}, mailbox.ComposeOptions{})
+	assert.ErrorContains(t, err, "from")
+	_, err = mailbox.Compose("cli", mailbox.Request{To: ""}, mailbox.ComposeOptions{})
+	assert.ErrorContains(t, err, "to")
+	_, err = mailbox.Compose("cli", mailbox.Request{To: "coder", Priority: 9}, mailbox.ComposeOptions{})
+	assert.Error(t, err)
+
+	orig := &mailbox.Meta{MessageID: "m1", From: "coder", TTL: 0, Trace: []string{"coder"}, HopCount: 4}
+	r, err := mailbox.Compose("cli", mailbox.Request{To: "coder", Text: "re"},
+		mailbox.ComposeOptions{Original: orig, MaxThreadHops: 5})
+	require.NoError(t, err)
+	assert.Equal(t, "m1", r.ReplyTo)
+	assert.Equal(t, "m1", r.ThreadID)
+	assert.Equal(t, 5, r.HopCount)
+	orig.HopCount = 5
+	_, err = mailbox.Compose("cli", mailbox.Request{To: "coder"}, mailbox.ComposeOptions{Original: orig, MaxThreadHops: 5})
+	assert.ErrorIs(t, err, mailbox.ErrHopLimit)
+}

@@ -1,0 +1,191 @@
+package mailbox
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+)
+
+func TestParseTarget(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want Target
+		err  string
+	}{
+		{"all", Target{Kind: TargetAll}, ""},
+		{"coder", Target{Kind: TargetName, Name: "coder"}, ""},
+		{"agent:coder", Target{Kind: TargetAgent, Name: "coder"}, ""},
+		{"cap:review", Target{Kind: TargetCap, Name: "review"}, ""},
+		{"role:reviewer", Target{Kind: TargetRole, Name: "reviewer"}, ""},
+		{"any:review", Target{Kind: TargetAny, Name: "review"}, ""},
+		{"coder-*", Target{Kind: TargetPattern, Name: "coder-*"}, ""},
+		{"coder-[12]", Target{Kind: TargetPattern, Name: "coder-[12]"}, ""},
+		{"", Target{}, "empty"},
+		{"coder-[", Target{}, "bad pattern"},
+		{"agent:../x", Target{}, "invalid agent id"},
+		{"cap:", Target{}, "want cap:NAME"},
+		{"team:x", Target{}, `unknown prefix "team:"`},
+		{"a b", Target{}, "or use all, cap:NAME"},
+	} {
+		t.Run(tt.in, func(t *testing.T) {
+			got, err := ParseTarget(tt.in)
+			if tt.err != "" {
+				require.Error(t, err)
+				assert.Contains(t, err.Error(), tt.err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+			if tt.in != "" {
+				assert.Equal(t, tt.in, got.String())
+			}
+		})
+	}
+}
+
+// convCards registers a team: lead; coder-1 (code, role dev, one task
+// running); coder-2 (code, review, role dev); reviewer (review, role
+// reviewer); coder-3 (code) whose heartbeat is old: offline.
+func convCards(t *testing.T, w *convWorld) {
+	t.Helper()
+	now := envelope.NewTime(w.clock.Now())
+	old := envelope.NewTime(w.clock.Now().Add(-time.Hour))
+	for _, c := range []envelope.Card{
+		{AgentID: "lead", Roles: []string{"planner"}, LastHeartbeat: now, Status: envelope.StatusIdle, MaxConcurrentTasks: 3},
+		{AgentID: "coder-1", Capabilities: []string{"code"}, Roles: []string{"dev"}, LastHeartbeat: now,
+			Status: envelope.StatusBusy, MaxConcurrentTasks: 2, CurrentTasks: []string{"t9"}},
+		{AgentID: "coder-2", Capabilities: []string{"code", "review"}, Roles: []string{"dev"}, LastHeartbeat: now,
+			Status: envelope.StatusIdle, MaxConcurrentTasks: 2},
+		{AgentID: "reviewer", Capabilities: []string{"review"}, Roles: []string{"reviewer"}, LastHeartbeat: now,
+			Status: envelope.StatusIdle, MaxConcurrentTasks: 1},
+		{AgentID: "coder-3", Capabilities: []string{"code"}, LastHeartbeat: old, Status: envelope.StatusIdle, MaxConcurrentTasks: 5},
+	} {
+		_, err := w.store.UpdateCard(context.Background(), c.AgentID, func(card *envelope.Card) { *card = c })
+		require.NoError(t, err)
+	}
+}
+
+func TestResolveTargets(t *testing.T) {
+	w := newConvWorld(t)
+	convCards(t, w)
+	opts := ResolveOptions{Now: w.clock.Now(), OfflineAfter: 30 * time.Second, MaxFanout: 3,
+		HasInbox: func(a string) bool { return a == "nanobot-worker" }}
+	resolve := func(target string) ([]string, error) {
+		tg, err := ParseTarget(target)
+		require.NoError(t, err)
+		return Resolve(context.Background(), w.store, "lead", tg, opts)
+	}
+	for _, tt := range []struct {
+		target string
+		want   []string
+	}{
+		{"coder-*", []string{"coder-1", "coder-2", "coder-3"}},
+		{"cap:code", []string{"coder-1", "coder-2", "coder-3"}},
+		{"cap:review", []string{"coder-2", "reviewer"}},
+		{"role:dev", []string{"coder-1", "coder-2"}},
+		{"review", []string{"coder-2", "reviewer"}},
+		{"any:code", []string{"coder-2"}},
+		{"any:dev", []string{"coder-2"}},
+		{"reviewer", []string{"reviewer"}},
+		{"agent:code", []string{"code"}},
+		{"nanobot-worker", []string{"nanobot-worker"}},
+		{"newcomer", []string{"newcomer"}},
+		{"lead", []string{"lead"}},
+	} {
+		t.Run(tt.target, func(t *testing.T) {
+			got, err := resolve(tt.target)
+			require.NoError(t, err)
+			assert.Equal(t, tt.want, got)
+		})
+	}
+
+	_, err := resolve("all")
+	require.ErrorIs(t, err, ErrFanout, "4 others, over maxFanout 3")
+	assert.Contains(t, err.Error(), "4 recipients, over the limit of 3 (channels.mailbox.maxFanout)")
+	opts.MaxFanout = 10
+	all, err := resolve("all")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"coder-1", "coder-2", "coder-3", "reviewer"}, all, "everybody but the sender, offline too")
+
+	for target, want := range map[string]string{
+		"cap:deploy": "no agent has capability deploy",
+		"role:ops":   "no agent has role ops",
+		"tester-*":   "no registered agent matches (registered: coder-1, coder-2, coder-3, lead, reviewer)",
+	} {
+		_, err := resolve(target)
+		require.ErrorIs(t, err, ErrUnknownTarget, target)
+		assert.Contains(t, err.Error(), want)
+	}
+	_, err = resolve("any:deploy")
+	assert.ErrorIs(t, err, ErrNoAgent)
+
+	lonely := newConvWorld(t)
+	_, err = Resolve(context.Background(), lonely.store, "lead", Target{Kind: TargetAll}, opts)
+	assert.ErrorIs(t, err, ErrUnknownTarget)
+	assert.Contains(t, err.Error(), "no agent is registered besides lead")
+}
+
+func TestPostToFansOutUnderTheLoopRules(t *testing.T) {
+	w := newConvWorld(t)
+	lead := w.start("lead")
+	convCards(t, w)
+
+	out, err := lead.PostTo(context.Background(), "cap:code", Request{Text: "standup in 5", Subject: "standup"})
+	require.NoError(t, err)
+	require.Len(t, out.Sent, 3)
+	for i, to := range []string{"coder-1", "coder-2", "coder-3"} {
+		assert.Equal(t, to, out.Sent[i].To)
+		assert.Equal(t, out.Sent[0].ID, out.Sent[i].ThreadID, "one thread")
+		assert.Equal(t, "standup", out.Sent[i].Subject)
+	}
+	assert.Empty(t, out.Skipped)
+
+	// A forward of a message that passed coder-2 skips coder-2.
+	parent := &Meta{MessageID: "m0", From: "planner", To: "lead", Type: envelope.TypeMessage, TTL: 2,
+		Trace: []string{"coder-2", "planner"}}
+	out, err = lead.PostTo(context.Background(), "role:dev", Request{Text: "fyi", Parent: parent})
+	require.NoError(t, err)
+	require.Len(t, out.Sent, 1)
+	assert.Equal(t, "coder-1", out.Sent[0].To)
+	require.Len(t, out.Skipped, 1)
+	assert.Equal(t, "coder-2", out.Skipped[0].To)
+	assert.True(t, errors.Is(out.Skipped[0].Err, ErrLoop))
+
+	_, err = lead.PostTo(context.Background(), "coder-2", Request{Text: "x", Parent: parent})
+	assert.ErrorIs(t, err, ErrLoop, "nobody left to send to")
+	_, err = lead.PostTo(context.Background(), "cap:code", Request{Type: envelope.TypeTask, Text: "x", TaskID: "t1"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "a task id names one task, for one agent")
+	_, err = lead.PostTo(context.Background(), "cap:nothing", Request{Text: "x"})
+	assert.ErrorIs(t, err, ErrUnknownTarget)
+
+	n := 0
+	require.NoError(t, w.store.Browse(context.Background(), func(s store.Stored) bool { n++; return true }))
+	assert.Equal(t, 4, n, "only the sends that went through were delivered")
+}
+
+func TestDiscoveryByRole(t *testing.T) {
+	w := newConvWorld(t)
+	lead := w.start("lead")
+	convCards(t, w)
+	devs, err := lead.FindByRole(context.Background(), "dev")
+	require.NoError(t, err)
+	require.Len(t, devs, 2)
+	assert.Equal(t, "coder-2", devs[0].AgentID, "most free slots first")
+
+	agents, err := lead.Agents(context.Background(), false)
+	require.NoError(t, err)
+	assert.Equal(t, []RoleCount{
+		{Role: "", Agents: 1, Online: 0},
+		{Role: "dev", Agents: 2, Online: 2},
+		{Role: "planner", Agents: 1, Online: 1},
+		{Role: "reviewer", Agents: 1, Online: 1},
+	}, RoleSummary(agents))
+}

@@ -1,0 +1,193 @@
+package mailbox
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/switchboard-dev/switchboard/bus"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+)
+
+// boxOf returns which of agent's folders holds a file of message id.
+func (w *convWorld) boxOf(agent, id string) store.Box {
+	w.t.Helper()
+	var box store.Box
+	require.NoError(w.t, w.store.Browse(context.Background(), func(s store.Stored) bool {
+		if s.Agent == agent && s.Message.ID == id {
+			box = s.Box
+			return false
+		}
+		return true
+	}))
+	return box
+}
+
+// A request stays claimed while it is owed a reply; archiving it is
+// refused with a clear error; the reply archives it, and the asker stops
+// waiting.
+func TestRequestIsHeldUntilAnswered(t *testing.T) {
+	w := newConvWorld(t)
+	critic, executor := w.start("critic"), w.start("executor")
+	id := critic.post(t, Request{To: "executor", Text: "did you mean to delete it?", Subject: "dead-code",
+		ExpectsReply: true, TaskID: "task_1"})
+	in := executor.next(t)
+	meta, ok := MetaOf(in.Metadata)
+	require.True(t, ok)
+	assert.True(t, meta.ExpectsReply)
+	assert.Equal(t, "task_1", meta.TaskID)
+	require.NotNil(t, meta.ReplyBy, "due after replyTimeout")
+	w.seen.waitFor(t, store.EventDelivered, id)
+	assert.Equal(t, store.BoxClaimed, w.boxOf("executor", id), "held, not archived")
+
+	owed := executor.PendingReplies("")
+	require.Len(t, owed.Owed, 1)
+	assert.Equal(t, id, owed.Owed[0].MessageID)
+	assert.Equal(t, "critic", owed.Owed[0].From)
+	assert.Empty(t, owed.Awaited)
+	awaited := critic.PendingReplies("task_1")
+	require.Len(t, awaited.Awaited, 1)
+	assert.Equal(t, "executor", awaited.Awaited[0].To)
+	assert.Empty(t, critic.PendingReplies("task_2").Awaited, "per task")
+
+	err := executor.Archive(context.Background(), id)
+	require.ErrorIs(t, err, ErrReplyOwed)
+	assert.Contains(t, err.Error(), "critic asked about dead-code")
+	assert.Contains(t, err.Error(), "reply first")
+	assert.Equal(t, store.BoxClaimed, w.boxOf("executor", id), "nothing moved")
+
+	// The agent loop answers through Send, with the inbound metadata.
+	require.NoError(t, executor.Send(context.Background(), bus.OutboundMessage{Channel: ChannelName,
+		ChatID: "critic", Content: "yes, it was unused", Metadata: in.Metadata}))
+	w.seen.waitFor(t, store.EventProcessed, id)
+	assert.Equal(t, store.BoxProcessed, w.boxOf("executor", id), "the reply archived the request")
+	assert.Empty(t, executor.PendingReplies("").Owed)
+
+	reply := critic.next(t)
+	rmeta, _ := MetaOf(reply.Metadata)
+	assert.Equal(t, id, rmeta.ReplyTo)
+	assert.Equal(t, id, rmeta.ThreadID)
+	assert.Equal(t, "task_1", rmeta.TaskID)
+	w.seen.waitFor(t, store.EventProcessed, rmeta.MessageID)
+	assert.Empty(t, critic.PendingReplies("").Awaited, "the asker stops waiting")
+	assert.ErrorIs(t, executor.Archive(context.Background(), id), ErrNotHeld)
+}
+
+// A notice is archived at once; Archive says it holds nothing.
+func TestNoticeIsArchivedOnHandOff(t *testing.T) {
+	w := newConvWorld(t)
+	critic, executor := w.start("critic"), w.start("executor")
+	id := critic.post(t, Request{To: "executor", Text: "fyi"})
+	executor.next(t)
+	w.seen.waitFor(t, store.EventProcessed, id)
+	assert.Empty(t, critic.PendingReplies("").Awaited)
+	err := executor.Archive(context.Background(), id)
+	assert.ErrorIs(t, err, ErrNotHeld)
+}
+
+// A reply stored by another path (the command line, or before a crash)
+// lets Archive go ahead.
+func TestArchiveAfterAReplySentElsewhere(t *testing.T) {
+	w := newConvWorld(t)
+	critic, executor := w.start("critic"), w.start("executor")
+	id := critic.post(t, Request{To: "executor", Text: "why?", ExpectsReply: true})
+	executor.next(t)
+	req := MetaOfMessage(&envelope.Message{ID: id, From: "critic", To: "executor", Type: envelope.TypeMessage, TTL: 2})
+	reply, err := Compose("executor", Request{To: "critic", Text: "because"}, ComposeOptions{Original: &req})
+	require.NoError(t, err)
+	require.NoError(t, w.store.Deliver(context.Background(), reply))
+	require.NoError(t, executor.Archive(context.Background(), id))
+	assert.Equal(t, store.BoxProcessed, w.boxOf("executor", id))
+	assert.Empty(t, executor.PendingReplies("").Owed)
+}
+
+// An unanswered request comes back after a restart and is held again.
+func TestHeldRequestComesBackAfterRestart(t *testing.T) {
+	w := newConvWorld(t)
+	critic, executor := w.start("critic"), w.start("executor")
+	id := critic.post(t, Request{To: "executor", Text: "why?", ExpectsReply: true})
+	executor.next(t)
+	executor.stop(t)
+	critic.stop(t)
+
+	critic = w.start("critic")
+	require.Len(t, critic.PendingReplies("").Awaited, 1, "the asker still waits after a restart")
+	executor = w.start("executor")
+	in := executor.next(t)
+	meta, _ := MetaOf(in.Metadata)
+	assert.Equal(t, id, meta.MessageID)
+	assert.True(t, meta.Redelivered)
+	require.Len(t, executor.PendingReplies("").Owed, 1)
+}
+
+// A reply that does not come by its due time becomes a notice to the
+// asker, in the conversation the request was sent from; a late reply is
+// still taken and routed there.
+func TestOverdueReplyBecomesANotice(t *testing.T) {
+	w := newConvWorld(t)
+	critic, executor := w.start("critic"), w.start("executor")
+	cb := &envelope.Callback{Channel: "feishu", ChatID: "u1", SessionID: "feishu:u1"}
+	id := critic.post(t, Request{To: "executor", Text: "status?", Subject: "status", ExpectsReply: true,
+		ReplyBy: w.clock.Now().Add(time.Hour), Callback: cb})
+	in := executor.next(t)
+
+	w.clock.Add(2 * time.Hour)
+	critic.replies.poke() // the due time is re-read when the clock jumps
+	notice := critic.next(t)
+	assert.Equal(t, "feishu", notice.Channel)
+	assert.Equal(t, "u1", notice.ChatID)
+	assert.Equal(t, "feishu:u1", notice.SessionKey())
+	assert.Contains(t, notice.Content, "executor has not replied to your request about status")
+	nm, _ := MetaOf(notice.Metadata)
+	assert.Equal(t, NoticeOverdue, nm.Notice)
+	assert.Equal(t, id, nm.ReplyTo)
+	ev := w.seen.waitFor(t, store.EventOverdue, id)
+	assert.Equal(t, "executor", ev.Agent)
+	p := critic.PendingReplies("").Awaited
+	require.Len(t, p, 1, "still open")
+	assert.True(t, p[0].Notified)
+
+	require.NoError(t, executor.Send(context.Background(), bus.OutboundMessage{Channel: ChannelName,
+		ChatID: "critic", Content: "done now", Metadata: in.Metadata}))
+	late := critic.next(t)
+	assert.Equal(t, "feishu", late.Channel, "the reply goes to the conversation the request came from")
+	assert.Equal(t, "done now", late.Content)
+	lm, _ := MetaOf(late.Metadata)
+	w.seen.waitFor(t, store.EventProcessed, lm.MessageID)
+	assert.Empty(t, critic.PendingReplies("").Awaited)
+}
+
+// Without a callback the notice reaches the agent itself, as a message
+// from the agent that owes the reply; it is given once.
+func TestOverdueNoticeWithoutCallback(t *testing.T) {
+	w := newConvWorld(t)
+	critic, _ := w.start("critic"), w.start("executor")
+	id := critic.post(t, Request{To: "executor", Text: "status?", ExpectsReply: true})
+	w.clock.Add(2 * time.Hour) // past replyTimeout (1h)
+	critic.replies.poke()
+	notice := critic.next(t)
+	assert.Equal(t, ChannelName, notice.Channel)
+	assert.Equal(t, "executor", notice.ChatID)
+	w.seen.waitFor(t, store.EventOverdue, id)
+	_, again := critic.replies.nextDue()
+	assert.False(t, again, "no second notice is due")
+}
+
+func TestRepliesLedgerCorruptStateIsAnError(t *testing.T) {
+	w := newConvWorld(t)
+	path := filepath.Join(w.store.Root(), "critic", "state", repliesStateKey+".json")
+	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o700))
+	require.NoError(t, os.WriteFile(path, []byte("{"), 0o600))
+	c, err := New(func() Config { c := DefaultConfig(); c.AgentID, c.MailboxesRoot = "critic", w.store.Root(); return c }(),
+		bus.New(1), Options{Backend: w.store})
+	require.NoError(t, err)
+	err = c.Start(context.Background())
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "awaited replies of \"critic\": corrupt record")
+}

@@ -1,0 +1,314 @@
+package mailbox_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/switchboard-dev/switchboard/bus"
+	"github.com/switchboard-dev/switchboard/channels/mailbox"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
+)
+
+// waitLimit bounds every wait in these tests; reaching it is a failure.
+const waitLimit = 20 * time.Second
+
+// waitLog records values as they happen and lets a test wait for one.
+type waitLog[T any] struct {
+	mu      sync.Mutex
+	items   []T
+	used    []bool
+	changed chan struct{} // closed and replaced on every add
+}
+
+func newWaitLog[T any]() *waitLog[T] { return &waitLog[T]{changed: make(chan struct{})} }
+
+func (l *waitLog[T]) add(v T) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.items = append(l.items, v)
+	l.used = append(l.used, false)
+	close(l.changed)
+	l.changed = make(chan struct{})
+}
+
+// waitFor returns the first value matching match that no earlier waitFor
+// returned, waiting up to waitLimit for it.
+func (l *waitLog[T]) waitFor(t *testing.T, what string, match func(T) bool) T {
+	t.Helper()
+	deadline := time.NewTimer(waitLimit)
+	defer deadline.Stop()
+	for {
+		l.mu.Lock()
+		for i, v := range l.items {
+			if !l.used[i] && match(v) {
+				l.used[i] = true
+				l.mu.Unlock()
+				return v
+			}
+		}
+		changed := l.changed
+		l.mu.Unlock()
+		select {
+		case <-changed:
+		case <-deadline.C:
+			t.Fatalf("no %s within %s; seen: %+v", what, waitLimit, l.all())
+		}
+	}
+}
+
+func (l *waitLog[T]) all() []T {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return slices.Clone(l.items)
+}
+
+// hookedStore is the filesystem store with every stored card recorded, so
+// a test can wait for a registration, a heartbeat or a status change.
+type hookedStore struct {
+	*fsstore.Store
+	cards *waitLog[envelope.Card]
+	gate  atomic.Pointer[cardGate]
+}
+
+// cardGate holds back one card update: entered is closed when it arrives,
+// and it goes on when release is closed.
+type cardGate struct{ entered, release chan struct{} }
+
+// holdNextCardUpdate makes the next UpdateCard wait at the gate.
+func (h *hookedStore) holdNextCardUpdate() *cardGate {
+	g := &cardGate{entered: make(chan struct{}), release: make(chan struct{})}
+	h.gate.Store(g)
+	return g
+}
+
+// UpdateCard implements store.Registry.
+func (h *hookedStore) UpdateCard(ctx context.Context, id string, f func(*envelope.Card)) (envelope.Card, error) {
+	if g := h.gate.Swap(nil); g != nil {
+		close(g.entered)
+		<-g.release
+	}
+	c, err := h.Store.UpdateCard(ctx, id, f)
+	if err == nil {
+		h.cards.add(c)
+	}
+	return c, err
+}
+
+// testClock is a clock a test moves by hand.
+type testClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func newClock(t time.Time) *testClock { return &testClock{now: t} }
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *testClock) Set(t time.Time) {
+	c.mu.Lock()
+	c.now = t
+	c.mu.Unlock()
+}
+
+// env is one mailbox tree on disk with its store, shared by the agents of
+// a test.
+type env struct {
+	root   string
+	store  *hookedStore
+	events *waitLog[store.Event]
+}
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	e := &env{root: filepath.Join(t.TempDir(), "mailboxes"), events: newWaitLog[store.Event]()}
+	s, err := fsstore.Open(fsstore.Options{Root: e.root, NoSync: true, PollInterval: 2 * time.Second,
+		Observer: e.events.add})
+	require.NoError(t, err)
+	t.Cleanup(func() { s.Close() })
+	e.store = &hookedStore{Store: s, cards: newWaitLog[envelope.Card]()}
+	return e
+}
+
+// config returns a valid config for agent on this tree. Heartbeats are
+// rare unless a test asks for them.
+func (e *env) config(agent string) mailbox.Config {
+	cfg := mailbox.DefaultConfig()
+	cfg.AgentID, cfg.MailboxesRoot, cfg.Fsync = agent, e.root, false
+	cfg.HeartbeatInterval, cfg.OfflineAfter = 3600, 7200
+	return cfg
+}
+
+// agent is a running mailbox channel and its bus.
+type agent struct {
+	*mailbox.Channel
+	bus *bus.Bus
+}
+
+// start starts a channel for cfg on the tree (opts.Backend is the shared
+// store) and stops it when the test ends.
+func (e *env) start(t *testing.T, cfg mailbox.Config, opts mailbox.Options) *agent {
+	t.Helper()
+	b := bus.New(64)
+	opts.Backend = e.store
+	ch, err := mailbox.New(cfg, b, opts)
+	require.NoError(t, err)
+	require.NoError(t, ch.Start(context.Background()))
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+		defer cancel()
+		_ = ch.Stop(ctx)
+		b.Close()
+	})
+	return &agent{Channel: ch, bus: b}
+}
+
+// startAgent starts a channel for id with the test config, changed by mods.
+func (e *env) startAgent(t *testing.T, id string, mods ...func(*mailbox.Config)) *agent {
+	t.Helper()
+	cfg := e.config(id)
+	for _, m := range mods {
+		m(&cfg)
+	}
+	return e.start(t, cfg, mailbox.Options{})
+}
+
+// consume returns the next inbound message on the agent's bus.
+func (a *agent) consume(t *testing.T) bus.InboundMessage {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	in, err := a.bus.ConsumeInbound(ctx)
+	require.NoError(t, err, "no inbound message on the bus of %s", a.AgentID())
+	return in
+}
+
+// meta returns the mailbox details of an inbound message.
+func meta(t *testing.T, in bus.InboundMessage) *mailbox.Meta {
+	t.Helper()
+	m, ok := mailbox.MetaOf(in.Metadata)
+	require.True(t, ok, "inbound message without mailbox metadata: %+v", in)
+	return m
+}
+
+// peer is an agent played by the test itself: it reads its inbox directly.
+type peer struct {
+	id    string
+	inbox store.Inbox
+	seen  *waitLog[*envelope.Message]
+}
+
+// peer opens id's inbox and keeps every message that arrives there.
+func (e *env) peer(t *testing.T, id string) *peer {
+	t.Helper()
+	in, err := e.store.OpenInbox(context.Background(), id)
+	require.NoError(t, err)
+	p := &peer{id: id, inbox: in, seen: newWaitLog[*envelope.Message]()}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for {
+			d, err := in.Next(ctx)
+			if err != nil {
+				return
+			}
+			_ = in.Ack(ctx, d)
+			p.seen.add(d.Message)
+		}
+	}()
+	t.Cleanup(func() { cancel(); <-done; in.Close() })
+	return p
+}
+
+// expect waits for a message in the peer's inbox that match accepts.
+func (p *peer) expect(t *testing.T, what string, match func(*envelope.Message) bool) *envelope.Message {
+	t.Helper()
+	return p.seen.waitFor(t, what+" in the inbox of "+p.id, match)
+}
+
+// expectUpdate waits for a task_update of task in state.
+func (p *peer) expectUpdate(t *testing.T, task string, state envelope.TaskState) *envelope.Message {
+	t.Helper()
+	return p.expect(t, fmt.Sprintf("task_update %s %s", task, state), func(m *envelope.Message) bool {
+		return m.Type == envelope.TypeTaskUpdate && m.Task != nil && m.Task.ID == task && m.Task.State == state
+	})
+}
+
+// msg returns a message from → to as a nanobot or switchboard agent
+// would write it.
+func msg(from, to string, typ envelope.Type, text string) *envelope.Message {
+	m := &envelope.Message{ID: envelope.NewID(), From: from, To: to, Timestamp: envelope.NewTime(time.Now().UTC().Truncate(time.Microsecond)),
+		Type: typ, TTL: 3, Trace: []string{from}}
+	if text != "" {
+		m.Content.Parts = []envelope.Part{envelope.TextPart(text)}
+	}
+	return m
+}
+
+// task returns a task request from → to.
+func task(from, to, id, text string) *envelope.Message {
+	m := msg(from, to, envelope.TypeTask, text)
+	m.Task = &envelope.Task{ID: id, State: envelope.StatePending}
+	return m
+}
+
+// deliver stores m in its recipient's inbox.
+func (e *env) deliver(t *testing.T, m *envelope.Message) {
+	t.Helper()
+	require.NoError(t, e.store.Deliver(context.Background(), m))
+}
+
+var rawSeq atomic.Int64
+
+// deliverRaw writes data into agent's inbox as nanobot does: a .msg.tmp
+// file renamed to .msg.json.
+func (e *env) deliverRaw(t *testing.T, agent, from, data string) string {
+	t.Helper()
+	dir := filepath.Join(e.root, agent, "inbox")
+	require.NoError(t, os.MkdirAll(dir, 0o700))
+	name := fmt.Sprintf("%013d_%s_raw%06d.msg.json", time.Now().UnixMilli(), from, rawSeq.Add(1))
+	tmp := filepath.Join(dir, name[:len(name)-len(".json")]+".tmp")
+	require.NoError(t, os.WriteFile(tmp, []byte(data), 0o600))
+	require.NoError(t, os.Rename(tmp, filepath.Join(dir, name)))
+	return name
+}
+
+// card reads agent's card from the registry.
+func (e *env) card(t *testing.T, agent string) envelope.Card {
+	t.Helper()
+	c, err := e.store.Card(context.Background(), agent)
+	require.NoError(t, err)
+	return c
+}
+
+// waitCard waits for a stored card of agent that match accepts.
+func (e *env) waitCard(t *testing.T, agent, what string, match func(envelope.Card) bool) envelope.Card {
+	t.Helper()
+	return e.store.cards.waitFor(t, what+" card of "+agent, func(c envelope.Card) bool {
+		return c.AgentID == agent && match(c)
+	})
+}
+
+// waitEvent waits for a store event of kind about message id (any message
+// when id is empty).
+func (e *env) waitEvent(t *testing.T, kind store.EventKind, id string) store.Event {
+	t.Helper()
+	return e.events.waitFor(t, string(kind)+" event "+id, func(ev store.Event) bool {
+		return ev.Kind == kind && (id == "" || ev.MessageID == id)
+	})
+}

@@ -1,0 +1,257 @@
+package mailbox_test
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/switchboard-dev/switchboard/bus"
+	"github.com/switchboard-dev/switchboard/channels/mailbox"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+)
+
+func TestStartRegistersCard(t *testing.T) {
+	e := newEnv(t)
+	clock := newClock(time.Date(2026, 4, 26, 10, 0, 0, 0, time.UTC))
+	cfg := e.config("coder")
+	cfg.Description, cfg.Capabilities = "writes code", []string{"code_write", "review"}
+	cfg.AllowFrom, cfg.MaxConcurrentTasks, cfg.Roles = []string{"researcher"}, 2, []string{"builder"}
+	e.start(t, cfg, mailbox.Options{Now: clock.Now})
+
+	c := e.card(t, "coder")
+	assert.Equal(t, "coder", c.AgentID)
+	assert.Equal(t, "writes code", c.Description)
+	assert.Equal(t, []string{"code_write", "review"}, c.Capabilities)
+	assert.Equal(t, []string{"builder"}, c.Roles)
+	assert.Equal(t, envelope.StatusIdle, c.Status)
+	assert.Equal(t, []string{"researcher"}, c.AllowFrom)
+	assert.Equal(t, 2, c.MaxConcurrentTasks)
+	assert.Empty(t, c.CurrentTasks)
+	assert.True(t, c.RegisteredAt.Equal(clock.Now()), "registered_at %v", c.RegisteredAt)
+	assert.True(t, c.LastHeartbeat.Equal(clock.Now()), "last_heartbeat %v", c.LastHeartbeat)
+	assert.Equal(t, os.Getpid(), c.PID)
+
+	// What nanobot reads: the registry file keyed by agent id, snake_case.
+	data, err := os.ReadFile(e.root + "/_registry.json")
+	require.NoError(t, err)
+	for _, key := range []string{`"coder"`, `"agent_id"`, `"allow_from"`, `"max_concurrent_tasks"`,
+		`"current_tasks"`, `"last_heartbeat"`, `"registered_at"`} {
+		assert.Contains(t, string(data), key)
+	}
+}
+
+func TestHeartbeatRenewsLastHeartbeat(t *testing.T) {
+	e := newEnv(t)
+	start := time.Date(2026, 4, 26, 10, 0, 0, 0, time.UTC)
+	clock := newClock(start)
+	cfg := e.config("coder")
+	cfg.HeartbeatInterval, cfg.OfflineAfter = 0.02, 30
+	e.start(t, cfg, mailbox.Options{Now: clock.Now})
+	registered := e.waitCard(t, "coder", "registered", func(c envelope.Card) bool { return true })
+	require.True(t, registered.LastHeartbeat.Equal(start))
+
+	later := start.Add(7 * time.Second)
+	clock.Set(later)
+	c := e.waitCard(t, "coder", "heartbeat", func(c envelope.Card) bool { return c.LastHeartbeat.Equal(later) })
+	assert.Equal(t, envelope.StatusIdle, c.Status)
+	assert.True(t, c.RegisteredAt.Equal(start), "a heartbeat keeps registered_at")
+	assert.True(t, e.card(t, "coder").LastHeartbeat.Equal(later))
+}
+
+// A heartbeat heals a card another writer dropped (nanobot's unlocked
+// writer can lose other agents' entries).
+func TestHeartbeatRestoresLostCard(t *testing.T) {
+	e := newEnv(t)
+	start := time.Date(2026, 4, 26, 10, 0, 0, 0, time.UTC)
+	clock := newClock(start)
+	cfg := e.config("coder")
+	cfg.Capabilities, cfg.HeartbeatInterval, cfg.OfflineAfter = []string{"review"}, 0.02, 30
+	e.start(t, cfg, mailbox.Options{Now: clock.Now})
+
+	later := start.Add(time.Minute)
+	clock.Set(later)
+	tmp := filepath.Join(e.root, "_registry.json.tmp")
+	require.NoError(t, os.WriteFile(tmp, []byte(`{"other": {"agent_id": "other"}}`), 0o600))
+	require.NoError(t, os.Rename(tmp, filepath.Join(e.root, "_registry.json")))
+
+	c := e.waitCard(t, "coder", "restored", func(c envelope.Card) bool { return c.RegisteredAt.Equal(later) })
+	assert.Equal(t, []string{"review"}, c.Capabilities)
+	assert.Equal(t, []string{"*"}, c.AllowFrom)
+	assert.Equal(t, 3, c.MaxConcurrentTasks)
+	assert.Equal(t, envelope.StatusIdle, c.Status)
+	assert.Equal(t, "other", e.card(t, "other").AgentID, "the other writer's entry is kept")
+}
+
+func TestStopMarksOffline(t *testing.T) {
+	e := newEnv(t)
+	a := e.startAgent(t, "coder")
+	require.Equal(t, envelope.StatusIdle, e.card(t, "coder").Status)
+	require.NoError(t, a.Stop(context.Background()))
+	c := e.card(t, "coder")
+	assert.Equal(t, envelope.StatusOffline, c.Status)
+	assert.Empty(t, c.CurrentTasks)
+	agents, err := mailbox.ListAgents(context.Background(), e.store, time.Now(), time.Minute, true)
+	require.NoError(t, err)
+	assert.Empty(t, agents, "a stopped agent is not listed online")
+	require.NoError(t, a.Stop(context.Background()), "a second Stop is harmless")
+	_, err = a.Post(context.Background(), mailbox.Request{To: "boss", Text: "hi"})
+	assert.ErrorIs(t, err, mailbox.ErrNotRunning)
+	_, err = a.Agents(context.Background(), false)
+	assert.NoError(t, err, "the injected store stays open")
+}
+
+func TestStartTwiceRefused(t *testing.T) {
+	e := newEnv(t)
+	a := e.startAgent(t, "coder")
+	assert.Error(t, a.Start(context.Background()), "already running")
+
+	b, err := mailbox.New(e.config("coder"), bus.New(1), mailbox.Options{Backend: e.store})
+	require.NoError(t, err)
+	err = b.Start(context.Background())
+	assert.ErrorIs(t, err, store.ErrInboxBusy, "one inbox, one owner")
+}
+
+func TestNewRejectsBadConfig(t *testing.T) {
+	cfg := mailbox.DefaultConfig()
+	cfg.AgentID = "../etc"
+	_, err := mailbox.New(cfg, bus.New(1), mailbox.Options{})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "channels.mailbox.agentId")
+}
+
+func TestStartOpensConfiguredBackend(t *testing.T) {
+	root := t.TempDir() + "/mailboxes"
+	cfg := mailbox.DefaultConfig()
+	cfg.AgentID, cfg.MailboxesRoot, cfg.Fsync = "coder", root, false
+	ch, err := mailbox.New(cfg, bus.New(1), mailbox.Options{})
+	require.NoError(t, err)
+	assert.Nil(t, ch.Backend())
+	_, err = ch.Agents(context.Background(), false)
+	assert.ErrorIs(t, err, mailbox.ErrNotRunning)
+	require.NoError(t, ch.Start(context.Background()))
+	agents, err := ch.Agents(context.Background(), true)
+	require.NoError(t, err)
+	require.Len(t, agents, 1)
+	assert.Equal(t, "coder", agents[0].AgentID)
+	require.NoError(t, ch.Stop(context.Background()))
+	assert.Nil(t, ch.Backend(), "an owned store is closed on Stop")
+}
+
+// crashEnv names the variable that turns the test binary into an agent
+// process that runs until it is killed.
+const crashEnv = "SWITCHBOARD_MAILBOX_TEST_AGENT_ROOT"
+
+// TestHelperProcess is the agent process of TestDefect7CrashedAgentIsOffline.
+func TestHelperProcess(t *testing.T) {
+	root := os.Getenv(crashEnv)
+	if root == "" {
+		t.Skip("run as a child process only")
+	}
+	cfg := mailbox.DefaultConfig()
+	cfg.AgentID, cfg.MailboxesRoot, cfg.Fsync = "crashy", root, false
+	cfg.Capabilities = []string{"web_search"}
+	ch, err := mailbox.New(cfg, bus.New(1), mailbox.Options{})
+	if err != nil {
+		os.Exit(3)
+	}
+	if err := ch.Start(context.Background()); err != nil {
+		os.Exit(4)
+	}
+	os.Stdout.WriteString("ready\n")
+	select {} // until killed
+}
+
+// Defect 7: nanobot's crashed agent stays "idle" for ever. Here an agent
+// killed with SIGKILL leaves an idle card behind, and others see it offline
+// once its heartbeat is older than offlineAfter.
+func TestDefect7CrashedAgentIsOffline(t *testing.T) {
+	e := newEnv(t)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
+	cmd.Env = append(os.Environ(), crashEnv+"="+e.root)
+	out, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	ready := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(out).ReadString('\n')
+		ready <- line
+	}()
+	select {
+	case line := <-ready:
+		require.Equal(t, "ready", strings.TrimSpace(line), "agent process did not start")
+	case <-time.After(waitLimit):
+		cmd.Process.Kill()
+		t.Fatal("agent process not ready")
+	}
+	require.NoError(t, cmd.Process.Kill())
+	err = cmd.Wait()
+	var exit *exec.ExitError
+	require.True(t, errors.As(err, &exit), "killed: %v", err)
+
+	card := e.card(t, "crashy")
+	require.Equal(t, envelope.StatusIdle, card.Status, "the crashed agent could not mark itself offline")
+
+	clock := newClock(time.Now())
+	cfg := e.config("boss")
+	cfg.HeartbeatInterval, cfg.OfflineAfter = 5, 30
+	boss := e.start(t, cfg, mailbox.Options{Now: clock.Now})
+	found, err := boss.FindByCapability(context.Background(), "web_search")
+	require.NoError(t, err)
+	require.Len(t, found, 1, "while the heartbeat is fresh, the agent is online")
+	assert.Equal(t, envelope.StatusIdle, found[0].Effective)
+
+	clock.Set(card.LastHeartbeat.Add(31 * time.Second))
+	found, err = boss.FindByCapability(context.Background(), "web_search")
+	require.NoError(t, err)
+	assert.Empty(t, found, "a stale heartbeat is offline whatever the card says")
+	_, err = boss.PickByCapability(context.Background(), "web_search")
+	assert.ErrorIs(t, err, mailbox.ErrNoAgent)
+
+	all, err := mailbox.ListAgents(context.Background(), e.store, clock.Now(), 30*time.Second, false)
+	require.NoError(t, err)
+	byID := map[string]mailbox.Agent{}
+	for _, a := range all {
+		byID[a.AgentID] = a
+	}
+	assert.Equal(t, envelope.StatusIdle, byID["crashy"].Status, "the card itself still says idle")
+	assert.Equal(t, envelope.StatusOffline, byID["crashy"].Effective)
+	online, err := mailbox.ListAgents(context.Background(), e.store, clock.Now(), 30*time.Second, true)
+	require.NoError(t, err)
+	for _, a := range online {
+		assert.NotEqual(t, "crashy", a.AgentID)
+	}
+}
+
+func TestFindByCapabilityPrefersFreeSlotsAndSkipsSelf(t *testing.T) {
+	e := newEnv(t)
+	withCaps := func(caps []string, slots int) func(*mailbox.Config) {
+		return func(c *mailbox.Config) { c.Capabilities, c.MaxConcurrentTasks = caps, slots }
+	}
+	boss := e.startAgent(t, "boss", withCaps([]string{"review"}, 3))
+	e.startAgent(t, "small", withCaps([]string{"review"}, 1))
+	e.startAgent(t, "large", withCaps([]string{"review", "test_run"}, 5))
+	e.startAgent(t, "other", withCaps([]string{"test_run"}, 9))
+
+	found, err := boss.FindByCapability(context.Background(), "review")
+	require.NoError(t, err)
+	var ids []string
+	for _, a := range found {
+		ids = append(ids, a.AgentID)
+	}
+	assert.Equal(t, []string{"large", "small"}, ids, "most free slots first, never the agent itself")
+	best, err := boss.PickByCapability(context.Background(), "review")
+	require.NoError(t, err)
+	assert.Equal(t, "large", best.AgentID)
+	_, err = boss.PickByCapability(context.Background(), "translate")
+	assert.ErrorIs(t, err, mailbox.ErrNoAgent)
+}

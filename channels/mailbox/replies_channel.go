@@ -1,0 +1,132 @@
+package mailbox
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+)
+
+// holdsForReply reports whether a received message is held (claimed, not
+// acknowledged) until this agent answers it: a request other than a task
+// (a task is held until it ends).
+func holdsForReply(m *envelope.Message) bool {
+	return m.ExpectsReply && m.Type != envelope.TypeTask
+}
+
+// awaitReply records, before it is sent, a request this agent sends, so
+// that a reply that does not come in time can be reported. The returned
+// function undoes the record if the send fails.
+func (c *Channel) awaitReply(ctx context.Context, l *replyLedger, msg *envelope.Message, cb *envelope.Callback) (undo func(), err error) {
+	if !holdsForReply(msg) {
+		return func() {}, nil
+	}
+	p := pendingFromMessage(msg)
+	if cb != nil && cb.Channel != "" {
+		cp := *cb
+		p.Callback = &cp
+	}
+	if err := l.await(ctx, p); err != nil {
+		return nil, err
+	}
+	return func() { l.forget(context.WithoutCancel(ctx), msg.ID) }, nil
+}
+
+// releaseAnswered archives the request msg answers, if this agent holds
+// it: the reply was delivered, so nothing is owed any more.
+func (c *Channel) releaseAnswered(ctx context.Context, l *replyLedger, msg *envelope.Message) {
+	if msg.ReplyTo == "" {
+		return
+	}
+	h, ok := l.release(msg.ReplyTo, msg.To)
+	if !ok {
+		return
+	}
+	if err := c.inbox.Ack(context.WithoutCancel(ctx), h.delivery); err != nil {
+		c.Logger().Warn("archive answered request; it comes back on restart", "id", msg.ReplyTo, "err", err)
+	}
+}
+
+// Archive moves a request this agent received, and holds until it is
+// answered, to its handled messages. It is refused with ErrReplyOwed
+// while no reply from this agent to it is stored: answer it (a message
+// with reply_to set to its id, which archives it by itself). A message
+// that needs no reply was archived when it was handed to the agent: for
+// it, and for one never received here, Archive fails with ErrNotHeld.
+func (c *Channel) Archive(ctx context.Context, messageID string) error {
+	c.mu.Lock()
+	running, l := c.running, c.replies
+	c.mu.Unlock()
+	if !running {
+		return ErrNotRunning
+	}
+	h, ok := l.heldRequest(messageID)
+	if !ok {
+		return fmt.Errorf("archive %s: %w (it was never received here, needed no reply, or was archived already)",
+			messageID, ErrNotHeld)
+	}
+	if !c.storedReply(ctx, h.reply) {
+		about := ""
+		if h.reply.Subject != "" {
+			about = " about " + h.reply.Subject
+		}
+		return fmt.Errorf("archive %s: %w: %s asked%s at %s and has no answer from %s; reply first (a message to %s with reply_to %s)",
+			messageID, ErrReplyOwed, h.reply.From, about, h.reply.SentAt, c.cfg.AgentID, h.reply.From, messageID)
+	}
+	if h, ok := l.release(messageID, h.reply.From); ok {
+		return c.inbox.Ack(ctx, h.delivery)
+	}
+	return nil
+}
+
+// storedReply reports whether the store holds a reply from this agent to
+// request p (sent by another process on its behalf, or before a restart).
+func (c *Channel) storedReply(ctx context.Context, p PendingReply) bool {
+	b, ok := c.backend.(store.Browser)
+	if !ok {
+		return false
+	}
+	found := false
+	err := b.Browse(ctx, func(s store.Stored) bool {
+		m := s.Message
+		found = m.ReplyTo == p.MessageID && m.From == c.cfg.AgentID && m.To == p.From
+		return !found
+	})
+	if err != nil {
+		c.Logger().Warn("look for a stored reply", "id", p.MessageID, "err", err)
+	}
+	return found
+}
+
+// PendingReplies returns what this agent owes and waits for: requests and
+// tasks received and not answered or ended, and requests and tasks sent
+// and not answered or ended; of task taskID only, unless it is empty.
+// An empty result for a task is the condition for ending it cleanly
+// (seed 000's "no unarchived expects_reply message in the task").
+func (c *Channel) PendingReplies(taskID string) Pending {
+	c.mu.Lock()
+	l, sent := c.replies, c.sent
+	var active []PendingReply
+	for id, t := range c.active {
+		if taskID == "" || id == taskID {
+			p := pendingFromMessage(t.delivery.Message)
+			p.Due = t.meta.Task.Deadline
+			active = append(active, p)
+		}
+	}
+	c.mu.Unlock()
+	if l == nil {
+		return Pending{}
+	}
+	out := l.snapshot(taskID)
+	out.Owed = append(out.Owed, active...)
+	for _, t := range sent.list() {
+		if taskID == "" || t.TaskID == taskID {
+			out.Awaited = append(out.Awaited, PendingReply{MessageID: t.MessageID, From: c.cfg.AgentID, To: t.To,
+				Type: envelope.TypeTask, ThreadID: t.ThreadID, TaskID: t.TaskID, SentAt: t.SentAt, Due: t.Deadline,
+				Callback: t.Callback})
+		}
+	}
+	return out
+}

@@ -1,0 +1,76 @@
+package fsstore
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/audit"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+)
+
+func auditEntries(t *testing.T, s *Store, f audit.Filter) []audit.Entry {
+	t.Helper()
+	var out []audit.Entry
+	_, err := audit.Read(context.Background(), s.Root(), f, func(e audit.Entry) bool {
+		out = append(out, e)
+		return true
+	})
+	require.NoError(t, err)
+	return out
+}
+
+// With AuditLog on, the store's events land in <root>/manifest.jsonl, with
+// thread and task, in the order they happened; Record adds the channel's.
+func TestAuditLogRecordsTheStoresEvents(t *testing.T) {
+	s, events := openMsgStore(t, func(o *Options) { o.AuditLog = true })
+	in := openTestInbox(t, s, "coder")
+	m := newMsg("researcher", "coder", "hi")
+	m.ThreadID, m.TaskID = "thread-1", "task_1"
+	deliver(t, s, m)
+	writeRaw(t, agentPath(s, "coder", "inbox"), "0_bad.msg.json", []byte("{")) // sorts first
+	d := next(t, in)
+	require.NoError(t, s.Record(context.Background(), store.Event{Kind: store.EventDelivered, Agent: "coder", MessageID: m.ID}))
+	ack(t, in, d)
+
+	got := auditEntries(t, s, audit.Filter{})
+	var kinds []store.EventKind
+	for _, e := range got {
+		kinds = append(kinds, e.Kind)
+	}
+	assert.Equal(t, []store.EventKind{store.EventSent, store.EventQuarantined, store.EventClaimed,
+		store.EventDelivered, store.EventProcessed}, kinds)
+	for _, e := range []audit.Entry{got[0], got[2]} {
+		assert.Equal(t, m.ID, e.MessageID)
+		assert.Equal(t, "researcher", e.From)
+		assert.Equal(t, "thread-1", e.ThreadID)
+		assert.Equal(t, "task_1", e.TaskID)
+		assert.False(t, e.Time.IsZero())
+	}
+	assert.NotEmpty(t, got[1].Reason)
+	assert.Len(t, events.all(), 5, "the observer sees the same events")
+
+	require.NoError(t, s.Close())
+	assert.ErrorIs(t, s.Record(context.Background(), store.Event{Kind: store.EventSent}), store.ErrClosed)
+}
+
+func TestAuditLogOffByDefault(t *testing.T) {
+	s, _ := openMsgStore(t)
+	deliver(t, s, newMsg("researcher", "coder", "hi"))
+	assert.Empty(t, auditEntries(t, s, audit.Filter{}))
+	assert.NotContains(t, names(t, s.Root()), audit.FileName)
+}
+
+// A store rotates the log at AuditMaxBytes.
+func TestAuditLogRotates(t *testing.T) {
+	s, _ := openMsgStore(t, func(o *Options) { o.AuditLog, o.AuditMaxBytes, o.AuditKeep = true, 2000, 50 })
+	for range 30 {
+		deliver(t, s, newMsg("researcher", "coder", "hi"))
+	}
+	files, err := audit.Files(s.Root())
+	require.NoError(t, err)
+	assert.Greater(t, len(files), 2)
+	assert.Len(t, auditEntries(t, s, audit.Filter{Kinds: []store.EventKind{store.EventSent}}), 30)
+}

@@ -1,0 +1,87 @@
+package fsstore
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"path/filepath"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+)
+
+var _ store.Browser = (*Store)(nil)
+
+// browseBoxes are the folders of an agent that hold whole messages, and
+// the Box each one is.
+var browseBoxes = []struct {
+	dir string
+	box store.Box
+}{
+	{inboxDir, store.BoxInbox}, {claimedDir, store.BoxClaimed},
+	{processedDir, store.BoxProcessed}, {archiveDir, store.BoxArchive},
+}
+
+// Browse implements store.Browser: it reads every message file in every
+// agent's inbox/, claimed/, processed/ and archive/ (with its sub-folders:
+// by-task/<task>/, orphan/), read only. Ref is the path under the root.
+// Files that cannot be read are skipped; symlinks are never followed.
+func (s *Store) Browse(ctx context.Context, fn func(store.Stored) bool) error {
+	agents, err := s.Agents()
+	if err != nil {
+		return err
+	}
+	for _, agent := range agents {
+		for _, b := range browseBoxes {
+			more, err := s.browseDir(ctx, agent, b.dir, b.box, fn)
+			if err != nil || !more {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// browseDir walks <root>/<agent>/<sub> and reports its messages.
+func (s *Store) browseDir(ctx context.Context, agent, sub string, box store.Box, fn func(store.Stored) bool) (bool, error) {
+	dir := filepath.Join(s.root, agent, sub)
+	if err := checkDir(dir); err != nil {
+		return true, nil // missing, or not a real folder: nothing to read there
+	}
+	stop := errors.New("stop")
+	err := filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return nil // an unreadable folder: skip what is in it
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if e.IsDir() {
+			if path != dir && box != store.BoxArchive {
+				return fs.SkipDir // only archive/ has sub-folders
+			}
+			return nil
+		}
+		if !e.Type().IsRegular() || classify(e.Name()) != entryMessage {
+			return nil
+		}
+		msg, err := readMessage(path, s.opts.MaxMessageBytes)
+		if err != nil {
+			return nil
+		}
+		rel, _ := filepath.Rel(s.root, path)
+		if !fn(store.Stored{Message: msg, Agent: agent, Box: box, Ref: rel}) {
+			return stop
+		}
+		return nil
+	})
+	if errors.Is(err, stop) {
+		return false, nil
+	}
+	return err == nil, err
+}
+
+// HasInbox reports whether agentID has an inbox folder in the tree,
+// registered or not.
+func (s *Store) HasInbox(agentID string) (string, bool, error) {
+	return s.existingInbox(agentID)
+}

@@ -1,0 +1,83 @@
+package store
+
+import (
+	"context"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+)
+
+// Optional abilities of a Backend or an Inbox, found by type assertion.
+// The mailbox channel uses each one when the store has it and does
+// without otherwise, so a backend can grow into them one at a time.
+
+// Auditor is a Backend that keeps an audit log: Record appends ev to it
+// (and reports it to the backend's Observer), for what the channel does
+// beyond the store's own events (delivered, swept, overdue).
+type Auditor interface {
+	Record(ctx context.Context, ev Event) error
+}
+
+// Browser is a Backend that can list every message it still holds,
+// wherever it is: pending, claimed, handled or archived. Threads, replies
+// owed and the doctor are built on it.
+type Browser interface {
+	// Browse calls fn for each stored message, in no particular order,
+	// until fn returns false or ctx ends. Entries that cannot be decoded
+	// are skipped.
+	Browse(ctx context.Context, fn func(Stored) bool) error
+}
+
+// Box is where a stored message is.
+type Box string
+
+// The places a message can be.
+const (
+	BoxInbox     Box = "inbox"     // pending
+	BoxClaimed   Box = "claimed"   // taken by the receiver, not yet handled
+	BoxProcessed Box = "processed" // handled
+	BoxArchive   Box = "archive"   // swept to its task's archive, or set aside as an orphan
+)
+
+// Stored is one message found by Browse.
+type Stored struct {
+	Message *envelope.Message
+	// Agent is the agent whose mailbox holds the message.
+	Agent string
+	// Box is where the message is.
+	Box Box
+	// Ref is the backend's name for the item (a path under the root).
+	Ref string
+}
+
+// TaskSweeper is an Inbox that can move the messages of an ended task
+// out of the way of active routing, into an archive of that task where
+// Browse still finds them.
+type TaskSweeper interface {
+	// SweepTask moves the handled messages of task taskID (their task
+	// block or task_id names it) to the task's archive and returns how
+	// many it moved. Each is reported as an EventSwept.
+	SweepTask(ctx context.Context, taskID string) (int, error)
+}
+
+// Retention bounds what an inbox keeps of handled and archived messages.
+// Zero fields set no bound.
+type Retention struct {
+	// ProcessedMaxAge and ArchiveMaxAge remove messages older than this.
+	ProcessedMaxAge, ArchiveMaxAge time.Duration
+	// ProcessedMaxBytes and ArchiveMaxBytes remove the oldest messages
+	// until the folder holds at most this many bytes.
+	ProcessedMaxBytes, ArchiveMaxBytes int64
+}
+
+// PruneReport says what a Prune removed.
+type PruneReport struct {
+	Files int
+	Bytes int64
+}
+
+// Pruner is an Inbox that can apply a Retention to its agent's handled
+// and archived messages.
+type Pruner interface {
+	Prune(ctx context.Context, r Retention) (PruneReport, error)
+}

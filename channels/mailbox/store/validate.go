@@ -1,0 +1,58 @@
+package store
+
+import (
+	"errors"
+	"fmt"
+	"regexp"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+)
+
+// EncodeForDelivery checks msg before a backend stores it and returns its
+// encoding: from and to must be valid agent ids, the message must pass
+// envelope.Validate and carry a timestamp, and the encoding must be at
+// most maxBytes long. Errors name the message and wrap
+// envelope.ErrBadAgentID, envelope.ErrMalformed or envelope.ErrTooLarge.
+func EncodeForDelivery(msg *envelope.Message, maxBytes int64) ([]byte, error) {
+	if msg == nil {
+		return nil, errors.New("deliver: nil message")
+	}
+	if err := envelope.ValidateAgentID(msg.From); err != nil {
+		return nil, fmt.Errorf("deliver %s: from: %w", msg.ID, err)
+	}
+	if err := envelope.ValidateAgentID(msg.To); err != nil {
+		return nil, fmt.Errorf("deliver %s: to: %w", msg.ID, err)
+	}
+	if err := envelope.Validate(msg); err != nil {
+		return nil, fmt.Errorf("deliver %s: %w", msg.ID, err)
+	}
+	if msg.Timestamp.IsZero() {
+		return nil, fmt.Errorf("deliver %s: %w: missing timestamp", msg.ID, envelope.ErrMalformed)
+	}
+	data, err := envelope.Encode(msg)
+	if err != nil {
+		return nil, fmt.Errorf("deliver %s: encode: %w", msg.ID, err)
+	}
+	if n := int64(len(data)); n > maxBytes {
+		return nil, fmt.Errorf("deliver %s to %q: message is %d bytes, over the limit of %d bytes (maxMessageBytes): %w",
+			msg.ID, msg.To, n, maxBytes, envelope.ErrTooLarge)
+	}
+	return data, nil
+}
+
+// stateKeyPattern is what the key of a state record looks like.
+var stateKeyPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+
+// CheckStateKey validates the agent id and the key of a state record
+// (StateStore): the key is 1 to 64 lower-case letters, digits, '-' and
+// '_', starting with a letter or digit, so it is safe as a file name, a
+// KV key token and a map key alike.
+func CheckStateKey(agentID, key string) error {
+	if err := envelope.ValidateAgentID(agentID); err != nil {
+		return err
+	}
+	if !stateKeyPattern.MatchString(key) {
+		return fmt.Errorf("state key %q: want lower-case letters, digits, '-' or '_'", key)
+	}
+	return nil
+}

@@ -1,0 +1,147 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"syscall"
+
+	"github.com/spf13/cobra"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+)
+
+// Shell completion (switchboard completion bash|zsh|fish|powershell): the
+// scripts ask the binary (cobra's hidden __complete command) for the
+// candidates, so agent ids come from the mailbox tree the command line
+// names with --root or --config.
+
+// messageTypes and taskStates are the values --type and --task-state take.
+var (
+	messageTypes = []cobra.Completion{
+		cobra.CompletionWithDesc(string(envelope.TypeMessage), "a plain message"),
+		cobra.CompletionWithDesc(string(envelope.TypeTask), "a task for the receiver to accept and work on"),
+		cobra.CompletionWithDesc(string(envelope.TypeTaskUpdate), "news of a task: accepted, completed, ..."),
+	}
+	taskStates = []cobra.Completion{
+		string(envelope.StatePending), string(envelope.StateAccepted), string(envelope.StateWorking),
+		string(envelope.StateCompleted), string(envelope.StateFailed), string(envelope.StateRejected),
+		string(envelope.StateCanceled),
+	}
+)
+
+// completeAgentArg completes a command's one AGENT argument.
+func (a *app) completeAgentArg(_ *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	if len(args) > 0 {
+		return nil, cobra.ShellCompDirectiveNoFileComp
+	}
+	return a.knownAgents(), cobra.ShellCompDirectiveNoFileComp
+}
+
+// completeAgentFlag completes a flag whose value is an agent id.
+func (a *app) completeAgentFlag(_ *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+	return a.knownAgents(), cobra.ShellCompDirectiveNoFileComp
+}
+
+// knownAgents returns the agents of the mailbox tree, each with its
+// description when its card has one: the registry's cards and the agent
+// folders. It reads only, and returns nothing when the tree cannot be
+// read.
+func (a *app) knownAgents() []cobra.Completion {
+	s, err := a.settings()
+	if err != nil {
+		return nil
+	}
+	root := s.mailbox.MailboxesRoot
+	desc := registryDescriptions(filepath.Join(root, registryFile))
+	dirs, _ := agentDirs(root)
+	for _, id := range dirs {
+		if _, ok := desc[id]; !ok {
+			desc[id] = ""
+		}
+	}
+	ids := make([]string, 0, len(desc))
+	for id := range desc {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	out := make([]cobra.Completion, 0, len(ids))
+	for _, id := range ids {
+		if desc[id] == "" {
+			out = append(out, id)
+			continue
+		}
+		out = append(out, cobra.CompletionWithDesc(id, oneLine(desc[id])))
+	}
+	return out
+}
+
+// registryDescriptions reads the registry at path and returns each valid
+// agent id with its card's description; an unreadable registry gives an
+// empty map.
+func registryDescriptions(path string) map[string]string {
+	out := map[string]string{}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return out
+	}
+	defer f.Close()
+	data, err := readCapped(f, maxRegistryBytes)
+	if err != nil {
+		return out
+	}
+	var entries map[string]json.RawMessage
+	_ = json.Unmarshal(data, &entries) // a corrupt registry completes nothing from it
+	for id, raw := range entries {
+		if envelope.ValidateAgentID(id) != nil {
+			continue
+		}
+		var card struct {
+			Description string `json:"description"`
+		}
+		_ = json.Unmarshal(raw, &card) // an odd card still completes its id
+		out[id] = card.Description
+	}
+	return out
+}
+
+// completeFlag registers fn as the completion of cmd's flag name; a
+// missing flag is a programming error.
+func completeFlag(cmd *cobra.Command, name string, fn cobra.CompletionFunc) {
+	if err := cmd.RegisterFlagCompletionFunc(name, fn); err != nil {
+		panic(err)
+	}
+}
+
+// completeSendFlags sets the completions of send's flags: agent ids, the
+// message types and task states, files for --file, nothing for the rest.
+func (a *app) completeSendFlags(cmd *cobra.Command) {
+	completeFlag(cmd, "from", a.completeAgentFlag)
+	completeFlag(cmd, "to", a.completeAgentFlag)
+	completeFlag(cmd, "type", cobra.FixedCompletions(messageTypes, cobra.ShellCompDirectiveNoFileComp))
+	completeFlag(cmd, "task-state", cobra.FixedCompletions(taskStates, cobra.ShellCompDirectiveNoFileComp))
+	for _, name := range []string{"text", "data", "reply-to", "ttl", "task-id", "deadline",
+		"callback-channel", "callback-chat-id", "callback-session"} {
+		completeFlag(cmd, name, cobra.NoFileCompletions)
+	}
+}
+
+// strictCompletion adds cobra's completion command to root, with one
+// change: a missing or unknown shell is a usage error (cobra would print
+// the help and exit 0).
+func (a *app) strictCompletion(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() != "completion" {
+			continue
+		}
+		c.Args = cobra.ArbitraryArgs // the shells are its sub-commands; anything else lands here
+		c.RunE = a.action(func(_ *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef("missing argument SHELL: want bash, zsh, fish or powershell")
+			}
+			return usagef("unknown shell %q: want bash, zsh, fish or powershell", args[0])
+		})
+	}
+}

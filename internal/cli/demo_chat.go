@@ -1,0 +1,183 @@
+package cli
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
+	feishustub "github.com/switchboard-dev/switchboard/examples/feishu-stub"
+)
+
+// feishuEvent returns an im.message.receive_v1 event (Feishu's schema 2.0,
+// as the stub reads it) carrying text from user in chat.
+func feishuEvent(eventID, user, chat, messageID, text string, now time.Time) []byte {
+	content, _ := json.Marshal(map[string]string{"text": text})
+	ms := fmt.Sprint(now.UnixMilli())
+	ev := map[string]any{
+		"schema": "2.0",
+		"header": map[string]any{"event_id": eventID, "event_type": feishustub.EventTypeMessage,
+			"create_time": ms, "app_id": "cli_switchboard_demo"},
+		"event": map[string]any{
+			"sender": map[string]any{"sender_id": map[string]any{"open_id": user}, "sender_type": "user"},
+			"message": map[string]any{"message_id": messageID, "chat_id": chat, "chat_type": "p2p",
+				"message_type": "text", "content": string(content), "create_time": ms},
+		},
+	}
+	data, _ := json.Marshal(ev) // maps of strings always encode
+	return data
+}
+
+// shortEvent is the least of an im.message.receive_v1 event the stub
+// takes, for a command line.
+func shortEvent(user, chat, text string) string {
+	content, _ := json.Marshal(map[string]string{"text": text})
+	quoted, _ := json.Marshal(string(content))
+	return fmt.Sprintf(`{"schema":"2.0","header":{"event_type":%q},`+
+		`"event":{"sender":{"sender_id":{"open_id":%q}},"message":{"chat_id":%q,"message_type":"text","content":%s}}}`,
+		feishustub.EventTypeMessage, user, chat, quoted)
+}
+
+// postEvent posts an event to the webhook and checks that it was taken.
+func postEvent(ctx context.Context, webhook string, event []byte) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, webhook, bytes.NewReader(event))
+	if err != nil {
+		return err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("post to the webhook %s: %w", webhook, err)
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("the webhook %s answered %s: %s", webhook, resp.Status, strings.TrimSpace(string(body)))
+	}
+	return nil
+}
+
+// repliesURL returns the stub's replies endpoint for a chat, beside the
+// webhook.
+func repliesURL(webhook, chat string, after int, wait time.Duration) string {
+	u, err := url.Parse(webhook)
+	if err != nil {
+		return ""
+	}
+	u.Path = "/feishu/replies"
+	u.RawQuery = url.Values{"chat_id": {chat}, "after": {fmt.Sprint(after)},
+		"wait": {fmt.Sprint(wait.Seconds())}}.Encode()
+	return u.String()
+}
+
+// nextReplies asks the stub for the chat's replies after the first n,
+// waiting up to wait for one to arrive.
+func nextReplies(ctx context.Context, webhook, chat string, n int, wait time.Duration) ([]feishustub.Reply, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, repliesURL(webhook, chat, n, wait), nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("read the chat's replies: %w", err)
+	}
+	defer resp.Body.Close()
+	var body struct {
+		Replies []feishustub.Reply `json:"replies"`
+		Error   string             `json:"error"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 8<<20)).Decode(&body); err != nil {
+		return nil, fmt.Errorf("read the chat's replies: %s: %w", resp.Status, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("read the chat's replies: %s: %s", resp.Status, body.Error)
+	}
+	return body.Replies, nil
+}
+
+// demoLine is one step of the conversation, for the transcript.
+type demoLine struct {
+	at   time.Time
+	who  string // "user → researcher"
+	via  string // "feishu", or the mailbox message's kind
+	text string
+}
+
+// transcript writes the conversation in time order: the user's message,
+// the bot's replies in the chat and the messages between the agents.
+func transcript(w io.Writer, lines []demoLine) {
+	slices.SortStableFunc(lines, func(a, b demoLine) int { return a.at.Compare(b.at) })
+	if len(lines) == 0 {
+		return
+	}
+	start := lines[0].at
+	whoWidth, viaWidth := 0, 0
+	for _, l := range lines {
+		whoWidth = max(whoWidth, len([]rune(l.who)))
+		viaWidth = max(viaWidth, len([]rune(l.via)))
+	}
+	for _, l := range lines {
+		line := fmt.Sprintf("  %6.3fs  %s  %s  %s", l.at.Sub(start).Seconds(), pad(l.who, whoWidth), pad(l.via, viaWidth), l.text)
+		fmt.Fprintln(w, strings.TrimRight(line, " "))
+	}
+}
+
+func pad(s string, n int) string {
+	return s + strings.Repeat(" ", max(0, n-len([]rune(s))))
+}
+
+// chatLines turns the chat's replies into transcript lines.
+func chatLines(bot, user string, replies []feishustub.Reply) []demoLine {
+	out := make([]demoLine, 0, len(replies))
+	for _, r := range replies {
+		out = append(out, demoLine{at: r.Time, who: bot + " → " + user, via: "feishu", text: r.Content})
+	}
+	return out
+}
+
+// mailboxLines reads the messages between the agents from the mailbox
+// tree, wherever they are now (inbox, claimed, processed or the archive of
+// an ended task), once each.
+func mailboxLines(ctx context.Context, root string) ([]demoLine, error) {
+	st, err := fsstore.Open(fsstore.Options{Root: root})
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	seen := map[string]bool{}
+	var out []demoLine
+	err = st.Browse(ctx, func(s store.Stored) bool {
+		m := s.Message
+		if seen[m.ID] {
+			return true // met again after a move along inbox, claimed, processed, archive
+		}
+		seen[m.ID] = true
+		via := "mailbox " + string(m.Type)
+		text := summary(m.Content.Parts)
+		if t := m.Task; t != nil && m.Type == envelope.TypeTaskUpdate {
+			via += " " + string(t.State)
+			if t.Reason != "" {
+				text = strings.TrimSpace("reason: " + t.Reason + " " + text)
+			}
+		}
+		out = append(out, demoLine{at: m.Timestamp.Time, who: m.From + " → " + m.To, via: via, text: text})
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(out, func(a, b demoLine) int {
+		return cmp.Or(a.at.Compare(b.at), strings.Compare(a.via, b.via))
+	})
+	return out, nil
+}

@@ -1,0 +1,139 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
+)
+
+// The demo's agents.
+const (
+	demoResearcher = "researcher"
+	demoCoder      = "coder"
+)
+
+var demoCoderCapabilities = []string{"sorting", "counting", "arithmetic"}
+
+// demoLayout is the demo's folder:
+//
+//	home/                        the agents' HOME
+//	mailboxes/                   the shared mailbox root
+//	researcher.json, coder.json  the configs
+//	researcher.log, coder.log    what each process logged
+//	researcher/workspace/        session histories
+//	researcher/feishu-outbox.jsonl   what the Feishu user was sent
+//	coder/workspace/
+type demoLayout struct {
+	dir, home, root, outbox string
+}
+
+func newDemoLayout(dir string) demoLayout {
+	return demoLayout{dir: dir, home: filepath.Join(dir, "home"), root: filepath.Join(dir, "mailboxes"),
+		outbox: filepath.Join(dir, demoResearcher, "feishu-outbox.jsonl")}
+}
+
+func (l demoLayout) config(agent string) string { return filepath.Join(l.dir, agent+".json") }
+func (l demoLayout) log(agent string) string    { return filepath.Join(l.dir, agent+".log") }
+
+// configs returns the two agents' configurations.
+func (l demoLayout) configs() map[string]map[string]any {
+	workspace := func(agent string) map[string]any {
+		return map[string]any{"defaults": map[string]any{"provider": scriptedProvider,
+			"workspace": filepath.Join(l.dir, agent, "workspace")}}
+	}
+	return map[string]map[string]any{
+		demoResearcher: {
+			"agents": workspace(demoResearcher),
+			"channels": map[string]any{
+				"feishu": map[string]any{"enabled": true, "listen": "127.0.0.1:0", "outbox": l.outbox,
+					"allowFrom": []string{"*"}},
+				"mailbox": map[string]any{"enabled": true, "agentId": demoResearcher,
+					"description":  "talks with users on Feishu and hands work to other agents",
+					"capabilities": []string{"research"}, "mailboxesRoot": l.root},
+			},
+		},
+		demoCoder: {
+			"agents": workspace(demoCoder),
+			"channels": map[string]any{
+				"mailbox": map[string]any{"enabled": true, "agentId": demoCoder,
+					"description":  "sorts, counts words and does arithmetic",
+					"capabilities": demoCoderCapabilities, "mailboxesRoot": l.root},
+			},
+		},
+	}
+}
+
+// write creates the folders and writes the configs.
+func (l demoLayout) write() error {
+	for _, dir := range []string{l.home, l.root, filepath.Join(l.dir, demoResearcher), filepath.Join(l.dir, demoCoder)} {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			return err
+		}
+		if err := os.Chmod(dir, 0o700); err != nil { // whatever the umask: the mailbox refuses a loose root
+			return err
+		}
+	}
+	for agent, cfg := range l.configs() {
+		data, err := json.MarshalIndent(cfg, "", "  ")
+		if err != nil {
+			return err
+		}
+		if err := os.WriteFile(l.config(agent), append(data, '\n'), 0o600); err != nil {
+			return fmt.Errorf("write %s's config: %w", agent, err)
+		}
+	}
+	return nil
+}
+
+// cards reads the registry of the mailbox root.
+func cards(ctx context.Context, root string) ([]mailbox.Agent, error) {
+	st, err := fsstore.Open(fsstore.Options{Root: root})
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	cfg := mailbox.DefaultConfig()
+	return mailbox.ListAgents(ctx, st, time.Now(), seconds(cfg.OfflineAfter), false)
+}
+
+// onlineAgents lists the agents online in root's registry.
+func onlineAgents(ctx context.Context, root string) ([]string, error) {
+	agents, err := cards(ctx, root)
+	if err != nil {
+		return nil, fmt.Errorf("read the registry: %w", err)
+	}
+	var ids []string
+	for _, a := range agents {
+		if a.Effective != envelope.StatusOffline {
+			ids = append(ids, a.AgentID)
+		}
+	}
+	return ids, nil
+}
+
+// offlineAgents checks that every agent of names has marked itself
+// offline (its card says so, not only its heartbeat) and returns them.
+func offlineAgents(root string, names []string) ([]string, error) {
+	agents, err := cards(context.Background(), root)
+	if err != nil {
+		return nil, fmt.Errorf("read the registry: %w", err)
+	}
+	var offline []string
+	for _, a := range agents {
+		if a.Status == envelope.StatusOffline && slices.Contains(names, a.AgentID) {
+			offline = append(offline, a.AgentID)
+		}
+	}
+	if len(offline) != len(names) {
+		return nil, fmt.Errorf("after the stop, the registry shows offline only %v of %v", offline, names)
+	}
+	return offline, nil
+}

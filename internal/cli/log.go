@@ -1,0 +1,172 @@
+package cli
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/audit"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+)
+
+// logFlags are the flags of log.
+type logFlags struct {
+	agent, since, until string
+	kinds               []string
+	id, thread, taskID  string
+	jsonOut             bool
+}
+
+func (a *app) logCommand() *cobra.Command {
+	var f logFlags
+	cmd := &cobra.Command{
+		Use:   "log [--agent A] [--kind K] [--since D] [--json]",
+		Short: "Show the audit log of the mailbox, oldest first",
+		Long: `Log prints the audit log <root>/manifest.jsonl (and its rotated files,
+oldest first): one entry for each thing that happened to a message.
+
+Kinds: sent, claimed, delivered, processed, refused, quarantined, duplicate,
+swept, overdue, pruned, orphaned.
+
+--agent keeps the entries about an agent's inbox or sent by it; --since and
+--until take an RFC 3339 time or a duration before now (10m, 2h).`,
+		Example: `  switchboard log --agent coder --since 1h
+  switchboard log --kind quarantined,refused --json | jq .reason`,
+		Args: exactArgs(),
+		RunE: a.action(func(cmd *cobra.Command, _ []string) error {
+			filter, err := f.filter(time.Now())
+			if err != nil {
+				return err
+			}
+			return a.log(cmd, filter, f.jsonOut)
+		}),
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.agent, "agent", "", "only entries about this agent's inbox or sent by it")
+	fl.StringSliceVar(&f.kinds, "kind", nil, "only entries of these kinds (repeat or separate with commas)")
+	fl.StringVar(&f.since, "since", "", "only entries at or after: an RFC 3339 time or a duration before now")
+	fl.StringVar(&f.until, "until", "", "only entries before: an RFC 3339 time or a duration before now")
+	fl.StringVar(&f.id, "id", "", "only entries about this message")
+	fl.StringVar(&f.thread, "thread", "", "only entries about this thread")
+	fl.StringVar(&f.taskID, "task", "", "only entries about this task")
+	fl.BoolVar(&f.jsonOut, "json", false, "print one JSON object per entry")
+	return cmd
+}
+
+// filter checks the flags and turns them into an audit filter. Every error
+// is a usage error.
+func (f logFlags) filter(now time.Time) (audit.Filter, error) {
+	out := audit.Filter{Agent: f.agent, MessageID: f.id, ThreadID: f.thread, TaskID: f.taskID}
+	if f.agent != "" {
+		if err := envelope.ValidateAgentID(f.agent); err != nil {
+			return out, usagef("--agent: %v", err)
+		}
+	}
+	known := store.EventKinds()
+	for _, k := range f.kinds {
+		kind := store.EventKind(strings.TrimSpace(k))
+		if !slices.Contains(known, kind) {
+			return out, usagef("--kind %q: want one of %s", k, joinKinds(known))
+		}
+		out.Kinds = append(out.Kinds, kind)
+	}
+	var err error
+	if out.Since, err = pastTime(f.since, now); err != nil {
+		return out, usagef("--since: %v", err)
+	}
+	if out.Until, err = pastTime(f.until, now); err != nil {
+		return out, usagef("--until: %v", err)
+	}
+	return out, nil
+}
+
+func joinKinds(kinds []store.EventKind) string {
+	names := make([]string, len(kinds))
+	for i, k := range kinds {
+		names[i] = string(k)
+	}
+	return strings.Join(names, ", ")
+}
+
+// pastTime reads an RFC 3339 time or a positive duration before now ("" is
+// the zero time).
+func pastTime(s string, now time.Time) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if d, err := time.ParseDuration(s); err == nil {
+		if d < 0 {
+			return time.Time{}, fmt.Errorf("duration %s: want 0 or more (a time before now)", s)
+		}
+		return now.Add(-d), nil
+	}
+	if t, err := envelope.ParseTime(s); err == nil {
+		return t.Time, nil
+	}
+	return time.Time{}, fmt.Errorf("want an RFC 3339 time (2026-04-26T11:00:00Z) or a duration before now (10m), got %q", s)
+}
+
+func (a *app) log(cmd *cobra.Command, f audit.Filter, jsonOut bool) error {
+	s, err := a.settings()
+	if err != nil {
+		return err
+	}
+	now := time.Now()
+	var w = table(a.env.Stdout)
+	if !jsonOut {
+		row(w, "AGE", "KIND", "AGENT", "FROM", "ID", "DETAIL")
+	}
+	var writeErr error
+	n := 0
+	st, err := audit.Read(cmd.Context(), s.mailbox.MailboxesRoot, f, func(e audit.Entry) bool {
+		n++
+		if jsonOut {
+			writeErr = writeJSON(a.env.Stdout, e)
+			return writeErr == nil
+		}
+		row(w, ago(now, e.Time), string(e.Kind), e.Agent, orDash(e.From), orDash(e.MessageID), logDetail(e))
+		return true
+	})
+	if err != nil || writeErr != nil {
+		return firstErr(err, writeErr)
+	}
+	if st.Bad > 0 {
+		fmt.Fprintf(a.env.Stderr, "switchboard: %d unreadable line(s) in the audit log skipped\n", st.Bad)
+	}
+	if jsonOut {
+		return nil
+	}
+	if n == 0 {
+		_, err := fmt.Fprintf(a.env.Stdout, "no audit entries in %s\n", tilde(s.mailbox.MailboxesRoot))
+		return err
+	}
+	return w.Flush()
+}
+
+// logDetail is the detail column: the reason, the task and the thread.
+func logDetail(e audit.Entry) string {
+	var parts []string
+	if e.Reason != "" {
+		parts = append(parts, clip(e.Reason, 60))
+	}
+	if e.TaskID != "" {
+		parts = append(parts, "task "+e.TaskID)
+	}
+	if e.ThreadID != "" && e.ThreadID != e.MessageID {
+		parts = append(parts, "thread "+e.ThreadID)
+	}
+	return orDash(strings.Join(parts, "; "))
+}
+
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}

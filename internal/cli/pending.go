@@ -1,0 +1,99 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+)
+
+// pendingLine is a pending reply as pending --json prints it.
+type pendingLine struct {
+	mailbox.StoredPending
+	// File is the request's path under the root; Box the folder it is in
+	// (inbox: not read yet, claimed: being handled).
+	File string `json:"file"`
+	Box  string `json:"box"`
+}
+
+func (a *app) pendingCommand() *cobra.Command {
+	var (
+		taskID           string
+		overdue, jsonOut bool
+	)
+	cmd := &cobra.Command{
+		Use:   "pending [AGENT] [--task ID] [--overdue] [--json]",
+		Short: "List the requests still owed a reply, oldest first",
+		Long: `Pending lists the requests (messages sent with expects_reply, and tasks)
+that have no reply yet, oldest first: with AGENT, those AGENT sent or must
+answer; with --task, those of one task. A message is answered by a message
+back to its sender whose reply_to names it; a task by a final task_update.
+Requests in an archive (their task ended) are not pending.
+
+A request is overdue past its reply_by, else its task's deadline, else its
+time plus channels.mailbox.replyTimeout.`,
+		Example: `  switchboard pending coder
+  switchboard pending --task t1 --json | jq -r .message_id
+  switchboard pending --overdue`,
+		Args:              maxArgs("agent"),
+		ValidArgsFunction: cobra.NoFileCompletions,
+		RunE: a.action(func(cmd *cobra.Command, args []string) error {
+			f := mailbox.PendingFilter{TaskID: taskID, OverdueOnly: overdue}
+			if len(args) == 1 {
+				if err := envelope.ValidateAgentID(args[0]); err != nil {
+					return asUsage(err)
+				}
+				f.Agent = args[0]
+			}
+			return a.pending(cmd.Context(), f, jsonOut)
+		}),
+	}
+	cmd.Flags().StringVar(&taskID, "task", "", "only the requests of this task")
+	cmd.Flags().BoolVar(&overdue, "overdue", false, "only the requests past their due time")
+	cmd.Flags().BoolVar(&jsonOut, "json", false, "print one JSON object per request")
+	return cmd
+}
+
+func (a *app) pending(ctx context.Context, f mailbox.PendingFilter, jsonOut bool) error {
+	st, s, err := a.openStore()
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	f.Now, f.ReplyTimeout = time.Now(), seconds(s.mailbox.ReplyTimeout)
+	list, err := mailbox.FindPending(ctx, st, f)
+	if err != nil {
+		return err
+	}
+	if jsonOut {
+		for _, p := range list {
+			if err := writeJSON(a.env.Stdout, pendingLine{StoredPending: p, File: p.Where.Ref, Box: string(p.Where.Box)}); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	if len(list) == 0 {
+		_, err := fmt.Fprintln(a.env.Stdout, "no replies pending")
+		return err
+	}
+	p := newPalette(a.env.Stdout, a.env.Environ)
+	w := table(a.env.Stdout)
+	row(w, "AGE", "FROM", "TO", "TYPE", "ID", "SUBJECT", "TASK", p.paint(colorDefault, "DUE"), "WHERE")
+	for _, r := range list {
+		due, color := "-", colorDefault
+		if r.Due != nil {
+			due = ago(f.Now, r.Due.Time)
+		}
+		if r.Overdue {
+			due, color = "overdue "+due, colorRed
+		}
+		row(w, ago(f.Now, r.SentAt.Time), r.From, r.To, string(r.Type), r.MessageID, orDash(r.Subject),
+			orDash(r.TaskID), p.paint(color, due), string(r.Where.Box))
+	}
+	return w.Flush()
+}
