@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,7 +15,7 @@ import (
 // temporary name. Without fsync it only writes and links. It returns the
 // time each one took. This is the floor under the store's Deliver on this
 // disk.
-func rawOps(dir string, n int, payload []byte, fsync bool) ([]int64, error) {
+func rawOps(ctx context.Context, dir string, n int, payload []byte, fsync bool) ([]int64, error) {
 	tmp, dst := filepath.Join(dir, "tmp"), filepath.Join(dir, "inbox")
 	for _, d := range []string{tmp, dst} {
 		if err := os.Mkdir(d, 0o700); err != nil {
@@ -23,6 +24,9 @@ func rawOps(dir string, n int, payload []byte, fsync bool) ([]int64, error) {
 	}
 	took := make([]int64, n)
 	for i := range n {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		start := time.Now()
 		name := strconv.Itoa(i) + ".msg.json"
 		staging := filepath.Join(tmp, name+".tmp")

@@ -31,7 +31,7 @@ func BenchmarkDeliver(b *testing.B) {
 		})
 		b.Run(fmt.Sprintf("raw/fsync=%t", fsync), func(b *testing.B) {
 			payload := bytes.Repeat([]byte{'m'}, 1560)
-			if _, err := rawOps(b.TempDir(), b.N, payload, fsync); err != nil {
+			if _, err := rawOps(context.Background(), b.TempDir(), b.N, payload, fsync); err != nil {
 				b.Fatal(err)
 			}
 		})

@@ -70,7 +70,7 @@ func (e *runEnv) latencyOnce(ctx context.Context, n int, fsync bool) (latencyRun
 	if err != nil {
 		return out, err
 	}
-	raw, err := rawOps(rawDir, n, bytes.Repeat([]byte{'m'}, s.fileBytes()), fsync)
+	raw, err := rawOps(ctx, rawDir, n, bytes.Repeat([]byte{'m'}, s.fileBytes()), fsync)
 	if err != nil {
 		return out, fmt.Errorf("raw file operations: %w", err)
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
 // The agents of every run.
@@ -57,16 +57,20 @@ func readProbe(in bus.InboundMessage) (seq int, sentNs int64, ok bool) {
 	return 0, 0, false
 }
 
-// sender delivers probes through the filesystem store, as `switchboard
-// send` does.
+// sender delivers probes through the store a mailbox channel with the
+// default configuration opens (filesystem, audit log on), as the channel's
+// Post and `switchboard send` do.
 type sender struct {
-	st   *fsstore.Store
+	st   store.Backend
 	text string
 }
 
-// openSender opens the store at root; fsync off sets Options.NoSync.
+// openSender opens the store at root; fsync off is channels.mailbox.fsync
+// false (the store's NoSync).
 func openSender(root string, fsync bool, size int) (*sender, error) {
-	st, err := fsstore.Open(fsstore.Options{Root: root, NoSync: !fsync})
+	cfg := mailbox.DefaultConfig()
+	cfg.AgentID, cfg.MailboxesRoot, cfg.Fsync = senderID, root, fsync
+	st, err := mailbox.OpenBackend(cfg, mailbox.BackendDeps{})
 	if err != nil {
 		return nil, err
 	}

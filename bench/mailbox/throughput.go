@@ -67,7 +67,7 @@ func (e *runEnv) throughputOnce(ctx context.Context, n int, fsync bool) (through
 	if err != nil {
 		return out, err
 	}
-	raw, err := rawOps(rawDir, n, bytes.Repeat([]byte{'m'}, out.size), fsync)
+	raw, err := rawOps(ctx, rawDir, n, bytes.Repeat([]byte{'m'}, out.size), fsync)
 	out.rawTime = total(raw)
 	if err != nil {
 		return out, fmt.Errorf("raw file operations: %w", err)

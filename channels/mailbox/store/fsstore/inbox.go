@@ -51,7 +51,7 @@ type Inbox struct {
 	seen       map[string]struct{} // message names the last inbox scan kept
 	urgent     []string            // priority markers to take before pending, highest first
 
-	tasks taskIndex // processed messages by task, for SweepTask
+	tasks taskIndex // processed messages by task, for SweepTask; has its own lock
 
 	mu       sync.Mutex // guards the fields below
 	closed   bool

@@ -1,0 +1,86 @@
+package store_test
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/storetest"
+)
+
+func TestEncodeForDeliveryValid(t *testing.T) {
+	msg := storetest.NewMessage("alice", "bob", "hello")
+	data, err := store.EncodeForDelivery(msg, 1<<20)
+	require.NoError(t, err)
+	got, err := envelope.DecodeBytes(data)
+	require.NoError(t, err)
+	assert.Equal(t, msg.ID, got.ID)
+	assert.Equal(t, "hello", got.Text())
+
+	exact, err := store.EncodeForDelivery(msg, int64(len(data)))
+	require.NoError(t, err, "a message exactly at the limit is accepted")
+	assert.Equal(t, data, exact)
+}
+
+func TestEncodeForDeliveryRefuses(t *testing.T) {
+	tests := []struct {
+		name    string
+		change  func(m *envelope.Message)
+		max     int64
+		wantErr error
+		wantIn  string
+	}{
+		{"bad sender", func(m *envelope.Message) { m.From = "../etc" }, 1 << 20, envelope.ErrBadAgentID, "from:"},
+		{"bad recipient", func(m *envelope.Message) { m.To = "" }, 1 << 20, envelope.ErrBadAgentID, "to:"},
+		{"unknown type", func(m *envelope.Message) { m.Type = "shout" }, 1 << 20, envelope.ErrMalformed, "shout"},
+		{"no timestamp", func(m *envelope.Message) { m.Timestamp = envelope.Time{} }, 1 << 20, envelope.ErrMalformed, "missing timestamp"},
+		{"over the limit", func(m *envelope.Message) {}, 64, envelope.ErrTooLarge, "over the limit of 64 bytes"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			msg := storetest.NewMessage("alice", "bob", "hello")
+			tt.change(msg)
+			data, err := store.EncodeForDelivery(msg, tt.max)
+			require.Error(t, err)
+			assert.Nil(t, data)
+			assert.True(t, errors.Is(err, tt.wantErr), "want %v, got %v", tt.wantErr, err)
+			assert.Contains(t, err.Error(), tt.wantIn)
+			assert.Contains(t, err.Error(), msg.ID, "the error names the message")
+		})
+	}
+	_, err := store.EncodeForDelivery(nil, 1<<20)
+	assert.EqualError(t, err, "deliver: nil message")
+}
+
+func TestCheckStateKey(t *testing.T) {
+	tests := []struct {
+		agent, key string
+		ok         bool
+	}{
+		{"coder", "sent-tasks", true},
+		{"coder", "a", true},
+		{"coder", "x_1-2", true},
+		{"coder", strings.Repeat("k", 64), true},
+		{"coder", strings.Repeat("k", 65), false},
+		{"coder", "", false},
+		{"coder", "-attempts", false},
+		{"coder", "Upper", false},
+		{"coder", "a.b", false},
+		{"coder", "../x", false},
+		{"", "sent-tasks", false},
+		{"../coder", "sent-tasks", false},
+	}
+	for _, tt := range tests {
+		err := store.CheckStateKey(tt.agent, tt.key)
+		if tt.ok {
+			assert.NoError(t, err, "agent %q key %q", tt.agent, tt.key)
+		} else {
+			assert.Error(t, err, "agent %q key %q", tt.agent, tt.key)
+		}
+	}
+}
