@@ -62,6 +62,17 @@ func (b *Bus) InboundDepth() int { return b.in.depth() }
 // OutboundDepth reports how many outbound messages are queued.
 func (b *Bus) OutboundDepth() int { return b.out.depth() }
 
+// CloseInbound closes the inbound queue only: publishers of inbound
+// messages get ErrClosed, the consumer receives what is still queued and
+// then ErrClosed, and outbound messages keep flowing until Close. A host
+// calls it on shutdown, once its channels stopped taking in messages, so
+// that its agent loop answers everything already received and then ends.
+// It is idempotent and always returns nil.
+func (b *Bus) CloseInbound() error {
+	b.in.close()
+	return nil
+}
+
 // Close closes both queues. Blocked publishers return ErrClosed; consumers
 // receive what is still queued, then ErrClosed. Close is idempotent and
 // always returns nil.

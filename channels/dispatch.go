@@ -35,10 +35,12 @@ func (m *Manager) dispatch(ctx context.Context) {
 			m.report(msg, 0, fmt.Errorf("%w %q (known: %v)", ErrUnknownChannel, msg.Channel, m.Names()))
 			continue
 		}
+		m.outstanding.Add(1)
 		select {
 		case mc.queue <- msg:
 		case <-ctx.Done():
 			m.report(msg, 0, fmt.Errorf("manager stopping: %w", ctx.Err()))
+			m.outstanding.Done()
 			return
 		}
 	}
@@ -52,6 +54,7 @@ func (m *Manager) work(ctx context.Context, mc *managed) {
 			if attempts, err := m.send(ctx, mc, msg); err != nil {
 				m.report(msg, attempts, err)
 			}
+			m.outstanding.Done()
 		case <-ctx.Done():
 			return
 		}
@@ -191,6 +194,7 @@ func (m *Manager) drainUndelivered(mc *managed) {
 		select {
 		case msg := <-mc.queue:
 			m.report(msg, 0, fmt.Errorf("channel %q: %w (manager stopped)", msg.Channel, ErrNotRunning))
+			m.outstanding.Done()
 		default:
 			return
 		}

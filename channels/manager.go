@@ -66,6 +66,11 @@ type Manager struct {
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
 	started  bool
+
+	// outstanding counts the outbound messages taken from the bus and not
+	// yet sent or reported; dispatched is closed when the dispatcher ended.
+	outstanding sync.WaitGroup
+	dispatched  chan struct{}
 }
 
 // NewManager returns a Manager over b.
@@ -168,7 +173,12 @@ func (m *Manager) Start(ctx context.Context) error {
 		mc := m.channels[name]
 		m.wg.Go(func() { m.work(runCtx, mc) })
 	}
-	m.wg.Go(func() { m.dispatch(runCtx) })
+	dispatched := make(chan struct{})
+	m.dispatched = dispatched
+	m.wg.Go(func() {
+		defer close(dispatched)
+		m.dispatch(runCtx)
+	})
 	return nil
 }
 

@@ -1,8 +1,9 @@
 // Package mailboxtools gives the agent loop's model the mailbox: tools to
 // list the agents online (list_agents), delegate a task to an agent or to
-// whoever offers a capability (delegate_task), send a plain message
-// (send_message) and answer the agent whose message is being handled
-// (reply).
+// whoever offers a capability (delegate_task), send a plain message to an
+// agent or to a group (send_message: all, cap:NAME, role:NAME, any:NAME or
+// a pattern, through the channel's PostTo) and answer the agent whose
+// message is being handled (reply).
 //
 // The tools work over Mailbox, the part of *mailbox.Channel they need.
 // delegate_task attaches the current turn's conversation as the task's

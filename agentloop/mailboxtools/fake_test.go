@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"path"
 	"slices"
 	"sync"
 
@@ -18,6 +19,7 @@ type fakeMailbox struct {
 	agentsErr error
 	postErr   error
 	finishErr error
+	skip      map[string]error // PostTo skips these recipients
 
 	mu       sync.Mutex
 	posted   []mailbox.Request
@@ -85,6 +87,63 @@ func (f *fakeMailbox) Post(_ context.Context, req mailbox.Request) (*envelope.Me
 		msg.Task = &envelope.Task{ID: fmt.Sprintf("task_%d", n), State: envelope.StatePending}
 	}
 	return msg, nil
+}
+
+// PostTo resolves target over the fake's agents (not the sender) and
+// posts a copy to each; a recipient in skip is reported as skipped.
+func (f *fakeMailbox) PostTo(ctx context.Context, target string, req mailbox.Request) (mailbox.Fanout, error) {
+	t, err := mailbox.ParseTarget(target)
+	if err != nil {
+		return mailbox.Fanout{}, err
+	}
+	var to []string
+	for _, a := range f.agents {
+		var ok bool
+		switch t.Kind {
+		case mailbox.TargetAll:
+			ok = true
+		case mailbox.TargetCap:
+			ok = a.HasCapability(t.Name)
+		case mailbox.TargetRole:
+			ok = a.HasRole(t.Name)
+		case mailbox.TargetName:
+			ok = a.HasCapability(t.Name) || a.HasRole(t.Name)
+		case mailbox.TargetPattern:
+			ok, _ = path.Match(t.Name, a.AgentID)
+		}
+		if ok && a.AgentID != f.id {
+			to = append(to, a.AgentID)
+		}
+	}
+	if t.Kind == mailbox.TargetAny {
+		a, err := f.PickByCapability(ctx, t.Name)
+		if err != nil {
+			return mailbox.Fanout{}, err
+		}
+		to = []string{a.AgentID}
+	}
+	if len(to) == 0 {
+		return mailbox.Fanout{}, fmt.Errorf("target %s: %w", t, mailbox.ErrUnknownTarget)
+	}
+	var out mailbox.Fanout
+	for _, id := range to {
+		if err := f.skip[id]; err != nil {
+			out.Skipped = append(out.Skipped, mailbox.Skipped{To: id, Err: err})
+			continue
+		}
+		r := req
+		r.To = id
+		msg, err := f.Post(ctx, r)
+		if err != nil {
+			return out, err
+		}
+		msg.ThreadID = msg.ID
+		if len(out.Sent) > 0 {
+			msg.ThreadID = out.Sent[0].ID
+		}
+		out.Sent = append(out.Sent, msg)
+	}
+	return out, nil
 }
 
 func (f *fakeMailbox) FinishTask(_ context.Context, taskID string, state envelope.TaskState, text, reason string, _ []envelope.Part) (*envelope.Message, error) {

@@ -23,6 +23,10 @@ type Mailbox interface {
 	PickByCapability(ctx context.Context, capability string) (mailbox.Agent, error)
 	// Post sends one message from this agent.
 	Post(ctx context.Context, req mailbox.Request) (*envelope.Message, error)
+	// PostTo sends a copy of req to every agent a group target names (all,
+	// cap:NAME, role:NAME, any:NAME, a pattern), under the loop rules per
+	// recipient.
+	PostTo(ctx context.Context, target string, req mailbox.Request) (mailbox.Fanout, error)
 	// FinishTask ends (or, for a non-terminal state, reports progress on)
 	// a task this agent works on.
 	FinishTask(ctx context.Context, taskID string, state envelope.TaskState, text, reason string, parts []envelope.Part) (*envelope.Message, error)

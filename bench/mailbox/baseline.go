@@ -9,42 +9,69 @@ import (
 	"time"
 )
 
-// rawOps does n times the least a durable delivery must do, with plain
-// system calls: create a temporary file exclusively, write payload,
-// fsync it, hard-link it into a folder, fsync the folder, remove the
-// temporary name. Without fsync it only writes and links. It returns the
-// time each one took. This is the floor under the store's Deliver on this
-// disk.
-func rawOps(ctx context.Context, dir string, n int, payload []byte, fsync bool) ([]int64, error) {
-	tmp, dst := filepath.Join(dir, "tmp"), filepath.Join(dir, "inbox")
-	for _, d := range []string{tmp, dst} {
+// rawWriter does, with plain system calls, the least a durable delivery
+// must do: create a temporary file exclusively, write the payload, fsync
+// it, hard-link it into a folder, fsync the folder, remove the temporary
+// name. Without fsync it only creates, writes, links and removes. This is
+// the floor under the store's Deliver on a disk.
+type rawWriter struct {
+	tmp, dst string
+	payload  []byte
+	fsync    bool
+	next     int
+}
+
+// newRawWriter makes the writer's folders under dir.
+func newRawWriter(dir string, payload []byte, fsync bool) (*rawWriter, error) {
+	w := &rawWriter{tmp: filepath.Join(dir, "tmp"), dst: filepath.Join(dir, "inbox"), payload: payload, fsync: fsync}
+	for _, d := range []string{w.tmp, w.dst} {
 		if err := os.Mkdir(d, 0o700); err != nil {
 			return nil, err
 		}
+	}
+	return w, nil
+}
+
+// op writes one more file and returns the time it took.
+func (w *rawWriter) op() (time.Duration, error) {
+	start := time.Now()
+	name := strconv.Itoa(w.next) + ".msg.json"
+	w.next++
+	staging := filepath.Join(w.tmp, name+".tmp")
+	if err := writeFile(staging, w.payload, w.fsync); err != nil {
+		return 0, err
+	}
+	if err := os.Link(staging, filepath.Join(w.dst, name)); err != nil {
+		return 0, err
+	}
+	if w.fsync {
+		if err := syncDir(w.dst); err != nil {
+			return 0, err
+		}
+	}
+	if err := os.Remove(staging); err != nil {
+		return 0, err
+	}
+	return time.Since(start), nil
+}
+
+// rawOps does n raw operations in a row in dir and returns the time each
+// took.
+func rawOps(ctx context.Context, dir string, n int, payload []byte, fsync bool) ([]int64, error) {
+	w, err := newRawWriter(dir, payload, fsync)
+	if err != nil {
+		return nil, err
 	}
 	took := make([]int64, n)
 	for i := range n {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		start := time.Now()
-		name := strconv.Itoa(i) + ".msg.json"
-		staging := filepath.Join(tmp, name+".tmp")
-		if err := writeFile(staging, payload, fsync); err != nil {
+		d, err := w.op()
+		if err != nil {
 			return nil, err
 		}
-		if err := os.Link(staging, filepath.Join(dst, name)); err != nil {
-			return nil, err
-		}
-		if fsync {
-			if err := syncDir(dst); err != nil {
-				return nil, err
-			}
-		}
-		if err := os.Remove(staging); err != nil {
-			return nil, err
-		}
-		took[i] = int64(time.Since(start))
+		took[i] = int64(d)
 	}
 	return took, nil
 }

@@ -14,7 +14,7 @@ type latencyRun struct {
 	e2e   dist // send started -> InboundMessage off the receiver's bus
 	call  dist // the sender's compose + Deliver call
 	after dist // Deliver returned -> off the bus (negative: seen before Deliver returned)
-	raw   dist // rawOps of the same size on the same disk
+	raw   dist // one raw operation of the same size, same disk, before each send
 	res   childResult
 }
 
@@ -37,7 +37,9 @@ func (e *runEnv) latency(ctx context.Context) error {
 		row(tw, onOff(r.fsync), ms(r.e2e.p50), ms(r.e2e.p90), ms(r.e2e.p99), ms(r.e2e.max),
 			strconv.Itoa(r.res.Received), strconv.Itoa(r.res.Duplicates))
 	}
-	tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
 	tw = e.table("latency breakdown: the sender's call, receipt after it returned, and the raw file operations beneath it",
 		"durability", "send call p50", "send call p99", "after send p50", "after send p99", "raw p50", "raw p99")
 	for _, r := range runs {
@@ -49,7 +51,8 @@ func (e *runEnv) latency(ctx context.Context) error {
 	}
 	fmt.Fprintln(e.out, "  send call: compose + Deliver in the sender; after send: receipt minus the moment Deliver returned")
 	fmt.Fprintln(e.out, "  (negative when the receiver had it before the sender's final fsync of the inbox returned);")
-	fmt.Fprintln(e.out, "  raw: one create+write+fsync+link+fsync dir (fsync off: create+write+link) of the same bytes, same disk")
+	fmt.Fprintln(e.out, "  raw: one create+write+fsync+link+fsync dir (fsync off: create+write+link) of the same bytes, same disk,")
+	fmt.Fprintln(e.out, "  done before each send (so both see the disk in the same state)")
 	return nil
 }
 
@@ -70,11 +73,10 @@ func (e *runEnv) latencyOnce(ctx context.Context, n int, fsync bool) (latencyRun
 	if err != nil {
 		return out, err
 	}
-	raw, err := rawOps(ctx, rawDir, n, bytes.Repeat([]byte{'m'}, s.fileBytes()), fsync)
+	rw, err := newRawWriter(rawDir, bytes.Repeat([]byte{'m'}, s.fileBytes()), fsync)
 	if err != nil {
-		return out, fmt.Errorf("raw file operations: %w", err)
+		return out, err
 	}
-	out.raw = summarise(raw)
 	rx, err := startReceiver(ctx, childOptions{root: root, n: n, fsync: fsync, lockstep: true,
 		record: true, timeout: e.opts.timeout, cpuprofile: e.profile(name)})
 	if err != nil {
@@ -83,7 +85,15 @@ func (e *runEnv) latencyOnce(ctx context.Context, n int, fsync bool) (latencyRun
 	defer rx.kill()
 	call := make([]int64, n)
 	done := make([]int64, n)
+	raw := make([]int64, n)
 	for seq := range n {
+		// One raw operation per message, between the messages, so that
+		// both see the disk in the same state.
+		d, err := rw.op()
+		if err != nil {
+			return out, fmt.Errorf("raw file operations: %w", err)
+		}
+		raw[seq] = int64(d)
 		if e.opts.gap > 0 {
 			time.Sleep(e.opts.gap)
 		}
@@ -104,6 +114,6 @@ func (e *runEnv) latencyOnce(ctx context.Context, n int, fsync bool) (latencyRun
 	for i := range n {
 		after[i] = res.RecvNs[i] - done[i]
 	}
-	out.e2e, out.call, out.after, out.res = summarise(res.LatencyNs), summarise(call), summarise(after), res
+	out.e2e, out.call, out.after, out.raw, out.res = summarise(res.LatencyNs), summarise(call), summarise(after), summarise(raw), res
 	return out, nil
 }

@@ -24,6 +24,12 @@ type Fanout struct {
 	Skipped []Skipped
 }
 
+// inboxFinder is a store that can tell whether an agent has an inbox,
+// registered or not (the filesystem store can).
+type inboxFinder interface {
+	HasInbox(agent string) (string, bool, error)
+}
+
 // PostTo sends req (whose To is ignored) to every agent target names
 // (see ParseTarget and Resolve): all, a capability or role (every holder,
 // or with any: the least loaded online one), a pattern, or one agent.
@@ -40,8 +46,11 @@ func (c *Channel) PostTo(ctx context.Context, target string, req Request) (Fanou
 	if be == nil {
 		return Fanout{}, ErrNotRunning
 	}
-	to, err := Resolve(ctx, be, c.cfg.AgentID, t, ResolveOptions{Now: c.now(),
-		OfflineAfter: seconds(c.cfg.OfflineAfter), MaxFanout: c.cfg.MaxFanout})
+	opts := ResolveOptions{Now: c.now(), OfflineAfter: seconds(c.cfg.OfflineAfter), MaxFanout: c.cfg.MaxFanout}
+	if s, ok := be.(inboxFinder); ok { // a bare name with an inbox is that agent, as on the command line
+		opts.HasInbox = func(agent string) bool { _, ok, _ := s.HasInbox(agent); return ok }
+	}
+	to, err := Resolve(ctx, be, c.cfg.AgentID, t, opts)
 	if err != nil {
 		return Fanout{}, err
 	}

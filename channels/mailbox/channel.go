@@ -52,6 +52,7 @@ type Channel struct {
 	sent     *sentTasks             // tasks this agent delegated
 	replies  *replyLedger           // requests owed a reply, both ways
 	inbox    store.Inbox
+	intake   intake // the receive loop, which StopReceiving ends first
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
 	running  bool
@@ -141,7 +142,7 @@ func (c *Channel) Start(ctx context.Context) error {
 	c.inbox, c.sent, c.replies = inbox, sent, replies
 	runCtx, cancel := context.WithCancel(context.Background())
 	c.cancel, c.running = cancel, true
-	c.wg.Go(func() { c.receiveLoop(runCtx) })
+	c.startReceiving(runCtx)
 	c.wg.Go(func() { c.heartbeatLoop(runCtx) })
 	c.wg.Go(func() { c.sentDeadlineLoop(runCtx) })
 	c.wg.Go(func() { c.replyDeadlineLoop(runCtx, replies) })

@@ -171,6 +171,25 @@ func TestPostToFansOutUnderTheLoopRules(t *testing.T) {
 	assert.Equal(t, 4, n, "only the sends that went through were delivered")
 }
 
+// A bare name that is an agent with an inbox (not registered yet) names
+// that agent, even when others hold a capability of that name.
+func TestPostToBareNameWithAnInbox(t *testing.T) {
+	w := newConvWorld(t)
+	lead := w.start("lead")
+	convCards(t, w)
+	out, err := lead.PostTo(context.Background(), "review", Request{Text: "x"})
+	require.NoError(t, err)
+	assert.Len(t, out.Sent, 2, "the holders of capability review")
+
+	first, err := Compose("planner", Request{To: "review", Text: "hello"}, ComposeOptions{})
+	require.NoError(t, err)
+	require.NoError(t, w.store.Deliver(context.Background(), first))
+	out, err = lead.PostTo(context.Background(), "review", Request{Text: "x"})
+	require.NoError(t, err)
+	require.Len(t, out.Sent, 1)
+	assert.Equal(t, "review", out.Sent[0].To, "the agent whose inbox it is")
+}
+
 func TestDiscoveryByRole(t *testing.T) {
 	w := newConvWorld(t)
 	lead := w.start("lead")

@@ -126,6 +126,30 @@ func TestHeldRequestComesBackAfterRestart(t *testing.T) {
 	require.Len(t, executor.PendingReplies("").Owed, 1)
 }
 
+// A held request answered while its agent was down (from the command
+// line, or by the agent just before a crash) is archived when it comes
+// back, not handed to the agent a second time.
+func TestAnsweredHeldRequestIsNotHandedAgain(t *testing.T) {
+	w := newConvWorld(t)
+	critic, executor := w.start("critic"), w.start("executor")
+	id := critic.post(t, Request{To: "executor", Text: "why?", ExpectsReply: true})
+	executor.next(t)
+	executor.stop(t)
+	req := MetaOfMessage(&envelope.Message{ID: id, From: "critic", To: "executor", Type: envelope.TypeMessage, TTL: 2})
+	reply, err := Compose("executor", Request{To: "critic", Text: "because"}, ComposeOptions{Original: &req})
+	require.NoError(t, err)
+	require.NoError(t, w.store.Deliver(context.Background(), reply))
+
+	executor = w.start("executor")
+	w.seen.waitFor(t, store.EventProcessed, id)
+	assert.Equal(t, store.BoxProcessed, w.boxOf("executor", id))
+	assert.Empty(t, executor.PendingReplies("").Owed)
+	later := critic.post(t, Request{To: "executor", Text: "next"})
+	in := executor.next(t)
+	meta, _ := MetaOf(in.Metadata)
+	assert.Equal(t, later, meta.MessageID, "the answered request was not handed over again")
+}
+
 // A reply that does not come by its due time becomes a notice to the
 // asker, in the conversation the request was sent from; a late reply is
 // still taken and routed there.

@@ -12,20 +12,21 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
-// receiveLoop hands every delivery to handle until ctx ends. A store error
-// is logged and retried after a pause; it never ends the loop.
-func (c *Channel) receiveLoop(ctx context.Context) {
+// receiveLoop hands every delivery to handle until intake (a child of
+// ctx) ends; the delivery in hand is handled under ctx. A store error is
+// logged and retried after a pause; it never ends the loop.
+func (c *Channel) receiveLoop(ctx, intake context.Context) {
 	pause := 100 * time.Millisecond
 	for {
-		d, err := c.inbox.Next(ctx)
+		d, err := c.inbox.Next(intake)
 		if err != nil {
-			if ctx.Err() != nil || errors.Is(err, store.ErrClosed) {
+			if intake.Err() != nil || errors.Is(err, store.ErrClosed) {
 				return
 			}
 			c.Logger().Error("mailbox receive failed; retrying", "err", err, "pause", pause)
 			t := time.NewTimer(pause)
 			select {
-			case <-ctx.Done():
+			case <-intake.Done():
 				t.Stop()
 				return
 			case <-t.C:
@@ -69,8 +70,13 @@ func (c *Channel) handle(ctx context.Context, d *store.Delivery) error {
 			return err
 		}
 	}
-	in = c.route(ctx, m, meta, in)
 	held := holdsForReply(m)
+	if held && d.Redelivered && c.storedReply(ctx, pendingFromMessage(m)) {
+		// Answered before a restart (or by another process on this
+		// agent's behalf): it was handed over already and is owed nothing.
+		return c.inbox.Ack(ctx, d)
+	}
+	in = c.route(ctx, m, meta, in)
 	if held {
 		c.replies.hold(d) // acknowledged when answered (see Archive)
 	}

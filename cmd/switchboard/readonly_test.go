@@ -23,6 +23,7 @@ func TestReadingCommandsWriteNothing(t *testing.T) {
 		{"agents"}, {"agents", "--json"},
 		{"thread", id}, {"thread", "msg_1745659200_researcher", "--json"},
 		{"doctor"}, {"doctor", "--json"},
+		{"pending"}, {"pending", "coder", "--json"}, {"log"}, {"log", "--json"},
 		{"__complete", "inbox", ""}, {"__complete", "send", "--to", ""},
 	} {
 		s.run(args...) // doctor may exit 1 for what it finds; the tree is the point
@@ -36,8 +37,9 @@ func TestReadingCommandsWriteNothing(t *testing.T) {
 	requireUnchanged(t, before, s.root, "switchboard watch")
 }
 
-// TestReadingCommandsCreateNoRoot: inbox, agents, thread and doctor on a
-// root that does not exist say there is nothing, and do not create it.
+// TestReadingCommandsCreateNoRoot: inbox, agents, thread, pending, log and
+// doctor on a root that does not exist say there is nothing, and do not
+// create it.
 func TestReadingCommandsCreateNoRoot(t *testing.T) {
 	s := newSandbox(t)
 	require.NoError(t, os.Remove(s.root))
@@ -47,6 +49,9 @@ func TestReadingCommandsCreateNoRoot(t *testing.T) {
 	assert.Equal(t, "no agents in "+s.root+"\n", s.ok("agents"))
 	assert.Empty(t, s.ok("agents", "--json"))
 	assertOneLineError(t, s.run("thread", "x"), 1, "message x not found under "+s.root)
+	assert.Equal(t, "no replies pending\n", s.ok("pending"))
+	assert.Empty(t, s.ok("pending", "coder", "--json"))
+	assert.Equal(t, "no audit entries in "+s.root+"\n", s.ok("log"))
 	s.ok("doctor")
 	assert.NoDirExists(t, s.root)
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -22,20 +21,23 @@ const (
 	demoAnswer = "1 3 5 9"
 )
 
-// demoStopLimit bounds the stop of each agent process.
-const demoStopLimit = stopTimeout + 5*time.Second
+// demoStopLimit bounds the stop of each agent process: it answers what it
+// received, then stops its channels, each within stopTimeout.
+const demoStopLimit = 2*stopTimeout + 5*time.Second
 
 // demoFlags are the demo command's flags.
 type demoFlags struct {
 	dir     string
 	timeout time.Duration
 	keep    bool
+	backend string
+	natsURL string
 }
 
 func (a *app) demoCommand() *cobra.Command {
 	var f demoFlags
 	cmd := &cobra.Command{
-		Use:   "demo [--dir DIR] [--timeout D] [--keep]",
+		Use:   "demo [--backend fs|nats] [--nats-url URL] [--dir DIR] [--timeout D] [--keep]",
 		Short: "Run the two-agent demo: Feishu user → researcher → coder and back",
 		Long: `Demo runs the main job end to end with no API key and no external service.
 
@@ -45,17 +47,28 @@ an empty or new folder), then starts two agents as separate processes
 127.0.0.1 port and the mailbox, and coder, with the mailbox only (capabilities
 sorting, counting, arithmetic). Both use the deterministic scripted provider.
 
+The mailbox is a folder in the demo's folder (--backend fs, the default), or
+NATS JetStream (--backend nats): the demo then starts a nats-server with
+JetStream inside its own process, on a free 127.0.0.1 port and storing in
+the demo's folder, and both agents connect to it (channels.mailbox.backend
+"nats"); --nats-url uses a running server instead (its default stream
+MAILBOX and buckets mailbox-*, where no other researcher or coder runs).
+
 Once both are registered online, it posts a Feishu im.message.receive_v1
 event "` + demoAsk + `" to researcher's webhook over HTTP, waits for the
 answer to appear in that Feishu chat, prints the conversation (the user's
 message, the messages between the agents, the replies in the chat), stops
-both agents (SIGTERM: each marks itself offline) and exits 0. It exits 1 with
-a one-line reason when anything fails or takes longer than --timeout.
+both agents (SIGTERM: each answers what it received and marks itself
+offline) and exits 0. On NATS the messages between the agents are those
+seen on the mailbox subjects while the demo ran. It exits 1 with a one-line
+reason when anything fails or takes longer than --timeout.
 
 With --keep the agents keep running after the conversation, and the demo
 prints commands to talk to them, until Ctrl-C stops them.`,
 		Example: `  switchboard demo
   go run ./cmd/switchboard demo --keep
+  switchboard demo --backend nats
+  switchboard demo --backend nats --nats-url nats://127.0.0.1:4222
   switchboard demo --dir /tmp/sb-demo --timeout 1m`,
 		Args: exactArgs(),
 		RunE: a.action(func(cmd *cobra.Command, _ []string) error {
@@ -65,13 +78,22 @@ prints commands to talk to them, until Ctrl-C stops them.`,
 			if f.timeout <= 0 {
 				return usagef("--timeout must be positive, got %s", f.timeout)
 			}
+			if f.backend != demoFS && f.backend != demoNATS {
+				return usagef("--backend: want %s or %s, got %q", demoFS, demoNATS, f.backend)
+			}
+			if f.natsURL != "" && f.backend != demoNATS {
+				return usagef("--nats-url goes with --backend %s", demoNATS)
+			}
 			return a.demo(cmd.Context(), f)
 		}),
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.dir, "dir", "", "folder for the configs, logs, mailboxes and Feishu outbox (new or empty; default: a temporary folder, removed after a successful run)")
+	fl.StringVar(&f.dir, "dir", "", "folder for the configs, logs, mailboxes (or NATS store) and Feishu outbox (new or empty; default: a temporary folder, removed after a successful run)")
 	fl.DurationVar(&f.timeout, "timeout", 30*time.Second, "give up when the answer has not arrived by then")
 	fl.BoolVar(&f.keep, "keep", false, "keep both agents running after the conversation, until Ctrl-C")
+	fl.StringVar(&f.backend, "backend", demoFS, "the mailbox's store: fs (a folder) or nats (NATS JetStream)")
+	fl.StringVar(&f.natsURL, "nats-url", "", "with --backend nats: use this server instead of starting one")
+	_ = cmd.RegisterFlagCompletionFunc("backend", cobra.FixedCompletions([]string{demoFS, demoNATS}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
@@ -79,6 +101,7 @@ prints commands to talk to them, until Ctrl-C stops them.`,
 type demoRun struct {
 	out     io.Writer
 	layout  demoLayout
+	be      *demoBackend
 	agents  []*demoAgent // researcher, coder
 	webhook string
 }
@@ -93,16 +116,33 @@ func (a *app) demo(ctx context.Context, f demoFlags) error {
 		return err
 	}
 	layout := newDemoLayout(dir)
-	if err := layout.write(); err != nil {
+	be, err := openDemoBackend(f, layout)
+	if err != nil {
+		if temporary {
+			_ = os.RemoveAll(dir) // nothing ran: nothing to look at
+		}
 		return err
 	}
-	d := &demoRun{out: a.env.Stdout, layout: layout}
+	if err := layout.write(be); err != nil {
+		be.close()
+		return err
+	}
+	d := &demoRun{out: a.env.Stdout, layout: layout, be: be}
 	fmt.Fprintf(d.out, "switchboard demo: a Feishu user asks researcher; researcher delegates to coder through the mailbox.\n")
-	fmt.Fprintf(d.out, "folder: %s (configs, logs, mailboxes, Feishu outbox)\n\n", dir)
+	contents := "configs, logs, Feishu outbox"
+	if st := be.stored(); st != "" {
+		contents = "configs, logs, " + st + ", Feishu outbox"
+	}
+	fmt.Fprintf(d.out, "folder: %s (%s)\n", dir, contents)
+	if line := be.describe(dir); line != "" {
+		fmt.Fprintln(d.out, line)
+	}
+	fmt.Fprintln(d.out)
 	err = d.converse(ctx, exe, a.env.Environ, f)
 	if stopErr := d.stopAll(); err == nil {
 		err = stopErr
 	}
+	be.close() // once the agents stopped
 	if err != nil {
 		return err
 	}
@@ -110,7 +150,11 @@ func (a *app) demo(ctx context.Context, f demoFlags) error {
 		if err := os.RemoveAll(dir); err != nil {
 			return fmt.Errorf("remove the demo's folder: %w", err)
 		}
-		fmt.Fprintf(d.out, "removed %s (run with --dir DIR to keep the configs, logs and mailboxes)\n", dir)
+		kept := "configs and logs"
+		if st := be.stored(); st != "" {
+			kept = "configs, logs and " + st
+		}
+		fmt.Fprintf(d.out, "removed %s (run with --dir DIR to keep the %s)\n", dir, kept)
 	}
 	return nil
 }
@@ -169,7 +213,7 @@ func (d *demoRun) start(ctx context.Context, exe string, environ []string) error
 	if d.webhook == "" {
 		return errors.New("researcher runs but did not log its Feishu webhook address")
 	}
-	online, err := onlineAgents(ctx, d.layout.root)
+	online, err := onlineAgents(ctx, d.be)
 	if err != nil {
 		return err
 	}
@@ -178,7 +222,7 @@ func (d *demoRun) start(ctx context.Context, exe string, environ []string) error
 			return fmt.Errorf("%s runs but is not online in the registry (online: %v)", name, online)
 		}
 	}
-	fmt.Fprintf(d.out, "both agents are registered online in %s\n\n", d.layout.root)
+	fmt.Fprintf(d.out, "both agents are registered online in %s\n\n", d.be.where())
 	return nil
 }
 
@@ -219,7 +263,7 @@ func (d *demoRun) ask(ctx context.Context) ([]demoLine, int, error) {
 
 // report prints the conversation: the chat and the mailbox, in time order.
 func (d *demoRun) report(ctx context.Context, chat []demoLine) error {
-	mail, err := mailboxLines(ctx, d.layout.root)
+	mail, err := d.be.mail(ctx)
 	if err != nil {
 		return fmt.Errorf("read the mailbox: %w", err)
 	}
@@ -227,68 +271,4 @@ func (d *demoRun) report(ctx context.Context, chat []demoLine) error {
 	transcript(d.out, append(chat, mail...))
 	fmt.Fprintf(d.out, "\nthe user's chat %s got the answer %q (also in %s)\n", demoChat, demoAnswer, d.layout.outbox)
 	return nil
-}
-
-// keep leaves the agents running until ctx ends or one of them exits.
-func (d *demoRun) keep(ctx context.Context, seen int) {
-	fmt.Fprintf(d.out, "\nboth agents keep running; Ctrl-C stops them. Try:\n")
-	fmt.Fprintf(d.out, "  curl -s %s -H 'Content-Type: application/json' -d '%s'\n", d.webhook,
-		shortEvent(demoUser, demoChat, "ask coder to count words in hello big world"))
-	fmt.Fprintf(d.out, "  curl -s '%s'   # then after=<next> of each answer\n", repliesURL(d.webhook, demoChat, seen, 10*time.Second))
-	fmt.Fprintf(d.out, "  switchboard --root %s agents\n", d.layout.root)
-	fmt.Fprintf(d.out, "  tail -f %s %s\n", d.layout.log(demoResearcher), d.layout.log(demoCoder))
-	select {
-	case <-ctx.Done():
-	case <-d.agents[0].exited:
-	case <-d.agents[1].exited:
-	}
-	fmt.Fprintln(d.out)
-}
-
-// stopAll stops the agents that were started and checks that each marked
-// itself offline.
-func (d *demoRun) stopAll() error {
-	if len(d.agents) == 0 {
-		return nil
-	}
-	var errs []error
-	var names []string
-	for _, ag := range d.agents {
-		errs = append(errs, ag.stop(demoStopLimit))
-		names = append(names, ag.name)
-	}
-	if err := errors.Join(errs...); err != nil {
-		return err
-	}
-	offline, err := offlineAgents(d.layout.root, names)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(d.out, "stopped %s (exit status 0; offline in the registry: %s)\n",
-		strings.Join(names, " and "), strings.Join(offline, ", "))
-	return nil
-}
-
-// demoDir returns the demo's folder: dir (created, and refused when not
-// empty) or a new temporary one.
-func demoDir(dir string) (string, bool, error) {
-	if dir == "" {
-		tmp, err := os.MkdirTemp("", "switchboard-demo-")
-		return tmp, true, err
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return "", false, fmt.Errorf("--dir: %w", err)
-	}
-	if err := os.MkdirAll(abs, 0o700); err != nil {
-		return "", false, fmt.Errorf("--dir: %w", err)
-	}
-	ents, err := os.ReadDir(abs)
-	if err != nil {
-		return "", false, fmt.Errorf("--dir: %w", err)
-	}
-	if len(ents) > 0 {
-		return "", false, usagef("--dir %s is not empty: name a new or empty folder", dir)
-	}
-	return abs, false, nil
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -15,7 +14,6 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
 	feishustub "github.com/switchboard-dev/switchboard/examples/feishu-stub"
 )
 
@@ -145,39 +143,35 @@ func chatLines(bot, user string, replies []feishustub.Reply) []demoLine {
 	return out
 }
 
-// mailboxLines reads the messages between the agents from the mailbox
-// tree, wherever they are now (inbox, claimed, processed or the archive of
-// an ended task), once each.
-func mailboxLines(ctx context.Context, root string) ([]demoLine, error) {
-	st, err := fsstore.Open(fsstore.Options{Root: root})
-	if err != nil {
-		return nil, err
-	}
-	defer st.Close()
+// browseLines reads the messages between the agents from the store,
+// wherever they are now (inbox, claimed, processed or the archive of an
+// ended task), once each.
+func browseLines(ctx context.Context, st store.Browser) ([]demoLine, error) {
 	seen := map[string]bool{}
 	var out []demoLine
-	err = st.Browse(ctx, func(s store.Stored) bool {
-		m := s.Message
-		if seen[m.ID] {
-			return true // met again after a move along inbox, claimed, processed, archive
+	err := st.Browse(ctx, func(s store.Stored) bool {
+		if !seen[s.Message.ID] { // met again after a move along inbox, claimed, processed, archive
+			seen[s.Message.ID] = true
+			out = append(out, demoMessageLine(s.Message))
 		}
-		seen[m.ID] = true
-		via := "mailbox " + string(m.Type)
-		text := summary(m.Content.Parts)
-		if t := m.Task; t != nil && m.Type == envelope.TypeTaskUpdate {
-			via += " " + string(t.State)
-			if t.Reason != "" {
-				text = strings.TrimSpace("reason: " + t.Reason + " " + text)
-			}
-		}
-		out = append(out, demoLine{at: m.Timestamp.Time, who: m.From + " → " + m.To, via: via, text: text})
 		return true
 	})
 	if err != nil {
 		return nil, err
 	}
-	slices.SortStableFunc(out, func(a, b demoLine) int {
-		return cmp.Or(a.at.Compare(b.at), strings.Compare(a.via, b.via))
-	})
+	sortLines(out)
 	return out, nil
+}
+
+// demoMessageLine is the transcript line of a message between the agents.
+func demoMessageLine(m *envelope.Message) demoLine {
+	via := "mailbox " + string(m.Type)
+	text := summary(m.Content.Parts)
+	if t := m.Task; t != nil && m.Type == envelope.TypeTaskUpdate {
+		via += " " + string(t.State)
+		if t.Reason != "" {
+			text = strings.TrimSpace("reason: " + t.Reason + " " + text)
+		}
+	}
+	return demoLine{at: m.Timestamp.Time, who: m.From + " → " + m.To, via: via, text: text}
 }

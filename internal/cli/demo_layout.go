@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,7 +12,6 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
 )
 
 // The demo's agents.
@@ -25,7 +25,8 @@ var demoCoderCapabilities = []string{"sorting", "counting", "arithmetic"}
 // demoLayout is the demo's folder:
 //
 //	home/                        the agents' HOME
-//	mailboxes/                   the shared mailbox root
+//	mailboxes/                   the shared mailbox root (backend fs)
+//	nats/                        the embedded nats-server's JetStream store (backend nats)
 //	researcher.json, coder.json  the configs
 //	researcher.log, coder.log    what each process logged
 //	researcher/workspace/        session histories
@@ -43,8 +44,13 @@ func newDemoLayout(dir string) demoLayout {
 func (l demoLayout) config(agent string) string { return filepath.Join(l.dir, agent+".json") }
 func (l demoLayout) log(agent string) string    { return filepath.Join(l.dir, agent+".log") }
 
-// configs returns the two agents' configurations.
-func (l demoLayout) configs() map[string]map[string]any {
+// configs returns the two agents' configurations, with backend (the keys
+// of channels.mailbox that name the store) in each mailbox section.
+func (l demoLayout) configs(backend map[string]any) map[string]map[string]any {
+	mb := func(keys map[string]any) map[string]any {
+		maps.Copy(keys, backend)
+		return keys
+	}
 	workspace := func(agent string) map[string]any {
 		return map[string]any{"defaults": map[string]any{"provider": scriptedProvider,
 			"workspace": filepath.Join(l.dir, agent, "workspace")}}
@@ -55,25 +61,29 @@ func (l demoLayout) configs() map[string]map[string]any {
 			"channels": map[string]any{
 				"feishu": map[string]any{"enabled": true, "listen": "127.0.0.1:0", "outbox": l.outbox,
 					"allowFrom": []string{"*"}},
-				"mailbox": map[string]any{"enabled": true, "agentId": demoResearcher,
+				"mailbox": mb(map[string]any{"enabled": true, "agentId": demoResearcher,
 					"description":  "talks with users on Feishu and hands work to other agents",
-					"capabilities": []string{"research"}, "mailboxesRoot": l.root},
+					"capabilities": []string{"research"}}),
 			},
 		},
 		demoCoder: {
 			"agents": workspace(demoCoder),
 			"channels": map[string]any{
-				"mailbox": map[string]any{"enabled": true, "agentId": demoCoder,
+				"mailbox": mb(map[string]any{"enabled": true, "agentId": demoCoder,
 					"description":  "sorts, counts words and does arithmetic",
-					"capabilities": demoCoderCapabilities, "mailboxesRoot": l.root},
+					"capabilities": demoCoderCapabilities}),
 			},
 		},
 	}
 }
 
-// write creates the folders and writes the configs.
-func (l demoLayout) write() error {
-	for _, dir := range []string{l.home, l.root, filepath.Join(l.dir, demoResearcher), filepath.Join(l.dir, demoCoder)} {
+// write creates the folders and writes the configs for the backend.
+func (l demoLayout) write(be *demoBackend) error {
+	dirs := []string{l.home, filepath.Join(l.dir, demoResearcher), filepath.Join(l.dir, demoCoder)}
+	if be.kind == demoFS {
+		dirs = append(dirs, l.root)
+	}
+	for _, dir := range dirs {
 		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return err
 		}
@@ -81,7 +91,7 @@ func (l demoLayout) write() error {
 			return err
 		}
 	}
-	for agent, cfg := range l.configs() {
+	for agent, cfg := range l.configs(be.mailboxKeys()) {
 		data, err := json.MarshalIndent(cfg, "", "  ")
 		if err != nil {
 			return err
@@ -93,9 +103,9 @@ func (l demoLayout) write() error {
 	return nil
 }
 
-// cards reads the registry of the mailbox root.
-func cards(ctx context.Context, root string) ([]mailbox.Agent, error) {
-	st, err := fsstore.Open(fsstore.Options{Root: root})
+// cards reads the registry of the backend.
+func cards(ctx context.Context, be *demoBackend) ([]mailbox.Agent, error) {
+	st, err := be.open()
 	if err != nil {
 		return nil, err
 	}
@@ -104,9 +114,9 @@ func cards(ctx context.Context, root string) ([]mailbox.Agent, error) {
 	return mailbox.ListAgents(ctx, st, time.Now(), seconds(cfg.OfflineAfter), false)
 }
 
-// onlineAgents lists the agents online in root's registry.
-func onlineAgents(ctx context.Context, root string) ([]string, error) {
-	agents, err := cards(ctx, root)
+// onlineAgents lists the agents online in the backend's registry.
+func onlineAgents(ctx context.Context, be *demoBackend) ([]string, error) {
+	agents, err := cards(ctx, be)
 	if err != nil {
 		return nil, fmt.Errorf("read the registry: %w", err)
 	}
@@ -121,8 +131,8 @@ func onlineAgents(ctx context.Context, root string) ([]string, error) {
 
 // offlineAgents checks that every agent of names has marked itself
 // offline (its card says so, not only its heartbeat) and returns them.
-func offlineAgents(root string, names []string) ([]string, error) {
-	agents, err := cards(context.Background(), root)
+func offlineAgents(be *demoBackend, names []string) ([]string, error) {
+	agents, err := cards(context.Background(), be)
 	if err != nil {
 		return nil, fmt.Errorf("read the registry: %w", err)
 	}

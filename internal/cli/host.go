@@ -135,42 +135,6 @@ func (h *host) ended() <-chan struct{} {
 	return h.loopDone
 }
 
-// stop ends the loop (turns in progress are abandoned: a mailbox task comes
-// back on the next start), stops the channels (the mailbox marks the agent
-// offline) within stopTimeout and closes the bus. Calls after the first do
-// nothing.
-func (h *host) stop() error {
-	h.mu.Lock()
-	if h.stopped {
-		h.mu.Unlock()
-		return nil
-	}
-	h.stopped = true
-	cancel, done := h.cancel, h.loopDone
-	h.mu.Unlock()
-	defer h.bus.Close()
-	if cancel == nil {
-		return nil // never started
-	}
-	cancel()
-	<-done
-	h.mu.Lock()
-	loopErr := h.loopErr
-	h.mu.Unlock()
-	if errors.Is(loopErr, context.Canceled) {
-		loopErr = nil
-	} else if loopErr != nil {
-		loopErr = fmt.Errorf("agent loop: %w", loopErr)
-	}
-	ctx, cancelStop := context.WithTimeout(context.Background(), stopTimeout)
-	defer cancelStop()
-	err := h.manager.Stop(ctx)
-	if errors.Is(err, context.DeadlineExceeded) {
-		err = fmt.Errorf("channels did not stop within %s: %w", stopTimeout, err)
-	}
-	return errors.Join(loopErr, err)
-}
-
 // describe returns the attributes of the "host running" log line: the
 // agent, the channels, the provider and the Feishu webhook's URL.
 func (h *host) describe() []any {

@@ -123,7 +123,7 @@ func TestHostStopMarksOffline(t *testing.T) {
 	h := w.start(w.config("solo", false, nil), hostOptions{})
 	require.NoError(t, h.stop())
 	require.NoError(t, h.stop(), "a second stop does nothing")
-	offline, err := offlineAgents(w.root, []string{"solo"})
+	offline, err := offlineAgents(&demoBackend{kind: demoFS, root: w.root}, []string{"solo"})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"solo"}, offline)
 }

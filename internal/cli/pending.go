@@ -59,15 +59,17 @@ time plus channels.mailbox.replyTimeout.`,
 }
 
 func (a *app) pending(ctx context.Context, f mailbox.PendingFilter, jsonOut bool) error {
-	st, s, err := a.openStore()
+	st, s, err := a.openExistingStore()
 	if err != nil {
 		return err
 	}
-	defer st.Close()
 	f.Now, f.ReplyTimeout = time.Now(), seconds(s.mailbox.ReplyTimeout)
-	list, err := mailbox.FindPending(ctx, st, f)
-	if err != nil {
-		return err
+	var list []mailbox.StoredPending
+	if st != nil { // a missing root holds nothing, and is left missing
+		defer st.Close()
+		if list, err = mailbox.FindPending(ctx, st, f); err != nil {
+			return err
+		}
 	}
 	if jsonOut {
 		for _, p := range list {

@@ -41,8 +41,10 @@ Recv is a debugging receiver: it answers nothing. Messages it prints are
 moved to processed/. A task is accepted (the sender gets a task_update
 "accepted") and printed, but never finished: it stays claimed and comes
 back when AGENT's inbox is next opened; so does a request that expects a
-reply (answer it with send --reply-to). Only one process can receive as an
-agent at a time; recv fails while another one does.`,
+reply, until it is answered (send --from AGENT --reply-to ID): then it is
+moved to processed/ at the next start, without being printed again. Only
+one process can receive as an agent at a time; recv fails while another
+one does.`,
 		Example: `  switchboard recv coder
   switchboard recv coder --count 1 --json | jq .content`,
 		Args:              exactArgs("agent"),

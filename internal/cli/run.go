@@ -8,7 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	_ "github.com/switchboard-dev/switchboard/channels/mailbox" // registers the mailbox channel type
+	_ "github.com/switchboard-dev/switchboard/channels/mailbox"                 // registers the mailbox channel type
+	_ "github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore" // registers the mailbox backend "nats"
 )
 
 // runCommand is the host: channels, agent loop and provider from config.
@@ -26,10 +27,16 @@ mailbox tools (list_agents, delegate_task, send_message, reply) and decides
 which delegated tasks to accept (the scripted provider accepts the work its
 channels.mailbox.capabilities cover).
 
-It logs to stderr, one line per event, and runs until SIGINT or SIGTERM;
-then it stops the loop and the channels (within 10 seconds; the mailbox
-marks the agent offline) and exits 0. --root, when given, replaces
-channels.mailbox.mailboxesRoot.`,
+The mailbox's store is channels.mailbox.backend: "fs" (the folder
+mailboxesRoot, the default) or "nats" (NATS JetStream, channels.mailbox.nats:
+url, credentials, ...).
+
+It logs to stderr, one line per event, and runs until SIGINT or SIGTERM.
+Then it stops taking in messages (new mailbox mail stays in the inbox, the
+Feishu webhook answers 503), lets the loop answer what it had received and
+sends the answers (within 10 seconds), stops the channels (within 10
+seconds; the mailbox marks the agent offline) and exits 0. --root, when
+given, replaces channels.mailbox.mailboxesRoot.`,
 		Example: `  switchboard run --config ~/.nanobot/coder.json
   NANOBOT_CHANNELS__MAILBOX__AGENT_ID=coder2 switchboard run --config coder.json`,
 		Args: exactArgs(),

@@ -64,7 +64,7 @@ trace and joins its thread; naming another message, it joins its thread.`,
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.from, "from", "", "sending agent id (required)")
-	fl.StringVar(&f.to, "to", "", "receiving agent id (required)")
+	fl.StringVar(&f.to, "to", "", "recipient (required): an agent id, all, cap:NAME, role:NAME, any:NAME or a pattern such as coder-*")
 	fl.StringVar(&f.kind, "type", "message", "message type: message, task or task_update")
 	fl.StringVar(&f.text, "text", "", "text part")
 	fl.StringVar(&f.data, "data", "", "data part: a JSON object")

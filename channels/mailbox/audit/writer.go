@@ -106,26 +106,35 @@ func (w *Writer) Path() string { return w.path }
 // so it lands whole after every line written before it, whatever other
 // processes do.
 func (w *Writer) Append(ev store.Event) error {
-	line, err := w.encode(ev)
-	if err != nil {
-		return err
-	}
+	return w.Locked(func() *store.Event { return &ev })
+}
+
+// Locked runs fn while holding the log's lock, then appends the event fn
+// returns (nil: none) before letting the lock go. No writer appends in
+// between, so a line about an effect of what fn did (a receiver claiming
+// the message fn delivered) lands after fn's own line. fn runs exactly
+// once, even when the lock cannot be taken: the log never stops the work
+// it records.
+func (w *Writer) Locked(fn func() *store.Event) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.closed {
+		fn()
 		return store.ErrClosed
 	}
-	if w.lock == nil {
-		lock, err := os.OpenFile(filepath.Join(w.dir, lockName), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
-		if err != nil {
-			return fmt.Errorf("audit log: %w", err)
-		}
-		w.lock = lock
-	}
-	if err := flock(w.lock, syscall.LOCK_EX); err != nil {
-		return fmt.Errorf("audit log: lock: %w", err)
+	if err := w.lockFile(); err != nil {
+		fn()
+		return err
 	}
 	defer flock(w.lock, syscall.LOCK_UN) // closing the file would release it too
+	ev := fn()
+	if ev == nil {
+		return nil
+	}
+	line, err := w.encode(*ev)
+	if err != nil {
+		return err
+	}
 	if err := w.current(); err != nil {
 		return err
 	}
@@ -141,6 +150,22 @@ func (w *Writer) Append(ev store.Event) error {
 	}
 	if err != nil {
 		return fmt.Errorf("audit log %s: append: %w", w.path, err)
+	}
+	return nil
+}
+
+// lockFile opens the lock file if needed and takes its flock. The caller
+// holds w.mu.
+func (w *Writer) lockFile() error {
+	if w.lock == nil {
+		lock, err := os.OpenFile(filepath.Join(w.dir, lockName), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+		if err != nil {
+			return fmt.Errorf("audit log: %w", err)
+		}
+		w.lock = lock
+	}
+	if err := flock(w.lock, syscall.LOCK_EX); err != nil {
+		return fmt.Errorf("audit log: lock: %w", err)
 	}
 	return nil
 }

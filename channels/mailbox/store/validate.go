@@ -9,11 +9,12 @@ import (
 )
 
 // EncodeForDelivery checks msg before a backend stores it and returns its
-// encoding: from and to must be valid agent ids, the message must pass
-// envelope.Validate and carry a timestamp, and the encoding must be at
-// most maxBytes long. Errors name the message and wrap
+// encoding by encode (envelope.Encode, or envelope.EncodeCompact where no
+// one reads the bytes by eye): from and to must be valid agent ids, the
+// message must pass envelope.Validate and carry a timestamp, and the
+// encoding must be at most maxBytes long. Errors name the message and wrap
 // envelope.ErrBadAgentID, envelope.ErrMalformed or envelope.ErrTooLarge.
-func EncodeForDelivery(msg *envelope.Message, maxBytes int64) ([]byte, error) {
+func EncodeForDelivery(msg *envelope.Message, maxBytes int64, encode func(*envelope.Message) ([]byte, error)) ([]byte, error) {
 	if msg == nil {
 		return nil, errors.New("deliver: nil message")
 	}
@@ -29,7 +30,7 @@ func EncodeForDelivery(msg *envelope.Message, maxBytes int64) ([]byte, error) {
 	if msg.Timestamp.IsZero() {
 		return nil, fmt.Errorf("deliver %s: %w: missing timestamp", msg.ID, envelope.ErrMalformed)
 	}
-	data, err := envelope.Encode(msg)
+	data, err := encode(msg)
 	if err != nil {
 		return nil, fmt.Errorf("deliver %s: encode: %w", msg.ID, err)
 	}

@@ -14,17 +14,28 @@ import (
 )
 
 func TestEncodeForDeliveryValid(t *testing.T) {
-	msg := storetest.NewMessage("alice", "bob", "hello")
-	data, err := store.EncodeForDelivery(msg, 1<<20)
-	require.NoError(t, err)
-	got, err := envelope.DecodeBytes(data)
-	require.NoError(t, err)
-	assert.Equal(t, msg.ID, got.ID)
-	assert.Equal(t, "hello", got.Text())
+	for name, encode := range map[string]func(*envelope.Message) ([]byte, error){
+		"indented": envelope.Encode, "compact": envelope.EncodeCompact,
+	} {
+		t.Run(name, func(t *testing.T) {
+			msg := storetest.NewMessage("alice", "bob", "hello")
+			data, err := store.EncodeForDelivery(msg, 1<<20, encode)
+			require.NoError(t, err)
+			want, err := encode(msg)
+			require.NoError(t, err)
+			assert.Equal(t, want, data, "the bytes of the encoder given")
+			got, err := envelope.DecodeBytes(data)
+			require.NoError(t, err)
+			assert.Equal(t, msg.ID, got.ID)
+			assert.Equal(t, "hello", got.Text())
 
-	exact, err := store.EncodeForDelivery(msg, int64(len(data)))
-	require.NoError(t, err, "a message exactly at the limit is accepted")
-	assert.Equal(t, data, exact)
+			exact, err := store.EncodeForDelivery(msg, int64(len(data)), encode)
+			require.NoError(t, err, "a message exactly at the limit is accepted")
+			assert.Equal(t, data, exact)
+			_, err = store.EncodeForDelivery(msg, int64(len(data))-1, encode)
+			assert.ErrorIs(t, err, envelope.ErrTooLarge, "the limit applies to the bytes stored")
+		})
+	}
 }
 
 func TestEncodeForDeliveryRefuses(t *testing.T) {
@@ -45,7 +56,7 @@ func TestEncodeForDeliveryRefuses(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			msg := storetest.NewMessage("alice", "bob", "hello")
 			tt.change(msg)
-			data, err := store.EncodeForDelivery(msg, tt.max)
+			data, err := store.EncodeForDelivery(msg, tt.max, envelope.Encode)
 			require.Error(t, err)
 			assert.Nil(t, data)
 			assert.True(t, errors.Is(err, tt.wantErr), "want %v, got %v", tt.wantErr, err)
@@ -53,7 +64,7 @@ func TestEncodeForDeliveryRefuses(t *testing.T) {
 			assert.Contains(t, err.Error(), msg.ID, "the error names the message")
 		})
 	}
-	_, err := store.EncodeForDelivery(nil, 1<<20)
+	_, err := store.EncodeForDelivery(nil, 1<<20, envelope.Encode)
 	assert.EqualError(t, err, "deliver: nil message")
 }
 

@@ -26,3 +26,29 @@ func messageEvent(kind store.EventKind, agent string, msg *envelope.Message, ref
 	}
 	return ev
 }
+
+// emitAfter runs fn, which may change the tree, and reports the event it
+// returns (nil: none) like emit. With the audit log on, fn runs under the
+// log's lock and its event is reported and appended before the lock is
+// let go, so that no other writer logs an effect of fn's change (a
+// receiver claiming the message fn delivered) before fn's own line.
+func (s *Store) emitAfter(fn func() *store.Event) {
+	var ev *store.Event
+	run := func() *store.Event {
+		at := s.opts.Now() // before the change: its effects are timed after it
+		if ev = fn(); ev != nil {
+			if ev.Time.IsZero() {
+				ev.Time = at
+			}
+			if s.opts.Observer != nil {
+				s.opts.Observer(*ev)
+			}
+		}
+		return ev
+	}
+	if s.audit == nil {
+		run()
+	} else if err := s.audit.Locked(run); err != nil && ev != nil {
+		s.opts.Logger.Warn("audit log not written", "kind", ev.Kind, "id", ev.MessageID, "err", err)
+	}
+}

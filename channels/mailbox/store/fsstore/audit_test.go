@@ -3,6 +3,7 @@ package fsstore
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -73,4 +74,43 @@ func TestAuditLogRotates(t *testing.T) {
 	require.NoError(t, err)
 	assert.Greater(t, len(files), 2)
 	assert.Len(t, auditEntries(t, s, audit.Filter{Kinds: []store.EventKind{store.EventSent}}), 30)
+}
+
+// A receiver that claims a message the moment it appears (here through a
+// second store on the root, with its own log writer, as another process
+// would) never logs the claim before the sender's sent line.
+func TestAuditLogSentBeforeClaimed(t *testing.T) {
+	sender, _ := openMsgStore(t, func(o *Options) { o.AuditLog, o.NoSync = true, false })
+	receiver, err := Open(Options{Root: sender.Root(), NoSync: true, PollInterval: time.Hour, AuditLog: true})
+	require.NoError(t, err)
+	t.Cleanup(func() { receiver.Close() })
+	in := openTestInbox(t, receiver, "coder")
+	const n = 50
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range n {
+			ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+			d, err := in.Next(ctx)
+			cancel()
+			if !assert.NoError(t, err) {
+				return
+			}
+			assert.NoError(t, in.Ack(context.Background(), d))
+		}
+	}()
+	for range n {
+		deliver(t, sender, newMsg("researcher", "coder", "hi"))
+	}
+	<-done
+
+	seen := map[string]audit.Entry{}
+	for _, e := range auditEntries(t, sender, audit.Filter{Kinds: []store.EventKind{store.EventSent, store.EventClaimed}}) {
+		if e.Kind == store.EventClaimed {
+			sent := seen[e.MessageID]
+			assert.Equal(t, store.EventSent, sent.Kind, "claim of %s logged before its sent line", e.MessageID)
+		}
+		seen[e.MessageID] = e
+	}
+	assert.Len(t, seen, n)
 }

@@ -45,7 +45,7 @@ func (s *Store) Deliver(ctx context.Context, msg *envelope.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	data, err := store.EncodeForDelivery(msg, s.opts.MaxMessageBytes)
+	data, err := store.EncodeForDelivery(msg, s.opts.MaxMessageBytes, envelope.Encode)
 	if err != nil {
 		return err
 	}
@@ -59,7 +59,15 @@ func (s *Store) Deliver(ctx context.Context, msg *envelope.Message) error {
 	}
 	defer os.Remove(staging)
 	inbox := filepath.Join(dir, inboxDir)
-	name, again, err := linkIn(staging, inbox, envelope.FileName(msg), data)
+	var name string
+	var again bool
+	s.emitAfter(func() *store.Event { // logged as sent before the receiver can log its claim
+		if name, again, err = linkIn(staging, inbox, envelope.FileName(msg), data); err != nil || again {
+			return nil
+		}
+		ev := messageEvent(store.EventSent, msg.To, msg, name)
+		return &ev
+	})
 	if err != nil {
 		return fmt.Errorf("deliver %s to %q: %w", msg.ID, msg.To, err)
 	}
@@ -73,7 +81,6 @@ func (s *Store) Deliver(ctx context.Context, msg *envelope.Message) error {
 		return nil
 	}
 	s.markPriority(dir, name, msg.Priority)
-	s.emit(messageEvent(store.EventSent, msg.To, msg, name))
 	return nil
 }
 

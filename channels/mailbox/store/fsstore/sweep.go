@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sync"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
@@ -77,7 +78,8 @@ func (in *Inbox) SweepTask(ctx context.Context, taskID string) (int, error) {
 			return 0, err
 		}
 	}
-	names := in.tasks.byTask[taskID]
+	names := slices.Clone(in.tasks.byTask[taskID])
+	slices.Sort(names) // file-name order: the order they were sent in
 	delete(in.tasks.byTask, taskID)
 	if len(names) == 0 {
 		return 0, nil

@@ -52,7 +52,7 @@ func (s *Store) Deliver(ctx context.Context, msg *envelope.Message) error {
 	if err := s.checkOpen(ctx); err != nil {
 		return err
 	}
-	data, err := store.EncodeForDelivery(msg, s.opts.MaxMessageBytes)
+	data, err := store.EncodeForDelivery(msg, s.opts.MaxMessageBytes, envelope.Encode)
 	if err != nil {
 		return err
 	}

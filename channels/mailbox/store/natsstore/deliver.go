@@ -14,8 +14,9 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
-// Deliver implements store.Sender. It validates and encodes msg within the
-// size cap and publishes it on mailbox.<to>.inbox.<from>, waiting for the
+// Deliver implements store.Sender. It validates msg, encodes it on one line
+// (envelope.EncodeCompact: cheaper to make and to decode than the indented
+// form of the filesystem's files) within the size cap, and publishes it on mailbox.<to>.inbox.<from>, waiting for the
 // stream's acknowledgement: once Deliver returns nil the message is stored
 // (on Replicas servers). The Nats-Msg-Id is the recipient and the message
 // id, so a publish retried within the duplicate window is dropped by the
@@ -24,7 +25,7 @@ func (s *Store) Deliver(ctx context.Context, msg *envelope.Message) error {
 	if err := s.checkOpen(ctx); err != nil {
 		return err
 	}
-	data, err := store.EncodeForDelivery(msg, s.opts.MaxMessageBytes)
+	data, err := store.EncodeForDelivery(msg, s.opts.MaxMessageBytes, envelope.EncodeCompact)
 	if err != nil {
 		return err
 	}
@@ -43,7 +44,7 @@ func (s *Store) Deliver(ctx context.Context, msg *envelope.Message) error {
 		return nil
 	}
 	s.emit(store.Event{Kind: store.EventSent, Agent: msg.To, MessageID: msg.ID, From: msg.From,
-		Ref: fmt.Sprintf("%s#%d", ack.Stream, ack.Sequence)})
+		Ref: ack.Stream + ref(ack.Sequence)})
 	return nil
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -173,7 +174,8 @@ func (s *Store) ack(ctx context.Context, m jetstream.Msg) error {
 	return err
 }
 
-func ref(seq uint64) string { return fmt.Sprintf("#%d", seq) }
+// ref is the Event.Ref of the message at stream sequence seq.
+func ref(seq uint64) string { return "#" + strconv.FormatUint(seq, 10) }
 
 // idRing is a set of the last n ids added.
 type idRing struct {

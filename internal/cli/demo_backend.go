@@ -1,0 +1,139 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/nats-io/nats-server/v2/server"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
+)
+
+// The demo's mailbox backends (--backend).
+const (
+	demoFS   = "fs"
+	demoNATS = natsstore.BackendName
+)
+
+// demoBackend is where the demo's mailbox lives: a folder (fs), or a NATS
+// server with JetStream, embedded in the demo's process or named by
+// --nats-url.
+type demoBackend struct {
+	kind   string
+	root   string         // fs: the mailbox root
+	url    string         // nats: the server
+	server *server.Server // nats: the embedded server (nil with --nats-url)
+	tap    *demoTap       // nats: the messages seen on the mailbox subjects
+}
+
+// openDemoBackend prepares the backend f asks for: with NATS it starts the
+// embedded server in the demo's folder (unless --nats-url names one) and
+// subscribes to the mailbox subjects for the transcript.
+func openDemoBackend(f demoFlags, layout demoLayout) (*demoBackend, error) {
+	if f.backend != demoNATS {
+		return &demoBackend{kind: demoFS, root: layout.root}, nil
+	}
+	b := &demoBackend{kind: demoNATS, url: f.natsURL}
+	if b.url == "" {
+		srv, err := startDemoNATS(filepath.Join(layout.dir, "nats"))
+		if err != nil {
+			return nil, err
+		}
+		b.server, b.url = srv, srv.ClientURL()
+	}
+	tap, err := newDemoTap(b.url)
+	if err != nil {
+		b.close()
+		return nil, err
+	}
+	b.tap = tap
+	return b, nil
+}
+
+// mailboxKeys are the keys of channels.mailbox that put an agent on this
+// backend.
+func (b *demoBackend) mailboxKeys() map[string]any {
+	if b.kind == demoNATS {
+		return map[string]any{"backend": demoNATS, "nats": map[string]any{"url": b.url}}
+	}
+	return map[string]any{"mailboxesRoot": b.root}
+}
+
+// where names the backend for a person.
+func (b *demoBackend) where() string {
+	if b.kind == demoNATS {
+		return "NATS JetStream at " + b.url
+	}
+	return b.root
+}
+
+// open opens the store the agents use, through the mailbox's own
+// backend registry, as any agent configured with mailboxKeys would.
+func (b *demoBackend) open() (store.Backend, error) {
+	cfg := mailbox.DefaultConfig()
+	cfg.AgentID = "demo"
+	cfg.MailboxesRoot = b.root
+	if b.kind == demoNATS {
+		cfg.Backend = demoNATS
+		cfg.NATS = map[string]any{"url": b.url}
+	}
+	return mailbox.OpenBackend(cfg, mailbox.BackendDeps{})
+}
+
+// mail returns the messages between the agents: those the store still
+// holds, when it can list them (the filesystem keeps every message), else
+// those seen on the wire.
+func (b *demoBackend) mail(ctx context.Context) ([]demoLine, error) {
+	if b.tap != nil {
+		return b.tap.lines()
+	}
+	st, err := b.open()
+	if err != nil {
+		return nil, err
+	}
+	defer st.Close()
+	br, ok := st.(store.Browser)
+	if !ok {
+		return nil, errors.New("the store cannot list its messages")
+	}
+	return browseLines(ctx, br)
+}
+
+// close ends the subscription and shuts the embedded server down (after
+// the agents stopped).
+func (b *demoBackend) close() {
+	if b.tap != nil {
+		b.tap.close()
+	}
+	if b.server != nil {
+		b.server.Shutdown()
+		b.server.WaitForShutdown()
+	}
+}
+
+// stored names what of the mailbox the demo's folder holds ("" when the
+// store is elsewhere).
+func (b *demoBackend) stored() string {
+	switch {
+	case b.kind == demoFS:
+		return "mailboxes"
+	case b.server != nil:
+		return "NATS store"
+	}
+	return ""
+}
+
+// describe is the line the demo prints about the backend, "" for fs.
+func (b *demoBackend) describe(dir string) string {
+	switch {
+	case b.kind != demoNATS:
+		return ""
+	case b.server != nil:
+		return fmt.Sprintf("nats-server (embedded, JetStream in %s) listening at %s", filepath.Join(dir, "nats"), b.url)
+	}
+	return "NATS server at " + b.url + " (--nats-url)"
+}
