@@ -212,3 +212,12 @@ func readLines(t *testing.T, path string) []string {
 	require.NoError(t, sc.Err(), fmt.Sprint(lines))
 	return lines
 }
+
+func TestWebhookRetryOfRefusedEventIsNotADuplicate(t *testing.T) {
+	s := startStub(t, nil)
+	require.NoError(t, s.bus.CloseInbound()) // the host is shutting down
+	for range 2 {
+		code, out := s.post(t, messageEvent("ev-retry", "ou_user", "oc_chat", "hello"))
+		require.Equal(t, http.StatusServiceUnavailable, code, "a retry must be tried again, not answered as a duplicate: %v", out)
+	}
+}

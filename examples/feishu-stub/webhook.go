@@ -57,6 +57,9 @@ func (c *Channel) handleEvent(w http.ResponseWriter, r *http.Request) {
 		Timestamp: time.Now().UTC(),
 	}
 	if err := c.HandleMessage(r.Context(), in); err != nil {
+		// Not taken in: Feishu's retry of this event must not be dropped
+		// as a duplicate.
+		c.seen.forget(ev.Header.EventID)
 		if errors.Is(err, channels.ErrNotAllowed) {
 			httpError(w, http.StatusForbidden, err.Error())
 			return
@@ -157,6 +160,14 @@ func (s *seenEvents) add(id string) bool {
 	}
 	s.ids[id] = struct{}{}
 	return true
+}
+
+// forget drops id, so that a retry of an event that was not taken in is
+// handled again. Its slot in the ring stays until it comes round.
+func (s *seenEvents) forget(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.ids, id)
 }
 
 func mkdirPrivate(dir string) error { return os.MkdirAll(dir, 0o700) }

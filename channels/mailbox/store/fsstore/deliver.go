@@ -30,14 +30,16 @@ const (
 // message already holds the one a message would get.
 const maxNameTries = 16
 
-// Deliver implements store.Sender. It writes the encoded message to a
-// staging file in <to>/tmp/ (created exclusively, mode 0600, synced unless
-// Options.NoSync) and hard-links it into <to>/inbox/ under
-// envelope.FileName, never replacing a file there, so the message appears
-// in the inbox whole or not at all; a crash leaves at most an orphan in
-// tmp/. If the inbox already holds the same bytes under that name, the
-// message was delivered before and Deliver succeeds; if it holds other
-// bytes, the message gets a name with an extra random suffix.
+// Deliver implements store.Sender. It writes the encoded message (compact
+// JSON, envelope.EncodeCompact) to a staging file in <to>/tmp/ (created
+// exclusively, mode 0600, synced unless Options.NoSync) and hard-links it
+// into <to>/inbox/ under envelope.FileName, never replacing a file there,
+// so the message appears in the inbox whole or not at all; a crash leaves
+// at most an orphan in tmp/. If the inbox already holds the same bytes
+// under that name, the message was delivered before and Deliver succeeds;
+// if it holds other bytes, the message gets a name with an extra random
+// suffix. The recipient's folders are created and checked on the first
+// send to it (see deliveryDir), and again when one has gone missing.
 func (s *Store) Deliver(ctx context.Context, msg *envelope.Message) error {
 	if err := s.checkOpen(); err != nil {
 		return err
@@ -45,34 +47,20 @@ func (s *Store) Deliver(ctx context.Context, msg *envelope.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	data, err := store.EncodeForDelivery(msg, s.opts.MaxMessageBytes, envelope.Encode)
+	data, err := store.EncodeForDelivery(msg, s.opts.MaxMessageBytes, envelope.EncodeCompact)
 	if err != nil {
 		return err
 	}
-	dir, err := s.ensureAgentDirs(msg.To, inboxDir, processedDir, tmpDir)
-	if err != nil {
-		return fmt.Errorf("deliver %s to %q: %w", msg.ID, msg.To, err)
+	dir, name, again, err := s.put(msg, data)
+	if err != nil && missingDir(err) {
+		s.forgetDirs(msg.To) // a folder was removed: create and check them again
+		dir, name, again, err = s.put(msg, data)
 	}
-	staging, err := s.stage(filepath.Join(dir, tmpDir), envelope.FileName(msg), data)
-	if err != nil {
-		return fmt.Errorf("deliver %s to %q: %w", msg.ID, msg.To, err)
-	}
-	defer os.Remove(staging)
-	inbox := filepath.Join(dir, inboxDir)
-	var name string
-	var again bool
-	s.emitAfter(func() *store.Event { // logged as sent before the receiver can log its claim
-		if name, again, err = linkIn(staging, inbox, envelope.FileName(msg), data); err != nil || again {
-			return nil
-		}
-		ev := messageEvent(store.EventSent, msg.To, msg, name)
-		return &ev
-	})
 	if err != nil {
 		return fmt.Errorf("deliver %s to %q: %w", msg.ID, msg.To, err)
 	}
 	if !s.opts.NoSync {
-		if err := syncDir(inbox); err != nil {
+		if err := syncDir(filepath.Join(dir, inboxDir)); err != nil {
 			return fmt.Errorf("deliver %s to %q: sync inbox: %w", msg.ID, msg.To, err)
 		}
 	}
@@ -82,6 +70,28 @@ func (s *Store) Deliver(ctx context.Context, msg *envelope.Message) error {
 	}
 	s.markPriority(dir, name, msg.Priority)
 	return nil
+}
+
+// put stages data in the recipient's tmp/ and links it into its inbox
+// (see Deliver). It returns the agent folder and the inbox name used.
+func (s *Store) put(msg *envelope.Message, data []byte) (dir, name string, again bool, err error) {
+	if dir, err = s.deliveryDir(msg.To); err != nil {
+		return "", "", false, err
+	}
+	staging, err := s.stage(filepath.Join(dir, tmpDir), envelope.FileName(msg), data)
+	if err != nil {
+		return "", "", false, err
+	}
+	defer os.Remove(staging)
+	inbox := filepath.Join(dir, inboxDir)
+	s.emitAfter(func() *store.Event { // logged as sent before the receiver can log its claim
+		if name, again, err = linkIn(staging, inbox, envelope.FileName(msg), data); err != nil || again {
+			return nil
+		}
+		ev := messageEvent(store.EventSent, msg.To, msg, name)
+		return &ev
+	})
+	return dir, name, again, err
 }
 
 // stage writes data to a new file in dir and returns its path.

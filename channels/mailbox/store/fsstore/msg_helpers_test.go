@@ -168,10 +168,10 @@ func writeRaw(t *testing.T, dir, name string, data []byte) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, name), data, 0o600))
 }
 
-// encoded returns m in the wire format.
+// encoded returns m as Deliver writes it.
 func encoded(t *testing.T, m *envelope.Message) []byte {
 	t.Helper()
-	data, err := envelope.Encode(m)
+	data, err := envelope.EncodeCompact(m)
 	require.NoError(t, err)
 	return data
 }

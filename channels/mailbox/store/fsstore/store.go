@@ -2,6 +2,7 @@ package fsstore
 
 import (
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/audit"
@@ -66,6 +67,8 @@ type Store struct {
 	audit *audit.Writer // nil unless Options.AuditLog
 
 	inboxes store.InboxSet[*Inbox] // open inboxes, closed with the store
+
+	knownDirs sync.Map // agent id -> agent folder checked by deliveryDir
 }
 
 var _ store.Backend = (*Store)(nil)
