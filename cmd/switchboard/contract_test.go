@@ -48,7 +48,7 @@ func TestContractFlags(t *testing.T) {
 		"pending": {"task", "overdue", "json"},
 		"recv":    {"count", "json"},
 		"inbox":   {"json"},
-		"agents":  {"json"},
+		"agents":  {"capability", "role", "by-role", "json"},
 		"thread":  {"json"},
 		"watch":   {"json"},
 		"doctor":  {"fix", "json"},

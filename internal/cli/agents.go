@@ -17,36 +17,51 @@ import (
 )
 
 func (a *app) agentsCommand() *cobra.Command {
-	var jsonOut bool
+	var f agentsFlags
 	cmd := &cobra.Command{
-		Use:   "agents [--json]",
+		Use:   "agents [--capability X] [--role X] [--by-role] [--json]",
 		Short: "List the agents: cards, computed status and inbox depth",
 		Long: `Agents lists every agent of the registry with the status others must assume
 (offline once its heartbeat is older than channels.mailbox.offlineAfter,
-whatever its card says), its pending messages, capabilities, current tasks
-and last heartbeat. Agents that have messages waiting but never registered
-are listed too, as unregistered.`,
+whatever its card says), its pending messages, capabilities, roles, current
+tasks and last heartbeat. Agents that have messages waiting but never
+registered are listed too, as unregistered.
+
+--capability and --role keep only the agents whose card holds it (repeat a
+flag to require several). --by-role prints instead one line per role: its
+agents online of total, the free task slots of its online agents and the
+ids of its agents; agents without a role are counted under "-".`,
 		Example: `  switchboard agents
-  switchboard agents --json | jq -r 'select(.effective_status != "offline") | .agent_id'`,
+  switchboard agents --json | jq -r 'select(.effective_status != "offline") | .agent_id'
+  switchboard agents --capability review --role reviewer
+  switchboard agents --by-role`,
 		Args:              exactArgs(),
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: a.action(func(cmd *cobra.Command, _ []string) error {
-			return a.agents(cmd, jsonOut)
+			if err := f.validate(); err != nil {
+				return err
+			}
+			return a.agents(cmd, f)
 		}),
 	}
-	cmd.Flags().BoolVar(&jsonOut, "json", false, "print one JSON object per agent")
+	cmd.Flags().BoolVar(&f.json, "json", false, "print one JSON object per agent (per role with --by-role)")
+	cmd.Flags().StringArrayVar(&f.capabilities, "capability", nil, "only agents offering capability `X` (repeat: each required)")
+	cmd.Flags().StringArrayVar(&f.roles, "role", nil, "only agents having role `X` (repeat: each required)")
+	cmd.Flags().BoolVar(&f.byRole, "by-role", false, "print a summary by role instead of the agents")
 	return cmd
 }
 
 // agentLine is an agent as agents --json prints it: the card's fields,
-// effective_status, inbox_depth and whether it has a card at all.
+// roles always (an empty list when it has none), effective_status,
+// inbox_depth and whether it has a card at all.
 type agentLine struct {
 	mailbox.Agent
-	InboxDepth int  `json:"inbox_depth"`
-	Registered bool `json:"registered"`
+	Roles      []string `json:"roles"` // the card's, never omitted
+	InboxDepth int      `json:"inbox_depth"`
+	Registered bool     `json:"registered"`
 }
 
-func (a *app) agents(cmd *cobra.Command, jsonOut bool) error {
+func (a *app) agents(cmd *cobra.Command, f agentsFlags) error {
 	st, s, err := a.openExistingStore()
 	if err != nil {
 		return err
@@ -59,7 +74,11 @@ func (a *app) agents(cmd *cobra.Command, jsonOut bool) error {
 			return err
 		}
 	}
-	if jsonOut {
+	lines = f.keep(lines)
+	if f.byRole {
+		return a.printRoles(lines, f.json)
+	}
+	if f.json {
 		for _, l := range lines {
 			if err := writeJSON(a.env.Stdout, l); err != nil {
 				return err
@@ -68,12 +87,12 @@ func (a *app) agents(cmd *cobra.Command, jsonOut bool) error {
 		return nil
 	}
 	if len(lines) == 0 {
-		_, err := fmt.Fprintf(a.env.Stdout, "no agents in %s\n", s.mailbox.MailboxesRoot)
+		_, err := fmt.Fprintf(a.env.Stdout, "no agents%s in %s\n", f.describe(), s.mailbox.MailboxesRoot)
 		return err
 	}
 	p := newPalette(a.env.Stdout, a.env.Environ)
 	w := table(a.env.Stdout)
-	row(w, "AGENT", p.paint(colorDefault, "STATUS"), "INBOX", "TASKS", "CAPABILITIES", "HEARTBEAT", "DESCRIPTION")
+	row(w, "AGENT", p.paint(colorDefault, "STATUS"), "INBOX", "TASKS", "CAPABILITIES", "ROLES", "HEARTBEAT", "DESCRIPTION")
 	for _, l := range lines {
 		status := string(l.Effective)
 		if !l.Registered {
@@ -84,7 +103,7 @@ func (a *app) agents(cmd *cobra.Command, jsonOut bool) error {
 			tasks = "-"
 		}
 		row(w, l.AgentID, p.paint(statusColor(status), status), strconv.Itoa(l.InboxDepth), tasks,
-			list(l.Capabilities), ago(now, l.LastHeartbeat.Time), clip(orDash(l.Description), 50))
+			list(l.Capabilities), list(l.Roles), ago(now, l.LastHeartbeat.Time), clip(orDash(l.Description), 50))
 	}
 	return w.Flush()
 }
@@ -109,7 +128,11 @@ func listAgents(ctx context.Context, st *fsstore.Store, now time.Time, offlineAf
 		if err != nil {
 			return nil, err
 		}
-		lines = append(lines, agentLine{Agent: ag, Registered: true, InboxDepth: n})
+		roles := ag.Roles
+		if roles == nil {
+			roles = []string{}
+		}
+		lines = append(lines, agentLine{Agent: ag, Roles: roles, Registered: true, InboxDepth: n})
 	}
 	dirs, err := st.Agents()
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -126,7 +149,7 @@ func listAgents(ctx context.Context, st *fsstore.Store, now time.Time, offlineAf
 		if n == 0 {
 			continue
 		}
-		lines = append(lines, agentLine{InboxDepth: n, Agent: mailbox.Agent{
+		lines = append(lines, agentLine{InboxDepth: n, Roles: []string{}, Agent: mailbox.Agent{
 			Card:      envelope.Card{AgentID: id, Capabilities: []string{}, AllowFrom: []string{}, CurrentTasks: []string{}},
 			Effective: envelope.StatusOffline,
 		}})
