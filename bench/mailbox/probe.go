@@ -97,7 +97,7 @@ func (s *sender) fileBytes() int {
 	if err != nil {
 		return 0
 	}
-	data, err := envelope.Encode(msg)
+	data, err := envelope.EncodeCompact(msg) // as fsstore.Deliver writes it
 	if err != nil {
 		return 0
 	}

@@ -1,6 +1,7 @@
 package audit
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -76,9 +77,11 @@ type Writer struct {
 	host string
 
 	mu     sync.Mutex
-	lock   *os.File // the lock file, flocked around each line
-	f      *os.File // the current log file, opened for appending
-	ino    uint64   // its inode, to notice a rotation by another process
+	lock   *os.File      // the lock file, flocked around each line
+	f      *os.File      // the current log file, opened for appending
+	ino    uint64        // its inode, to notice a rotation by another process
+	buf    bytes.Buffer  // the line being encoded
+	enc    *json.Encoder // writes into buf
 	closed bool
 }
 
@@ -135,10 +138,11 @@ func (w *Writer) Locked(fn func() *store.Event) error {
 	if err != nil {
 		return err
 	}
-	if err := w.current(); err != nil {
+	size, err := w.current()
+	if err != nil {
 		return err
 	}
-	if err := w.rotateIfFull(int64(len(line))); err != nil {
+	if err := w.rotateIfFull(size, int64(len(line))); err != nil {
 		return err
 	}
 	n, err := w.f.Write(line)
@@ -170,72 +174,74 @@ func (w *Writer) lockFile() error {
 	return nil
 }
 
-// encode renders ev as one line, with long free text clipped.
+// encode renders ev as one line, with long free text clipped, into a
+// buffer the Writer reuses (valid until the next encode). The caller
+// holds w.mu.
 func (w *Writer) encode(ev store.Event) ([]byte, error) {
 	if len(ev.Reason) > maxField {
 		ev.Reason = ev.Reason[:maxField] + "..."
 	}
-	data, err := json.Marshal(Entry{Event: ev, PID: w.pid, Host: w.host})
-	if err != nil {
+	w.buf.Reset()
+	if w.enc == nil {
+		w.enc = json.NewEncoder(&w.buf) // same output as json.Marshal, plus the newline
+	}
+	if err := w.enc.Encode(Entry{Event: ev, PID: w.pid, Host: w.host}); err != nil {
 		return nil, fmt.Errorf("audit log: encode: %w", err)
 	}
-	return append(data, '\n'), nil
+	return w.buf.Bytes(), nil
 }
 
 // current (re)opens the log file when it is not open yet or another
-// process rotated it away.
-func (w *Writer) current() error {
+// process rotated it away, and returns its size. The caller holds the
+// flock, so no other writer changes the size before this one appends.
+func (w *Writer) current() (int64, error) {
 	fi, err := os.Lstat(w.path)
 	switch {
 	case err == nil && w.f != nil && inode(fi) == w.ino:
-		return nil
+		return fi.Size(), nil // the file this Writer holds: no fstat needed
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("audit log: %w", err)
+		return 0, fmt.Errorf("audit log: %w", err)
 	}
 	return w.reopen()
 }
 
-func (w *Writer) reopen() error {
+// reopen opens the log file at w.path for appending (creating it) and
+// returns its size.
+func (w *Writer) reopen() (int64, error) {
 	if w.f != nil {
 		w.f.Close()
 		w.f = nil
 	}
 	f, err := os.OpenFile(w.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
 	if err != nil {
-		return fmt.Errorf("audit log: open %s: %w", w.path, err)
+		return 0, fmt.Errorf("audit log: open %s: %w", w.path, err)
 	}
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return fmt.Errorf("audit log: %w", err)
+		return 0, fmt.Errorf("audit log: %w", err)
 	}
 	if !fi.Mode().IsRegular() {
 		f.Close()
-		return fmt.Errorf("audit log: %s is not a regular file", w.path)
+		return 0, fmt.Errorf("audit log: %s is not a regular file", w.path)
 	}
 	w.f, w.ino = f, inode(fi)
-	return nil
+	return fi.Size(), nil
 }
 
 // rotateIfFull renames the files one number up (dropping the oldest) and
-// starts a new log when adding n bytes would pass MaxBytes. The caller
-// holds the flock.
-func (w *Writer) rotateIfFull(n int64) error {
-	if w.opts.MaxBytes < 0 {
-		return nil
-	}
-	fi, err := w.f.Stat()
-	if err != nil {
-		return fmt.Errorf("audit log: %w", err)
-	}
-	if fi.Size() == 0 || fi.Size()+n <= w.opts.MaxBytes {
+// starts a new log when adding n bytes to the current size would pass
+// MaxBytes. The caller holds the flock.
+func (w *Writer) rotateIfFull(size, n int64) error {
+	if w.opts.MaxBytes < 0 || size == 0 || size+n <= w.opts.MaxBytes {
 		return nil
 	}
 	if w.opts.Keep == 0 {
 		if err := os.Remove(w.path); err != nil {
 			return fmt.Errorf("audit log: rotate: %w", err)
 		}
-		return w.reopen()
+		_, err := w.reopen()
+		return err
 	}
 	if err := os.Remove(rotated(w.path, w.opts.Keep)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("audit log: drop oldest: %w", err)
@@ -248,7 +254,8 @@ func (w *Writer) rotateIfFull(n int64) error {
 	if err := os.Rename(w.path, rotated(w.path, 1)); err != nil {
 		return fmt.Errorf("audit log: rotate: %w", err)
 	}
-	return w.reopen()
+	_, err := w.reopen()
+	return err
 }
 
 // Close closes the log. Later appends fail with store.ErrClosed.
