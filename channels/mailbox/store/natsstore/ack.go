@@ -46,8 +46,10 @@ func (in *Inbox) Ack(ctx context.Context, d *store.Delivery) error {
 		return fmt.Errorf("ack %s: %w", c.id, err)
 	}
 	in.settled(c, refAcked)
-	in.s.emit(store.Event{Kind: store.EventProcessed, Agent: in.agent, MessageID: c.id,
-		From: d.Message.From, Ref: ref(c.seq)})
+	if in.s.observed() {
+		in.s.emit(store.Event{Kind: store.EventProcessed, Agent: in.agent, MessageID: c.id,
+			From: d.Message.From, Ref: ref(c.seq)})
+	}
 	return nil
 }
 

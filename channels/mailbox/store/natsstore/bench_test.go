@@ -29,33 +29,41 @@ import (
 // acknowledges them. Latency: one message at a time, from send to
 // acknowledged receipt; p50 and p99 are reported as metrics. cpu-µs/msg is
 // the CPU time of the whole process (clients and server) per message,
-// which varies less than wall time on a loaded machine.
+// which varies less than wall time on a loaded machine. BenchmarkSideBySide
+// (bench_side_test.go) takes turns between the three in one run.
 // "sync" acknowledges with the server's confirmation (the store's
 // default), "async" without (Options.AsyncAck; plain Ack()).
 
 func BenchmarkThroughput(b *testing.B) {
 	ts := startServer(b, "")
 	for _, async := range []bool{false, true} {
-		mode := map[bool]string{false: "sync", true: "async"}[async]
-		b.Run("store/"+mode, func(b *testing.B) { benchStore(b, ts, async, false) })
-		b.Run("raw/"+mode, func(b *testing.B) { benchRaw(b, ts, async, false, false) })
-		b.Run("raw+codec/"+mode, func(b *testing.B) { benchRaw(b, ts, async, true, false) })
+		b.Run("store/"+modeName(async), func(b *testing.B) { measure(b, storeEnds(b, ts, async), false) })
+		b.Run("raw/"+modeName(async), func(b *testing.B) { measure(b, rawEnds(b, ts, async, false), false) })
+		b.Run("raw+codec/"+modeName(async), func(b *testing.B) { measure(b, rawEnds(b, ts, async, true), false) })
 	}
 }
 
 func BenchmarkLatency(b *testing.B) {
 	ts := startServer(b, "")
 	for _, async := range []bool{false, true} {
-		mode := map[bool]string{false: "sync", true: "async"}[async]
-		b.Run("store/"+mode, func(b *testing.B) { benchStore(b, ts, async, true) })
-		b.Run("raw/"+mode, func(b *testing.B) { benchRaw(b, ts, async, false, true) })
-		b.Run("raw+codec/"+mode, func(b *testing.B) { benchRaw(b, ts, async, true, true) })
+		b.Run("store/"+modeName(async), func(b *testing.B) { measure(b, storeEnds(b, ts, async), true) })
+		b.Run("raw/"+modeName(async), func(b *testing.B) { measure(b, rawEnds(b, ts, async, false), true) })
+		b.Run("raw+codec/"+modeName(async), func(b *testing.B) { measure(b, rawEnds(b, ts, async, true), true) })
 	}
 }
 
-// benchStore sends and receives through natsstore, as agents "alice" and
+func modeName(async bool) string { return map[bool]string{false: "sync", true: "async"}[async] }
+
+// ends are the two ends of one benchmarked pipe: send one message (from
+// one goroutine), receive and acknowledge one (from another).
+type ends struct {
+	send func() error
+	recv func() error
+}
+
+// storeEnds sends and receives through natsstore, as agents "alice" and
 // "bob" of a fresh stream.
-func benchStore(b *testing.B, ts *testServer, async, oneByOne bool) {
+func storeEnds(b *testing.B, ts *testServer, async bool) ends {
 	run := nextRun()
 	opts := natsstore.Options{Conn: ts.connect(b), Stream: "BENCH" + run, SubjectPrefix: "bench" + run,
 		RegistryBucket: "reg" + run, PresenceBucket: "pres" + run, StateBucket: "state" + run,
@@ -67,27 +75,32 @@ func benchStore(b *testing.B, ts *testServer, async, oneByOne bool) {
 	ctx := context.Background()
 	in, err := rx.OpenInbox(ctx, "bob")
 	require.NoError(b, err)
-	defer in.Close()
-	msgs := make([]*envelope.Message, b.N)
-	for i := range msgs {
-		msgs[i] = storetest.NewMessage("alice", "bob", "benchmark payload")
+	b.Cleanup(func() { in.Close() })
+	// Each send is a copy of one message with a fresh id (the raw sends
+	// number their Nats-Msg-Id instead), so that no benchmark keeps b.N
+	// messages alive for the garbage collector to scan.
+	tmpl := storetest.NewMessage("alice", "bob", "benchmark payload")
+	return ends{
+		send: func() error {
+			m := *tmpl
+			m.ID = envelope.NewID()
+			return be.Deliver(ctx, &m)
+		},
+		recv: func() error {
+			d, err := in.Next(ctx)
+			if err != nil {
+				return err
+			}
+			return in.Ack(ctx, d)
+		},
 	}
-	send := func(i int) error { return be.Deliver(ctx, msgs[i]) }
-	recv := func() error {
-		d, err := in.Next(ctx)
-		if err != nil {
-			return err
-		}
-		return in.Ack(ctx, d)
-	}
-	measure(b, send, recv, oneByOne)
 }
 
-// benchRaw does the same with nats.go alone: Publish with a message id,
+// rawEnds does the same with nats.go alone: Publish with a message id,
 // a durable pull consumer, Consume, Ack or DoubleAck. With codec, each send
 // encodes the message and each receipt decodes it, as any mailbox backend
 // must, so the difference to the store is the store's own work.
-func benchRaw(b *testing.B, ts *testServer, async, codec, oneByOne bool) {
+func rawEnds(b *testing.B, ts *testServer, async, codec bool) ends {
 	run := nextRun()
 	ctx := context.Background()
 	js, err := jetstream.New(ts.connect(b))
@@ -104,82 +117,111 @@ func benchRaw(b *testing.B, ts *testServer, async, codec, oneByOne bool) {
 	got := make(chan jetstream.Msg, 64)
 	cc, err := cons.Consume(func(m jetstream.Msg) { got <- m }, jetstream.PullMaxMessages(32))
 	require.NoError(b, err)
-	defer cc.Stop()
+	b.Cleanup(cc.Stop)
 	msg := storetest.NewMessage("alice", "bob", "benchmark payload")
 	data, err := envelope.EncodeCompact(msg)
 	require.NoError(b, err)
 	subject := "raw" + run + ".bob.inbox.alice"
-	send := func(i int) error {
-		m := nats.NewMsg(subject)
-		m.Data = data
-		if codec {
-			if m.Data, err = envelope.EncodeCompact(msg); err != nil {
-				return err
+	sent := 0
+	return ends{
+		send: func() error {
+			sent++
+			m := nats.NewMsg(subject)
+			m.Data = data
+			if codec {
+				var err error
+				if m.Data, err = envelope.EncodeCompact(msg); err != nil {
+					return err
+				}
 			}
-		}
-		m.Header.Set(jetstream.MsgIDHeader, fmt.Sprintf("bob:%d", i))
-		_, err := js.PublishMsg(ctx, m)
-		return err
-	}
-	recv := func() error {
-		m := <-got
-		if codec {
-			if _, err := envelope.DecodeBytes(m.Data()); err != nil {
-				return err
+			m.Header.Set(jetstream.MsgIDHeader, fmt.Sprintf("bob:%d", sent))
+			_, err := js.PublishMsg(ctx, m)
+			return err
+		},
+		recv: func() error {
+			m := <-got
+			if codec {
+				if _, err := envelope.DecodeBytes(m.Data()); err != nil {
+					return err
+				}
 			}
-		}
-		if async {
-			return m.Ack()
-		}
-		return m.DoubleAck(ctx)
+			if async {
+				return m.Ack()
+			}
+			return m.DoubleAck(ctx)
+		},
 	}
-	measure(b, send, recv, oneByOne)
 }
 
 // measure runs b.N sends and receives, pipelined or one by one.
-func measure(b *testing.B, send func(int) error, recv func() error, oneByOne bool) {
+func measure(b *testing.B, e ends, oneByOne bool) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	cpu0 := cpuTime()
 	defer func() { b.ReportMetric(float64((cpuTime()-cpu0).Microseconds())/float64(b.N), "cpu-µs/msg") }()
 	if oneByOne {
-		lat := make([]time.Duration, b.N)
-		for i := range b.N {
-			start := time.Now()
-			if err := send(i); err != nil {
-				b.Fatal(err)
-			}
-			if err := recv(); err != nil {
-				b.Fatal(err)
-			}
-			lat[i] = time.Since(start)
+		lat, err := oneByOneLatencies(e, b.N)
+		if err != nil {
+			b.Fatal(err)
 		}
 		b.StopTimer()
-		slices.Sort(lat)
-		b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
-		b.ReportMetric(float64(lat[len(lat)*99/100].Microseconds()), "p99-µs")
+		b.ReportMetric(float64(percentile(lat, 50).Microseconds()), "p50-µs")
+		b.ReportMetric(float64(percentile(lat, 99).Microseconds()), "p99-µs")
 		return
 	}
+	if _, err := pipelined(e, b.N); err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
+}
+
+// oneByOneLatencies sends n messages one at a time and returns the time
+// from each send to its acknowledged receipt.
+func oneByOneLatencies(e ends, n int) ([]time.Duration, error) {
+	lat := make([]time.Duration, n)
+	for i := range n {
+		start := time.Now()
+		if err := e.send(); err != nil {
+			return nil, err
+		}
+		if err := e.recv(); err != nil {
+			return nil, err
+		}
+		lat[i] = time.Since(start)
+	}
+	return lat, nil
+}
+
+// pipelined sends n messages from one goroutine while this one receives
+// them, and returns the rate in messages per second.
+func pipelined(e ends, n int) (float64, error) {
+	start := time.Now()
 	errs := make(chan error, 1)
 	go func() {
-		for i := range b.N {
-			if err := send(i); err != nil {
+		for range n {
+			if err := e.send(); err != nil {
 				errs <- err
 				return
 			}
 		}
 		errs <- nil
 	}()
-	for range b.N {
-		if err := recv(); err != nil {
-			b.Fatal(err)
+	for range n {
+		if err := e.recv(); err != nil {
+			return 0, err
 		}
 	}
 	if err := <-errs; err != nil {
-		b.Fatal(err)
+		return 0, err
 	}
-	b.StopTimer()
-	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msgs/s")
+	return float64(n) / time.Since(start).Seconds(), nil
+}
+
+// percentile returns the p-th percentile of d, sorting d.
+func percentile(d []time.Duration, p int) time.Duration {
+	slices.Sort(d)
+	return d[min(len(d)-1, len(d)*p/100)]
 }
 
 var runs int

@@ -43,8 +43,10 @@ func (s *Store) Deliver(ctx context.Context, msg *envelope.Message) error {
 		s.opts.Logger.Debug("message already in the stream", "id", msg.ID, "to", msg.To)
 		return nil
 	}
-	s.emit(store.Event{Kind: store.EventSent, Agent: msg.To, MessageID: msg.ID, From: msg.From,
-		Ref: ack.Stream + ref(ack.Sequence)})
+	if s.observed() {
+		s.emit(store.Event{Kind: store.EventSent, Agent: msg.To, MessageID: msg.ID, From: msg.From,
+			Ref: ack.Stream + ref(ack.Sequence)})
+	}
 	return nil
 }
 

@@ -28,8 +28,8 @@ type Inbox struct {
 	once   sync.Once
 
 	qmu     sync.Mutex
-	queue   []jetstream.Msg // pulled, not yet looked at
-	arrived chan struct{}   // poked when queue grows; buffered 1
+	queue   []*pulled     // pulled and checked, not yet handed out
+	arrived chan struct{} // poked when queue grows; buffered 1
 
 	mu       sync.Mutex // guards the fields below
 	closed   bool
@@ -119,10 +119,14 @@ func (s *Store) startInbox(ctx context.Context, agent string, lock *inboxLock) (
 	return in, nil
 }
 
-// receive queues a pulled message for Next.
+// receive checks a pulled message and queues it for Next. It runs on the
+// consumer's goroutine as messages arrive, so decoding overlaps with the
+// caller's work on the previous message instead of adding to its wait for
+// the next one.
 func (in *Inbox) receive(m jetstream.Msg) {
+	p := in.inspect(m)
 	in.qmu.Lock()
-	in.queue = append(in.queue, m)
+	in.queue = append(in.queue, p)
 	in.qmu.Unlock()
 	select {
 	case in.arrived <- struct{}{}:
@@ -131,7 +135,7 @@ func (in *Inbox) receive(m jetstream.Msg) {
 }
 
 // pop takes the oldest queued message, if any.
-func (in *Inbox) pop() jetstream.Msg {
+func (in *Inbox) pop() *pulled {
 	in.qmu.Lock()
 	defer in.qmu.Unlock()
 	if len(in.queue) == 0 {

@@ -56,8 +56,8 @@ func (in *Inbox) Next(ctx context.Context) (*store.Delivery, error) {
 		if err := store.StillOpen(ctx, in.ctx.Done()); err != nil {
 			return nil, err
 		}
-		m := in.pop()
-		if m == nil {
+		p := in.pop()
+		if p == nil {
 			select {
 			case <-in.arrived:
 			case <-in.ctx.Done():
@@ -67,20 +67,40 @@ func (in *Inbox) Next(ctx context.Context) (*store.Delivery, error) {
 			}
 			continue
 		}
-		if d := in.take(ctx, m); d != nil {
+		if d := in.take(ctx, p); d != nil {
 			return d, nil
 		}
 	}
 }
 
-// take turns a pulled message into a delivery, or sets it aside, or drops
-// it; nil means "nothing to hand out".
-func (in *Inbox) take(ctx context.Context, m jetstream.Msg) *store.Delivery {
+// pulled is a message as it arrived, with what inspect found.
+type pulled struct {
+	m      jetstream.Msg
+	md     *jetstream.MsgMetadata // nil: not a JetStream message
+	msg    *envelope.Message      // nil if it did not decode
+	reason string                 // why it cannot be handed out; "" if it can
+}
+
+// inspect reads m's metadata and checks m (see check).
+func (in *Inbox) inspect(m jetstream.Msg) *pulled {
+	p := &pulled{m: m}
 	md, err := m.Metadata()
 	if err != nil {
 		in.s.opts.Logger.Warn("message without JetStream metadata ignored", "agent", in.agent, "err", err)
+		return p
+	}
+	p.md = md
+	p.msg, p.reason = in.check(m)
+	return p
+}
+
+// take turns a pulled message into a delivery, or sets it aside, or drops
+// it; nil means "nothing to hand out".
+func (in *Inbox) take(ctx context.Context, p *pulled) *store.Delivery {
+	if p.md == nil {
 		return nil
 	}
+	m, md, msg, reason := p.m, p.md, p.msg, p.reason
 	seq := md.Sequence.Stream
 	in.mu.Lock()
 	_, handedOut := in.claims[seq]
@@ -88,7 +108,6 @@ func (in *Inbox) take(ctx context.Context, m jetstream.Msg) *store.Delivery {
 	if handedOut { // redelivered while still being worked on: the claim stands
 		return nil
 	}
-	msg, reason := in.check(m)
 	if reason == "" && seq <= in.seenBelow {
 		reason = in.countAttempt(ctx, seq)
 	}
@@ -106,7 +125,9 @@ func (in *Inbox) take(ctx context.Context, m jetstream.Msg) *store.Delivery {
 		c := &claim{in: in, msg: m, seq: seq, id: msg.ID, own: own}
 		in.claims[seq] = c
 		in.mu.Unlock()
-		in.s.emit(store.Event{Kind: store.EventClaimed, Agent: in.agent, MessageID: msg.ID, From: msg.From, Ref: ref(seq)})
+		if in.s.observed() {
+			in.s.emit(store.Event{Kind: store.EventClaimed, Agent: in.agent, MessageID: msg.ID, From: msg.From, Ref: ref(seq)})
+		}
 		return &store.Delivery{Message: msg, Redelivered: md.NumDelivered > 1 || seq <= in.seenBelow, Ref: c}
 	}
 	in.mu.Unlock()

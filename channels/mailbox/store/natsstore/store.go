@@ -206,3 +206,7 @@ func (s *Store) checkOpen(ctx context.Context) error {
 }
 
 func (s *Store) emit(ev store.Event) { store.Notify(s.opts.Observer, s.opts.Now, ev) }
+
+// observed reports whether events go anywhere: the paths every message
+// takes build their events only then.
+func (s *Store) observed() bool { return s.opts.Observer != nil }
