@@ -3,6 +3,7 @@ package fsstore
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -47,4 +48,33 @@ func TestDeliverRefusesSymlinkAfterRemoval(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "symlink")
 	assert.Empty(t, names(t, outside), "nothing written through the link")
+}
+
+// A checked folder swapped for a symlink to a look-alike tree (with its own
+// tmp/ and inbox/, so no send fails on a missing folder) is noticed by the
+// next send: refused, nothing written through the link.
+func TestDeliverRefusesFolderSwappedForSymlink(t *testing.T) {
+	for _, swapped := range []string{"", inboxDir, tmpDir} {
+		t.Run("swapped "+swapped+"/", func(t *testing.T) {
+			s, _ := openMsgStore(t)
+			deliver(t, s, newMsg("alice", "bob", "first"))
+			outside := t.TempDir()
+			for _, sub := range []string{inboxDir, processedDir, tmpDir} {
+				require.NoError(t, os.Mkdir(filepath.Join(outside, sub), 0o700))
+			}
+			target := outside
+			if swapped != "" {
+				target = filepath.Join(outside, swapped)
+			}
+			require.NoError(t, os.RemoveAll(agentPath(s, "bob", swapped)))
+			require.NoError(t, os.Symlink(target, agentPath(s, "bob", swapped)))
+
+			err := s.Deliver(context.Background(), newMsg("alice", "bob", "second"))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), "symlink")
+			for _, sub := range []string{inboxDir, tmpDir} {
+				assert.Empty(t, names(t, filepath.Join(outside, sub)), "nothing written through the link")
+			}
+		})
+	}
 }

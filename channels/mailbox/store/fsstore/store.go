@@ -68,7 +68,7 @@ type Store struct {
 
 	inboxes store.InboxSet[*Inbox] // open inboxes, closed with the store
 
-	knownDirs sync.Map // agent id -> agent folder checked by deliveryDir
+	knownDirs sync.Map // agent id -> *checkedDirs, the folders deliveryDir checked
 }
 
 var _ store.Backend = (*Store)(nil)
