@@ -1,8 +1,11 @@
 package mailbox
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
+	"os"
 	"slices"
 	"sync"
 
@@ -15,6 +18,10 @@ import (
 type BackendDeps struct {
 	Logger   *slog.Logger
 	Observer store.Observer // may be nil
+	// NoCreate asks for a store that exists already, for reading: the
+	// backend creates nothing (no folder, stream or bucket) and fails with
+	// an error wrapping store.ErrNoStore when there is none.
+	NoCreate bool
 }
 
 // BackendFactory opens a store from the mailbox config.
@@ -71,6 +78,11 @@ func openFS(cfg Config, deps BackendDeps) (store.Backend, error) {
 	root, err := config.ExpandHome(cfg.MailboxesRoot)
 	if err != nil {
 		return nil, err
+	}
+	if deps.NoCreate {
+		if _, err := os.Lstat(root); errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("mailbox root %s: %w", root, store.ErrNoStore)
+		}
 	}
 	return fsstore.Open(fsstore.Options{
 		Root:            root,

@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -59,6 +60,8 @@ type sandbox struct {
 	t    *testing.T
 	root string
 	home string
+	// global are the global flags of every run (nil: --root root).
+	global []string
 }
 
 func newSandbox(t *testing.T) *sandbox {
@@ -85,9 +88,13 @@ func (s *sandbox) env() []string {
 	return append(env, "HOME="+s.home, "GORACE=halt_on_error=1 atexit_sleep_ms=0")
 }
 
-// command returns the binary run with --root and args.
+// command returns the binary run with the global flags (--root) and args.
 func (s *sandbox) command(ctx context.Context, args ...string) *exec.Cmd {
-	cmd := exec.CommandContext(ctx, bin, append([]string{"--root", s.root}, args...)...)
+	global := s.global
+	if global == nil {
+		global = []string{"--root", s.root}
+	}
+	cmd := exec.CommandContext(ctx, bin, append(slices.Clone(global), args...)...)
 	cmd.Env = s.env()
 	cmd.Dir = s.home
 	return cmd

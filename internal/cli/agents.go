@@ -1,11 +1,7 @@
 package cli
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"slices"
 	"strconv"
 	"time"
 
@@ -13,7 +9,6 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
 )
 
 func (a *app) agentsCommand() *cobra.Command {
@@ -26,6 +21,12 @@ func (a *app) agentsCommand() *cobra.Command {
 whatever its card says), its pending messages, capabilities, roles, current
 tasks and last heartbeat. Agents that have messages waiting but never
 registered are listed too, as unregistered.
+
+It works on the configured store (channels.mailbox.backend; --root names a
+mailbox folder instead). On NATS the status comes from the presence
+bucket: an agent is online while its key lives (renewed by each
+heartbeat, gone after offlineAfter or a clean stop). It only reads, and
+creates nothing: a NATS server without the mailbox's stream has no agents.
 
 --capability and --role keep only the agents whose card holds it (repeat a
 flag to require several). --by-role prints instead one line per role: its
@@ -59,18 +60,20 @@ type agentLine struct {
 	Roles      []string `json:"roles"` // the card's, never omitted
 	InboxDepth int      `json:"inbox_depth"`
 	Registered bool     `json:"registered"`
+	// depthUnknown: the store cannot count the inbox (InboxDepth is 0).
+	depthUnknown bool
 }
 
 func (a *app) agents(cmd *cobra.Command, f agentsFlags) error {
-	st, s, err := a.openExistingStore()
+	m, s, err := a.openMailbox(true)
 	if err != nil {
 		return err
 	}
+	defer m.close()
 	now := time.Now()
 	var lines []agentLine
-	if st != nil { // a missing root has no agents
-		defer st.Close()
-		if lines, err = listAgents(cmd.Context(), st, now, seconds(s.mailbox.OfflineAfter)); err != nil {
+	if m.be != nil { // no store yet: no agents
+		if lines, err = listAgents(cmd.Context(), m, now, seconds(s.mailbox.OfflineAfter), a.warn); err != nil {
 			return err
 		}
 	}
@@ -87,7 +90,7 @@ func (a *app) agents(cmd *cobra.Command, f agentsFlags) error {
 		return nil
 	}
 	if len(lines) == 0 {
-		_, err := fmt.Fprintf(a.env.Stdout, "no agents%s in %s\n", f.describe(), s.mailbox.MailboxesRoot)
+		_, err := fmt.Fprintf(a.env.Stdout, "no agents%s in %s\n", f.describe(), m.where)
 		return err
 	}
 	p := newPalette(a.env.Stdout, a.env.Environ)
@@ -102,59 +105,14 @@ func (a *app) agents(cmd *cobra.Command, f agentsFlags) error {
 		if !l.Registered {
 			tasks = "-"
 		}
-		row(w, l.AgentID, p.paint(statusColor(status), status), strconv.Itoa(l.InboxDepth), tasks,
+		depth := strconv.Itoa(l.InboxDepth)
+		if l.depthUnknown {
+			depth = "-"
+		}
+		row(w, l.AgentID, p.paint(statusColor(status), status), depth, tasks,
 			list(l.Capabilities), list(l.Roles), ago(now, l.LastHeartbeat.Time), clip(orDash(l.Description), 50))
 	}
 	return w.Flush()
-}
-
-// listAgents returns every card with its status and depth, then the agents
-// that have messages waiting but no card, each group sorted by id.
-func listAgents(ctx context.Context, st *fsstore.Store, now time.Time, offlineAfter time.Duration) ([]agentLine, error) {
-	agents, err := mailbox.ListAgents(ctx, st, now, offlineAfter, false)
-	if err != nil {
-		return nil, err
-	}
-	depth := func(id string) (int, error) {
-		n, err := st.Depth(id)
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return 0, fmt.Errorf("inbox of %s: %w", id, err)
-		}
-		return n, nil
-	}
-	var lines []agentLine
-	for _, ag := range agents {
-		n, err := depth(ag.AgentID)
-		if err != nil {
-			return nil, err
-		}
-		roles := ag.Roles
-		if roles == nil {
-			roles = []string{}
-		}
-		lines = append(lines, agentLine{Agent: ag, Roles: roles, Registered: true, InboxDepth: n})
-	}
-	dirs, err := st.Agents()
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
-	}
-	for _, id := range dirs {
-		if slices.ContainsFunc(agents, func(ag mailbox.Agent) bool { return ag.AgentID == id }) {
-			continue
-		}
-		n, err := depth(id)
-		if err != nil {
-			return nil, err
-		}
-		if n == 0 {
-			continue
-		}
-		lines = append(lines, agentLine{InboxDepth: n, Roles: []string{}, Agent: mailbox.Agent{
-			Card:      envelope.Card{AgentID: id, Capabilities: []string{}, AllowFrom: []string{}, CurrentTasks: []string{}},
-			Effective: envelope.StatusOffline,
-		}})
-	}
-	return lines, nil
 }
 
 // statusColor is the colour of an agent status.

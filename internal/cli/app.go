@@ -98,7 +98,7 @@ take --json and then print one JSON object per line.`,
 	root.SetHelpCommand(a.helpCommand())
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return asUsage(err) })
 	pf := root.PersistentFlags()
-	pf.StringVar(&a.root, "root", "", "mailbox root folder (default: the config's channels.mailbox.mailboxesRoot, else ~/.nanobot/mailboxes)")
+	pf.StringVar(&a.root, "root", "", "mailbox root folder (default: the config's channels.mailbox.mailboxesRoot, else ~/.nanobot/mailboxes); the mailbox commands then use the filesystem store there, whatever channels.mailbox.backend says")
 	pf.StringVar(&a.conf, "config", "", "config file (default ~/.nanobot/config.json; a missing default file is fine)")
 	root.AddCommand(
 		a.runCommand(),

@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"slices"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -53,13 +55,18 @@ func (a *app) knownAgents() []cobra.Completion {
 	if err != nil {
 		return nil
 	}
-	root := s.mailbox.MailboxesRoot
-	desc := registryDescriptions(filepath.Join(root, registryFile))
-	dirs, _ := agentDirs(root)
-	for _, id := range dirs {
-		if _, ok := desc[id]; !ok {
-			desc[id] = ""
+	var desc map[string]string
+	if a.backendKind(s) == backendFS {
+		root := s.mailbox.MailboxesRoot
+		desc = registryDescriptions(filepath.Join(root, registryFile))
+		dirs, _ := agentDirs(root)
+		for _, id := range dirs {
+			if _, ok := desc[id]; !ok {
+				desc[id] = ""
+			}
 		}
+	} else {
+		desc = a.storeDescriptions()
 	}
 	ids := make([]string, 0, len(desc))
 	for id := range desc {
@@ -73,6 +80,29 @@ func (a *app) knownAgents() []cobra.Completion {
 			continue
 		}
 		out = append(out, cobra.CompletionWithDesc(id, oneLine(desc[id])))
+	}
+	return out
+}
+
+// completeLimit bounds reading the cards of a store other than the
+// filesystem one for a completion.
+const completeLimit = 3 * time.Second
+
+// storeDescriptions returns each agent of the configured store's registry
+// with its card's description; a store that cannot be read gives an empty
+// map. It creates nothing.
+func (a *app) storeDescriptions() map[string]string {
+	out := map[string]string{}
+	m, _, err := a.openMailbox(true)
+	if err != nil || m.be == nil {
+		return out
+	}
+	defer m.close()
+	ctx, cancel := context.WithTimeout(context.Background(), completeLimit)
+	defer cancel()
+	cards, _ := m.be.Cards(ctx)
+	for _, c := range cards {
+		out[c.AgentID] = c.Description
 	}
 	return out
 }

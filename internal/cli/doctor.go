@@ -55,7 +55,10 @@ works on a tree the store refuses:
 Each finding has a severity: ok, warn or error. --fix repairs only what is
 safe (deleting orphan staging files, removing access of group and others)
 and reports the rest with what to do. The exit status is 1 when an error
-remains, else 0.`,
+remains, else 0.
+
+Doctor works on the filesystem store only: with channels.mailbox.backend
+set to another store it fails, unless --root names a mailbox folder.`,
 		Example: `  switchboard doctor
   switchboard doctor --fix --json | jq 'select(.severity != "ok")'`,
 		Args:              exactArgs(),
@@ -72,6 +75,9 @@ remains, else 0.`,
 func (a *app) doctor(fix, jsonOut bool) error {
 	s, err := a.settings()
 	if err != nil {
+		return err
+	}
+	if err := a.fsOnly("doctor"); err != nil {
 		return err
 	}
 	d := doctorRun{

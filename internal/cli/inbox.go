@@ -1,14 +1,19 @@
 package cli
 
 import (
+	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
 func (a *app) inboxCommand() *cobra.Command {
@@ -18,7 +23,11 @@ func (a *app) inboxCommand() *cobra.Command {
 		Short: "List AGENT's pending messages, oldest first (read only)",
 		Long: `Inbox lists the messages waiting in AGENT's inbox, oldest first, without
 claiming or changing anything. A file that cannot be read is listed with
-the reason (the receiver will set it aside).`,
+the reason (the receiver will set it aside).
+
+It works on the configured store (channels.mailbox.backend; --root names a
+mailbox folder instead). On NATS the inbox is every message its receiver
+has not acknowledged yet: pending, and claimed by a running receiver.`,
 		Example: `  switchboard inbox coder
   switchboard inbox coder --json | jq -r .id`,
 		Args:              exactArgs("agent"),
@@ -35,15 +44,16 @@ the reason (the receiver will set it aside).`,
 }
 
 func (a *app) inbox(cmd *cobra.Command, agent string, jsonOut bool) error {
-	st, _, err := a.openExistingStore()
+	m, _, err := a.openMailbox(true)
 	if err != nil {
 		return err
 	}
+	defer m.close()
 	var lines []messageLine
 	var writeErr error
-	if st != nil {
-		defer st.Close()
-		err = st.Pending(cmd.Context(), agent, func(name string, msg *envelope.Message, err error) bool {
+	switch {
+	case m.fs != nil:
+		err = m.fs.Pending(cmd.Context(), agent, func(name string, msg *envelope.Message, err error) bool {
 			line := newMessageLine(name, msg, err)
 			if jsonOut {
 				writeErr = writeJSON(a.env.Stdout, line)
@@ -52,6 +62,14 @@ func (a *app) inbox(cmd *cobra.Command, agent string, jsonOut bool) error {
 			lines = append(lines, line)
 			return true
 		})
+	case m.be != nil:
+		if lines, err = storedInbox(cmd.Context(), m, agent); err == nil && jsonOut {
+			for _, l := range lines {
+				if writeErr = writeJSON(a.env.Stdout, l); writeErr != nil {
+					break
+				}
+			}
+		}
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		err = nil // no inbox yet: nothing pending
@@ -75,4 +93,32 @@ func (a *app) inbox(cmd *cobra.Command, agent string, jsonOut bool) error {
 		row(w, ago(now, m.Timestamp.Time), m.From, kindLabel(m.Type, m.Task), m.ID, clip(summary(m.Content.Parts), 60))
 	}
 	return w.Flush()
+}
+
+// storedInbox lists agent's messages not yet handled in a store other
+// than the filesystem one: pending and claimed (a broker's inbox holds a
+// message until its receiver acknowledges it), oldest first.
+func storedInbox(ctx context.Context, m *mailboxStore, agent string) ([]messageLine, error) {
+	br, err := m.browser("inbox")
+	if err != nil {
+		return nil, err
+	}
+	var found []store.Stored
+	err = br.Browse(ctx, func(st store.Stored) bool {
+		if st.Agent == agent && (st.Box == store.BoxInbox || st.Box == store.BoxClaimed) {
+			found = append(found, st)
+		}
+		return true
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortStableFunc(found, func(x, y store.Stored) int {
+		return cmp.Or(x.Message.Timestamp.Compare(y.Message.Timestamp.Time), strings.Compare(x.Message.ID, y.Message.ID))
+	})
+	lines := make([]messageLine, len(found))
+	for i, st := range found {
+		lines[i] = newMessageLine(st.Ref, st.Message, nil)
+	}
+	return lines, nil
 }

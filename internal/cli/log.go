@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -26,8 +27,10 @@ func (a *app) logCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "log [--agent A] [--kind K] [--since D] [--json]",
 		Short: "Show the audit log of the mailbox, oldest first",
-		Long: `Log prints the audit log <root>/manifest.jsonl (and its rotated files,
-oldest first): one entry for each thing that happened to a message.
+		Long: `Log prints the audit log, oldest first: one entry for each thing that
+happened to a message. On the filesystem store it is <root>/manifest.jsonl
+and its rotated files; on another store (channels.mailbox.backend), the
+store's own log when it keeps one (--root names a mailbox folder instead).
 
 Kinds: sent, claimed, delivered, processed, refused, quarantined, duplicate,
 swept, overdue, pruned, orphaned.
@@ -122,7 +125,7 @@ func (a *app) log(cmd *cobra.Command, f audit.Filter, jsonOut bool) error {
 	}
 	var writeErr error
 	n := 0
-	st, err := audit.Read(cmd.Context(), s.mailbox.MailboxesRoot, f, func(e audit.Entry) bool {
+	show := func(e audit.Entry) bool {
 		n++
 		if jsonOut {
 			writeErr = writeJSON(a.env.Stdout, e)
@@ -130,21 +133,54 @@ func (a *app) log(cmd *cobra.Command, f audit.Filter, jsonOut bool) error {
 		}
 		row(w, ago(now, e.Time), string(e.Kind), e.Agent, orDash(e.From), orDash(e.MessageID), logDetail(e))
 		return true
-	})
-	if err != nil || writeErr != nil {
-		return firstErr(err, writeErr)
 	}
-	if st.Bad > 0 {
-		fmt.Fprintf(a.env.Stderr, "switchboard: %d unreadable line(s) in the audit log skipped\n", st.Bad)
+	where := tilde(s.mailbox.MailboxesRoot)
+	if a.backendKind(s) == backendFS {
+		st, err := audit.Read(cmd.Context(), s.mailbox.MailboxesRoot, f, show)
+		if err != nil || writeErr != nil {
+			return firstErr(err, writeErr)
+		}
+		if st.Bad > 0 {
+			fmt.Fprintf(a.env.Stderr, "switchboard: %d unreadable line(s) in the audit log skipped\n", st.Bad)
+		}
+	} else {
+		m, err := a.readAudit(cmd.Context(), f, show)
+		if err != nil || writeErr != nil {
+			return firstErr(err, writeErr)
+		}
+		where = m.where
 	}
 	if jsonOut {
 		return nil
 	}
 	if n == 0 {
-		_, err := fmt.Fprintf(a.env.Stdout, "no audit entries in %s\n", tilde(s.mailbox.MailboxesRoot))
+		_, err := fmt.Fprintf(a.env.Stdout, "no audit entries in %s\n", where)
 		return err
 	}
 	return w.Flush()
+}
+
+// readAudit calls fn with each entry of the audit log of a store other
+// than the filesystem one that f matches, oldest first, until fn returns
+// false. A store that does not exist yet has no entries.
+func (a *app) readAudit(ctx context.Context, f audit.Filter, fn func(audit.Entry) bool) (*mailboxStore, error) {
+	m, _, err := a.openMailbox(true)
+	if err != nil {
+		return nil, err
+	}
+	defer m.close()
+	if m.be == nil {
+		return m, nil
+	}
+	ar, ok := m.be.(store.AuditReader)
+	if !ok {
+		return nil, m.lacks("log", "keeps no audit log that can be read back")
+	}
+	err = ar.ReadAudit(ctx, func(ev store.Event) bool {
+		e := audit.Entry{Event: ev}
+		return !f.Match(e) || fn(e)
+	})
+	return m, err
 }
 
 // logDetail is the detail column: the reason, the task and the thread.

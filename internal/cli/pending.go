@@ -35,7 +35,10 @@ back to its sender whose reply_to names it; a task by a final task_update.
 Requests in an archive (their task ended) are not pending.
 
 A request is overdue past its reply_by, else its task's deadline, else its
-time plus channels.mailbox.replyTimeout.`,
+time plus channels.mailbox.replyTimeout.
+
+It works on the configured store (channels.mailbox.backend; --root names a
+mailbox folder instead), on any store that can list its messages.`,
 		Example: `  switchboard pending coder
   switchboard pending --task t1 --json | jq -r .message_id
   switchboard pending --overdue`,
@@ -59,15 +62,19 @@ time plus channels.mailbox.replyTimeout.`,
 }
 
 func (a *app) pending(ctx context.Context, f mailbox.PendingFilter, jsonOut bool) error {
-	st, s, err := a.openExistingStore()
+	m, s, err := a.openMailbox(true)
 	if err != nil {
 		return err
 	}
+	defer m.close()
 	f.Now, f.ReplyTimeout = time.Now(), seconds(s.mailbox.ReplyTimeout)
 	var list []mailbox.StoredPending
-	if st != nil { // a missing root holds nothing, and is left missing
-		defer st.Close()
-		if list, err = mailbox.FindPending(ctx, st, f); err != nil {
+	if m.be != nil { // no store holds nothing, and is not created
+		br, err := m.browser("pending")
+		if err != nil {
+			return err
+		}
+		if list, err = mailbox.FindPending(ctx, br, f); err != nil {
 			return err
 		}
 	}

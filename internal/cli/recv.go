@@ -35,7 +35,9 @@ claims AGENT's messages, and prints each one as soon as it arrives. It stops
 after --count messages, or on SIGINT/SIGTERM, and then marks AGENT offline.
 
 The channel settings are the config's channels.mailbox section when its
-agentId is AGENT, else the defaults; --root sets the mailbox root.
+agentId is AGENT, else the defaults on the configured store (the section's
+backend, nats and mailboxesRoot keys); --root puts the mailbox on the
+filesystem store in that folder.
 
 Recv is a debugging receiver: it answers nothing. Messages it prints are
 moved to processed/. A task is accepted (the sender gets a task_update
@@ -78,7 +80,7 @@ type recvLine struct {
 }
 
 func (a *app) recv(ctx context.Context, agent string, count int, jsonOut bool) error {
-	cfg, err := a.recvConfig(agent)
+	cfg, where, err := a.recvConfig(agent)
 	if err != nil {
 		return err
 	}
@@ -92,7 +94,7 @@ func (a *app) recv(ctx context.Context, agent string, count int, jsonOut bool) e
 	if err := ch.Start(ctx); err != nil {
 		return fmt.Errorf("recv %s: %w", agent, err) // store.ErrInboxBusy says who runs it
 	}
-	fmt.Fprintf(a.env.Stderr, "listening as %s in %s (Ctrl-C to stop)\n", agent, tilde(cfg.MailboxesRoot))
+	fmt.Fprintf(a.env.Stderr, "listening as %s in %s (Ctrl-C to stop)\n", agent, where)
 
 	var last *mailbox.Meta // the last message printed
 	printed := 0
@@ -164,19 +166,24 @@ func plug(b *bus.Bus) {
 }
 
 // recvConfig is the channel config for agent: the file's mailbox section
-// if it is agent's, else the defaults, on the resolved root.
-func (a *app) recvConfig(agent string) (mailbox.Config, error) {
+// if it is agent's, else the defaults on the configured store (backend,
+// its section, the root); --root puts it on the filesystem store there.
+// where names the store for people.
+func (a *app) recvConfig(agent string) (cfg mailbox.Config, where string, err error) {
 	s, err := a.settings()
 	if err != nil {
-		return mailbox.Config{}, err
+		return mailbox.Config{}, "", err
 	}
 	if s.fromFile && s.mailbox.AgentID == agent {
-		return s.mailbox, nil
+		cfg = s.mailbox
+	} else {
+		cfg = mailbox.DefaultConfig()
+		cfg.AgentID = agent
+		cfg.MailboxesRoot = s.mailbox.MailboxesRoot
+		cfg.Backend, cfg.NATS = s.mailbox.Backend, s.mailbox.NATS
 	}
-	cfg := mailbox.DefaultConfig()
-	cfg.AgentID = agent
-	cfg.MailboxesRoot = s.mailbox.MailboxesRoot
-	return cfg, nil
+	cfg.Backend = a.backendKind(s)
+	return cfg, a.storeWhere(s), nil
 }
 
 // reportUnprinted tells, on stderr, of a message received (so handled

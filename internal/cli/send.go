@@ -50,7 +50,11 @@ channels.mailbox.maxFanout.
 The message is a new send from A: trace [A], ttl one less than the hop
 budget (--ttl, else channels.mailbox.defaultTtl). With --reply-to naming a
 message A received from B, it is a reply instead: it keeps that message's
-trace and joins its thread; naming another message, it joins its thread.`,
+trace and joins its thread; naming another message, it joins its thread.
+
+The message goes into the configured store (channels.mailbox.backend: the
+mailbox folder, or NATS with the channels.mailbox.nats settings); --root
+names a mailbox folder instead.`,
 		Example: `  switchboard send --from researcher --to coder --text "hi"
   switchboard send --from lead --to cap:review --text "please look at #12" --expects-reply --subject code-review
   switchboard send --from lead --to 'coder-*' --text "standup in 5" --priority 2
@@ -91,17 +95,17 @@ func (a *app) send(cmd *cobra.Command, f sendFlags) error {
 	if err := f.conv.apply(&req, now); err != nil {
 		return err
 	}
-	st, s, err := a.openStore()
+	m, s, err := a.openMailbox(false)
 	if err != nil {
 		return err
 	}
-	defer st.Close()
-	msgs, err := a.composeAll(cmd.Context(), st, s, f.from, f.to, req, now)
+	defer m.close()
+	msgs, err := a.composeAll(cmd.Context(), m, s, f.from, f.to, req, now)
 	if err != nil {
 		return err
 	}
 	for _, msg := range msgs {
-		if err := st.Deliver(cmd.Context(), msg); err != nil {
+		if err := m.be.Deliver(cmd.Context(), msg); err != nil {
 			return err
 		}
 		if _, err := fmt.Fprintln(a.env.Stdout, msg.ID); err != nil {

@@ -10,7 +10,6 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
 )
 
 // convFlags are the conversation flags of send.
@@ -65,14 +64,18 @@ func (c convFlags) apply(req *mailbox.Request, now time.Time) error {
 // sender received from the target, that message, so that the answer is a
 // reply (its thread, trace and hop count) rather than a new message.
 // When --reply-to names another message, the answer joins its thread.
-func (a *app) composeOptions(ctx context.Context, st *fsstore.Store, s *settings, from string, req *mailbox.Request, now time.Time) (mailbox.ComposeOptions, error) {
+func (a *app) composeOptions(ctx context.Context, ms *mailboxStore, s *settings, from string, req *mailbox.Request, now time.Time) (mailbox.ComposeOptions, error) {
 	opts := mailbox.ComposeOptions{DefaultTTL: s.mailbox.DefaultTTL, MaxThreadHops: s.mailbox.MaxThreadHops,
 		Now: now, ReplyTimeout: seconds(s.mailbox.ReplyTimeout)}
 	if req.ReplyTo == "" {
 		return opts, nil
 	}
+	br, err := ms.browser("send --reply-to")
+	if err != nil {
+		return opts, err
+	}
 	var found, received *envelope.Message
-	err := st.Browse(ctx, func(m store.Stored) bool {
+	err = br.Browse(ctx, func(m store.Stored) bool {
 		if m.Message.ID != req.ReplyTo {
 			return true
 		}
@@ -104,14 +107,14 @@ func (a *app) composeOptions(ctx context.Context, st *fsstore.Store, s *settings
 // composeAll composes the message from `from` for each agent target
 // names, before any is delivered (so that a bad one writes nothing); the
 // copies share one thread.
-func (a *app) composeAll(ctx context.Context, st *fsstore.Store, s *settings, from, target string, req mailbox.Request, now time.Time) ([]*envelope.Message, error) {
+func (a *app) composeAll(ctx context.Context, ms *mailboxStore, s *settings, from, target string, req mailbox.Request, now time.Time) ([]*envelope.Message, error) {
 	t, err := mailbox.ParseTarget(target)
 	if err != nil {
 		return nil, usagef("--to: %v", err)
 	}
-	to, err := mailbox.Resolve(ctx, st, from, t, mailbox.ResolveOptions{Now: now,
+	to, err := mailbox.Resolve(ctx, ms.be, from, t, mailbox.ResolveOptions{Now: now,
 		OfflineAfter: seconds(s.mailbox.OfflineAfter), MaxFanout: s.mailbox.MaxFanout,
-		HasInbox: func(agent string) bool { _, ok, _ := st.HasInbox(agent); return ok }})
+		HasInbox: ms.hasInbox(ctx)})
 	if err != nil {
 		return nil, err
 	}
@@ -125,7 +128,7 @@ func (a *app) composeAll(ctx context.Context, st *fsstore.Store, s *settings, fr
 		if len(msgs) > 0 && r.ThreadID == "" {
 			r.ThreadID = msgs[0].ThreadID
 		}
-		opts, err := a.composeOptions(ctx, st, s, from, &r, now)
+		opts, err := a.composeOptions(ctx, ms, s, from, &r, now)
 		if err != nil {
 			return nil, err
 		}
@@ -136,4 +139,25 @@ func (a *app) composeAll(ctx context.Context, st *fsstore.Store, s *settings, fr
 		msgs = append(msgs, msg)
 	}
 	return msgs, nil
+}
+
+// hasInbox is ResolveOptions.HasInbox for the store: whether an agent
+// has an inbox folder (filesystem), or messages stored for it (a store
+// that can list them; nil: none has).
+func (ms *mailboxStore) hasInbox(ctx context.Context) func(agent string) bool {
+	if ms.fs != nil {
+		return func(agent string) bool { _, ok, _ := ms.fs.HasInbox(agent); return ok }
+	}
+	br, ok := ms.be.(store.Browser)
+	if !ok {
+		return nil
+	}
+	return func(agent string) bool {
+		found := false
+		_ = br.Browse(ctx, func(st store.Stored) bool {
+			found = st.Agent == agent
+			return !found
+		})
+		return found
+	}
 }

@@ -23,7 +23,10 @@ processed/ or archive/), gathers its conversation (the messages linked to it
 by reply_to, up and down, and those sharing its thread_id) and prints them
 in causal order: a message after the one it answers, otherwise by
 timestamp, then file name; each with its depth below the message it
-answers. The file column is the path under the root.`,
+answers. The file column is the path under the root.
+
+It works on the configured store (channels.mailbox.backend; --root names a
+mailbox folder instead), on any store that can list its messages.`,
 		Example: `  switchboard thread 0196a1b2-...
   switchboard thread msg_1745659200_researcher --json | jq -r '.from + ": " + .text'`,
 		Args:              exactArgs("id"),
@@ -40,17 +43,22 @@ answers. The file column is the path under the root.`,
 }
 
 func (a *app) thread(ctx context.Context, id string, jsonOut bool) error {
-	st, s, err := a.openExistingStore()
+	m, _, err := a.openMailbox(true)
 	if err != nil {
 		return err
 	}
-	if st == nil { // no root, no messages
-		return fmt.Errorf("message %s not found under %s", id, s.mailbox.MailboxesRoot)
+	defer m.close()
+	notFound := fmt.Errorf("message %s not found %s", id, m.in())
+	if m.be == nil { // no store, no messages
+		return notFound
 	}
-	defer st.Close()
-	chain, err := mailbox.Thread(ctx, st, id)
+	br, err := m.browser("thread")
+	if err != nil {
+		return err
+	}
+	chain, err := mailbox.Thread(ctx, br, id)
 	if errors.Is(err, mailbox.ErrNotFound) {
-		return fmt.Errorf("message %s not found under %s", id, s.mailbox.MailboxesRoot)
+		return notFound
 	}
 	if err != nil {
 		return err

@@ -6,12 +6,11 @@ import (
 	"fmt"
 	"io/fs"
 	"path/filepath"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
 )
 
 func (a *app) watchCommand() *cobra.Command {
@@ -21,7 +20,11 @@ func (a *app) watchCommand() *cobra.Command {
 		Short: "Follow new messages as they arrive, without claiming them",
 		Long: `Watch prints each message as it arrives in AGENT's inbox (every agent's
 when AGENT is left out), until SIGINT or SIGTERM. It only reads: the
-messages stay in the inbox for their receiver.`,
+messages stay in the inbox for their receiver.
+
+On NATS (channels.mailbox.backend "nats") it subscribes to the inbox
+subjects and shows each message as it is published; the credentials must
+allow subscribing to them. --root names a mailbox folder instead.`,
 		Example: `  switchboard watch
   switchboard watch coder --json`,
 		Args:              maxArgs("agent"),
@@ -42,7 +45,21 @@ messages stay in the inbox for their receiver.`,
 }
 
 func (a *app) watch(cmd *cobra.Command, agent string, jsonOut bool) error {
-	st, s, err := a.openStore()
+	s, err := a.settings()
+	if err != nil {
+		return err
+	}
+	show := func(where string, msg *envelope.Message, readErr error) error {
+		return a.printWatched(where, msg, readErr, jsonOut)
+	}
+	switch kind := a.backendKind(s); kind {
+	case backendFS:
+	case natsstore.BackendName:
+		return a.watchNATS(cmd.Context(), s, agent, show)
+	default:
+		return a.fsOnly("watch")
+	}
+	st, _, err := a.openStore()
 	if err != nil {
 		return err
 	}
@@ -61,28 +78,13 @@ func (a *app) watch(cmd *cobra.Command, agent string, jsonOut bool) error {
 		if writeErr != nil {
 			return
 		}
-		defer func() {
-			if writeErr != nil {
-				cancel() // stdout is gone: stop watching
-			}
-		}()
 		var readErr error
 		if msg == nil {
 			readErr = whyUnreadable(st.Root(), name, s.mailbox.MaxMessageBytes)
 		}
-		if jsonOut {
-			writeErr = writeJSON(a.env.Stdout, newMessageLine(name, msg, readErr))
-			return
+		if writeErr = show(name, msg, readErr); writeErr != nil {
+			cancel() // stdout is gone: stop watching
 		}
-		if msg == nil {
-			_, writeErr = fmt.Fprintf(a.env.Stdout, "%s unreadable %s: %v\n", time.Now().Format(time.TimeOnly), name, readErr)
-			return
-		}
-		line := msg.Timestamp.Local().Format(time.TimeOnly) + " " + msg.From + " → " + msg.To
-		if msg.Type != envelope.TypeMessage {
-			line += " [" + kindLabel(msg.Type, msg.Task) + "]"
-		}
-		_, writeErr = fmt.Fprintln(a.env.Stdout, strings.TrimSpace(line+" "+summary(msg.Content.Parts)))
 	}, ready)
 	if writeErr != nil {
 		return writeErr

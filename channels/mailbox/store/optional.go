@@ -81,3 +81,13 @@ type PruneReport struct {
 type Pruner interface {
 	Prune(ctx context.Context, r Retention) (PruneReport, error)
 }
+
+// AuditReader is a Backend whose audit log can be read back: the events
+// of every agent, as Auditor recorded them and as the store reported its
+// own.
+type AuditReader interface {
+	// ReadAudit calls fn with each entry of the log, oldest first, until
+	// fn returns false or ctx ends. Entries that cannot be decoded are
+	// skipped; a store whose log is off or empty has no entries.
+	ReadAudit(ctx context.Context, fn func(Event) bool) error
+}

@@ -16,6 +16,9 @@ var (
 	ErrInboxBusy = errors.New("inbox is open in another process")
 	// ErrUnknownAgent is returned for an agent that has no card.
 	ErrUnknownAgent = errors.New("unknown agent")
+	// ErrNoStore is returned by a backend asked to open only an existing
+	// store (for reading) when there is none yet: nothing was created.
+	ErrNoStore = errors.New("the mailbox store does not exist yet")
 )
 
 // Sender delivers messages.

@@ -22,7 +22,7 @@ func TestConformance(t *testing.T) {
 		root := filepath.Join(t.TempDir(), "mailboxes")
 		return &storetest.Harness{
 			Open: func(t *testing.T, obs store.Observer) store.Backend {
-				s, err := fsstore.Open(fsstore.Options{Root: root, NoSync: true, Observer: obs})
+				s, err := fsstore.Open(fsstore.Options{Root: root, NoSync: true, AuditLog: true, Observer: obs})
 				require.NoError(t, err)
 				return s
 			},

@@ -7,4 +7,11 @@
 // Messages are kept encoded, exactly as another backend would hold them,
 // and decoded when handed out, so a Hub can also be given input that does
 // not decode (InjectRaw) and sets it aside as every backend must.
+//
+// It has every optional ability of package store: Browse (pending, handed
+// out, handled and archived messages), an audit log (Record, ReadAudit;
+// always on, the last AuditKeep entries), SweepTask and Prune. Handled
+// and archived messages are kept until Prune removes them (a running
+// mailbox channel prunes by its retention settings); the ids of handled
+// messages, which recognise a duplicate, are kept up to 100,000 per inbox.
 package memstore

@@ -24,6 +24,7 @@ type Hub struct {
 	cards   map[string][]byte // agent id → card JSON
 	state   map[string][]byte // agent id + "/" + key → record
 	seq     uint64
+	audit   []store.Event // the audit log; the last AuditKeep entries count
 }
 
 // NewHub returns an empty hub.
@@ -60,6 +61,11 @@ type item struct {
 	seq         uint64
 	data        []byte
 	redelivered bool
+	at          time.Time // when it was stored, for retention
+	// about and name are set when the item is acknowledged: the message's
+	// event fields (id, sender, thread, task) and its file name.
+	about store.Event
+	name  string
 }
 
 // Rejected is one item set aside, with the reason.
@@ -77,8 +83,12 @@ type queue struct {
 	handled  map[string]bool
 	order    []string // handled ids, oldest first, to forget the oldest
 	rejected []Rejected
-	owner    *Inbox
-	changed  chan struct{} // closed and replaced when pending grows
+	// processed and archive hold the acknowledged items, the latter those
+	// swept with their task, until Prune removes them.
+	processed []*item
+	archive   []*item
+	owner     *Inbox
+	changed   chan struct{} // closed and replaced when pending grows
 }
 
 // queueLocked returns agent's inbox, creating it.
@@ -92,11 +102,12 @@ func (h *Hub) queueLocked(agent string) *queue {
 	return q
 }
 
-// pushLocked appends data to agent's inbox and wakes its reader.
-func (h *Hub) pushLocked(agent string, data []byte) {
+// pushLocked appends data, stored at `at`, to agent's inbox and wakes its
+// reader.
+func (h *Hub) pushLocked(agent string, data []byte, at time.Time) {
 	q := h.queueLocked(agent)
 	h.seq++
-	q.pending = append(q.pending, &item{seq: h.seq, data: data})
+	q.pending = append(q.pending, &item{seq: h.seq, data: data, at: at})
 	q.poke()
 }
 
@@ -123,7 +134,7 @@ func (q *queue) remember(id string) {
 func (h *Hub) InjectRaw(agent string, data []byte) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.pushLocked(agent, append([]byte(nil), data...))
+	h.pushLocked(agent, append([]byte(nil), data...), time.Now())
 }
 
 // Depth returns how many messages wait in agent's inbox, not counting

@@ -115,8 +115,9 @@ func (in *Inbox) Next(ctx context.Context) (*store.Delivery, error) {
 		it := q.pending[0]
 		q.pending = q.pending[1:]
 		d, ev := in.takeLocked(q, it)
+		ev = in.s.logLocked(ev)
 		h.mu.Unlock()
-		in.s.emit(ev)
+		in.s.notify(ev)
 		if d != nil {
 			return d, nil
 		}
@@ -138,7 +139,7 @@ func (in *Inbox) takeLocked(q *queue, it *item) (*store.Delivery, store.Event) {
 		err = fmt.Errorf("addressed to %q, not to %q", msg.To, in.agent)
 	}
 	if msg != nil {
-		ev.MessageID, ev.From = msg.ID, msg.From
+		ev = messageEvent("", in.agent, msg)
 	}
 	if err != nil {
 		q.rejected = append(q.rejected, Rejected{Data: it.data, Reason: err.Error(), MessageID: ev.MessageID})
@@ -200,12 +201,16 @@ func (in *Inbox) settle(d *store.Delivery, state int, reason string) error {
 			delete(q.inflight, r.id)
 		}
 	}
-	ev := store.Event{Kind: store.EventProcessed, Agent: in.agent, MessageID: r.id, From: d.Message.From}
+	ev := messageEvent(store.EventProcessed, in.agent, d.Message)
 	if state == 2 {
 		q.rejected = append(q.rejected, Rejected{Data: r.it.data, Reason: reason, MessageID: r.id})
 		ev.Kind, ev.Reason = store.EventRefused, reason
+	} else {
+		r.it.about, r.it.name = ev, envelope.FileName(d.Message)
+		q.processed = append(q.processed, r.it)
 	}
+	ev = in.s.logLocked(ev)
 	h.mu.Unlock()
-	in.s.emit(ev)
+	in.s.notify(ev)
 	return nil
 }

@@ -43,7 +43,30 @@ func (s *Store) checkOpen(ctx context.Context) error {
 	return ctx.Err()
 }
 
-func (s *Store) emit(ev store.Event) { store.Notify(s.opts.Observer, s.opts.Now, ev) }
+// logLocked stamps ev with the store's clock (unless it has a time),
+// appends it to the hub's audit log and returns it. The caller holds the
+// hub's lock, so the log follows the order of the changes it reports, and
+// passes the event to notify once it let go.
+func (s *Store) logLocked(ev store.Event) store.Event {
+	if ev.Time.IsZero() {
+		ev.Time = s.opts.Now()
+	}
+	s.hub.appendAuditLocked(ev)
+	return ev
+}
+
+// notify reports events to the Observer.
+func (s *Store) notify(evs ...store.Event) {
+	for _, ev := range evs {
+		store.Notify(s.opts.Observer, s.opts.Now, ev)
+	}
+}
+
+// messageEvent is an event of kind about msg in agent's inbox.
+func messageEvent(kind store.EventKind, agent string, msg *envelope.Message) store.Event {
+	return store.Event{Kind: kind, Agent: agent, MessageID: msg.ID, From: msg.From, ThreadID: msg.ThreadID,
+		TaskID: msg.TaskOf()}
+}
 
 // Deliver implements store.Sender. The message is validated and encoded
 // within the size cap; delivering a message that still waits in the inbox
@@ -65,8 +88,9 @@ func (s *Store) Deliver(ctx context.Context, msg *envelope.Message) error {
 			return nil
 		}
 	}
-	h.pushLocked(msg.To, data)
+	h.pushLocked(msg.To, data, s.opts.Now())
+	ev := s.logLocked(messageEvent(store.EventSent, msg.To, msg))
 	h.mu.Unlock()
-	s.emit(store.Event{Kind: store.EventSent, Agent: msg.To, MessageID: msg.ID, From: msg.From})
+	s.notify(ev)
 	return nil
 }

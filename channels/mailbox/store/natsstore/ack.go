@@ -46,9 +46,10 @@ func (in *Inbox) Ack(ctx context.Context, d *store.Delivery) error {
 		return fmt.Errorf("ack %s: %w", c.id, err)
 	}
 	in.settled(c, refAcked)
+	in.s.sweeps.noteAcked(in.agent, c.seq, d.Message)
 	if in.s.observed() {
 		in.s.emit(store.Event{Kind: store.EventProcessed, Agent: in.agent, MessageID: c.id,
-			From: d.Message.From, Ref: ref(c.seq)})
+			From: d.Message.From, Ref: ref(c.seq), ThreadID: d.Message.ThreadID, TaskID: d.Message.TaskOf()})
 	}
 	return nil
 }
@@ -92,6 +93,9 @@ func (in *Inbox) settled(c *claim, st refState) {
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	c.state = st
+	if c.lane == lanePriority {
+		in.urgentHeld.Add(-1)
+	}
 	delete(in.claims, c.seq)
 	delete(in.attempts, c.seq)
 	if c.own {

@@ -61,6 +61,14 @@ type Config struct {
 	// its own ("_INBOX_coder") and allow it only that one to subscribe to,
 	// so no agent can read another's replies. Empty: "_INBOX".
 	InboxPrefix string `json:"inboxPrefix"`
+	// HistoryStream keeps a copy of every message (republished by the
+	// server from Stream), the audit log and the swept markers: what
+	// threads, replies owed and the audit log read.
+	HistoryStream string `json:"historyStream"`
+	// HistoryMaxAge (seconds) and HistoryMaxBytes bound the history
+	// stream; the oldest entries go first. 0 or -1: no bound.
+	HistoryMaxAge   float64 `json:"historyMaxAge"`
+	HistoryMaxBytes int64   `json:"historyMaxBytes"`
 }
 
 // TLSConfig holds file paths, all optional.
@@ -72,15 +80,20 @@ type TLSConfig struct {
 
 // DefaultConfig returns the defaults: a local server, stream MAILBOX,
 // prefix "mailbox", buckets mailbox-registry, -presence, -state and -locks,
-// ackWait 30, maxDeliver 5, 1 replica, lockTtl 15, connectTimeout 5.
+// ackWait 30, maxDeliver 5, 1 replica, lockTtl 15, connectTimeout 5,
+// history stream MAILBOX_HISTORY kept 30 days and at most 1 GiB.
 func DefaultConfig() Config {
 	return Config{
 		URL: nats.DefaultURL, Stream: "MAILBOX", SubjectPrefix: "mailbox",
 		RegistryBucket: "mailbox-registry", PresenceBucket: "mailbox-presence",
 		StateBucket: "mailbox-state", LockBucket: "mailbox-locks",
 		AckWait: 30, MaxDeliver: 5, Replicas: 1, LockTTL: 15, ConnectTimeout: 5,
+		HistoryStream: "MAILBOX_HISTORY", HistoryMaxAge: 30 * 24 * 3600, HistoryMaxBytes: 1 << 30,
 	}
 }
+
+// minHistoryBytes is the smallest bound of the history stream's size.
+const minHistoryBytes = 1 << 20
 
 // DecodeConfig decodes and validates a channels.mailbox.nats section over
 // the defaults. Errors name the key ("channels.mailbox.nats.ackWait: ...").
@@ -139,6 +152,17 @@ func (c *Config) Validate() error {
 	}
 	if !nameRE.MatchString(c.Stream) {
 		bad("stream", "%q: want 1 to 64 letters, digits, '-' or '_'", c.Stream)
+	}
+	if !nameRE.MatchString(c.HistoryStream) {
+		bad("historyStream", "%q: want 1 to 64 letters, digits, '-' or '_'", c.HistoryStream)
+	} else if c.HistoryStream == c.Stream {
+		bad("historyStream", "%q is also %s; the history needs its own stream", c.HistoryStream, key("stream"))
+	}
+	if v := c.HistoryMaxAge; v != 0 && v != -1 && v < 1 {
+		bad("historyMaxAge", "want a number of seconds, at least 1 (0 or -1: no bound), got %v", v)
+	}
+	if v := c.HistoryMaxBytes; v != 0 && v != -1 && v < minHistoryBytes {
+		bad("historyMaxBytes", "want at least %d bytes (0 or -1: no bound), got %d", minHistoryBytes, v)
 	}
 	if !prefixRE.MatchString(c.SubjectPrefix) {
 		bad("subjectPrefix", "%q: want subject tokens of letters, digits, '-' or '_' joined by '.'", c.SubjectPrefix)
@@ -212,8 +236,17 @@ func (c *Config) Options(nc *nats.Conn) Options {
 		RegistryBucket: c.RegistryBucket, PresenceBucket: c.PresenceBucket,
 		StateBucket: c.StateBucket, LockBucket: c.LockBucket,
 		AckWait: seconds(c.AckWait), MaxDeliver: c.MaxDeliver, Replicas: c.Replicas,
-		LockTTL: seconds(c.LockTTL),
+		LockTTL: seconds(c.LockTTL), HistoryStream: c.HistoryStream,
+		HistoryMaxAge: unbounded(seconds(c.HistoryMaxAge)), HistoryMaxBytes: unbounded(c.HistoryMaxBytes),
 	}
+}
+
+// unbounded turns the config's "no bound" (0 or -1) into the Options' (-1).
+func unbounded[T time.Duration | int64](v T) T {
+	if v <= 0 {
+		return -1
+	}
+	return v
 }
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -37,6 +38,29 @@ func TestDecodeConfigValues(t *testing.T) {
 	assert.Equal(t, creds, cfg.TLS.CA)
 }
 
+// TestHistoryConfig: the history stream's keys and what the store options
+// make of them (0 and -1: no bound, which the options say with -1).
+func TestHistoryConfig(t *testing.T) {
+	def := natsstore.DefaultConfig()
+	assert.Equal(t, "MAILBOX_HISTORY", def.HistoryStream)
+	assert.Equal(t, 30*24*3600.0, def.HistoryMaxAge)
+	assert.Equal(t, int64(1<<30), def.HistoryMaxBytes)
+	o := def.Options(nil)
+	assert.Equal(t, 30*24*time.Hour, o.HistoryMaxAge)
+	assert.Equal(t, int64(1<<30), o.HistoryMaxBytes)
+	assert.False(t, o.AuditLog, "the mailbox's auditLog decides")
+
+	for _, none := range []float64{0, -1} {
+		cfg, err := natsstore.DecodeConfig(map[string]any{"history_stream": "HIST", "historyMaxAge": none,
+			"historyMaxBytes": int64(none)})
+		require.NoError(t, err)
+		assert.Equal(t, "HIST", cfg.HistoryStream)
+		o := cfg.Options(nil)
+		assert.Equal(t, time.Duration(-1), o.HistoryMaxAge, "no bound")
+		assert.Equal(t, int64(-1), o.HistoryMaxBytes, "no bound")
+	}
+}
+
 // TestDecodeConfigErrorsNameTheKey: every bad value is reported with its
 // full key path.
 func TestDecodeConfigErrorsNameTheKey(t *testing.T) {
@@ -58,6 +82,12 @@ func TestDecodeConfigErrorsNameTheKey(t *testing.T) {
 		{map[string]any{"lockTtl": 0.5}, "channels.mailbox.nats.lockTtl"},
 		{map[string]any{"maxDeliver": 0}, "channels.mailbox.nats.maxDeliver: want at least 1"},
 		{map[string]any{"replicas": 6}, "channels.mailbox.nats.replicas: want 1 to 5"},
+		{map[string]any{"historyStream": "MAILBOX"}, "channels.mailbox.nats.historyStream: \"MAILBOX\" is also channels.mailbox.nats.stream"},
+		{map[string]any{"historyStream": "HIST ORY"}, "channels.mailbox.nats.historyStream"},
+		{map[string]any{"historyMaxAge": 0.5}, "channels.mailbox.nats.historyMaxAge: want a number of seconds, at least 1 (0 or -1: no bound)"},
+		{map[string]any{"historyMaxAge": -2}, "channels.mailbox.nats.historyMaxAge"},
+		{map[string]any{"historyMaxBytes": 1000}, "channels.mailbox.nats.historyMaxBytes: want at least 1048576 bytes (0 or -1: no bound)"},
+		{map[string]any{"historyMaxBytes": -5}, "channels.mailbox.nats.historyMaxBytes"},
 		{map[string]any{"ackWait": "soon"}, "channels.mailbox.nats.ackWait"},
 		{map[string]any{"ulr": "nats://x:1"}, "channels.mailbox.nats.ulr"},
 	}

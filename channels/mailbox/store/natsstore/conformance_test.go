@@ -19,12 +19,12 @@ func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) *storetest.Harness {
 		ts := startServer(t, "")
 		return &storetest.Harness{
-			Open: func(t *testing.T, obs store.Observer) store.Backend { return ts.open(t, obs) },
+			Open: func(t *testing.T, obs store.Observer) store.Backend { return ts.openAudited(t, true, obs) },
 			InjectRaw: func(t *testing.T, agent, from string, data []byte) {
 				publishRaw(t, ts, "mailbox."+agent+".inbox."+from, data)
 			},
 		}
-	}, storetest.Features{MaxDeliver: 3})
+	}, storetest.Features{MaxDeliver: 3, NoPrune: true})
 }
 
 // publishRaw publishes data on subject as it is, through a connection of

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -14,12 +15,18 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
+// HeaderPriority is the header of a message published on a priority
+// subject: its priority, "1" to "3".
+const HeaderPriority = "Mailbox-Priority"
+
 // Deliver implements store.Sender. It validates msg, encodes it on one line
 // (envelope.EncodeCompact: cheaper to make and to decode than the indented
-// form of the filesystem's files) within the size cap, and publishes it on mailbox.<to>.inbox.<from>, waiting for the
-// stream's acknowledgement: once Deliver returns nil the message is stored
-// (on Replicas servers). The Nats-Msg-Id is the recipient and the message
-// id, so a publish retried within the duplicate window is dropped by the
+// form of the filesystem's files) within the size cap, and publishes it on
+// mailbox.<to>.inbox.<from>, or on mailbox.<to>.priority.<from> with
+// HeaderPriority when its priority is 1 to 3, waiting for the stream's
+// acknowledgement: once Deliver returns nil the message is stored (on
+// Replicas servers). The Nats-Msg-Id is the recipient and the message id,
+// so a publish retried within the duplicate window is dropped by the
 // stream.
 func (s *Store) Deliver(ctx context.Context, msg *envelope.Message) error {
 	if err := s.checkOpen(ctx); err != nil {
@@ -29,9 +36,16 @@ func (s *Store) Deliver(ctx context.Context, msg *envelope.Message) error {
 	if err != nil {
 		return err
 	}
-	m := nats.NewMsg(s.names.inbox(msg.To, msg.From))
+	var m *nats.Msg
+	if p := msg.Priority; p > 0 { // 1 to 3: EncodeForDelivery validated it
+		m = nats.NewMsg(s.names.priority(msg.To, msg.From))
+		m.Header.Set(HeaderPriority, strconv.Itoa(p))
+	} else {
+		m = nats.NewMsg(s.names.inbox(msg.To, msg.From))
+	}
 	m.Data = data
 	m.Header.Set(jetstream.MsgIDHeader, publishID(msg, data))
+	s.auditSent(msg) // first: the recipient's entries come after it
 	ack, err := s.js.PublishMsg(ctx, m)
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
@@ -45,7 +59,7 @@ func (s *Store) Deliver(ctx context.Context, msg *envelope.Message) error {
 	}
 	if s.observed() {
 		s.emit(store.Event{Kind: store.EventSent, Agent: msg.To, MessageID: msg.ID, From: msg.From,
-			Ref: ack.Stream + ref(ack.Sequence)})
+			Ref: ack.Stream + ref(ack.Sequence), ThreadID: msg.ThreadID, TaskID: msg.TaskOf()})
 	}
 	return nil
 }

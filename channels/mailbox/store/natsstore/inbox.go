@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -13,13 +14,13 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
-// Inbox is one agent's inbox: its durable consumer, owned from
-// Store.OpenInbox until Close. Next may be called from one goroutine at a
-// time (calls queue); Ack and Quarantine from any goroutine.
+// Inbox is one agent's inbox: its two durable consumers (see lane), owned
+// from Store.OpenInbox until Close. Next may be called from one goroutine
+// at a time (calls queue); Ack and Quarantine from any goroutine.
 type Inbox struct {
 	s      *Store
 	agent  string
-	cc     jetstream.ConsumeContext
+	ccs    [laneCount]jetstream.ConsumeContext
 	lock   *inboxLock
 	ctx    context.Context // ends with Close
 	cancel context.CancelFunc
@@ -29,16 +30,28 @@ type Inbox struct {
 
 	qmu     sync.Mutex
 	queue   []*pulled     // pulled and checked, not yet handed out
-	arrived chan struct{} // poked when queue grows; buffered 1
+	urgent  []*pulled     // the same of the priority lane, in urgentOrder
+	arrived chan struct{} // poked when queue or urgent grows; buffered 1
+	// urgentDue is how many priority messages the server had for the
+	// priority consumer beyond those it sent (NumPending of the last one,
+	// or of the consumer at opening): Next holds back ordinary messages
+	// while it waits for them (see pop).
+	urgentDue uint64
+	// urgentHeld counts priority messages handed out and not settled;
+	// maxAckPending is the priority consumer's limit of those plus the
+	// queued ones.
+	urgentHeld    atomic.Int64
+	maxAckPending int
 
 	mu       sync.Mutex // guards the fields below
 	closed   bool
 	claims   map[uint64]*claim // handed out and not settled, by stream sequence
 	inflight map[string]int    // own ids of the claims
 	handled  *idRing           // own ids settled lately
-	// seenBelow: messages up to this stream sequence were delivered
-	// before the inbox opened; attempts counts their hand-outs.
-	seenBelow uint64
+	// seenBelow: a lane's messages up to this stream sequence were
+	// delivered before the inbox opened; attempts counts their hand-outs
+	// (by stream sequence, unique across lanes).
+	seenBelow [laneCount]uint64
 	attempts  attempts
 }
 
@@ -46,7 +59,7 @@ var _ store.Inbox = (*Inbox)(nil)
 
 // OpenInbox implements store.Backend. It takes the agent's lock (failing
 // with store.ErrInboxBusy while another process or Inbox holds it),
-// creates or updates the agent's durable consumer and starts pulling.
+// creates or updates the agent's durable consumers and starts pulling.
 // Messages a crashed owner left unacknowledged come back after AckWait;
 // those a closed Inbox released come back at once, first.
 func (s *Store) OpenInbox(ctx context.Context, agentID string) (store.Inbox, error) {
@@ -71,52 +84,56 @@ func (s *Store) OpenInbox(ctx context.Context, agentID string) (store.Inbox, err
 	return in, nil
 }
 
-// startInbox creates or updates the agent's consumer and starts pulling.
-// If the consumer has messages delivered and not acknowledged (left by a
+// startInbox creates or updates the agent's consumers and starts pulling.
+// If a consumer has messages delivered and not acknowledged (left by a
 // closed or crashed owner) it is reset to its acknowledgement floor, so
 // they come again at once and in stream order, before anything newer.
 func (s *Store) startInbox(ctx context.Context, agent string, lock *inboxLock) (*Inbox, error) {
-	name := consumerName(agent)
-	cons, err := s.js.CreateOrUpdateConsumer(ctx, s.opts.Stream, jetstream.ConsumerConfig{
-		Durable:       name,
-		Description:   "switchboard inbox of " + agent,
-		FilterSubject: s.names.inboxFilter(agent),
-		AckPolicy:     jetstream.AckExplicitPolicy,
-		AckWait:       s.opts.AckWait,
-		MaxDeliver:    -1, // the inbox counts hand-outs itself (see attempts)
-		DeliverPolicy: jetstream.DeliverAllPolicy,
-	})
-	if err != nil {
-		return nil, fmt.Errorf("consumer %s: %w", name, err)
-	}
-	info := cons.CachedInfo()
 	in := &Inbox{s: s, agent: agent, lock: lock, sem: make(chan struct{}, 1), arrived: make(chan struct{}, 1),
-		claims: map[uint64]*claim{}, inflight: map[string]int{}, handled: newIDRing(handledKeep)}
-	if info.NumAckPending > 0 {
-		in.seenBelow = info.Delivered.Stream
+		claims: map[uint64]*claim{}, inflight: map[string]int{}, handled: newIDRing(handledKeep), attempts: attempts{}}
+	var conss [laneCount]jetstream.Consumer
+	for l := range laneCount {
+		st, err := s.startConsumer(ctx, agent, l)
+		if err != nil {
+			return nil, err
+		}
+		conss[l], in.seenBelow[l] = st.cons, st.seenBelow
+		if l == lanePriority {
+			in.urgentDue, in.maxAckPending = st.pending, st.maxAckPending
+		}
+	}
+	if in.seenBelow != [laneCount]uint64{} {
+		var err error
 		if in.attempts, err = s.loadAttempts(ctx, agent); err != nil {
 			return nil, err
 		}
-		if _, err := s.js.ResetConsumer(ctx, s.opts.Stream, name); err != nil {
-			return nil, fmt.Errorf("reset consumer %s to redeliver what was left unacknowledged: %w", name, err)
-		}
-	}
-	if in.attempts == nil {
-		in.attempts = attempts{}
 	}
 	// Consume hands messages to a callback, which queues them here; unlike
 	// the Messages iterator, whose fixed channel drops messages when a
 	// reconnect makes the client pull again while it holds a full batch.
-	in.cc, err = cons.Consume(in.receive, jetstream.PullMaxMessages(s.opts.Prefetch),
-		jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
-			s.opts.Logger.Debug("inbox consumer", "agent", agent, "err", err)
-		}))
-	if err != nil {
-		return nil, fmt.Errorf("consume: %w", err)
+	for l, receive := range [laneCount]jetstream.MessageHandler{in.receive, in.receiveUrgent} {
+		cc, err := conss[l].Consume(receive, jetstream.PullMaxMessages(s.opts.Prefetch),
+			jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
+				s.opts.Logger.Debug("inbox consumer", "agent", agent, "lane", lane(l), "err", err)
+			}))
+		if err != nil {
+			in.stopConsuming()
+			return nil, fmt.Errorf("consume: %w", err)
+		}
+		in.ccs[l] = cc
 	}
 	in.ctx, in.cancel = context.WithCancel(context.Background())
 	in.wg.Go(in.keepAlive)
 	return in, nil
+}
+
+// stopConsuming stops the pulling of both lanes.
+func (in *Inbox) stopConsuming() {
+	for _, cc := range in.ccs {
+		if cc != nil {
+			cc.Stop()
+		}
+	}
 }
 
 // receive checks a pulled message and queues it for Next. It runs on the
@@ -124,7 +141,7 @@ func (s *Store) startInbox(ctx context.Context, agent string, lock *inboxLock) (
 // caller's work on the previous message instead of adding to its wait for
 // the next one.
 func (in *Inbox) receive(m jetstream.Msg) {
-	p := in.inspect(m)
+	p := in.inspect(m, laneNormal)
 	in.qmu.Lock()
 	in.queue = append(in.queue, p)
 	in.qmu.Unlock()
@@ -134,17 +151,37 @@ func (in *Inbox) receive(m jetstream.Msg) {
 	}
 }
 
-// pop takes the oldest queued message, if any.
-func (in *Inbox) pop() *pulled {
+// pop takes the next queued message: the first priority message, else the
+// oldest ordinary one. While the server has priority messages for the
+// inbox that have not arrived yet (urgentDue), it takes only a priority-3
+// message (none can come before it) and otherwise returns wait: Next
+// waits for them, so that an inbox opened on a backlog takes its priority
+// messages first and in order. It stops waiting for them when the
+// priority consumer is at its limit of messages out (they cannot come),
+// or when Next gives up (giveUp).
+func (in *Inbox) pop(giveUp bool) (p *pulled, wait bool) {
 	in.qmu.Lock()
 	defer in.qmu.Unlock()
-	if len(in.queue) == 0 {
-		return nil
+	if in.urgentDue > 0 && (giveUp || in.maxAckPending > 0 &&
+		in.urgentHeld.Load()+int64(len(in.urgent)) >= int64(in.maxAckPending)) {
+		in.urgentDue = 0
 	}
-	m := in.queue[0]
+	due := in.urgentDue > 0
+	switch {
+	case len(in.urgent) > 0 && (!due || in.urgent[0].priority == 3):
+		p = in.urgent[0]
+		in.urgent[0] = nil
+		in.urgent = in.urgent[1:]
+		return p, false
+	case len(in.queue) == 0 && len(in.urgent) == 0:
+		return nil, false
+	case due:
+		return nil, true
+	}
+	p = in.queue[0]
 	in.queue[0] = nil
 	in.queue = in.queue[1:]
-	return m
+	return p, false
 }
 
 // Agent returns the agent whose inbox this is.
@@ -189,9 +226,9 @@ func (in *Inbox) Close() error {
 		in.cancel()
 		in.sem <- struct{}{} // no Next runs from now on
 		in.wg.Wait()
-		in.cc.Stop()
+		in.stopConsuming()
 		in.qmu.Lock()
-		in.queue = nil
+		in.queue, in.urgent = nil, nil
 		in.qmu.Unlock()
 		in.mu.Lock()
 		in.closed = true

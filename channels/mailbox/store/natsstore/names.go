@@ -29,18 +29,29 @@ func (n names) inbox(to, from string) string {
 	return n.prefix + "." + token(to) + ".inbox." + token(from)
 }
 
+// priority is the subject of a message of priority 1 to 3 from `from` to
+// `to`.
+func (n names) priority(to, from string) string {
+	return n.prefix + "." + token(to) + ".priority." + token(from)
+}
+
 // inboxFilter is the filter of agent's consumer.
 func (n names) inboxFilter(agent string) string { return n.prefix + "." + token(agent) + ".inbox.*" }
+
+// priorityFilter is the filter of agent's priority consumer.
+func (n names) priorityFilter(agent string) string {
+	return n.prefix + "." + token(agent) + ".priority.*"
+}
 
 // dead is the dead-letter subject of agent's inbox.
 func (n names) dead(agent string) string { return n.prefix + "." + token(agent) + ".dead" }
 
 // streamSubjects are the subjects the stream holds.
 func (n names) streamSubjects() []string {
-	return []string{n.prefix + ".*.inbox.*", n.prefix + ".*.dead"}
+	return []string{n.prefix + ".*.inbox.*", n.prefix + ".*.priority.*", n.prefix + ".*.dead"}
 }
 
-// senderToken returns the sender token of an inbox subject.
+// senderToken returns the sender token of an inbox or priority subject.
 func (n names) senderToken(subject string) string {
 	i := strings.LastIndexByte(subject, '.')
 	if i < 0 {
@@ -49,8 +60,11 @@ func (n names) senderToken(subject string) string {
 	return subject[i+1:]
 }
 
-// consumer is the durable name of agent's inbox consumer.
+// consumerName is the durable name of agent's inbox consumer.
 func consumerName(agent string) string { return "inbox-" + token(agent) }
+
+// priorityConsumerName is the durable name of agent's priority consumer.
+func priorityConsumerName(agent string) string { return "prio-" + token(agent) }
 
 // stateKey is the KV key of one state record.
 func stateKey(agent, key string) string { return token(agent) + "." + key }

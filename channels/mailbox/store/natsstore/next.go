@@ -28,6 +28,7 @@ type claim struct {
 	seq   uint64
 	id    string
 	own   bool
+	lane  lane
 	state refState // guarded by in.mu
 }
 
@@ -39,27 +40,47 @@ const (
 	refQuarantined
 )
 
-// Next implements store.Inbox. Messages come in stream order; those left
-// unacknowledged when the inbox was last closed come again first. Input that cannot be used (does not
-// decode, too large, addressed to another agent, sent on another agent's
-// subject, or handed out MaxDeliver times without an acknowledgement) is
-// moved to the dead-letter subject with the reason and reported as
-// EventQuarantined; a copy of a message already handled is acknowledged
-// and dropped (EventDuplicate). Next returns store.ErrClosed once the inbox
-// is closed, or ctx's error.
+// Next implements store.Inbox. Messages of priority 1 to 3 come first,
+// highest priority first, then the others; each kind in stream order, and
+// those left unacknowledged when the inbox was last closed again first.
+// While the server holds priority messages the inbox has not received yet,
+// Next waits for them rather than hand out something they should precede
+// (at most AckWait, should they not come). Input that cannot be used (does
+// not decode, too large, addressed to another agent, sent on another
+// agent's subject, or handed out MaxDeliver times without an
+// acknowledgement) is moved to the dead-letter subject with the reason and
+// reported as EventQuarantined; a copy of a message already handled is
+// acknowledged and dropped (EventDuplicate). Next returns store.ErrClosed
+// once the inbox is closed, or ctx's error.
 func (in *Inbox) Next(ctx context.Context) (*store.Delivery, error) {
 	if err := store.TakeTurn(ctx, in.sem, in.ctx.Done()); err != nil {
 		return nil, err
 	}
 	defer func() { <-in.sem }()
+	var giveUp bool
+	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
 	for {
 		if err := store.StillOpen(ctx, in.ctx.Done()); err != nil {
 			return nil, err
 		}
-		p := in.pop()
+		p, wait := in.pop(giveUp)
 		if p == nil {
+			var expired <-chan time.Time
+			if wait {
+				if timer == nil {
+					timer = time.NewTimer(in.s.opts.AckWait)
+				}
+				expired = timer.C
+			}
 			select {
 			case <-in.arrived:
+			case <-expired:
+				giveUp = true
 			case <-in.ctx.Done():
 				return nil, store.ErrClosed
 			case <-ctx.Done():
@@ -75,15 +96,25 @@ func (in *Inbox) Next(ctx context.Context) (*store.Delivery, error) {
 
 // pulled is a message as it arrived, with what inspect found.
 type pulled struct {
-	m      jetstream.Msg
-	md     *jetstream.MsgMetadata // nil: not a JetStream message
-	msg    *envelope.Message      // nil if it did not decode
-	reason string                 // why it cannot be handed out; "" if it can
+	m        jetstream.Msg
+	lane     lane
+	priority int                    // in the priority lane: see urgency
+	md       *jetstream.MsgMetadata // nil: not a JetStream message
+	msg      *envelope.Message      // nil if it did not decode
+	reason   string                 // why it cannot be handed out; "" if it can
+}
+
+// seq is p's stream sequence (0 if unknown).
+func (p *pulled) seq() uint64 {
+	if p.md == nil {
+		return 0
+	}
+	return p.md.Sequence.Stream
 }
 
 // inspect reads m's metadata and checks m (see check).
-func (in *Inbox) inspect(m jetstream.Msg) *pulled {
-	p := &pulled{m: m}
+func (in *Inbox) inspect(m jetstream.Msg, l lane) *pulled {
+	p := &pulled{m: m, lane: l}
 	md, err := m.Metadata()
 	if err != nil {
 		in.s.opts.Logger.Warn("message without JetStream metadata ignored", "agent", in.agent, "err", err)
@@ -108,7 +139,8 @@ func (in *Inbox) take(ctx context.Context, p *pulled) *store.Delivery {
 	if handedOut { // redelivered while still being worked on: the claim stands
 		return nil
 	}
-	if reason == "" && seq <= in.seenBelow {
+	seenBelow := in.seenBelow[p.lane]
+	if reason == "" && seq <= seenBelow {
 		reason = in.countAttempt(ctx, seq)
 	}
 	if reason != "" {
@@ -122,20 +154,25 @@ func (in *Inbox) take(ctx context.Context, p *pulled) *store.Delivery {
 		if own {
 			in.inflight[msg.ID]++
 		}
-		c := &claim{in: in, msg: m, seq: seq, id: msg.ID, own: own}
+		c := &claim{in: in, msg: m, seq: seq, id: msg.ID, own: own, lane: p.lane}
 		in.claims[seq] = c
 		in.mu.Unlock()
-		if in.s.observed() {
-			in.s.emit(store.Event{Kind: store.EventClaimed, Agent: in.agent, MessageID: msg.ID, From: msg.From, Ref: ref(seq)})
+		if p.lane == lanePriority {
+			in.urgentHeld.Add(1)
 		}
-		return &store.Delivery{Message: msg, Redelivered: md.NumDelivered > 1 || seq <= in.seenBelow, Ref: c}
+		if in.s.observed() {
+			in.s.emit(store.Event{Kind: store.EventClaimed, Agent: in.agent, MessageID: msg.ID, From: msg.From, Ref: ref(seq),
+				ThreadID: msg.ThreadID, TaskID: msg.TaskOf()})
+		}
+		return &store.Delivery{Message: msg, Redelivered: md.NumDelivered > 1 || seq <= seenBelow, Ref: c}
 	}
 	in.mu.Unlock()
 	if err := in.s.ack(ctx, m); err != nil {
 		in.s.opts.Logger.Warn("cannot drop a duplicate; it comes back", "agent", in.agent, "id", msg.ID, "err", err)
 		return nil
 	}
-	in.s.emit(store.Event{Kind: store.EventDuplicate, Agent: in.agent, MessageID: msg.ID, From: msg.From, Ref: ref(seq)})
+	in.s.emit(store.Event{Kind: store.EventDuplicate, Agent: in.agent, MessageID: msg.ID, From: msg.From, Ref: ref(seq),
+		ThreadID: msg.ThreadID, TaskID: msg.TaskOf()})
 	return nil
 }
 
@@ -171,7 +208,7 @@ func (in *Inbox) setAside(ctx context.Context, m jetstream.Msg, seq uint64, msg 
 	}
 	ev := store.Event{Kind: kind, Agent: in.agent, Ref: ref(seq), Reason: reason}
 	if msg != nil {
-		ev.MessageID, ev.From = msg.ID, msg.From
+		ev.MessageID, ev.From, ev.ThreadID, ev.TaskID = msg.ID, msg.From, msg.ThreadID, msg.TaskOf()
 	}
 	in.s.opts.Logger.Warn("mailbox message set aside", "agent", in.agent, "id", ev.MessageID, "reason", reason)
 	in.s.emit(ev)

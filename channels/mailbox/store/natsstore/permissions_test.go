@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -18,26 +19,17 @@ import (
 
 // TestPerAgentPermissions runs the server configuration of
 // testdata/agents.conf (the one docs/backends.md shows): each agent works
-// with its own user, may send only as itself and consume only its own
-// inbox.
+// with its own user, may send only as itself (priority messages too) and
+// consume only its own inbox's two consumers.
 func TestPerAgentPermissions(t *testing.T) {
-	opts, err := server.ProcessConfigFile("testdata/agents.conf")
-	require.NoError(t, err)
-	opts.Host, opts.Port, opts.StoreDir, opts.NoLog, opts.NoSigs = "127.0.0.1", -1, t.TempDir(), true, true
-	srv, err := server.NewServer(opts)
-	require.NoError(t, err)
-	go srv.Start()
-	require.True(t, srv.ReadyForConnections(20*time.Second))
-	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
-	url := "nats://127.0.0.1:" + itoa(srv.Addr().(*net.TCPAddr).Port)
-
+	url := startAgentsServer(t)
+	connect := func(user, password string) (*nats.Conn, natsstore.Config) {
+		t.Helper()
+		return connectAs(t, url, user, password)
+	}
 	open := func(user, password string) *natsstore.Store {
 		t.Helper()
-		cfg, err := natsstore.DecodeConfig(map[string]any{"url": url, "user": user, "password": password,
-			"inboxPrefix": "_INBOX_" + user, "connectTimeout": 5})
-		require.NoError(t, err)
-		nc, err := cfg.Connect(user)
-		require.NoError(t, err)
+		nc, cfg := connect(user, password)
 		o := cfg.Options(nc)
 		o.OwnConn = true
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -53,15 +45,20 @@ func TestPerAgentPermissions(t *testing.T) {
 
 	ask := storetest.NewMessage("researcher", "coder", "sort 3 1 2")
 	require.NoError(t, researcher.Deliver(waitCtx(t), ask))
-	_, err = coder.UpdateCard(waitCtx(t), "coder", func(c *envelope.Card) { c.Capabilities = []string{"sort"} })
+	urgent := storetest.NewMessage("researcher", "coder", "stop")
+	urgent.Priority = 2
+	require.NoError(t, researcher.Deliver(waitCtx(t), urgent), "a priority message as itself")
+	_, err := coder.UpdateCard(waitCtx(t), "coder", func(c *envelope.Card) { c.Capabilities = []string{"sort"} })
 	require.NoError(t, err, "own card")
 	in, err := coder.OpenInbox(waitCtx(t), "coder")
 	require.NoError(t, err, "own inbox")
 	defer in.Close()
-	d, err := in.Next(waitCtx(t))
-	require.NoError(t, err)
-	assert.Equal(t, ask.ID, d.Message.ID)
-	require.NoError(t, in.Ack(waitCtx(t), d))
+	for _, want := range []string{urgent.ID, ask.ID} { // both consumers of its own inbox
+		d, err := in.Next(waitCtx(t))
+		require.NoError(t, err)
+		assert.Equal(t, want, d.Message.ID)
+		require.NoError(t, in.Ack(waitCtx(t), d))
+	}
 	require.NoError(t, coder.Deliver(waitCtx(t), storetest.NewMessage("coder", "researcher", "1 2 3")), "reply as itself")
 	cards, err := coder.Cards(waitCtx(t))
 	require.NoError(t, err, "read every card")
@@ -77,9 +74,59 @@ func TestPerAgentPermissions(t *testing.T) {
 	_, err = coder.OpenInbox(short(), "researcher")
 	assert.Error(t, err, "another agent's inbox")
 	assert.Error(t, coder.Deliver(short(), storetest.NewMessage("researcher", "coder", "spoofed")), "send as another agent")
+	spoofed := storetest.NewMessage("researcher", "coder", "spoofed")
+	spoofed.Priority = 3
+	assert.Error(t, coder.Deliver(short(), spoofed), "send a priority message as another agent")
 	_, err = coder.UpdateCard(short(), "researcher", func(c *envelope.Card) { c.Description = "hijacked" })
 	assert.Error(t, err, "another agent's card")
 	assert.Error(t, coder.SaveState(short(), "researcher", "sent-tasks", []byte("[]")), "another agent's state")
+
+	// researcher's priority consumer exists and holds a message for it;
+	// coder's user cannot pull it, researcher's own inbox gets it.
+	rin, err := researcher.OpenInbox(waitCtx(t), "researcher")
+	require.NoError(t, err)
+	require.NoError(t, rin.Close())
+	note := storetest.NewMessage("coder", "researcher", "look at this first")
+	note.Priority = 1
+	require.NoError(t, coder.Deliver(waitCtx(t), note))
+	spy, _ := connect("coder", "coder-secret")
+	defer spy.Close()
+	_, err = spy.RequestWithContext(short(), "$JS.API.CONSUMER.MSG.NEXT.MAILBOX.prio-researcher", []byte(`{"batch":1}`))
+	assert.Error(t, err, "pull from another agent's priority consumer")
+	rin, err = researcher.OpenInbox(waitCtx(t), "researcher")
+	require.NoError(t, err)
+	defer rin.Close()
+	d, err := rin.Next(waitCtx(t))
+	require.NoError(t, err)
+	assert.Equal(t, note.ID, d.Message.ID)
+	require.NoError(t, rin.Ack(waitCtx(t), d))
+}
+
+// startAgentsServer starts a server with testdata/agents.conf and returns
+// its URL.
+func startAgentsServer(t *testing.T) string {
+	t.Helper()
+	opts, err := server.ProcessConfigFile("testdata/agents.conf")
+	require.NoError(t, err)
+	opts.Host, opts.Port, opts.StoreDir, opts.NoLog, opts.NoSigs = "127.0.0.1", -1, t.TempDir(), true, true
+	srv, err := server.NewServer(opts)
+	require.NoError(t, err)
+	go srv.Start()
+	require.True(t, srv.ReadyForConnections(20*time.Second))
+	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
+	return "nats://127.0.0.1:" + itoa(srv.Addr().(*net.TCPAddr).Port)
+}
+
+// connectAs connects to url as user, with the config an agent of that
+// name would have.
+func connectAs(t *testing.T, url, user, password string) (*nats.Conn, natsstore.Config) {
+	t.Helper()
+	cfg, err := natsstore.DecodeConfig(map[string]any{"url": url, "user": user, "password": password,
+		"inboxPrefix": "_INBOX_" + user, "connectTimeout": 5})
+	require.NoError(t, err)
+	nc, err := cfg.Connect(user)
+	require.NoError(t, err)
+	return nc, cfg
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

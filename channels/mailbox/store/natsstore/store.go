@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -19,8 +20,10 @@ type Options struct {
 	// Conn is the connection to use. Close closes it only with OwnConn.
 	Conn    *nats.Conn
 	OwnConn bool
-	// Stream, SubjectPrefix and the bucket names: see Config.
+	// Stream, SubjectPrefix, HistoryStream and the bucket names: see
+	// Config.
 	Stream         string
+	HistoryStream  string
 	SubjectPrefix  string
 	RegistryBucket string
 	PresenceBucket string
@@ -31,6 +34,14 @@ type Options struct {
 	MaxDeliver int
 	Replicas   int
 	LockTTL    time.Duration
+	// HistoryMaxAge and HistoryMaxBytes bound the history stream (see
+	// Config); 0 takes the default, a negative value sets no bound.
+	HistoryMaxAge   time.Duration
+	HistoryMaxBytes int64
+	// AuditLog records the store's own events (sent, claimed, processed,
+	// quarantined, refused, duplicate, swept) in the audit log on the
+	// history stream, besides those given to Record.
+	AuditLog bool
 	// PresenceTTL is how long a presence key outlives its last heartbeat
 	// (the mailbox's offlineAfter; default 30s).
 	PresenceTTL time.Duration
@@ -45,6 +56,10 @@ type Options struct {
 	// faster, but an acknowledgement lost in a crash redelivers the message
 	// to the next owner of the inbox.
 	AsyncAck bool
+	// NoCreate opens only a store that exists, for reading: the stream and
+	// the buckets are neither created nor changed, and Open fails with an
+	// error wrapping store.ErrNoStore when one of them is missing.
+	NoCreate bool
 	// Observer receives an Event for each message handled; may be nil.
 	Observer store.Observer
 	// Logger receives warnings; nil discards.
@@ -61,6 +76,7 @@ func (o *Options) setDefaults() {
 		}
 	}
 	def(&o.Stream, d.Stream)
+	def(&o.HistoryStream, d.HistoryStream)
 	def(&o.SubjectPrefix, d.SubjectPrefix)
 	def(&o.RegistryBucket, d.RegistryBucket)
 	def(&o.PresenceBucket, d.PresenceBucket)
@@ -75,6 +91,12 @@ func (o *Options) setDefaults() {
 	dur(&o.LockTTL, seconds(d.LockTTL))
 	dur(&o.PresenceTTL, 30*time.Second)
 	dur(&o.DuplicateWindow, 2*time.Minute)
+	if o.HistoryMaxAge == 0 {
+		o.HistoryMaxAge = seconds(d.HistoryMaxAge)
+	}
+	if o.HistoryMaxBytes == 0 {
+		o.HistoryMaxBytes = d.HistoryMaxBytes
+	}
 	if o.MaxDeliver <= 0 {
 		o.MaxDeliver = d.MaxDeliver
 	}
@@ -106,6 +128,11 @@ type Store struct {
 	presence jetstream.KeyValue
 	state    jetstream.KeyValue
 	locks    jetstream.KeyValue
+	// audit publishes audit entries without waiting for each
+	// acknowledgement (see audit.go).
+	audit     jetstream.JetStream
+	auditSlow atomic.Bool // the server did not confirm an entry in time
+	sweeps    sweepIndexes
 
 	inboxes store.InboxSet[*Inbox]
 }
@@ -114,7 +141,8 @@ var _ store.Backend = (*Store)(nil)
 
 // Open opens the store on opts.Conn, creating the stream and the buckets
 // when they do not exist yet (which needs the permission to; with per-agent
-// credentials an administrator creates them first, see docs/backends.md).
+// credentials an administrator creates them first, see docs/backends.md),
+// unless opts.NoCreate.
 func Open(ctx context.Context, opts Options) (*Store, error) {
 	if opts.Conn == nil {
 		return nil, errors.New("natsstore: Options.Conn is required")
@@ -125,6 +153,9 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		return nil, fmt.Errorf("natsstore: %w", err)
 	}
 	s := &Store{opts: opts, names: names{prefix: opts.SubjectPrefix}, nc: opts.Conn, js: js}
+	if s.audit, err = s.newAuditPublisher(); err != nil {
+		return nil, fmt.Errorf("natsstore: %w", err)
+	}
 	if err := s.setUp(ctx); err != nil {
 		if opts.OwnConn {
 			opts.Conn.Close()
@@ -134,15 +165,24 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	return s, nil
 }
 
-// setUp finds or creates the stream and the buckets.
+// setUp finds or creates the streams and the buckets. A new history
+// stream comes before a new main stream, to take the copies of its first
+// messages.
 func (s *Store) setUp(ctx context.Context) error {
 	o := s.opts
 	stream, err := s.js.Stream(ctx, o.Stream)
+	history := false // set up already
+	if errors.Is(err, jetstream.ErrStreamNotFound) && o.NoCreate {
+		return fmt.Errorf("natsstore: stream %s: %w", o.Stream, store.ErrNoStore)
+	}
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		s.setUpHistory(ctx)
+		history = true
 		stream, err = s.js.CreateStream(ctx, jetstream.StreamConfig{
 			Name: o.Stream, Subjects: s.names.streamSubjects(),
 			Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage,
 			Duplicates: o.DuplicateWindow, Replicas: o.Replicas,
+			RePublish:   s.names.republish(),
 			Description: "switchboard mailbox: inboxes and dead letters",
 		})
 		if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) { // created meanwhile
@@ -153,6 +193,17 @@ func (s *Store) setUp(ctx context.Context) error {
 		return fmt.Errorf("natsstore: stream %s: %w", o.Stream, err)
 	}
 	s.stream = stream
+	if !o.NoCreate { // a reader changes nothing
+		if err := s.addSubjects(ctx); err != nil {
+			return err
+		}
+	}
+	if !history {
+		s.setUpHistory(ctx)
+	}
+	if !o.NoCreate {
+		s.addRePublish(ctx)
+	}
 	buckets := []struct {
 		kv  *jetstream.KeyValue
 		cfg jetstream.KeyValueConfig
@@ -167,6 +218,9 @@ func (s *Store) setUp(ctx context.Context) error {
 	for _, b := range buckets {
 		b.cfg.Storage, b.cfg.Replicas = jetstream.FileStorage, o.Replicas
 		kv, err := s.js.KeyValue(ctx, b.cfg.Bucket)
+		if errors.Is(err, jetstream.ErrBucketNotFound) && o.NoCreate {
+			return fmt.Errorf("natsstore: bucket %s: %w", b.cfg.Bucket, store.ErrNoStore)
+		}
 		if errors.Is(err, jetstream.ErrBucketNotFound) {
 			kv, err = s.js.CreateKeyValue(ctx, b.cfg)
 			if errors.Is(err, jetstream.ErrBucketExists) {
@@ -190,6 +244,7 @@ func (s *Store) Close() error {
 		return nil
 	}
 	errs := []error{err}
+	s.waitAudit()
 	if s.opts.OwnConn {
 		errs = append(errs, s.nc.Drain())
 	} else if !s.nc.IsClosed() {
@@ -205,8 +260,24 @@ func (s *Store) checkOpen(ctx context.Context) error {
 	return ctx.Err()
 }
 
-func (s *Store) emit(ev store.Event) { store.Notify(s.opts.Observer, s.opts.Now, ev) }
+// emit reports ev to the audit log, with Options.AuditLog, and to the
+// Observer (see settles for when it waits for the log). A failure to
+// write the audit log is logged and never stops the mailbox.
+func (s *Store) emit(ev store.Event) {
+	if ev.Time.IsZero() {
+		ev.Time = s.opts.Now()
+	}
+	if s.opts.AuditLog && ev.Kind != store.EventSent { // Deliver wrote that one (auditSent)
+		f, err := s.publishAudit(ev)
+		if err != nil {
+			s.opts.Logger.Warn("audit log not written", "kind", ev.Kind, "id", ev.MessageID, "err", err)
+		} else if settles(ev.Kind) {
+			s.awaitAudit(f)
+		}
+	}
+	store.Notify(s.opts.Observer, s.opts.Now, ev)
+}
 
-// observed reports whether events go anywhere: the paths every message
-// takes build their events only then.
-func (s *Store) observed() bool { return s.opts.Observer != nil }
+// observed reports whether events go anywhere (the Observer or the audit
+// log): the paths every message takes build their events only then.
+func (s *Store) observed() bool { return s.opts.Observer != nil || s.opts.AuditLog }

@@ -3,6 +3,7 @@ package storetest
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -21,6 +22,16 @@ func (s *suite) runChannel(t *testing.T) {
 	t.Run("Capacity", s.testChannelCapacity)
 	t.Run("Presence", s.testChannelPresence)
 	t.Run("TaskRedeliveredAfterRestart", s.testChannelRestart)
+	t.Run("OrderPerSender", s.testChannelOrder)
+	t.Run("DuplicateHandedOnce", s.testChannelDuplicate)
+	t.Run("Thread", s.testChannelThread)
+	t.Run("RepliesOwed", s.testChannelRepliesOwed)
+	t.Run("ReplyStoredElsewhere", s.testChannelReplyElsewhere)
+	t.Run("OverdueReply", s.testChannelOverdue)
+	t.Run("TaskEndArchived", s.testChannelTaskSwept)
+	t.Run("AuditTrail", s.testChannelAuditTrail)
+	t.Run("Broadcast", s.testChannelBroadcast)
+	t.Run("GroupTargets", s.testChannelGroups)
 }
 
 // agent is one running mailbox channel with its own bus and backend.
@@ -39,8 +50,23 @@ func (w *world) startAgent(t *testing.T, id string, tune func(*mailbox.Config)) 
 	return startOn(t, be, ev, id, tune)
 }
 
+// startClocked starts a mailbox channel for id on a new backend of w,
+// with now as the channel's clock.
+func (w *world) startClocked(t *testing.T, id string, now func() time.Time, tune func(*mailbox.Config)) *agent {
+	t.Helper()
+	ev := NewEvents()
+	return startWith(t, w.open(t, ev.Observe), ev, id, tune, now)
+}
+
 // startOn starts a mailbox channel for id on be.
 func startOn(t *testing.T, be store.Backend, ev *Events, id string, tune func(*mailbox.Config)) *agent {
+	t.Helper()
+	return startWith(t, be, ev, id, tune, nil)
+}
+
+// startWith starts a mailbox channel for id on be, with clock now (nil:
+// the real one).
+func startWith(t *testing.T, be store.Backend, ev *Events, id string, tune func(*mailbox.Config), now func() time.Time) *agent {
 	t.Helper()
 	cfg := mailbox.DefaultConfig()
 	cfg.Enabled, cfg.AgentID, cfg.MailboxesRoot = true, id, "unused-with-an-explicit-backend"
@@ -48,7 +74,7 @@ func startOn(t *testing.T, be store.Backend, ev *Events, id string, tune func(*m
 		tune(&cfg)
 	}
 	b := bus.New(64)
-	ch, err := mailbox.New(cfg, b, mailbox.Options{Backend: be})
+	ch, err := mailbox.New(cfg, b, mailbox.Options{Backend: be, Now: now})
 	require.NoError(t, err)
 	require.NoError(t, ch.Start(waitCtx(t)))
 	a := &agent{ch: ch, bus: b, be: be, events: ev}

@@ -9,10 +9,23 @@
 // delivery with duplicates handed out once, redelivery after a crash
 // (an inbox closed without acknowledging), input that cannot be decoded
 // set aside, the registry (cards, concurrent updates, offline detection),
-// the state store, ErrInboxBusy, ErrClosed and context cancellation. The
-// channel-level part runs two mailbox channels on the backend and checks
-// delivery to the bus, the task lifecycle, callback routing, allowFrom and
-// the loop rules.
+// the state store, ErrInboxBusy, ErrClosed and context cancellation, and
+// the optional abilities of store/optional.go: Browse (each message once,
+// in its box), the audit log (Record, ReadAudit), SweepTask and Prune.
 //
-// Every wait is on an event or a value with a deadline; nothing sleeps.
+// The channel-level part runs mailbox channels on the backend, each on a
+// Backend of its own as separate processes would, and checks delivery to
+// the bus, order per sender and duplicates handed to the agent once, the
+// task lifecycle, callback routing, allowFrom, the loop rules, presence,
+// redelivery after a restart, threads (mailbox.Thread), replies owed
+// (held requests, Archive, PendingReplies, FindPending, a reply stored by
+// another process, overdue notices on a clock the test moves), a task's
+// messages swept to its archive, the audit trail of a message, and group
+// addressing (all, cap:, role:, any:, patterns, maxFanout, the loop rules
+// per recipient).
+//
+// An optional ability the backend lacks is skipped only when its Features
+// flag says so; a flag that contradicts the backend's type fails the
+// suite. Every wait is on an event or a value with a deadline; nothing
+// sleeps.
 package storetest

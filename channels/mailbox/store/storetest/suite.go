@@ -27,6 +27,13 @@ type Harness struct {
 
 // Features says what a backend lacks or adds; the zero value is a backend
 // that has everything the suite checks and nothing extra.
+//
+// The flags of the optional abilities (the interfaces of store/optional.go)
+// must match the backend's types: a backend that implements an interface
+// while its flag says it lacks it, or lacks one its flag does not name,
+// fails the suite ("Abilities/Declared" and every case that uses the
+// ability) instead of skipping, so a flag can neither hide a regression
+// nor outlive the gap it names.
 type Features struct {
 	// NoRawInput skips the tests of input that does not decode.
 	NoRawInput bool
@@ -37,6 +44,25 @@ type Features struct {
 	MaxDeliver int
 	// NoChannel skips the channel-level tests.
 	NoChannel bool
+
+	// NoBrowse: the Backend is no store.Browser. The cases that read the
+	// store back are skipped: Browse itself, mailbox.Thread, FindPending,
+	// the boxes of handled and swept messages, and a reply stored by
+	// another process (Channel.Archive, and a held request answered while
+	// its agent was down).
+	NoBrowse bool
+	// NoAudit: the Backend is no store.Auditor. The cases of Record, and
+	// of the channel's own events (delivered, overdue), are skipped.
+	NoAudit bool
+	// NoAuditRead: the Backend is no store.AuditReader. The cases that read
+	// the audit log back are skipped.
+	NoAuditRead bool
+	// NoSweep: the backend's Inbox is no store.TaskSweeper. The cases of a
+	// task's messages moved to its archive are skipped.
+	NoSweep bool
+	// NoPrune: the backend's Inbox is no store.Pruner. The retention case
+	// is skipped.
+	NoPrune bool
 }
 
 // Run runs the whole suite as subtests of t.
@@ -49,6 +75,7 @@ func Run(t *testing.T, f Factory, features Features) {
 	t.Run("Registry", s.runRegistry)
 	t.Run("State", s.runState)
 	t.Run("Errors", s.runErrors)
+	t.Run("Abilities", s.runAbilities)
 	if !features.NoChannel {
 		t.Run("Channel", s.runChannel)
 	}

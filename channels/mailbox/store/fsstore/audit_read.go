@@ -1,0 +1,23 @@
+package fsstore
+
+import (
+	"context"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/audit"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+)
+
+var _ store.AuditReader = (*Store)(nil)
+
+// ReadAudit implements store.AuditReader: it reads the audit log of the
+// root (manifest.jsonl and its rotated files, oldest first, see
+// audit.Read), which every process with Options.AuditLog on appends to;
+// this store's own setting does not matter. A root without a log has no
+// entries; lines that cannot be decoded are skipped.
+func (s *Store) ReadAudit(ctx context.Context, fn func(store.Event) bool) error {
+	if err := s.checkOpen(); err != nil {
+		return err
+	}
+	_, err := audit.Read(ctx, s.root, audit.Filter{}, func(e audit.Entry) bool { return fn(e.Event) })
+	return err
+}

@@ -1,0 +1,262 @@
+package natsstore
+
+import (
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// The history stream holds, under the subject prefix:
+//
+//	<to>.history.<from>  a copy of each message the main stream stored,
+//	                     republished by the server (headers Nats-Stream,
+//	                     Nats-Sequence: its sequence there, Nats-Subject)
+//	<agent>.audit        the audit log: one store.Event as JSON per entry,
+//	                     written by the agent that acted
+//	<agent>.swept        the markers of SweepTask: {"task", "seqs"}
+//
+// These never overlap the main stream's subjects (<to>.inbox.<from>,
+// <to>.priority.<from>, <agent>.dead): the token after the agent differs.
+const (
+	historyToken = "history"
+	auditToken   = "audit"
+	sweptToken   = "swept"
+)
+
+// refusedWait bounds a request the server's permissions may refuse: a
+// refused request gets no answer, only a timeout.
+const refusedWait = 5 * time.Second
+
+// historyFilter matches every copy in the history stream.
+func (n names) historyFilter() string { return n.prefix + ".*." + historyToken + ".*" }
+
+// auditFilter matches every audit entry; sweptFilter every swept marker.
+func (n names) auditFilter() string { return n.prefix + ".*." + auditToken }
+func (n names) sweptFilter() string { return n.prefix + ".*." + sweptToken }
+
+// audit is the subject of the audit entries agent writes; swept that of
+// its swept markers.
+func (n names) audit(agent string) string { return n.prefix + "." + token(agent) + "." + auditToken }
+func (n names) swept(agent string) string { return n.prefix + "." + token(agent) + "." + sweptToken }
+
+// ownHistory matches what the history stream holds of agent: copies of
+// the messages sent to it, its audit entries and its swept markers.
+func (n names) ownHistory(agent string) string { return n.prefix + "." + token(agent) + ".>" }
+
+// historySubjects are the subjects of the history stream.
+func (n names) historySubjects() []string {
+	return []string{n.historyFilter(), n.auditFilter(), n.sweptFilter()}
+}
+
+// republish is the main stream's RePublish: every message stored on a
+// subject of four tokens (<prefix>.<to>.<kind>.<from>: inbox and priority
+// alike; dead letters have three) is copied to <prefix>.<to>.history.<from>.
+func (n names) republish() *jetstream.RePublish {
+	return &jetstream.RePublish{
+		Source:      n.prefix + ".*.*.*",
+		Destination: n.prefix + ".{{wildcard(1)}}." + historyToken + ".{{wildcard(3)}}",
+	}
+}
+
+// split returns the tokens of subject after the prefix, or nil if it does
+// not start with the prefix.
+func (n names) split(subject string) []string {
+	rest, ok := strings.CutPrefix(subject, n.prefix+".")
+	if !ok {
+		return nil
+	}
+	return strings.Split(rest, ".")
+}
+
+// untoken is the inverse of token.
+func untoken(tok string) (string, error) {
+	enc, ok := strings.CutPrefix(tok, "=")
+	if !ok {
+		return tok, nil
+	}
+	b, err := base64.RawURLEncoding.DecodeString(enc)
+	if err != nil {
+		return "", fmt.Errorf("subject token %q: %w", tok, err)
+	}
+	return string(b), nil
+}
+
+// historyConfig is the configuration of a new history stream.
+func (s *Store) historyConfig() jetstream.StreamConfig {
+	o := s.opts
+	cfg := jetstream.StreamConfig{
+		Name: o.HistoryStream, Subjects: s.names.historySubjects(),
+		Retention: jetstream.LimitsPolicy, Discard: jetstream.DiscardOld, Storage: jetstream.FileStorage,
+		Replicas: o.Replicas, MaxAge: max(o.HistoryMaxAge, 0), MaxBytes: max(o.HistoryMaxBytes, -1),
+		Duplicates:  o.DuplicateWindow,
+		Description: "switchboard mailbox history: copies of the messages, the audit log, swept markers",
+	}
+	if cfg.MaxAge > 0 && cfg.Duplicates > cfg.MaxAge {
+		cfg.Duplicates = cfg.MaxAge
+	}
+	return cfg
+}
+
+// setUpHistory finds or creates the history stream. The history is a view
+// and never needed to deliver a message: when it cannot be found or made
+// (no permission, no room), a warning says so and the store goes on.
+func (s *Store) setUpHistory(ctx context.Context) {
+	o := s.opts
+	ctx, cancel := context.WithTimeout(ctx, refusedWait)
+	defer cancel()
+	stream, err := s.js.Stream(ctx, o.HistoryStream)
+	if errors.Is(err, jetstream.ErrStreamNotFound) && o.NoCreate {
+		return // a reader: reading the history says it is missing, if it is
+	}
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		_, err = s.js.CreateStream(ctx, s.historyConfig())
+		if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) { // created meanwhile
+			err = nil
+		}
+	} else if err == nil && !o.NoCreate {
+		err = s.addHistorySubjects(ctx, stream)
+	}
+	if err != nil {
+		o.Logger.Warn("history stream unavailable: threads, replies owed and the audit log cannot be read back",
+			"stream", o.HistoryStream, "err", err)
+	}
+}
+
+// addHistorySubjects adds this store's subjects to a history stream that
+// lacks them (one shared with stores of another subject prefix).
+func (s *Store) addHistorySubjects(ctx context.Context, stream jetstream.Stream) error {
+	cfg := stream.CachedInfo().Config
+	var missing []string
+	for _, want := range s.names.historySubjects() {
+		if !slices.ContainsFunc(cfg.Subjects, func(have string) bool { return subjectWithin(want, have) }) {
+			missing = append(missing, want)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	cfg.Subjects = append(cfg.Subjects, missing...)
+	if _, err := s.js.UpdateStream(ctx, cfg); err != nil {
+		return fmt.Errorf("it lacks the subjects %s and adding them failed: %w", strings.Join(missing, ", "), err)
+	}
+	return nil
+}
+
+// addRePublish makes a main stream created by an older version copy its
+// messages to the history stream. When the server refuses (the user may
+// not change the stream), a warning says how to do it and the store goes
+// on: the history then lacks the messages stored from now on.
+func (s *Store) addRePublish(ctx context.Context) {
+	cfg := s.stream.CachedInfo().Config
+	want := s.names.republish()
+	switch {
+	case cfg.RePublish != nil && *cfg.RePublish == *want:
+		return
+	case cfg.RePublish != nil:
+		s.opts.Logger.Warn("stream republishes its messages elsewhere; the history stream gets no copies",
+			"stream", cfg.Name, "source", cfg.RePublish.Source, "destination", cfg.RePublish.Destination)
+		return
+	}
+	cfg.RePublish = want
+	ctx, cancel := context.WithTimeout(ctx, refusedWait)
+	defer cancel()
+	stream, err := s.js.UpdateStream(ctx, cfg)
+	if err != nil {
+		s.opts.Logger.Warn("stream does not copy its messages to the history stream and could not be changed; "+
+			"an administrator can add the republish (nats stream edit)",
+			"stream", cfg.Name, "source", want.Source, "destination", want.Destination, "err", err)
+		return
+	}
+	s.stream = stream
+}
+
+// catchUpWait bounds how long a reader waits for copies the server is
+// still republishing (see drain).
+const catchUpWait = 3 * time.Second
+
+// drain calls fn with the messages cons delivers, oldest first, until fn
+// returns false or ctx ends, and otherwise until the messages there when
+// cons was made are read and caughtUp (nil: always true) reports true.
+// What caughtUp waits for and has not come within catchUpWait is left:
+// a copy the server could not store never comes. cons must be a fresh
+// consumer without acknowledgements.
+func drain(ctx context.Context, cons jetstream.Consumer, fn func(jetstream.Msg) bool, caughtUp func() bool) error {
+	left := cons.CachedInfo().NumPending
+	done := func() bool { return left == 0 && (caughtUp == nil || caughtUp()) }
+	if done() {
+		return nil
+	}
+	it, err := cons.Messages(jetstream.PullMaxMessages(512))
+	if err != nil {
+		return err
+	}
+	defer it.Stop()
+	stop := context.AfterFunc(ctx, it.Stop)
+	defer stop()
+	var giveUp *time.Timer // runs while waiting for caughtUp
+	defer func() {
+		if giveUp != nil {
+			giveUp.Stop()
+		}
+	}()
+	for !done() {
+		if left == 0 && giveUp == nil {
+			giveUp = time.AfterFunc(catchUpWait, it.Stop)
+		}
+		m, err := it.Next()
+		switch {
+		case ctx.Err() != nil:
+			return ctx.Err()
+		case giveUp != nil && errors.Is(err, jetstream.ErrMsgIteratorClosed):
+			return nil
+		case err != nil:
+			return err
+		}
+		md, err := m.Metadata()
+		if err != nil {
+			continue
+		}
+		if left = max(left, 1) - 1; md.NumPending == 0 {
+			left = 0
+		}
+		if !fn(m) {
+			return nil
+		}
+	}
+	return nil
+}
+
+// readHistory calls fn with each entry of the history stream on filters,
+// oldest first, through an ordered consumer of its own (see drain for
+// caughtUp).
+func (s *Store) readHistory(ctx context.Context, filters []string, fn func(jetstream.Msg) bool, caughtUp func() bool) error {
+	cons, err := s.js.OrderedConsumer(ctx, s.opts.HistoryStream, jetstream.OrderedConsumerConfig{
+		FilterSubjects: filters, InactiveThreshold: time.Minute,
+		MaxResetAttempts: 3, // a read that loses the server fails rather than waits for it
+	})
+	if err != nil {
+		return fmt.Errorf("read the history stream %s: %w", s.opts.HistoryStream, err)
+	}
+	defer s.dropConsumer(ctx, cons.CachedInfo().Name)
+	if err := drain(ctx, cons, fn, caughtUp); err != nil {
+		return fmt.Errorf("read the history stream %s: %w", s.opts.HistoryStream, err)
+	}
+	return nil
+}
+
+// dropConsumer deletes a consumer of the history stream made for one
+// read; the server would drop it after a minute unused anyway.
+func (s *Store) dropConsumer(ctx context.Context, name string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), refusedWait)
+	defer cancel()
+	if err := s.js.DeleteConsumer(ctx, s.opts.HistoryStream, name); err != nil &&
+		!errors.Is(err, jetstream.ErrConsumerNotFound) {
+		s.opts.Logger.Debug("consumer of the history stream left to expire", "name", name, "err", err)
+	}
+}

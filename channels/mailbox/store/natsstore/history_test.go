@@ -1,0 +1,209 @@
+package natsstore_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/storetest"
+)
+
+// browseAll returns what Browse finds, by message id.
+func browseAll(t *testing.T, b store.Browser) map[string]store.Stored {
+	t.Helper()
+	got := map[string]store.Stored{}
+	require.NoError(t, b.Browse(waitCtx(t), func(s store.Stored) bool {
+		_, dup := got[s.Message.ID]
+		assert.False(t, dup, "message %s found twice", s.Message.ID)
+		got[s.Message.ID] = s
+		return true
+	}))
+	return got
+}
+
+// taskMessage is a message of task id.
+func taskMessage(from, to, text, id string) *envelope.Message {
+	m := storetest.NewMessage(from, to, text)
+	m.Type, m.Task = envelope.TypeTask, &envelope.Task{ID: id, State: envelope.StatePending}
+	return m
+}
+
+// TestBrowseFollowsAMessagesLife: a message is found in the inbox before
+// anyone reads it, claimed while handed out, processed once acknowledged
+// and in the archive once its task is swept; a message set aside is not
+// found; the message of an agent that never opened its inbox stays in the
+// inbox.
+func TestBrowseFollowsAMessagesLife(t *testing.T) {
+	ts := startServer(t, "")
+	ev := storetest.NewEvents()
+	be := ts.open(t, ev.Observe)
+	first := taskMessage("alice", "bob", "sort 3 1 2", "task-1")
+	waiting := storetest.NewMessage("alice", "carol", "for later")
+	require.NoError(t, be.Deliver(waitCtx(t), first))
+	require.NoError(t, be.Deliver(waitCtx(t), waiting))
+
+	got := browseAll(t, be)
+	require.Len(t, got, 2)
+	assert.Equal(t, store.BoxInbox, got[first.ID].Box)
+	assert.Equal(t, "bob", got[first.ID].Agent)
+	assert.Equal(t, first.Text(), got[first.ID].Message.Text())
+	assert.Regexp(t, `^#\d+$`, got[first.ID].Ref)
+	assert.Equal(t, store.BoxInbox, got[waiting.ID].Box)
+
+	in, err := be.OpenInbox(waitCtx(t), "bob")
+	require.NoError(t, err)
+	defer in.Close()
+	d, err := in.Next(waitCtx(t))
+	require.NoError(t, err)
+	assert.Equal(t, store.BoxClaimed, browseAll(t, be)[first.ID].Box)
+	require.NoError(t, in.Ack(waitCtx(t), d))
+	assert.Equal(t, store.BoxProcessed, browseAll(t, be)[first.ID].Box)
+
+	update := taskMessage("alice", "bob", "more", "task-1")
+	poison := storetest.NewMessage("alice", "bob", "refused")
+	require.NoError(t, be.Deliver(waitCtx(t), update))
+	require.NoError(t, be.Deliver(waitCtx(t), poison))
+	got = browseAll(t, be)
+	assert.Contains(t, []store.Box{store.BoxInbox, store.BoxClaimed}, got[update.ID].Box, "pending (maybe pulled ahead)")
+	d, err = in.Next(waitCtx(t))
+	require.NoError(t, err)
+	require.Equal(t, update.ID, d.Message.ID)
+	require.NoError(t, in.Ack(waitCtx(t), d))
+	d, err = in.Next(waitCtx(t))
+	require.NoError(t, err)
+	require.Equal(t, poison.ID, d.Message.ID)
+	require.NoError(t, in.Quarantine(waitCtx(t), d, "not allowed"))
+
+	got = browseAll(t, be)
+	assert.NotContains(t, got, poison.ID, "a message set aside is left out")
+	assert.Equal(t, store.BoxProcessed, got[update.ID].Box)
+
+	sw, ok := in.(store.TaskSweeper)
+	require.True(t, ok)
+	n, err := sw.SweepTask(waitCtx(t), "task-1")
+	require.NoError(t, err)
+	assert.Equal(t, 2, n)
+	got = browseAll(t, be)
+	assert.Equal(t, store.BoxArchive, got[first.ID].Box)
+	assert.Equal(t, store.BoxArchive, got[update.ID].Box)
+	assert.Equal(t, store.BoxInbox, got[waiting.ID].Box)
+	swept := ev.WaitFor(t, store.EventSwept, func(e store.Event) bool { return e.MessageID == update.ID })
+	assert.Equal(t, "task-1", swept.TaskID)
+	assert.Equal(t, got[update.ID].Ref, swept.Ref)
+
+	n, err = sw.SweepTask(waitCtx(t), "task-1")
+	require.NoError(t, err)
+	assert.Zero(t, n, "swept already")
+}
+
+// TestBrowseEmptyStore: a store without messages has nothing to browse.
+func TestBrowseEmptyStore(t *testing.T) {
+	ts := startServer(t, "")
+	be := ts.open(t, nil)
+	assert.Empty(t, browseAll(t, be))
+}
+
+// TestHistorySurvivesRestart: handled messages are found after the server
+// restarts, in the box they were in.
+func TestHistorySurvivesRestart(t *testing.T) {
+	ts := startServer(t, "")
+	be := ts.open(t, nil)
+	done, open := storetest.NewMessage("alice", "bob", "done"), storetest.NewMessage("alice", "bob", "open")
+	require.NoError(t, be.Deliver(waitCtx(t), done))
+	in, err := be.OpenInbox(waitCtx(t), "bob")
+	require.NoError(t, err)
+	d, err := in.Next(waitCtx(t))
+	require.NoError(t, err)
+	require.NoError(t, in.Ack(waitCtx(t), d))
+	require.NoError(t, in.Close())
+	require.NoError(t, be.Deliver(waitCtx(t), open))
+	require.NoError(t, be.Close())
+
+	ts.restart(t)
+	got := browseAll(t, ts.open(t, nil))
+	require.Len(t, got, 2)
+	assert.Equal(t, store.BoxProcessed, got[done.ID].Box)
+	assert.Equal(t, store.BoxInbox, got[open.ID].Box)
+}
+
+// TestOlderStreamGetsRePublish: a main stream created without the
+// republish (by an older version) is given it when a store opens, and the
+// messages stored from then on are found.
+func TestOlderStreamGetsRePublish(t *testing.T) {
+	ts := startServer(t, "")
+	js, err := jetstream.New(ts.connect(t))
+	require.NoError(t, err)
+	_, err = js.CreateStream(waitCtx(t), jetstream.StreamConfig{Name: "MAILBOX",
+		Subjects:  []string{"mailbox.*.inbox.*", "mailbox.*.priority.*", "mailbox.*.dead"},
+		Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage})
+	require.NoError(t, err)
+
+	be := ts.open(t, nil)
+	info, err := js.Stream(waitCtx(t), "MAILBOX")
+	require.NoError(t, err)
+	require.NotNil(t, info.CachedInfo().Config.RePublish)
+	assert.Equal(t, "mailbox.*.*.*", info.CachedInfo().Config.RePublish.Source)
+	m := storetest.NewMessage("alice", "bob", "after the upgrade")
+	require.NoError(t, be.Deliver(waitCtx(t), m))
+	assert.Contains(t, browseAll(t, be), m.ID)
+}
+
+// TestHistoryLimits: the history stream is made with the configured
+// bounds; 0 and -1 set none.
+func TestHistoryLimits(t *testing.T) {
+	ts := startServer(t, "")
+	js, err := jetstream.New(ts.connect(t))
+	require.NoError(t, err)
+	limits := func(stream string) jetstream.StreamConfig {
+		s, err := js.Stream(waitCtx(t), stream)
+		require.NoError(t, err)
+		return s.CachedInfo().Config
+	}
+	ts.open(t, nil)
+	def := limits("MAILBOX_HISTORY")
+	assert.Equal(t, 30*24*time.Hour, def.MaxAge)
+	assert.Equal(t, int64(1<<30), def.MaxBytes)
+	assert.Equal(t, jetstream.LimitsPolicy, def.Retention)
+
+	cfg, err := natsstore.DecodeConfig(map[string]any{"url": ts.url(), "stream": "OTHER", "subjectPrefix": "other",
+		"historyStream": "OTHER_HISTORY", "historyMaxAge": 0, "historyMaxBytes": -1,
+		"registryBucket": "o-reg", "presenceBucket": "o-pres", "stateBucket": "o-state", "lockBucket": "o-lock"})
+	require.NoError(t, err)
+	opts := cfg.Options(ts.connect(t))
+	openWith(t, opts)
+	none := limits("OTHER_HISTORY")
+	assert.Zero(t, none.MaxAge)
+	assert.Equal(t, int64(-1), none.MaxBytes)
+	assert.Equal(t, []string{"other.*.history.*", "other.*.audit", "other.*.swept"}, none.Subjects)
+}
+
+// TestHistorySharedByTwoPrefixes: a store of another subject prefix and
+// stream on the same server adds its subjects to the history stream, and
+// each store browses its own messages only.
+func TestHistorySharedByTwoPrefixes(t *testing.T) {
+	ts := startServer(t, "")
+	first := ts.open(t, nil)
+	opts := testOptions(ts.connect(t), nil)
+	opts.Stream, opts.SubjectPrefix = "TEAM", "team"
+	opts.RegistryBucket, opts.PresenceBucket, opts.StateBucket, opts.LockBucket = "t-reg", "t-pres", "t-state", "t-lock"
+	second := openWith(t, opts)
+	a, b := storetest.NewMessage("alice", "bob", "first"), storetest.NewMessage("alice", "bob", "second")
+	require.NoError(t, first.Deliver(waitCtx(t), a))
+	require.NoError(t, second.Deliver(waitCtx(t), b))
+	assert.Equal(t, []string{a.ID}, keys(browseAll(t, first)))
+	assert.Equal(t, []string{b.ID}, keys(browseAll(t, second)))
+}
+
+func keys(m map[string]store.Stored) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
+}

@@ -1,0 +1,148 @@
+package natsstore_test
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
+)
+
+// logBuffer collects what a store logs.
+type logBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *logBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// openAs opens a store on url as user (testdata/agents.conf), with the
+// audit log on, logging to log.
+func openAs(t *testing.T, url, user, password string, log *logBuffer) *natsstore.Store {
+	t.Helper()
+	nc, cfg := connectAs(t, url, user, password)
+	o := cfg.Options(nc)
+	o.OwnConn, o.AuditLog = true, true
+	o.Logger = slog.New(slog.NewTextHandler(log, nil))
+	return openWith(t, o)
+}
+
+// TestPerAgentHistory: with per-agent credentials an agent still sends,
+// receives, writes its own audit entries and sweeps its ended tasks,
+// reading only its own part of the history (the messages sent to it);
+// reading the whole history (threads, the audit log) is the
+// administrator's.
+func TestPerAgentHistory(t *testing.T) {
+	url := startAgentsServer(t)
+	var log logBuffer
+	admin := openAs(t, url, "admin", "admin-secret", &log) // creates the streams
+	researcher := openAs(t, url, "researcher", "researcher-secret", &log)
+	coder := openAs(t, url, "coder", "coder-secret", &log)
+
+	task := taskMessage("researcher", "coder", "sort 3 1 2", "t-1")
+	require.NoError(t, researcher.Deliver(waitCtx(t), task))
+	in, err := coder.OpenInbox(waitCtx(t), "coder")
+	require.NoError(t, err)
+	d, err := in.Next(waitCtx(t))
+	require.NoError(t, err)
+	require.NoError(t, coder.Record(waitCtx(t), store.Event{Kind: store.EventDelivered, Agent: "coder",
+		MessageID: task.ID, From: task.From}))
+	require.NoError(t, in.Ack(waitCtx(t), d))
+	require.NoError(t, in.Close())
+	require.NoError(t, coder.Close())
+
+	// The task ends in the agent's next run, which knows of the message
+	// only through its part of the history.
+	coder = openAs(t, url, "coder", "coder-secret", &log)
+	in, err = coder.OpenInbox(waitCtx(t), "coder")
+	require.NoError(t, err)
+	defer in.Close()
+	n, err := in.(store.TaskSweeper).SweepTask(waitCtx(t), "t-1")
+	require.NoError(t, err)
+	assert.Equal(t, 1, n, "found in the agent's own part of the history")
+	require.NoError(t, in.Close())
+	require.NoError(t, coder.Close())
+	require.NoError(t, researcher.Close())
+
+	got := browseAll(t, admin)
+	require.Contains(t, got, task.ID)
+	assert.Equal(t, store.BoxArchive, got[task.ID].Box)
+	var kinds []store.EventKind
+	for _, ev := range readAudit(t, admin) {
+		if ev.MessageID == task.ID {
+			kinds = append(kinds, ev.Kind)
+		}
+	}
+	assert.Equal(t, []store.EventKind{store.EventSent, store.EventClaimed, store.EventDelivered,
+		store.EventProcessed, store.EventSwept}, kinds, "each agent wrote its own entries")
+	assert.NotContains(t, log.String(), "level=WARN", "nothing was refused")
+
+	// An agent cannot read the whole history: a refused request gets no
+	// answer, so each of these fails on its deadline.
+	coder = openAs(t, url, "coder", "coder-secret", &log)
+	short := func() context.Context {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		t.Cleanup(cancel)
+		return ctx
+	}
+	assert.Error(t, coder.Browse(short(), func(store.Stored) bool { return true }), "browse")
+	assert.Error(t, coder.ReadAudit(short(), func(store.Event) bool { return true }), "read the audit log")
+	spy, _ := connectAs(t, url, "coder", "coder-secret")
+	defer spy.Close()
+	_, err = spy.RequestWithContext(short(), "$JS.API.CONSUMER.CREATE.MAILBOX_HISTORY.sweep-coder.mailbox.researcher.>",
+		[]byte(`{"stream_name":"MAILBOX_HISTORY","config":{"name":"sweep-coder","filter_subject":"mailbox.researcher.>","ack_policy":"none"}}`))
+	assert.Error(t, err, "read another agent's part of the history")
+}
+
+// TestRePublishRefused: an agent that may not change a main stream made
+// without the republish (by an older version) still opens the store,
+// with a warning that says what is missing; messages are delivered as
+// before.
+func TestRePublishRefused(t *testing.T) {
+	url := startAgentsServer(t)
+	nc, _ := connectAs(t, url, "admin", "admin-secret")
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	require.NoError(t, err)
+	var log logBuffer
+	require.NoError(t, openAs(t, url, "admin", "admin-secret", &log).Close()) // the streams and buckets
+	stream, err := js.Stream(waitCtx(t), "MAILBOX")
+	require.NoError(t, err)
+	old := stream.CachedInfo().Config
+	old.RePublish = nil // as an older version made it
+	_, err = js.UpdateStream(waitCtx(t), old)
+	require.NoError(t, err)
+
+	coder := openAs(t, url, "coder", "coder-secret", &log)
+	assert.Contains(t, log.String(), "stream does not copy its messages to the history stream")
+	stream, err = js.Stream(waitCtx(t), "MAILBOX")
+	require.NoError(t, err)
+	assert.Nil(t, stream.CachedInfo().Config.RePublish, "left as it was")
+
+	m := taskMessage("coder", "coder", "note to self", "t-2")
+	require.NoError(t, coder.Deliver(waitCtx(t), m))
+	in, err := coder.OpenInbox(waitCtx(t), "coder")
+	require.NoError(t, err)
+	defer in.Close()
+	d, err := in.Next(waitCtx(t))
+	require.NoError(t, err)
+	assert.Equal(t, m.ID, d.Message.ID)
+}

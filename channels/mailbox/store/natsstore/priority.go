@@ -1,0 +1,170 @@
+package natsstore
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// lane is one of the two durable consumers of an inbox: ordinary messages
+// (priority 0) on mailbox.<agent>.inbox.*, and messages of priority 1 to 3
+// on mailbox.<agent>.priority.*, which Next takes first. Each keeps stream
+// order; the inbox orders what the priority lane pulled by priority.
+type lane int
+
+const (
+	laneNormal   lane = iota // consumer inbox-<agent>
+	lanePriority             // consumer prio-<agent>
+	laneCount                // how many there are
+)
+
+func (l lane) String() string {
+	if l == lanePriority {
+		return "priority"
+	}
+	return "inbox"
+}
+
+// consumerConfig is the configuration of agent's consumer of lane l. Each
+// filters exactly its own subjects (a stored message belongs to the
+// consumer whose filter matches its subject).
+func (s *Store) consumerConfig(agent string, l lane) jetstream.ConsumerConfig {
+	cfg := jetstream.ConsumerConfig{
+		Durable:       consumerName(agent),
+		Description:   "switchboard inbox of " + agent,
+		FilterSubject: s.names.inboxFilter(agent),
+		AckPolicy:     jetstream.AckExplicitPolicy,
+		AckWait:       s.opts.AckWait,
+		MaxDeliver:    -1, // the inbox counts hand-outs itself (see attempts)
+		DeliverPolicy: jetstream.DeliverAllPolicy,
+	}
+	if l == lanePriority {
+		cfg.Durable = priorityConsumerName(agent)
+		cfg.Description = "switchboard priority messages of " + agent
+		cfg.FilterSubject = s.names.priorityFilter(agent)
+	}
+	return cfg
+}
+
+// consumerStart is what startConsumer found.
+type consumerStart struct {
+	cons jetstream.Consumer
+	// seenBelow: see Inbox.seenBelow; 0 when nothing is redelivered.
+	seenBelow uint64
+	// pending is how many messages the consumer has to deliver now, and
+	// maxAckPending its limit of messages delivered and not acknowledged.
+	pending       uint64
+	maxAckPending int
+}
+
+// startConsumer creates or updates agent's consumer of lane l. If it has
+// messages delivered and not acknowledged (left by a closed or crashed
+// owner) it is reset to its acknowledgement floor, so they come again at
+// once and in stream order, before anything newer.
+func (s *Store) startConsumer(ctx context.Context, agent string, l lane) (consumerStart, error) {
+	cfg := s.consumerConfig(agent, l)
+	cons, err := s.js.CreateOrUpdateConsumer(ctx, s.opts.Stream, cfg)
+	if err != nil {
+		return consumerStart{}, fmt.Errorf("consumer %s: %w", cfg.Durable, err)
+	}
+	info := cons.CachedInfo()
+	st := consumerStart{cons: cons, pending: info.NumPending, maxAckPending: info.Config.MaxAckPending}
+	if info.NumAckPending == 0 {
+		return st, nil
+	}
+	st.seenBelow = info.Delivered.Stream
+	reset, err := s.js.ResetConsumer(ctx, s.opts.Stream, cfg.Durable)
+	if err != nil {
+		return consumerStart{}, fmt.Errorf("reset consumer %s to redeliver what was left unacknowledged: %w", cfg.Durable, err)
+	}
+	st.pending += uint64(info.NumAckPending)
+	if reset != nil && reset.ConsumerInfo != nil {
+		st.pending = reset.NumPending
+	}
+	return st, nil
+}
+
+// receiveUrgent checks a message of the priority lane and queues it in
+// urgentOrder.
+func (in *Inbox) receiveUrgent(m jetstream.Msg) {
+	p := in.inspect(m, lanePriority)
+	p.priority = urgency(p)
+	in.qmu.Lock()
+	i, _ := slices.BinarySearchFunc(in.urgent, p, urgentOrder)
+	in.urgent = slices.Insert(in.urgent, i, p)
+	if p.md != nil {
+		in.urgentDue = p.md.NumPending
+	}
+	in.qmu.Unlock()
+	select {
+	case in.arrived <- struct{}{}:
+	default:
+	}
+}
+
+// urgentOrder is the order of queued priority messages: highest priority
+// first, then stream order.
+func urgentOrder(a, b *pulled) int {
+	return cmp.Or(cmp.Compare(b.priority, a.priority), cmp.Compare(a.seq(), b.seq()))
+}
+
+// urgency is the priority of a message of the priority lane: its
+// HeaderPriority, else its own priority field, else 1 (it came on a
+// priority subject).
+func urgency(p *pulled) int {
+	if h := p.m.Headers(); h != nil {
+		if n, err := strconv.Atoi(h.Get(HeaderPriority)); err == nil && n >= 1 && n <= 3 {
+			return n
+		}
+	}
+	if p.msg != nil && p.msg.Priority >= 1 && p.msg.Priority <= 3 {
+		return p.msg.Priority
+	}
+	return 1
+}
+
+// addSubjects adds the subjects the stream lacks to it: a stream made
+// before priority messages existed lacks mailbox.*.priority.*.
+func (s *Store) addSubjects(ctx context.Context) error {
+	cfg := s.stream.CachedInfo().Config
+	var missing []string
+	for _, want := range s.names.streamSubjects() {
+		if !slices.ContainsFunc(cfg.Subjects, func(have string) bool { return subjectWithin(want, have) }) {
+			missing = append(missing, want)
+		}
+	}
+	if len(missing) == 0 {
+		return nil
+	}
+	cfg.Subjects = append(cfg.Subjects, missing...)
+	stream, err := s.js.UpdateStream(ctx, cfg)
+	if err != nil {
+		return fmt.Errorf("natsstore: stream %s lacks the subjects %s and adding them failed "+
+			"(an administrator can add them, e.g. nats stream edit %s --subjects %s): %w",
+			cfg.Name, strings.Join(missing, ", "), cfg.Name, strings.Join(cfg.Subjects, ","), err)
+	}
+	s.stream = stream
+	return nil
+}
+
+// subjectWithin reports whether every subject that subject (which may hold
+// wildcards) matches is matched by filter too.
+func subjectWithin(subject, filter string) bool {
+	st, ft := strings.Split(subject, "."), strings.Split(filter, ".")
+	for i, f := range ft {
+		switch {
+		case f == ">":
+			return len(st) > i
+		case i >= len(st) || st[i] == ">":
+			return false
+		case f != "*" && f != st[i]:
+			return false
+		}
+	}
+	return len(st) == len(ft)
+}
