@@ -65,6 +65,20 @@ func Decode(r io.Reader, maxBytes int64) (*Message, error) {
 
 // DecodeBytes decodes and validates one message held in data.
 func DecodeBytes(data []byte) (*Message, error) {
+	m, ok := decodeFast(data)
+	if !ok {
+		return decodeStd(data)
+	}
+	if err := Validate(m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// decodeStd is DecodeBytes through encoding/json: the reference that
+// decodeFast must agree with, and the path for every input decodeFast
+// does not take (including all malformed ones, so errors are worded here).
+func decodeStd(data []byte) (*Message, error) {
 	var w wireMessage
 	dec := json.NewDecoder(bytes.NewReader(data))
 	if err := dec.Decode(&w); err != nil {
@@ -198,12 +212,31 @@ func Validate(m *Message) error {
 // Encode writes m in the wire format: ttl as a number, trace and parts as
 // lists (never null), metadata as an object, reply_to null when empty;
 // indented by two spaces, as in nanobot's message files.
-func Encode(m *Message) ([]byte, error) { return json.MarshalIndent(wireForm(m), "", "  ") }
+func Encode(m *Message) ([]byte, error) {
+	compact, ok := encodeCompactFast(m)
+	if !ok {
+		return encodeStd(m)
+	}
+	return appendIndented(make([]byte, 0, 2*len(compact)), compact), nil
+}
+
+// encodeStd is Encode through encoding/json, the reference for Encode.
+func encodeStd(m *Message) ([]byte, error) { return json.MarshalIndent(wireForm(m), "", "  ") }
 
 // EncodeCompact writes m in the same wire format as Encode, on one line:
 // for transports no one reads by eye (NATS), where it is cheaper to make
 // and to decode. Decode reads both forms.
-func EncodeCompact(m *Message) ([]byte, error) { return json.Marshal(wireForm(m)) }
+func EncodeCompact(m *Message) ([]byte, error) {
+	if out, ok := encodeCompactFast(m); ok {
+		return out, nil
+	}
+	return encodeCompactStd(m)
+}
+
+// encodeCompactStd is EncodeCompact through encoding/json, the reference
+// that encodeCompactFast must agree with byte for byte, and the path for
+// what it leaves out.
+func encodeCompactStd(m *Message) ([]byte, error) { return json.Marshal(wireForm(m)) }
 
 // wireForm is m as Encode and EncodeCompact write it.
 func wireForm(m *Message) any {

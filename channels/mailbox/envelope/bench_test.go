@@ -1,0 +1,79 @@
+package envelope_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+)
+
+// benchMessages are a typical chat message (about 400 bytes compact) and
+// a task with a callback and text, data and file parts.
+func benchMessages() []struct {
+	name string
+	msg  *envelope.Message
+} {
+	ts := envelope.NewTime(time.Date(2026, 4, 26, 10, 0, 0, 123456000, time.UTC))
+	typical := &envelope.Message{
+		ID: "0196a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", From: "researcher", To: "coder",
+		Timestamp: ts, Type: envelope.TypeMessage, TTL: 2, Trace: []string{"researcher"},
+		Content: envelope.Content{Parts: []envelope.Part{envelope.TextPart(
+			"Could you look at the flaky test in store/fsstore? It fails about one run in fifty " +
+				"on the CI machines since yesterday's change to the watcher.")}},
+		ThreadID: "0196a1b2-0000-7000-8000-000000000001", Subject: "flaky-test",
+		ExpectsReply: true, Priority: 1,
+	}
+	return []struct {
+		name string
+		msg  *envelope.Message
+	}{{"typical", typical}, {"task", fullMessage()}}
+}
+
+func BenchmarkDecodeBytes(b *testing.B) {
+	for _, bm := range benchMessages() {
+		data, err := envelope.EncodeCompact(bm.msg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, path := range []struct {
+			name   string
+			decode func([]byte) (*envelope.Message, error)
+		}{{"std", envelope.DecodeStd}, {"fast", envelope.DecodeBytes}} {
+			b.Run(bm.name+"/"+path.name, func(b *testing.B) {
+				b.SetBytes(int64(len(data)))
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := path.decode(data); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+func BenchmarkEncodeCompact(b *testing.B) {
+	benchEncode(b, envelope.EncodeCompactStd, envelope.EncodeCompact)
+}
+
+func BenchmarkEncode(b *testing.B) {
+	benchEncode(b, envelope.EncodeStd, envelope.Encode)
+}
+
+func benchEncode(b *testing.B, std, fast func(*envelope.Message) ([]byte, error)) {
+	for _, bm := range benchMessages() {
+		for _, path := range []struct {
+			name   string
+			encode func(*envelope.Message) ([]byte, error)
+		}{{"std", std}, {"fast", fast}} {
+			b.Run(bm.name+"/"+path.name, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := path.encode(bm.msg); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
