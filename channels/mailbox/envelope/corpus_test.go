@@ -70,7 +70,7 @@ func corpusMessages() map[string]*envelope.Message {
 		return &envelope.Message{ID: "0196a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a60", From: "alice", To: "bob",
 			Timestamp: full.Timestamp, Type: envelope.TypeMessage, TTL: 3}
 	}
-	big := fullMessage() // over the size up to which decoded strings share the input
+	big := fullMessage() // a long text, over 2 KB
 	big.Content.Parts[0].Text = strings.Repeat("long text é <", 300)
 	out := map[string]*envelope.Message{"plain": plain(), "full": full, "big": big}
 	for name, set := range optionalFields {

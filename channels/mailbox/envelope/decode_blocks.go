@@ -119,7 +119,7 @@ func (s *scanner) task() (*Task, bool) {
 			t.ID, ok = s.strOrNull()
 		case 1:
 			var v string
-			v, ok = s.strOrNull()
+			v, ok = s.word(stateWords)
 			t.State = TaskState(v)
 		case 2:
 			t.Deadline, ok = s.timePtr()
@@ -191,7 +191,7 @@ func (s *scanner) part(p *Part) bool {
 		switch i {
 		case 0:
 			var v string
-			v, ok = s.strOrNull()
+			v, ok = s.word(partWords)
 			p.Type = PartType(v)
 		case 1:
 			p.Text, ok = s.strOrNull()

@@ -1,7 +1,5 @@
 package envelope
 
-import "strings"
-
 // The member names of the objects the fast path decodes, as encoding/json
 // finds them on wireMessage, Task, Callback, Content and Part.
 var (
@@ -14,6 +12,19 @@ var (
 	partKeys     = []string{"type", "text", "data", "path"}
 )
 
+// The values of the enumerated fields, which scanner.word reads without
+// allocating.
+var (
+	typeWords  = []string{string(TypeMessage), string(TypeTask), string(TypeTaskUpdate)}
+	stateWords = func() (out []string) {
+		for _, st := range taskStates {
+			out = append(out, string(st))
+		}
+		return out
+	}()
+	partWords = []string{string(PartText), string(PartData), string(PartFile)}
+)
+
 // decodeFast decodes data without reflection when it is a message of the
 // shapes switchboard and nanobot write, giving the canonical message that
 // the encoding/json path (decodeStd) gives before validation. It reports
@@ -23,18 +34,12 @@ var (
 // case, nesting deeper than maxDepth, a bad timestamp, data after the
 // object. Names of no field are skipped, as encoding/json skips them.
 func decodeFast(data []byte) (*Message, bool) {
-	s := newScanner(data)
+	s := scanner{data: data}
 	m := &Message{TTL: DefaultTTL}
 	if !s.message(m) || s.skipSpace() != 0 || s.pos != len(data) {
 		return nil, false
 	}
 	canonicalize(m)
-	if s.shared != "" {
-		// The id is what outlives a message most (sets of handled and
-		// recent ids): give it its own memory, so that keeping it does
-		// not keep the whole input alive.
-		m.ID = strings.Clone(m.ID)
-	}
 	return m, true
 }
 
@@ -120,7 +125,7 @@ func (s *scanner) message(m *Message) bool {
 			m.Timestamp, _, ok = s.timeOrNull()
 		case mType:
 			var v string
-			v, ok = s.strOrNull()
+			v, ok = s.word(typeWords)
 			m.Type = Type(v)
 		case mTTL:
 			var n int

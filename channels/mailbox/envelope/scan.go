@@ -10,40 +10,19 @@ import (
 // fully understand or is not valid JSON; the caller then gives up and the
 // input is decoded by encoding/json instead, which also words the error.
 // So the scanner never has to describe a fault, only to notice it.
+//
+// Decoded strings never share memory with the input, as with encoding/json:
+// a string kept after its message is dropped (an id in a set of handled
+// ids, a task id in an index of tasks) must not keep the whole input alive.
 type scanner struct {
 	data  []byte
 	pos   int
 	depth int
-	// shared is string(data) when the input is small enough for decoded
-	// strings to share its memory (see sharedMax), else "".
-	shared string
 }
 
 // maxDepth is the deepest nesting of objects and arrays the scanner
 // follows; deeper input is left to encoding/json (which allows 10000).
 const maxDepth = 64
-
-// sharedMax is the largest input whose decoded strings share one copy of
-// it. Sharing saves an allocation per string, but a string kept after the
-// message is dropped (an id in a set of recent ids) keeps the whole input
-// alive, so it is done only for inputs no larger than this.
-const sharedMax = 2 << 10
-
-func newScanner(data []byte) scanner {
-	s := scanner{data: data}
-	if len(data) <= sharedMax {
-		s.shared = string(data)
-	}
-	return s
-}
-
-// text returns data[a:b] as a string.
-func (s *scanner) text(a, b int) string {
-	if s.shared != "" {
-		return s.shared[a:b]
-	}
-	return string(s.data[a:b])
-}
 
 // skipSpace moves past JSON white space and returns the byte after it
 // (0 at the end of the input).
@@ -155,7 +134,7 @@ func (s *scanner) str() (string, bool) {
 			if !ascii && !utf8.Valid(d[start:i]) {
 				return string(unquoteSlow(d[start:i])), true
 			}
-			return s.text(start, i), true
+			return string(d[start:i]), true
 		case c == '\\':
 			return s.escaped(start)
 		case c < ' ':
@@ -270,6 +249,22 @@ func (s *scanner) boolean() (v, ok bool) {
 		return false, s.literal("null")
 	}
 	return false, false
+}
+
+// word reads a string field that is usually one of known (a type, a task
+// state), returning the constant itself, without allocating, when it is.
+// Anything else is read as strOrNull reads it.
+func (s *scanner) word(known []string) (string, bool) {
+	if s.skipSpace() == '"' {
+		rest := s.data[s.pos+1:]
+		for _, k := range known { // k holds no '"' or '\\': compared raw
+			if len(rest) > len(k) && rest[len(k)] == '"' && string(rest[:len(k)]) == k {
+				s.pos += len(k) + 2
+				return k, true
+			}
+		}
+	}
+	return s.strOrNull()
 }
 
 // strOrNull reads a string field; null leaves it "" (encoding/json
