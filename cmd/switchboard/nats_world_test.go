@@ -76,8 +76,10 @@ func (w *natsWorld) jetStream() jetstream.JetStream {
 }
 
 // streams describes every stream on the server (the KV buckets are
-// streams too): name, messages, bytes, first and last sequence. Two equal
-// descriptions mean nothing was created, stored, removed or acknowledged.
+// streams too): name, messages, bytes, first and last sequence, subjects
+// and how many consumers it has. Two equal descriptions mean nothing was
+// created (no stream, bucket or consumer), stored, removed or
+// acknowledged (an acknowledged message leaves the work-queue stream).
 func (w *natsWorld) streams() map[string]string {
 	w.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
@@ -86,26 +88,9 @@ func (w *natsWorld) streams() map[string]string {
 	lister := w.jetStream().ListStreams(ctx)
 	for info := range lister.Info() {
 		st := info.State
-		out[info.Config.Name] = fmt.Sprintf("%d msgs %d bytes seq %d-%d subjects %v",
-			st.Msgs, st.Bytes, st.FirstSeq, st.LastSeq, info.Config.Subjects)
+		out[info.Config.Name] = fmt.Sprintf("%d msgs %d bytes seq %d-%d subjects %v consumers %d",
+			st.Msgs, st.Bytes, st.FirstSeq, st.LastSeq, info.Config.Subjects, st.Consumers)
 	}
 	require.NoError(w.t, lister.Err())
 	return out
-}
-
-// lacks reports whether the NATS store lacks an optional ability
-// ("store.Browser", "store.AuditReader"), for skipping what needs it. It
-// opens the store, which creates it.
-func (w *natsWorld) lacks(ability string) bool {
-	be := w.open()
-	switch ability {
-	case "store.Browser":
-		_, ok := be.(store.Browser)
-		return !ok
-	case "store.AuditReader":
-		_, ok := be.(store.AuditReader)
-		return !ok
-	}
-	w.t.Fatalf("unknown ability %s", ability)
-	return true
 }

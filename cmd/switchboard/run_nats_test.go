@@ -22,13 +22,7 @@ import (
 // the test ends.
 func startNATS(t *testing.T) string {
 	t.Helper()
-	srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: server.RANDOM_PORT,
-		JetStream: true, StoreDir: t.TempDir(), MaxPayload: 4 << 20, NoLog: true, NoSigs: true})
-	require.NoError(t, err)
-	go srv.Start()
-	require.True(t, srv.ReadyForConnections(waitLimit), "nats-server did not start")
-	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
-	return srv.ClientURL()
+	return startNATSOn(t, server.RANDOM_PORT, t.TempDir()).ClientURL()
 }
 
 // natsCards reads the agents' cards from the NATS backend at url.

@@ -97,7 +97,10 @@ func applyPresence(agents []mailbox.Agent, online []natsstore.Presence) {
 
 // inboxDepths counts the messages waiting in the inbox of each agent of
 // registered and of every agent that has an inbox. known is false when
-// the store cannot count them.
+// the store cannot count them. On a store other than the filesystem one
+// the depth is what inbox lists there: every message not acknowledged
+// yet, pending or claimed (a broker's inbox takes messages ahead of its
+// receiver, so a backlog shows as claimed while the agent runs).
 func inboxDepths(ctx context.Context, m *mailboxStore, registered []string) (depths map[string]int, known bool, err error) {
 	depths = map[string]int{}
 	if m.fs != nil {
@@ -119,7 +122,7 @@ func inboxDepths(ctx context.Context, m *mailboxStore, registered []string) (dep
 		return depths, false, nil
 	}
 	err = br.Browse(ctx, func(st store.Stored) bool {
-		if st.Box == store.BoxInbox {
+		if unhandled(st.Box) {
 			depths[st.Agent]++
 		}
 		return true

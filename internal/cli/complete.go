@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -85,21 +86,40 @@ func (a *app) knownAgents() []cobra.Completion {
 }
 
 // completeLimit bounds reading the cards of a store other than the
-// filesystem one for a completion.
+// filesystem one for a completion, connecting included: a server that
+// does not answer completes nothing rather than hold up the shell.
 const completeLimit = 3 * time.Second
 
 // storeDescriptions returns each agent of the configured store's registry
-// with its card's description; a store that cannot be read gives an empty
-// map. It creates nothing.
+// with its card's description; a store that cannot be read within
+// completeLimit gives an empty map. It creates nothing.
 func (a *app) storeDescriptions() map[string]string {
+	if _, err := a.settings(); err != nil { // loaded now: the copy below only reads it
+		return map[string]string{}
+	}
+	quiet := *a
+	quiet.env.Stderr = io.Discard // the store's warnings would garble the shell's line
+	ctx, cancel := context.WithTimeout(context.Background(), completeLimit)
+	defer cancel()
+	read := make(chan map[string]string, 1) // left behind, the reader ends within the connect timeout
+	go func() { read <- quiet.readDescriptions(ctx) }()
+	select {
+	case out := <-read:
+		return out
+	case <-ctx.Done():
+		return map[string]string{}
+	}
+}
+
+// readDescriptions opens the configured store read-only and returns each
+// card's description by agent id (empty when it cannot).
+func (a *app) readDescriptions(ctx context.Context) map[string]string {
 	out := map[string]string{}
 	m, _, err := a.openMailbox(true)
 	if err != nil || m.be == nil {
 		return out
 	}
 	defer m.close()
-	ctx, cancel := context.WithTimeout(context.Background(), completeLimit)
-	defer cancel()
 	cards, _ := m.be.Cards(ctx)
 	for _, c := range cards {
 		out[c.AgentID] = c.Description

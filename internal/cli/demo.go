@@ -59,8 +59,8 @@ event "` + demoAsk + `" to researcher's webhook over HTTP, waits for the
 answer to appear in that Feishu chat, prints the conversation (the user's
 message, the messages between the agents, the replies in the chat), stops
 both agents (SIGTERM: each answers what it received and marks itself
-offline) and exits 0. On NATS the messages between the agents are those
-seen on the mailbox subjects while the demo ran. It exits 1 with a one-line
+offline) and exits 0. On NATS the messages between the agents are read
+from the history stream (those stamped since the demo began). It exits 1 with a one-line
 reason when anything fails or takes longer than --timeout.
 
 With --keep the agents keep running after the conversation, and the demo

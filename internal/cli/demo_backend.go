@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
+	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
@@ -27,30 +30,32 @@ type demoBackend struct {
 	root   string         // fs: the mailbox root
 	url    string         // nats: the server
 	server *server.Server // nats: the embedded server (nil with --nats-url)
-	tap    *demoTap       // nats: the messages seen on the mailbox subjects
+	// since is when the demo began: on a server named by --nats-url, the
+	// messages stamped before it are another run's.
+	since time.Time
 }
 
 // openDemoBackend prepares the backend f asks for: with NATS it starts the
-// embedded server in the demo's folder (unless --nats-url names one) and
-// subscribes to the mailbox subjects for the transcript.
+// embedded server in the demo's folder, unless --nats-url names one, which
+// must answer before any agent starts.
 func openDemoBackend(f demoFlags, layout demoLayout) (*demoBackend, error) {
 	if f.backend != demoNATS {
 		return &demoBackend{kind: demoFS, root: layout.root}, nil
 	}
-	b := &demoBackend{kind: demoNATS, url: f.natsURL}
-	if b.url == "" {
-		srv, err := startDemoNATS(filepath.Join(layout.dir, "nats"))
+	b := &demoBackend{kind: demoNATS, url: f.natsURL, since: time.Now().Truncate(time.Millisecond)}
+	if b.url != "" {
+		nc, err := nats.Connect(b.url, nats.Name("switchboard demo"), nats.Timeout(5*time.Second))
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("connect to NATS at %s: %w", b.url, err)
 		}
-		b.server, b.url = srv, srv.ClientURL()
+		nc.Close()
+		return b, nil
 	}
-	tap, err := newDemoTap(b.url)
+	srv, err := startDemoNATS(filepath.Join(layout.dir, "nats"))
 	if err != nil {
-		b.close()
 		return nil, err
 	}
-	b.tap = tap
+	b.server, b.url = srv, srv.ClientURL()
 	return b, nil
 }
 
@@ -84,13 +89,11 @@ func (b *demoBackend) open() (store.Backend, error) {
 	return mailbox.OpenBackend(cfg, mailbox.BackendDeps{})
 }
 
-// mail returns the messages between the agents: those the store still
-// holds, when it can list them (the filesystem keeps every message), else
-// those seen on the wire.
+// mail returns the messages between the agents, as the store lists them
+// (store.Browser): the filesystem keeps every message, NATS a copy of
+// each in its history stream, priority messages included. On NATS the
+// messages stamped before the demo began are left out.
 func (b *demoBackend) mail(ctx context.Context) ([]demoLine, error) {
-	if b.tap != nil {
-		return b.tap.lines()
-	}
 	st, err := b.open()
 	if err != nil {
 		return nil, err
@@ -100,15 +103,15 @@ func (b *demoBackend) mail(ctx context.Context) ([]demoLine, error) {
 	if !ok {
 		return nil, errors.New("the store cannot list its messages")
 	}
-	return browseLines(ctx, br)
+	lines, err := browseLines(ctx, br)
+	if err != nil || b.since.IsZero() {
+		return lines, err
+	}
+	return slices.DeleteFunc(lines, func(l demoLine) bool { return l.at.Before(b.since) }), nil
 }
 
-// close ends the subscription and shuts the embedded server down (after
-// the agents stopped).
+// close shuts the embedded server down (after the agents stopped).
 func (b *demoBackend) close() {
-	if b.tap != nil {
-		b.tap.close()
-	}
 	if b.server != nil {
 		b.server.Shutdown()
 		b.server.WaitForShutdown()

@@ -4,47 +4,53 @@ import (
 	"testing"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 )
 
-// The transcript on NATS: the tap sees what is published on the inbox
-// subjects, keeps each message once (a retried publish comes again) and
-// skips what is not a message.
-func TestDemoTapSeesEachMessageOnce(t *testing.T) {
+// The transcript on NATS is read back from the store (its history): each
+// message once, priority messages included, in time order, wherever it is
+// now (handled or still waiting); messages stamped before the demo began
+// (another run's, on a server named by --nats-url) are left out.
+func TestDemoMailOnNATS(t *testing.T) {
 	srv, err := startDemoNATS(t.TempDir())
 	require.NoError(t, err)
 	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
-	tap, err := newDemoTap(srv.ClientURL())
+	at := time.Now().UTC().Truncate(time.Millisecond)
+	b := &demoBackend{kind: demoNATS, url: srv.ClientURL(), since: at}
+	st, err := b.open()
 	require.NoError(t, err)
-	t.Cleanup(tap.close)
-	nc, err := nats.Connect(srv.ClientURL())
-	require.NoError(t, err)
-	t.Cleanup(nc.Close)
+	t.Cleanup(func() { st.Close() })
 
-	at := time.Now().UTC().Truncate(time.Microsecond) // the wire's precision
-	update := &envelope.Message{ID: envelope.NewID(), From: "coder", To: "researcher", Type: envelope.TypeTaskUpdate,
-		Timestamp: envelope.NewTime(at.Add(time.Millisecond)), TTL: 2, Trace: []string{"researcher"},
-		Task: &envelope.Task{ID: "t1", State: envelope.StateRejected, Reason: "over capacity"}}
+	old := &envelope.Message{ID: envelope.NewID(), From: "researcher", To: "coder", Type: envelope.TypeMessage,
+		Timestamp: envelope.NewTime(at.Add(-time.Hour)), TTL: 2, Trace: []string{"researcher"}}
+	old.Content.Parts = []envelope.Part{envelope.TextPart("an earlier run")}
 	task := &envelope.Message{ID: envelope.NewID(), From: "researcher", To: "coder", Type: envelope.TypeTask,
-		Timestamp: envelope.NewTime(at), TTL: 2, Trace: []string{"researcher"}, Task: &envelope.Task{ID: "t1", State: envelope.StatePending}}
+		Timestamp: envelope.NewTime(at), TTL: 2, Trace: []string{"researcher"},
+		Task: &envelope.Task{ID: "t1", State: envelope.StatePending}}
 	task.Content.Parts = []envelope.Part{envelope.TextPart("sort 5 3 9 1")}
-	for _, m := range []*envelope.Message{update, task, task} {
-		data, err := envelope.EncodeCompact(m)
-		require.NoError(t, err)
-		require.NoError(t, nc.Publish("mailbox."+m.To+".inbox."+m.From, data))
+	update := &envelope.Message{ID: envelope.NewID(), From: "coder", To: "researcher", Type: envelope.TypeTaskUpdate,
+		Timestamp: envelope.NewTime(at.Add(time.Millisecond)), TTL: 2, Trace: []string{"researcher"}, Priority: 2,
+		Task: &envelope.Task{ID: "t1", State: envelope.StateRejected, Reason: "over capacity"}}
+	ctx := t.Context()
+	for _, m := range []*envelope.Message{old, task, update} {
+		require.NoError(t, st.Deliver(ctx, m))
 	}
-	require.NoError(t, nc.Publish("mailbox.coder.inbox.x", []byte("not a message")))
-	require.NoError(t, nc.Publish("mailbox.coder.dead", []byte("a dead letter is no conversation")))
-	require.NoError(t, nc.Flush()) // the server has passed them on
+	in, err := st.OpenInbox(ctx, "coder") // the task is handled, the update still waits
+	require.NoError(t, err)
+	defer in.Close()
+	for range 2 {
+		d, err := in.Next(ctx)
+		require.NoError(t, err)
+		require.NoError(t, in.Ack(ctx, d))
+	}
 
-	got, err := tap.lines()
+	got, err := b.mail(ctx)
 	require.NoError(t, err)
 	require.Len(t, got, 2)
 	assert.Equal(t, demoLine{at: at, who: "researcher → coder", via: "mailbox task", text: "sort 5 3 9 1"}, got[0])
 	assert.Equal(t, demoLine{at: at.Add(time.Millisecond), who: "coder → researcher", via: "mailbox task_update rejected",
-		text: "reason: over capacity"}, got[1])
+		text: "reason: over capacity"}, got[1], "a priority message")
 }

@@ -105,7 +105,7 @@ func storedInbox(ctx context.Context, m *mailboxStore, agent string) ([]messageL
 	}
 	var found []store.Stored
 	err = br.Browse(ctx, func(st store.Stored) bool {
-		if st.Agent == agent && (st.Box == store.BoxInbox || st.Box == store.BoxClaimed) {
+		if st.Agent == agent && unhandled(st.Box) {
 			found = append(found, st)
 		}
 		return true
@@ -122,3 +122,7 @@ func storedInbox(ctx context.Context, m *mailboxStore, agent string) ([]messageL
 	}
 	return lines, nil
 }
+
+// unhandled reports whether a message in box waits for its receiver's
+// acknowledgement: pending, or handed out and not settled yet.
+func unhandled(box store.Box) bool { return box == store.BoxInbox || box == store.BoxClaimed }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -61,47 +62,51 @@ func (c convFlags) apply(req *mailbox.Request, now time.Time) error {
 
 // composeOptions are the options of a send from the command line: the
 // configured budgets, and, when --reply-to names a message that the
-// sender received from the target, that message, so that the answer is a
-// reply (its thread, trace and hop count) rather than a new message.
-// When --reply-to names another message, the answer joins its thread.
-func (a *app) composeOptions(ctx context.Context, ms *mailboxStore, s *settings, from string, req *mailbox.Request, now time.Time) (mailbox.ComposeOptions, error) {
+// sender received from the target (one of copies, the stored copies of
+// that message), that message, so that the answer is a reply (its
+// thread, trace and hop count) rather than a new message. When --reply-to
+// names another message, the answer joins its thread.
+func composeOptions(s *settings, from string, req *mailbox.Request, copies []*envelope.Message, now time.Time) mailbox.ComposeOptions {
 	opts := mailbox.ComposeOptions{DefaultTTL: s.mailbox.DefaultTTL, MaxThreadHops: s.mailbox.MaxThreadHops,
 		Now: now, ReplyTimeout: seconds(s.mailbox.ReplyTimeout)}
-	if req.ReplyTo == "" {
-		return opts, nil
+	var found *envelope.Message
+	for _, m := range copies {
+		if m.To == from && m.From == req.To {
+			meta := mailbox.MetaOfMessage(m)
+			opts.Original = &meta
+			return opts
+		}
+		if found == nil || m.Timestamp.Before(found.Timestamp.Time) {
+			found = m
+		}
+	}
+	if found != nil && req.ThreadID == "" {
+		req.ThreadID = cmp.Or(found.ThreadID, found.ID)
+	}
+	return opts
+}
+
+// replyToCopies returns every stored copy of message id (--reply-to),
+// read from the store once for all the recipients of a send.
+func replyToCopies(ctx context.Context, ms *mailboxStore, id string) ([]*envelope.Message, error) {
+	if id == "" {
+		return nil, nil
 	}
 	br, err := ms.browser("send --reply-to")
 	if err != nil {
-		return opts, err
+		return nil, err
 	}
-	var found, received *envelope.Message
+	var copies []*envelope.Message
 	err = br.Browse(ctx, func(m store.Stored) bool {
-		if m.Message.ID != req.ReplyTo {
-			return true
-		}
-		if found == nil || m.Message.Timestamp.Before(found.Timestamp.Time) {
-			found = m.Message
-		}
-		if m.Message.To == from && m.Message.From == req.To {
-			received = m.Message
-			return false
+		if m.Message.ID == id {
+			copies = append(copies, m.Message)
 		}
 		return true
 	})
 	if err != nil {
-		return opts, fmt.Errorf("look up --reply-to %s: %w", req.ReplyTo, err)
+		return nil, fmt.Errorf("look up --reply-to %s: %w", id, err)
 	}
-	switch {
-	case received != nil:
-		meta := mailbox.MetaOfMessage(received)
-		opts.Original = &meta
-	case found != nil && req.ThreadID == "":
-		req.ThreadID = found.ThreadID
-		if req.ThreadID == "" {
-			req.ThreadID = found.ID
-		}
-	}
-	return opts, nil
+	return copies, nil
 }
 
 // composeAll composes the message from `from` for each agent target
@@ -121,6 +126,10 @@ func (a *app) composeAll(ctx context.Context, ms *mailboxStore, s *settings, fro
 	if len(to) > 1 && req.Type == envelope.TypeTask && req.TaskID != "" {
 		return nil, usagef("--task-id names one task, for one agent; --to %s names %d (leave --task-id out)", target, len(to))
 	}
+	copies, err := replyToCopies(ctx, ms, req.ReplyTo)
+	if err != nil {
+		return nil, err
+	}
 	var msgs []*envelope.Message
 	for _, rcpt := range to {
 		r := req
@@ -128,11 +137,7 @@ func (a *app) composeAll(ctx context.Context, ms *mailboxStore, s *settings, fro
 		if len(msgs) > 0 && r.ThreadID == "" {
 			r.ThreadID = msgs[0].ThreadID
 		}
-		opts, err := a.composeOptions(ctx, ms, s, from, &r, now)
-		if err != nil {
-			return nil, err
-		}
-		msg, err := mailbox.Compose(from, r, opts)
+		msg, err := mailbox.Compose(from, r, composeOptions(s, from, &r, copies, now))
 		if err != nil {
 			return nil, asUsage(err)
 		}

@@ -6,6 +6,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 )
 
 func TestParseDeadline(t *testing.T) {
@@ -63,4 +66,40 @@ func TestSendRequest(t *testing.T) {
 	f = sendFlags{from: "a", to: "b", kind: "message"}
 	_, err = f.request(now, false)
 	assert.True(t, isUsage(err))
+}
+
+// composeOptions makes a send a reply when --reply-to names a message the
+// sender received from the recipient, whichever copy of it comes first;
+// otherwise the send joins the thread of the earliest copy, unless it has
+// a thread already.
+func TestComposeOptionsReplyTo(t *testing.T) {
+	s := &settings{mailbox: mailbox.DefaultConfig()}
+	at := func(min int) envelope.Time { return envelope.NewTime(time.Date(2026, 4, 26, 10, min, 0, 0, time.UTC)) }
+	toCoder := &envelope.Message{ID: "q", From: "lead", To: "coder", Type: envelope.TypeMessage, TTL: 2,
+		Trace: []string{"lead"}, ThreadID: "th", Timestamp: at(2)}
+	toCritic := &envelope.Message{ID: "q", From: "lead", To: "critic", Type: envelope.TypeMessage, TTL: 2,
+		Trace: []string{"lead"}, Timestamp: at(1)}
+	copies := []*envelope.Message{toCritic, toCoder}
+	now := time.Now()
+
+	req := mailbox.Request{To: "lead", ReplyTo: "q"}
+	opts := composeOptions(s, "coder", &req, copies, now)
+	require.NotNil(t, opts.Original, "coder answers what it received from lead")
+	assert.Equal(t, "coder", opts.Original.To)
+	assert.Empty(t, req.ThreadID, "the thread comes from the original")
+
+	req = mailbox.Request{To: "reviewer", ReplyTo: "q"}
+	opts = composeOptions(s, "coder", &req, copies, now)
+	assert.Nil(t, opts.Original, "reviewer did not send q to coder")
+	assert.Equal(t, "q", req.ThreadID, "the earliest copy's thread: its own id, having none")
+
+	req = mailbox.Request{To: "reviewer", ReplyTo: "q", ThreadID: "mine"}
+	composeOptions(s, "coder", &req, copies, now)
+	assert.Equal(t, "mine", req.ThreadID, "a thread given is kept")
+
+	req = mailbox.Request{To: "lead", ReplyTo: "unknown"}
+	opts = composeOptions(s, "coder", &req, nil, now)
+	assert.Nil(t, opts.Original)
+	assert.Empty(t, req.ThreadID)
+	assert.Equal(t, s.mailbox.DefaultTTL, opts.DefaultTTL)
 }

@@ -64,12 +64,8 @@ func (a *app) watch(cmd *cobra.Command, agent string, jsonOut bool) error {
 		return err
 	}
 	defer st.Close()
-	what := "every inbox"
-	if agent != "" {
-		what = agent + "'s inbox"
-	}
 	ready := func() { // said once nothing new can be missed
-		fmt.Fprintf(a.env.Stderr, "watching %s in %s (Ctrl-C to stop)\n", what, tilde(st.Root()))
+		fmt.Fprintf(a.env.Stderr, "watching %s in %s (Ctrl-C to stop)\n", watched(agent), tilde(st.Root()))
 	}
 	ctx, cancel := context.WithCancel(cmd.Context())
 	defer cancel()
@@ -93,6 +89,14 @@ func (a *app) watch(cmd *cobra.Command, agent string, jsonOut bool) error {
 		return err
 	}
 	return nil
+}
+
+// watched names what watch follows: "every inbox", or "coder's inbox".
+func watched(agent string) string {
+	if agent == "" {
+		return "every inbox"
+	}
+	return agent + "'s inbox"
 }
 
 // whyUnreadable says why the message file at rel (under root), which the

@@ -21,7 +21,9 @@ const natsWatchSeen = 4096
 // a plain subscription to the inbox subjects (ordinary and priority): it
 // sees each message as it is published, and it claims, creates and
 // changes nothing. Messages sent before it started are not shown; a
-// retried publish is shown once.
+// retried publish is shown once. A lost connection, the reconnection and
+// messages dropped because watch fell behind are said on stderr (what is
+// published while the connection is down is not seen); watching goes on.
 func (a *app) watchNATS(ctx context.Context, s *settings, agent string, show func(string, *envelope.Message, error) error) error {
 	c, err := natsstore.DecodeConfig(s.mailbox.NATS)
 	if err != nil {
@@ -32,6 +34,7 @@ func (a *app) watchNATS(ctx context.Context, s *settings, agent string, show fun
 		return err
 	}
 	defer nc.Close()
+	news, closed := connectionNews(nc, c.URL)
 	arrived := make(chan *nats.Msg, 256)
 	subjects := []string{c.SubjectPrefix + ".*.inbox.*", c.SubjectPrefix + ".*.priority.*"}
 	for _, subject := range subjects {
@@ -47,17 +50,18 @@ func (a *app) watchNATS(ctx context.Context, s *settings, agent string, show fun
 	if err := nc.LastError(); errors.Is(err, nats.ErrPermissionViolation) {
 		return fmt.Errorf("watch: NATS at %s: %w (watching needs permission to subscribe to %s)", c.URL, err, strings.Join(subjects, " and "))
 	}
-	what := "every inbox"
-	if agent != "" {
-		what = agent + "'s inbox"
-	}
-	fmt.Fprintf(a.env.Stderr, "watching %s on NATS at %s (Ctrl-C to stop)\n", what, c.URL)
+	fmt.Fprintf(a.env.Stderr, "watching %s on NATS at %s (Ctrl-C to stop)\n", watched(agent), c.URL)
 	seen := newSeenSet(natsWatchSeen)
 	for {
 		var m *nats.Msg
 		select {
 		case <-ctx.Done():
 			return nil
+		case <-closed:
+			return fmt.Errorf("watch: the connection to NATS at %s was closed", c.URL)
+		case line := <-news:
+			fmt.Fprintf(a.env.Stderr, "switchboard: %s\n", line)
+			continue
 		case m = <-arrived:
 		}
 		msg, err := envelope.DecodeBytes(m.Data)
@@ -75,6 +79,35 @@ func (a *app) watchNATS(ctx context.Context, s *settings, agent string, show fun
 			return err
 		}
 	}
+}
+
+// connectionNews has nc report, as lines for stderr on news, the loss of
+// its connection to url, its return, and messages a subscription dropped
+// because they were not taken in time (news that does not fit the buffer
+// is left out); closed is closed when nc is closed for good.
+func connectionNews(nc *nats.Conn, url string) (news <-chan string, closed <-chan struct{}) {
+	lines := make(chan string, 16)
+	say := func(format string, args ...any) {
+		select {
+		case lines <- fmt.Sprintf(format, args...):
+		default:
+		}
+	}
+	done := make(chan struct{})
+	nc.SetDisconnectErrHandler(func(_ *nats.Conn, err error) {
+		say("lost the connection to NATS at %s (%v); reconnecting, and messages published meanwhile are not shown", url, err)
+	})
+	nc.SetReconnectHandler(func(*nats.Conn) { say("connected to NATS at %s again; watching goes on", url) })
+	nc.SetClosedHandler(func(*nats.Conn) { close(done) })
+	nc.SetErrorHandler(func(_ *nats.Conn, sub *nats.Subscription, err error) {
+		if !errors.Is(err, nats.ErrSlowConsumer) || sub == nil {
+			say("NATS at %s: %v", url, err)
+			return
+		}
+		n, _ := sub.Dropped()
+		say("watch fell behind: %d message(s) dropped without being shown", n)
+	})
+	return lines, done
 }
 
 // seenSet remembers the last n keys added.
