@@ -46,7 +46,9 @@ func (in *Inbox) Ack(ctx context.Context, d *store.Delivery) error {
 		return fmt.Errorf("ack %s: %w", c.id, err)
 	}
 	in.settled(c, refAcked)
-	in.s.sweeps.noteAcked(in.agent, c.seq, d.Message)
+	if !in.s.opts.NoHistory { // nothing to sweep into without it
+		in.s.sweeps.noteAcked(in.agent, c.seq, d.Message)
+	}
 	if in.s.observed() {
 		in.s.emit(store.Event{Kind: store.EventProcessed, Agent: in.agent, MessageID: c.id,
 			From: d.Message.From, Ref: ref(c.seq), ThreadID: d.Message.ThreadID, TaskID: d.Message.TaskOf()})

@@ -2,11 +2,11 @@ package natsstore
 
 import (
 	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
+	"strconv"
 	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
@@ -18,33 +18,16 @@ var (
 	_ store.AuditReader = (*Store)(nil)
 )
 
-// auditMaxPending bounds the audit entries published and not yet
-// confirmed; past it a publish waits a little for room.
-const auditMaxPending = 4096
-
-// auditWait bounds how long an event that ends a message's way waits for
-// the server to confirm the audit entries written before it, and Close
-// for the entries written before it.
-const auditWait = 5 * time.Second
-
-// newAuditPublisher returns the JetStream context of the audit log: its
-// publishes do not wait for their acknowledgement, and one the server
-// refuses is logged.
-func (s *Store) newAuditPublisher() (jetstream.JetStream, error) {
-	return jetstream.New(s.nc, jetstream.WithPublishAsyncMaxPending(auditMaxPending),
-		jetstream.WithPublishAsyncErrHandler(func(_ jetstream.JetStream, m *nats.Msg, err error) {
-			s.opts.Logger.Warn("audit log entry not stored", "subject", m.Subject, "err", err)
-		}),
-		jetstream.WithPublishAsyncAckHandler(func(jetstream.JetStream, *nats.Msg, *jetstream.PubAck) {
-			s.auditSlow.Store(false)
-		}))
-}
+// headerTimeStamp is the header of a republished copy that holds the time
+// the main stream stored the message (RFC 3339).
+const headerTimeStamp = "Nats-Time-Stamp"
 
 // Record implements store.Auditor: it reports ev to the Observer and, with
-// Options.AuditLog, publishes it to the audit log on the history stream
-// (subject <prefix>.<agent>.audit, JSON with store.Event's fields) without
-// waiting for the server's acknowledgement; a refused entry is logged.
-// With AuditLog off it writes nothing.
+// the audit log on (Options.AuditLog, and the history on), buffers it for
+// the audit log (see auditLog): it is stored within auditDelay, on
+// <prefix>.<agent>.audit of the history stream, JSON with store.Event's
+// fields. Writing never fails the call: an entry the server does not take
+// is logged. With the audit log off it writes nothing.
 func (s *Store) Record(ctx context.Context, ev store.Event) error {
 	if err := s.checkOpen(ctx); err != nil {
 		return err
@@ -56,16 +39,14 @@ func (s *Store) Record(ctx context.Context, ev store.Event) error {
 		ev.Time = s.opts.Now()
 	}
 	store.Notify(s.opts.Observer, s.opts.Now, ev)
-	if !s.opts.AuditLog {
-		return nil
+	if s.audit != nil {
+		s.audit.add(s.recordSubject(ev), ev)
 	}
-	_, err := s.publishAudit(ev)
-	return err
+	return nil
 }
 
-// auditActor is the agent that did what ev reports, whose subject the
-// entry goes to (so per-agent permissions can let each agent write only
-// its own): the sender of a sent message, else the event's agent.
+// auditActor is the agent that did what ev reports: the sender of a sent
+// message, else the event's agent.
 func auditActor(ev store.Event) string {
 	if ev.Kind == store.EventSent && ev.From != "" {
 		return ev.From
@@ -73,96 +54,99 @@ func auditActor(ev store.Event) string {
 	return ev.Agent
 }
 
-// publishAudit publishes ev to the audit log without waiting.
-func (s *Store) publishAudit(ev store.Event) (jetstream.PubAckFuture, error) {
-	data, err := json.Marshal(ev)
-	if err != nil {
-		return nil, err
+// recordSubject is the subject of the entry of an event given to Record:
+// that of Options.Agent, the agent this store acts for, else that of the
+// agent that acted. The store's own events go to the subject of the
+// inbox they happened in (their Agent). Either way each agent writes
+// only its own subject, the one per-agent permissions let it write (a
+// channel records an overdue reply about another agent, as itself).
+func (s *Store) recordSubject(ev store.Event) string {
+	if s.opts.Agent != "" {
+		return s.names.audit(s.opts.Agent)
 	}
-	f, err := s.audit.PublishMsgAsync(&nats.Msg{Subject: s.names.audit(auditActor(ev)), Data: data})
-	if err != nil {
-		return nil, fmt.Errorf("audit log: %w", err)
-	}
-	return f, nil
-}
-
-// auditSent writes the sent entry of msg, with the audit log on. Deliver
-// calls it before it publishes msg, on the same connection: the history
-// stream then stores the entry before the message can reach its
-// recipient, whose entries (claimed, processed) come after it whichever
-// process writes them. A send that fails is in the log all the same.
-func (s *Store) auditSent(msg *envelope.Message) {
-	if !s.opts.AuditLog {
-		return
-	}
-	ev := store.Event{Time: s.opts.Now(), Kind: store.EventSent, Agent: msg.To, MessageID: msg.ID,
-		From: msg.From, ThreadID: msg.ThreadID, TaskID: msg.TaskOf()}
-	if _, err := s.publishAudit(ev); err != nil {
-		s.opts.Logger.Warn("audit log not written", "kind", ev.Kind, "id", ev.MessageID, "err", err)
-	}
-}
-
-// settles reports whether an event of kind ends a message's way through
-// an inbox: its entry, and with it every entry the store wrote before, is
-// stored before the event is reported (or the operation returns), so
-// that any process reading the log then finds the message's whole story.
-func settles(kind store.EventKind) bool {
-	switch kind {
-	case store.EventProcessed, store.EventRefused, store.EventQuarantined, store.EventDuplicate, store.EventSwept:
-		return true
-	}
-	return false
-}
-
-// awaitAudit waits, within auditWait, for the server to store the entry
-// of f (and so every entry this store published before it: the stream
-// stores a connection's entries in order). After a wait in vain it waits
-// no more until the server confirms an entry again.
-func (s *Store) awaitAudit(f jetstream.PubAckFuture) {
-	if f == nil || s.auditSlow.Load() {
-		return
-	}
-	t := time.NewTimer(auditWait)
-	defer t.Stop()
-	select {
-	case <-f.Ok():
-	case <-f.Err(): // logged by the error handler
-	case <-t.C:
-		s.auditSlow.Store(true)
-		s.opts.Logger.Warn("audit log entries not confirmed by the server; going on without waiting for them",
-			"waited", auditWait)
-	}
-}
-
-// waitAudit waits, within auditWait, until the server confirmed the
-// audit entries published so far.
-func (s *Store) waitAudit() {
-	if s.audit == nil || s.audit.PublishAsyncPending() == 0 || s.nc.IsClosed() {
-		return
-	}
-	t := time.NewTimer(auditWait)
-	defer t.Stop()
-	select {
-	case <-s.audit.PublishAsyncComplete():
-	case <-t.C:
-		s.opts.Logger.Warn("audit log entries not confirmed by the server", "entries", s.audit.PublishAsyncPending())
-	}
+	return s.names.audit(auditActor(ev))
 }
 
 // ReadAudit implements store.AuditReader: the entries of every agent, in
-// the order the history stream stored them (entries published by
-// different processes at nearly the same time may be stored in another
-// order than their times say). Entries that do not decode are skipped.
-// Reading needs the permission to read the whole history stream.
+// the order the history stream stored them. The history's copies of the
+// messages are the "sent" entries (time: when the main stream stored the
+// message; agent: the recipient; Ref: "#" and its sequence there), so they
+// come before whatever their recipients wrote about them, and exist
+// whatever the senders' audit log setting; the rest are the batches of
+// the stores' own entries and of Record. Entries of this store still
+// buffered are stored first; another process's come within auditDelay of
+// being written. What does not decode is skipped. Reading needs the
+// permission to read the whole history stream.
 func (s *Store) ReadAudit(ctx context.Context, fn func(store.Event) bool) error {
 	if err := s.checkOpen(ctx); err != nil {
 		return err
 	}
-	return s.readHistory(ctx, []string{s.names.auditFilter()}, func(m jetstream.Msg) bool {
-		var ev store.Event
-		if err := json.Unmarshal(m.Data(), &ev); err != nil || ev.Kind == "" {
-			return true
+	if err := s.needHistory("read the audit log"); err != nil {
+		return err
+	}
+	if s.audit != nil {
+		fctx, cancel := context.WithTimeout(ctx, auditWait)
+		ferr := s.audit.flush(fctx)
+		cancel()
+		if err := ctx.Err(); err != nil {
+			return err
 		}
-		return fn(ev)
-	}, nil)
+		if ferr != nil {
+			s.opts.Logger.Warn("reading the audit log without this store's last entries", "err", ferr)
+		}
+	}
+	target, err := s.lastCopiedSeq(ctx)
+	if err != nil {
+		return err
+	}
+	var seen uint64 // the last main-stream sequence a copy came of
+	return s.readHistory(ctx, []string{s.names.historyFilter(), s.names.auditFilter()}, func(m jetstream.Msg) bool {
+		if tok := s.names.split(m.Subject()); len(tok) == 2 && tok[1] == auditToken {
+			return splitAudit(m.Data(), fn)
+		}
+		if seq, err := strconv.ParseUint(m.Headers().Get(jetstream.SequenceHeader), 10, 64); err == nil {
+			seen = max(seen, seq)
+		}
+		if ev, ok := s.sentEvent(m); ok {
+			return fn(ev)
+		}
+		return true
+	}, func() bool { return seen >= target })
+}
+
+// sentEvent is the "sent" entry a copy of a message stands for.
+func (s *Store) sentEvent(m jetstream.Msg) (store.Event, bool) {
+	c, ok := s.decodeCopy(m)
+	if !ok {
+		return store.Event{}, false
+	}
+	at, err := time.Parse(time.RFC3339Nano, m.Headers().Get(headerTimeStamp))
+	if err != nil {
+		if md, err := m.Metadata(); err == nil {
+			at = md.Timestamp // when the history stored the copy
+		}
+	}
+	return store.Event{Time: at, Kind: store.EventSent, Agent: c.agent, MessageID: c.msg.ID, From: c.msg.From,
+		Ref: ref(c.seq), ThreadID: c.msg.ThreadID, TaskID: c.msg.TaskOf()}, true
+}
+
+// lastCopiedSeq is the main-stream sequence of the last message the
+// stream republished, when its copy may still be on its way to the
+// history stream (stored within catchUpWait); else 0, and readers do not
+// wait for it.
+func (s *Store) lastCopiedSeq(ctx context.Context) (uint64, error) {
+	if s.stream.CachedInfo().Config.RePublish == nil {
+		return 0, nil
+	}
+	raw, err := s.stream.GetLastMsgForSubject(ctx, s.names.republish().Source)
+	if errors.Is(err, jetstream.ErrMsgNotFound) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("state of stream %s: %w", s.opts.Stream, err)
+	}
+	if s.opts.Now().Sub(raw.Time) > catchUpWait {
+		return 0, nil
+	}
+	return raw.Sequence, nil
 }

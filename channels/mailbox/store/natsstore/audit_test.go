@@ -1,7 +1,13 @@
 package natsstore_test
 
 import (
+	"log/slog"
+	"strconv"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -31,13 +37,15 @@ func readAudit(t *testing.T, r store.AuditReader) []store.Event {
 
 // TestAuditLogFromTwoStores: the events of a sender's store and of the
 // receiver's store (its own and the one the channel records) are read
-// back from a third store, in the order they happened, each written by
-// the agent that acted. Close waits until the entries are stored.
+// back from a third store, in the order they happened: sent (the
+// history's copy of the message, stamped when the stream stored it),
+// then the receiver's batch. Close stores what is buffered.
 func TestAuditLogFromTwoStores(t *testing.T) {
 	ts := startServer(t, "")
 	sender, receiver := ts.openAudited(t, true, nil), ts.openAudited(t, true, nil)
 	m := storetest.NewMessage("alice", "bob", "hello")
-	m.ThreadID = "th-9"
+	m.ThreadID, m.TaskID = "th-9", "task-9"
+	before := time.Now()
 	require.NoError(t, sender.Deliver(waitCtx(t), m))
 	require.NoError(t, sender.Close())
 
@@ -60,12 +68,19 @@ func TestAuditLogFromTwoStores(t *testing.T) {
 		assert.Equal(t, "alice", ev.From)
 		assert.False(t, ev.Time.IsZero())
 	}
-	assert.Equal(t, []store.EventKind{store.EventSent, store.EventClaimed, store.EventDelivered, store.EventProcessed}, kinds)
+	require.Equal(t, []store.EventKind{store.EventSent, store.EventClaimed, store.EventDelivered, store.EventProcessed}, kinds)
+	sent := got[0]
+	assert.Equal(t, "th-9", sent.ThreadID)
+	assert.Equal(t, "task-9", sent.TaskID)
+	assert.Regexp(t, `^#\d+$`, sent.Ref)
+	assert.Equal(t, got[1].Ref, sent.Ref, "the claim names the same stream sequence")
+	assert.WithinRange(t, sent.Time, before.Add(-time.Second), time.Now(), "when the stream stored it")
 	assert.Equal(t, "th-9", got[2].ThreadID, "recorded as given")
 }
 
 // TestAuditLogOff: with AuditLog off, Record and the store's own events
-// still reach the Observer and nothing is written.
+// still reach the Observer and the store writes nothing; the log shows
+// the message as sent all the same (the history's copy of it).
 func TestAuditLogOff(t *testing.T) {
 	ts := startServer(t, "")
 	ev := storetest.NewEvents()
@@ -75,10 +90,108 @@ func TestAuditLogOff(t *testing.T) {
 	require.NoError(t, be.Record(waitCtx(t), store.Event{Kind: store.EventOverdue, Agent: "alice", MessageID: m.ID}))
 	ev.WaitFor(t, store.EventSent, func(e store.Event) bool { return e.MessageID == m.ID })
 	ev.WaitFor(t, store.EventOverdue, func(e store.Event) bool { return e.MessageID == m.ID })
+	in, err := be.OpenInbox(waitCtx(t), "bob")
+	require.NoError(t, err)
+	d, err := in.Next(waitCtx(t))
+	require.NoError(t, err)
+	require.NoError(t, in.Ack(waitCtx(t), d))
+	ev.WaitFor(t, store.EventProcessed, func(e store.Event) bool { return e.MessageID == m.ID })
 	require.NoError(t, be.Close())
 
-	assert.Empty(t, readAudit(t, ts.openAudited(t, false, nil)))
+	var kinds []store.EventKind
+	for _, e := range readAudit(t, ts.openAudited(t, false, nil)) {
+		kinds = append(kinds, e.Kind)
+	}
+	assert.Equal(t, []store.EventKind{store.EventSent}, kinds)
 	assert.Error(t, be.Record(waitCtx(t), store.Event{Kind: store.EventOverdue, Agent: "alice"}), "closed")
+}
+
+// TestAuditReadOwnWrites: a store reads back what it recorded a moment
+// ago, without waiting for the batch to go out; another store finds it
+// within the batch delay.
+func TestAuditReadOwnWrites(t *testing.T) {
+	ts := startServer(t, "")
+	be, other := ts.openAudited(t, true, nil), ts.openAudited(t, false, nil)
+	ev := store.Event{Kind: store.EventOverdue, Agent: "alice", MessageID: "m-1", From: "bob"}
+	require.NoError(t, be.Record(waitCtx(t), ev))
+	got := readAudit(t, be)
+	require.Len(t, got, 1)
+	assert.Equal(t, "m-1", got[0].MessageID)
+	waitForAudit(t, other, func(log []store.Event) bool { return len(log) == 1 })
+}
+
+// TestAuditBatches: the entries of one store go out as batches of JSON
+// lines, far fewer stored messages than entries, and read back one by
+// one in the order they were written.
+func TestAuditBatches(t *testing.T) {
+	ts := startServer(t, "")
+	be := ts.openAudited(t, true, nil)
+	const n = 640
+	for i := range n {
+		require.NoError(t, be.Record(waitCtx(t), store.Event{Kind: store.EventDelivered, Agent: "bob",
+			MessageID: strconv.Itoa(i)}))
+	}
+	require.NoError(t, be.Close())
+	got := readAudit(t, ts.openAudited(t, false, nil))
+	require.Len(t, got, n)
+	for i, ev := range got {
+		assert.Equal(t, strconv.Itoa(i), ev.MessageID)
+	}
+	js, err := jetstream.New(ts.connect(t))
+	require.NoError(t, err)
+	hist, err := js.Stream(waitCtx(t), "MAILBOX_HISTORY")
+	require.NoError(t, err)
+	info, err := hist.Info(waitCtx(t), jetstream.WithSubjectFilter("mailbox.bob.audit"))
+	require.NoError(t, err)
+	stored := info.State.Subjects["mailbox.bob.audit"]
+	assert.Positive(t, stored)
+	assert.Less(t, stored, uint64(n), "entries stored in batches")
+}
+
+// TestAuditWithoutHistoryStream: when the history stream is gone, the
+// batches cannot be stored: that is logged once, and messages go on as
+// before; Close does not hang.
+func TestAuditWithoutHistoryStream(t *testing.T) {
+	ts := startServer(t, "")
+	var log logBuffer
+	opts := testOptions(ts.connect(t), nil)
+	opts.AuditLog, opts.Logger = true, slog.New(slog.NewTextHandler(&log, nil))
+	be := openWith(t, opts)
+	js, err := jetstream.New(ts.connect(t))
+	require.NoError(t, err)
+	require.NoError(t, js.DeleteStream(waitCtx(t), "MAILBOX_HISTORY"))
+
+	in, err := be.OpenInbox(waitCtx(t), "bob")
+	require.NoError(t, err)
+	for range 2 {
+		m := storetest.NewMessage("alice", "bob", "still delivered")
+		require.NoError(t, be.Deliver(waitCtx(t), m))
+		d, err := in.Next(waitCtx(t))
+		require.NoError(t, err)
+		assert.Equal(t, m.ID, d.Message.ID)
+		require.NoError(t, in.Ack(waitCtx(t), d))
+		require.NoError(t, be.Record(waitCtx(t), store.Event{Kind: store.EventDelivered, Agent: "bob", MessageID: m.ID}))
+		_ = be.ReadAudit(waitCtx(t), func(store.Event) bool { return true }) // sends this store's batch
+	}
+	require.NoError(t, in.Close())
+	require.NoError(t, be.Close())
+	assert.Equal(t, 1, strings.Count(log.String(), "audit log entries not stored"), "said once: %s", log.String())
+}
+
+// waitForAudit reads the audit log of r until done accepts it, within
+// the suite's wait limit.
+func waitForAudit(t *testing.T, r store.AuditReader, done func([]store.Event) bool) []store.Event {
+	t.Helper()
+	deadline := time.Now().Add(storetest.WaitLimit)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		got := readAudit(t, r)
+		if done(got) || time.Now().After(deadline) {
+			return got
+		}
+		<-tick.C
+	}
 }
 
 // TestAuditRecordNeedsAnAgent: an event without a valid agent is refused
@@ -91,7 +204,8 @@ func TestAuditRecordNeedsAnAgent(t *testing.T) {
 }
 
 // TestAuditLogFromMailboxConfig: the mailbox's auditLog key turns the
-// audit log of a store opened as backend "nats" on (the default) or off.
+// audit log of a store opened as backend "nats" on (the default) or off;
+// both stores' messages are in it as sent (the history's copies).
 func TestAuditLogFromMailboxConfig(t *testing.T) {
 	ts := startServer(t, "")
 	send := func(auditLog bool) string {
@@ -102,14 +216,17 @@ func TestAuditLogFromMailboxConfig(t *testing.T) {
 		require.NoError(t, err)
 		m := storetest.NewMessage("alice", "bob", "hello")
 		require.NoError(t, be.Deliver(waitCtx(t), m))
+		require.NoError(t, be.(store.Auditor).Record(waitCtx(t), store.Event{Kind: store.EventOverdue,
+			Agent: "bob", From: "alice", MessageID: m.ID}))
 		require.NoError(t, be.Close())
 		return m.ID
 	}
 	assert.True(t, mailbox.DefaultConfig().AuditLog)
 	on, off := send(true), send(false)
-	var ids []string
+	var entries []string
 	for _, ev := range readAudit(t, ts.openAudited(t, false, nil)) {
-		ids = append(ids, ev.MessageID)
+		entries = append(entries, string(ev.Kind)+" "+ev.MessageID)
 	}
-	assert.Equal(t, []string{on}, ids, "only the store with the audit log on wrote (not %s)", off)
+	assert.Equal(t, []string{"sent " + on, "overdue " + on, "sent " + off}, entries,
+		"only the store with the audit log on recorded")
 }

@@ -30,14 +30,15 @@ import (
 // acknowledged receipt; p50 and p99 are reported as metrics. cpu-µs/msg is
 // the CPU time of the whole process (clients and server) per message,
 // which varies less than wall time on a loaded machine. BenchmarkSideBySide
-// (bench_side_test.go) takes turns between the three in one run.
+// (bench_side_test.go) takes turns between the three in one run. The
+// store runs as a user gets it by default: history and audit log on.
 // "sync" acknowledges with the server's confirmation (the store's
 // default), "async" without (Options.AsyncAck; plain Ack()).
 
 func BenchmarkThroughput(b *testing.B) {
 	ts := startServer(b, "")
 	for _, async := range []bool{false, true} {
-		b.Run("store/"+modeName(async), func(b *testing.B) { measure(b, storeEnds(b, ts, async), false) })
+		b.Run("store/"+modeName(async), func(b *testing.B) { measure(b, storeEnds(b, ts, async, false), false) })
 		b.Run("raw/"+modeName(async), func(b *testing.B) { measure(b, rawEnds(b, ts, async, false), false) })
 		b.Run("raw+codec/"+modeName(async), func(b *testing.B) { measure(b, rawEnds(b, ts, async, true), false) })
 	}
@@ -46,7 +47,7 @@ func BenchmarkThroughput(b *testing.B) {
 func BenchmarkLatency(b *testing.B) {
 	ts := startServer(b, "")
 	for _, async := range []bool{false, true} {
-		b.Run("store/"+modeName(async), func(b *testing.B) { measure(b, storeEnds(b, ts, async), true) })
+		b.Run("store/"+modeName(async), func(b *testing.B) { measure(b, storeEnds(b, ts, async, false), true) })
 		b.Run("raw/"+modeName(async), func(b *testing.B) { measure(b, rawEnds(b, ts, async, false), true) })
 		b.Run("raw+codec/"+modeName(async), func(b *testing.B) { measure(b, rawEnds(b, ts, async, true), true) })
 	}
@@ -62,12 +63,15 @@ type ends struct {
 }
 
 // storeEnds sends and receives through natsstore, as agents "alice" and
-// "bob" of a fresh stream.
-func storeEnds(b *testing.B, ts *testServer, async bool) ends {
+// "bob" of a fresh stream, with what a user gets by default: the history
+// on (a history stream of its own) and the audit log on (the mailbox's
+// auditLog). noHistory turns the history, and with it the audit log, off.
+func storeEnds(b *testing.B, ts *testServer, async, noHistory bool) ends {
 	run := nextRun()
 	opts := natsstore.Options{Conn: ts.connect(b), Stream: "BENCH" + run, SubjectPrefix: "bench" + run,
-		RegistryBucket: "reg" + run, PresenceBucket: "pres" + run, StateBucket: "state" + run,
-		LockBucket: "lock" + run, AsyncAck: async}
+		HistoryStream: "HIST" + run, RegistryBucket: "reg" + run, PresenceBucket: "pres" + run,
+		StateBucket: "state" + run, LockBucket: "lock" + run, AsyncAck: async,
+		AuditLog: true, NoHistory: noHistory}
 	be := openWith(b, opts)
 	recvOpts := opts
 	recvOpts.Conn = ts.connect(b)

@@ -53,9 +53,13 @@ type sweptKey struct {
 // for the copies of what the stream held when it began, so a message
 // stored before the call is found. Reading it
 // needs the permission to read the whole history stream: see
-// docs/backends.md.
+// docs/backends.md. Without the history (Options.NoHistory) it fails with
+// ErrNoHistory.
 func (s *Store) Browse(ctx context.Context, fn func(store.Stored) bool) error {
 	if err := s.checkOpen(ctx); err != nil {
+		return err
+	}
+	if err := s.needHistory("browse the mailbox"); err != nil {
 		return err
 	}
 	st, err := s.readMainState(ctx)

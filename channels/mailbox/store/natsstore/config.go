@@ -61,9 +61,16 @@ type Config struct {
 	// its own ("_INBOX_coder") and allow it only that one to subscribe to,
 	// so no agent can read another's replies. Empty: "_INBOX".
 	InboxPrefix string `json:"inboxPrefix"`
-	// HistoryStream keeps a copy of every message (republished by the
-	// server from Stream), the audit log and the swept markers: what
-	// threads, replies owed and the audit log read.
+	// History keeps the history stream: a copy of every message
+	// (republished by the server from Stream), the audit log and the
+	// swept markers, which threads, replies owed, task archives and the
+	// audit log read. false: no history stream is made and a new Stream
+	// republishes nothing (an existing Stream's republish is left as it
+	// is); browsing, the audit log and task sweeps then fail with an
+	// error naming this key, and the mailbox's auditLog writes nothing,
+	// having no stream to write to.
+	History bool `json:"history"`
+	// HistoryStream is the name of the history stream.
 	HistoryStream string `json:"historyStream"`
 	// HistoryMaxAge (seconds) and HistoryMaxBytes bound the history
 	// stream; the oldest entries go first. 0 or -1: no bound.
@@ -81,14 +88,15 @@ type TLSConfig struct {
 // DefaultConfig returns the defaults: a local server, stream MAILBOX,
 // prefix "mailbox", buckets mailbox-registry, -presence, -state and -locks,
 // ackWait 30, maxDeliver 5, 1 replica, lockTtl 15, connectTimeout 5,
-// history stream MAILBOX_HISTORY kept 30 days and at most 1 GiB.
+// the history on, in stream MAILBOX_HISTORY kept 30 days and at most
+// 1 GiB.
 func DefaultConfig() Config {
 	return Config{
 		URL: nats.DefaultURL, Stream: "MAILBOX", SubjectPrefix: "mailbox",
 		RegistryBucket: "mailbox-registry", PresenceBucket: "mailbox-presence",
 		StateBucket: "mailbox-state", LockBucket: "mailbox-locks",
 		AckWait: 30, MaxDeliver: 5, Replicas: 1, LockTTL: 15, ConnectTimeout: 5,
-		HistoryStream: "MAILBOX_HISTORY", HistoryMaxAge: 30 * 24 * 3600, HistoryMaxBytes: 1 << 30,
+		History: true, HistoryStream: "MAILBOX_HISTORY", HistoryMaxAge: 30 * 24 * 3600, HistoryMaxBytes: 1 << 30,
 	}
 }
 
@@ -236,7 +244,7 @@ func (c *Config) Options(nc *nats.Conn) Options {
 		RegistryBucket: c.RegistryBucket, PresenceBucket: c.PresenceBucket,
 		StateBucket: c.StateBucket, LockBucket: c.LockBucket,
 		AckWait: seconds(c.AckWait), MaxDeliver: c.MaxDeliver, Replicas: c.Replicas,
-		LockTTL: seconds(c.LockTTL), HistoryStream: c.HistoryStream,
+		LockTTL: seconds(c.LockTTL), NoHistory: !c.History, HistoryStream: c.HistoryStream,
 		HistoryMaxAge: unbounded(seconds(c.HistoryMaxAge)), HistoryMaxBytes: unbounded(c.HistoryMaxBytes),
 	}
 }

@@ -24,7 +24,7 @@ func TestConformance(t *testing.T) {
 				publishRaw(t, ts, "mailbox."+agent+".inbox."+from, data)
 			},
 		}
-	}, storetest.Features{MaxDeliver: 3, NoPrune: true})
+	}, storetest.Features{MaxDeliver: 3, NoPrune: true, ReadAhead: true})
 }
 
 // publishRaw publishes data on subject as it is, through a connection of

@@ -45,7 +45,6 @@ func (s *Store) Deliver(ctx context.Context, msg *envelope.Message) error {
 	}
 	m.Data = data
 	m.Header.Set(jetstream.MsgIDHeader, publishID(msg, data))
-	s.auditSent(msg) // first: the recipient's entries come after it
 	ack, err := s.js.PublishMsg(ctx, m)
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
@@ -59,7 +58,7 @@ func (s *Store) Deliver(ctx context.Context, msg *envelope.Message) error {
 	}
 	if s.observed() {
 		s.emit(store.Event{Kind: store.EventSent, Agent: msg.To, MessageID: msg.ID, From: msg.From,
-			Ref: ack.Stream + ref(ack.Sequence), ThreadID: msg.ThreadID, TaskID: msg.TaskOf()})
+			Ref: ref(ack.Sequence), ThreadID: msg.ThreadID, TaskID: msg.TaskOf()})
 	}
 	return nil
 }

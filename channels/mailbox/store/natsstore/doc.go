@@ -19,7 +19,8 @@
 //	                            file storage, subjects:
 //	  mailbox.<to>.history.<from> a copy of each message MAILBOX stored, made
 //	                            by the server (MAILBOX's RePublish)
-//	  mailbox.<agent>.audit       the audit log, one event as JSON per entry
+//	  mailbox.<agent>.audit       the audit log: batches of events, one JSON
+//	                            line each (the copies are the "sent" ones)
 //	  mailbox.<agent>.swept       the markers of SweepTask
 //	KV mailbox-registry         agent cards, JSON as in _registry.json
 //	KV mailbox-presence         one key per online agent, expiring after
@@ -37,7 +38,11 @@
 //
 // Threads, replies owed and the audit log read the history stream
 // (Browse, ReadAudit): the work-queue stream forgets a message once it is
-// acknowledged. The history is a view, never what delivery relies on.
+// acknowledged. The history is a view, never what delivery relies on;
+// Options.NoHistory (config history: false) does without it, and without
+// the audit log. The audit entries a store writes are buffered and stored
+// in batches within 25 ms, off the path of the messages: a crash loses at
+// most the last 25 ms of entries, never a message.
 //
 // The message id, with the recipient, is the Nats-Msg-Id, so the stream
 // drops a retried publish within its duplicate window; the inbox also

@@ -17,8 +17,9 @@ import (
 //	<to>.history.<from>  a copy of each message the main stream stored,
 //	                     republished by the server (headers Nats-Stream,
 //	                     Nats-Sequence: its sequence there, Nats-Subject)
-//	<agent>.audit        the audit log: one store.Event as JSON per entry,
-//	                     written by the agent that acted
+//	<agent>.audit        the audit log: batches of store.Event, one JSON
+//	                     line each, written by the agent that acted (see
+//	                     auditLog); the copies are its "sent" entries
 //	<agent>.swept        the markers of SweepTask: {"task", "seqs"}
 //
 // These never overlap the main stream's subjects (<to>.inbox.<from>,
@@ -259,4 +260,18 @@ func (s *Store) dropConsumer(ctx context.Context, name string) {
 		!errors.Is(err, jetstream.ErrConsumerNotFound) {
 		s.opts.Logger.Debug("consumer of the history stream left to expire", "name", name, "err", err)
 	}
+}
+
+// ErrNoHistory is the error of Browse, ReadAudit and SweepTask in a store
+// opened without the history (Options.NoHistory, config history: false).
+var ErrNoHistory = errors.New("no history: " + ConfigPath + ".history is false " +
+	"(threads, replies owed, task archives and the audit log need it)")
+
+// needHistory returns ErrNoHistory, saying what needed it, when the
+// history is off.
+func (s *Store) needHistory(what string) error {
+	if s.opts.NoHistory {
+		return fmt.Errorf("%s: %w", what, ErrNoHistory)
+	}
+	return nil
 }

@@ -34,13 +34,14 @@ func (b *logBuffer) String() string {
 	return b.buf.String()
 }
 
-// openAs opens a store on url as user (testdata/agents.conf), with the
-// audit log on, logging to log.
+// openAs opens a store on url as user (testdata/agents.conf), acting for
+// the agent of that name with the audit log on, as the mailbox opens it,
+// logging to log.
 func openAs(t *testing.T, url, user, password string, log *logBuffer) *natsstore.Store {
 	t.Helper()
 	nc, cfg := connectAs(t, url, user, password)
 	o := cfg.Options(nc)
-	o.OwnConn, o.AuditLog = true, true
+	o.OwnConn, o.AuditLog, o.Agent = true, true, user
 	o.Logger = slog.New(slog.NewTextHandler(log, nil))
 	return openWith(t, o)
 }
@@ -80,19 +81,29 @@ func TestPerAgentHistory(t *testing.T) {
 	assert.Equal(t, 1, n, "found in the agent's own part of the history")
 	require.NoError(t, in.Close())
 	require.NoError(t, coder.Close())
+	// The asker records that coder owes a reply: an entry about coder,
+	// written on researcher's own subject.
+	require.NoError(t, researcher.Record(waitCtx(t), store.Event{Kind: store.EventOverdue, Agent: "coder",
+		From: "researcher", MessageID: "question-1"}))
 	require.NoError(t, researcher.Close())
 
 	got := browseAll(t, admin)
 	require.Contains(t, got, task.ID)
 	assert.Equal(t, store.BoxArchive, got[task.ID].Box)
 	var kinds []store.EventKind
+	var overdue []store.Event
 	for _, ev := range readAudit(t, admin) {
-		if ev.MessageID == task.ID {
+		switch ev.MessageID {
+		case task.ID:
 			kinds = append(kinds, ev.Kind)
+		case "question-1":
+			overdue = append(overdue, ev)
 		}
 	}
 	assert.Equal(t, []store.EventKind{store.EventSent, store.EventClaimed, store.EventDelivered,
 		store.EventProcessed, store.EventSwept}, kinds, "each agent wrote its own entries")
+	require.Len(t, overdue, 1)
+	assert.Equal(t, "coder", overdue[0].Agent)
 	assert.NotContains(t, log.String(), "level=WARN", "nothing was refused")
 
 	// An agent cannot read the whole history: a refused request gets no

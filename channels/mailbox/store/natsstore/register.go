@@ -31,7 +31,7 @@ func OpenBackend(cfg mailbox.Config, deps mailbox.BackendDeps) (store.Backend, e
 	opts.OwnConn = true
 	opts.PresenceTTL = time.Duration(cfg.OfflineAfter * float64(time.Second))
 	opts.MaxMessageBytes = cfg.MaxMessageBytes
-	opts.AuditLog = cfg.AuditLog
+	opts.AuditLog, opts.Agent = cfg.AuditLog, cfg.AgentID
 	opts.Observer, opts.Logger = deps.Observer, deps.Logger
 	opts.NoCreate = deps.NoCreate
 	ctx, cancel := context.WithTimeout(context.Background(), seconds(nc.ConnectTimeout)+requestTimeout)

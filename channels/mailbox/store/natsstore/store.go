@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
@@ -38,10 +38,22 @@ type Options struct {
 	// Config); 0 takes the default, a negative value sets no bound.
 	HistoryMaxAge   time.Duration
 	HistoryMaxBytes int64
-	// AuditLog records the store's own events (sent, claimed, processed,
+	// NoHistory: no history stream and no republish (see
+	// Config.History); Browse, ReadAudit and SweepTask then fail with
+	// ErrNoHistory and the audit log is off whatever AuditLog says.
+	NoHistory bool
+	// AuditLog records the store's own events (claimed, processed,
 	// quarantined, refused, duplicate, swept) in the audit log on the
-	// history stream, besides those given to Record.
+	// history stream, besides those given to Record, in batches (see
+	// auditLog). The sent entries are the history's copies of the
+	// messages, whatever this says.
 	AuditLog bool
+	// Agent is the agent this store acts for, if one: the entries given
+	// to Record go to <prefix>.<Agent>.audit, the one audit subject
+	// per-agent permissions let it write (the store's own entries go to
+	// that of the inbox they happened in). Empty: to the subject of the
+	// agent that acted.
+	Agent string
 	// PresenceTTL is how long a presence key outlives its last heartbeat
 	// (the mailbox's offlineAfter; default 30s).
 	PresenceTTL time.Duration
@@ -128,11 +140,10 @@ type Store struct {
 	presence jetstream.KeyValue
 	state    jetstream.KeyValue
 	locks    jetstream.KeyValue
-	// audit publishes audit entries without waiting for each
-	// acknowledgement (see audit.go).
-	audit     jetstream.JetStream
-	auditSlow atomic.Bool // the server did not confirm an entry in time
-	sweeps    sweepIndexes
+	// audit buffers and publishes the audit entries; nil with the audit
+	// log off.
+	audit  *auditLog
+	sweeps sweepIndexes
 
 	inboxes store.InboxSet[*Inbox]
 }
@@ -152,15 +163,20 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("natsstore: %w", err)
 	}
-	s := &Store{opts: opts, names: names{prefix: opts.SubjectPrefix}, nc: opts.Conn, js: js}
-	if s.audit, err = s.newAuditPublisher(); err != nil {
-		return nil, fmt.Errorf("natsstore: %w", err)
+	if opts.Agent != "" {
+		if err := envelope.ValidateAgentID(opts.Agent); err != nil {
+			return nil, fmt.Errorf("natsstore: Options.Agent: %w", err)
+		}
 	}
+	s := &Store{opts: opts, names: names{prefix: opts.SubjectPrefix}, nc: opts.Conn, js: js}
 	if err := s.setUp(ctx); err != nil {
 		if opts.OwnConn {
 			opts.Conn.Close()
 		}
 		return nil, err
+	}
+	if opts.AuditLog && !opts.NoHistory {
+		s.audit = newAuditLog(s)
 	}
 	return s, nil
 }
@@ -176,15 +192,18 @@ func (s *Store) setUp(ctx context.Context) error {
 		return fmt.Errorf("natsstore: stream %s: %w", o.Stream, store.ErrNoStore)
 	}
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
-		s.setUpHistory(ctx)
-		history = true
-		stream, err = s.js.CreateStream(ctx, jetstream.StreamConfig{
+		cfg := jetstream.StreamConfig{
 			Name: o.Stream, Subjects: s.names.streamSubjects(),
 			Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage,
 			Duplicates: o.DuplicateWindow, Replicas: o.Replicas,
-			RePublish:   s.names.republish(),
 			Description: "switchboard mailbox: inboxes and dead letters",
-		})
+		}
+		if !o.NoHistory {
+			s.setUpHistory(ctx)
+			history = true
+			cfg.RePublish = s.names.republish()
+		}
+		stream, err = s.js.CreateStream(ctx, cfg)
 		if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) { // created meanwhile
 			stream, err = s.js.Stream(ctx, o.Stream)
 		}
@@ -198,10 +217,10 @@ func (s *Store) setUp(ctx context.Context) error {
 			return err
 		}
 	}
-	if !history {
+	if !history && !o.NoHistory {
 		s.setUpHistory(ctx)
 	}
-	if !o.NoCreate {
+	if !o.NoCreate && !o.NoHistory {
 		s.addRePublish(ctx)
 	}
 	buckets := []struct {
@@ -236,15 +255,18 @@ func (s *Store) setUp(ctx context.Context) error {
 }
 
 // Close implements store.Backend: it closes the open inboxes (their
-// unacknowledged deliveries are released for redelivery), flushes, and
-// closes the connection if the store owns it.
+// unacknowledged deliveries are released for redelivery), stores the
+// buffered audit entries (waiting at most auditWait), flushes, and closes
+// the connection if the store owns it.
 func (s *Store) Close() error {
 	first, err := s.inboxes.Close()
 	if !first {
 		return nil
 	}
 	errs := []error{err}
-	s.waitAudit()
+	if s.audit != nil {
+		s.audit.close()
+	}
 	if s.opts.OwnConn {
 		errs = append(errs, s.nc.Drain())
 	} else if !s.nc.IsClosed() {
@@ -260,24 +282,20 @@ func (s *Store) checkOpen(ctx context.Context) error {
 	return ctx.Err()
 }
 
-// emit reports ev to the audit log, with Options.AuditLog, and to the
-// Observer (see settles for when it waits for the log). A failure to
-// write the audit log is logged and never stops the mailbox.
+// emit reports ev to the audit log, when it is on, and to the Observer.
+// The audit log only buffers the entry (see auditLog): it never waits
+// for the server. A sent event goes to the Observer only: the history's
+// copy of the message is its entry (see ReadAudit).
 func (s *Store) emit(ev store.Event) {
 	if ev.Time.IsZero() {
 		ev.Time = s.opts.Now()
 	}
-	if s.opts.AuditLog && ev.Kind != store.EventSent { // Deliver wrote that one (auditSent)
-		f, err := s.publishAudit(ev)
-		if err != nil {
-			s.opts.Logger.Warn("audit log not written", "kind", ev.Kind, "id", ev.MessageID, "err", err)
-		} else if settles(ev.Kind) {
-			s.awaitAudit(f)
-		}
+	if s.audit != nil && ev.Kind != store.EventSent {
+		s.audit.add(s.names.audit(ev.Agent), ev) // the inbox's agent
 	}
 	store.Notify(s.opts.Observer, s.opts.Now, ev)
 }
 
 // observed reports whether events go anywhere (the Observer or the audit
 // log): the paths every message takes build their events only then.
-func (s *Store) observed() bool { return s.opts.Observer != nil || s.opts.AuditLog }
+func (s *Store) observed() bool { return s.opts.Observer != nil || s.audit != nil }

@@ -84,10 +84,14 @@ func (si *sweepIndexes) noteAcked(agent string, seq uint64, msg *envelope.Messag
 // find the messages handled before the inbox opened (a consumer named
 // sweep-<agent> on <prefix>.<agent>.>). When it may not (per-agent
 // permissions without that grant), a warning says so and it sweeps the
-// messages acknowledged through this store only.
+// messages acknowledged through this store only. Without the history
+// (Options.NoHistory) it fails with ErrNoHistory.
 func (in *Inbox) SweepTask(ctx context.Context, taskID string) (int, error) {
 	if taskID == "" {
 		return 0, errors.New("sweep task: empty task id")
+	}
+	if err := in.s.needHistory("sweep task " + taskID); err != nil {
+		return 0, err
 	}
 	in.mu.Lock()
 	closed := in.closed

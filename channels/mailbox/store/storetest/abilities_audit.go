@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"slices"
 	"testing"
 	"time"
 
@@ -37,6 +38,43 @@ func auditOf(t *testing.T, r store.AuditReader) []store.Event {
 	return out
 }
 
+// auditPoll is how often waitAudit reads the log again.
+const auditPoll = 20 * time.Millisecond
+
+// waitAudit reads the audit log of r until the entries about message id
+// include every kind of want (a backend may store entries a little after
+// the events, from another process), or until WaitLimit passes, and
+// returns the last log read. The caller checks the order.
+func waitAudit(t *testing.T, r store.AuditReader, id string, want ...store.EventKind) []store.Event {
+	t.Helper()
+	deadline := time.NewTimer(WaitLimit)
+	defer deadline.Stop()
+	tick := time.NewTicker(auditPoll)
+	defer tick.Stop()
+	for {
+		log := auditOf(t, r)
+		if hasKinds(kindsOf(log, id), want) {
+			return log
+		}
+		select {
+		case <-tick.C:
+		case <-deadline.C:
+			t.Errorf("audit entries of %s within %s: %v, want %v", id, WaitLimit, kindsOf(log, id), want)
+			return log
+		}
+	}
+}
+
+// hasKinds reports whether got holds every kind of want.
+func hasKinds(got, want []store.EventKind) bool {
+	for _, k := range want {
+		if !slices.Contains(got, k) {
+			return false
+		}
+	}
+	return true
+}
+
 // kindsOf returns the kinds of the entries about message id, in order.
 func kindsOf(log []store.Event, id string) []store.EventKind {
 	var out []store.EventKind
@@ -51,8 +89,9 @@ func kindsOf(log []store.Event, id string) []store.EventKind {
 // testReadAudit: another process reads back, oldest first, the store's
 // own events of a message (sent, claimed, processed, each naming the
 // recipient, the sender, the thread and the task) and, in its place among
-// them, what Record recorded, as it was given. A fresh store's log is
-// empty; ReadAudit stops when fn returns false.
+// them, what Record recorded, as it was given; within WaitLimit, as a
+// backend may write its log a little after the events. A fresh store's
+// log is empty; ReadAudit stops when fn returns false.
 func (s *suite) testReadAudit(t *testing.T) {
 	w := s.world(t)
 	be := w.open(t, nil)
@@ -70,9 +109,9 @@ func (s *suite) testReadAudit(t *testing.T) {
 	require.NoError(t, a.Record(waitCtx(t), rec))
 	ack(t, in, d)
 
-	log := auditOf(t, r)
-	assert.Equal(t, []store.EventKind{store.EventSent, store.EventClaimed, store.EventDelivered, store.EventProcessed},
-		kindsOf(log, m.ID), "the life of the message, in order")
+	life := []store.EventKind{store.EventSent, store.EventClaimed, store.EventDelivered, store.EventProcessed}
+	log := waitAudit(t, r, m.ID, life...)
+	assert.Equal(t, life, kindsOf(log, m.ID), "the life of the message, in order")
 	for _, e := range log {
 		if e.MessageID != m.ID {
 			continue

@@ -51,7 +51,7 @@ func (s *suite) testSweepTask(t *testing.T) {
 	assert.Error(t, err, "empty task id")
 
 	if b, ok := has[store.Browser](t, s.browse(), be); ok {
-		assertBoxes(t, b, "bob", map[string]store.Box{task.ID: store.BoxArchive, question.ID: store.BoxArchive,
+		s.assertBoxes(t, b, "bob", map[string]store.Box{task.ID: store.BoxArchive, question.ID: store.BoxArchive,
 			other.ID: store.BoxProcessed, open.ID: store.BoxClaimed})
 	}
 	ack(t, in, d)
@@ -94,7 +94,7 @@ func (s *suite) testPrune(t *testing.T) {
 		for _, m := range done {
 			assert.Empty(t, got[m.ID], "pruned")
 		}
-		assertBoxes(t, b, "bob", map[string]store.Box{held.ID: store.BoxClaimed, waiting.ID: store.BoxInbox})
+		s.assertBoxes(t, b, "bob", map[string]store.Box{held.ID: store.BoxClaimed, waiting.ID: boxPending})
 	}
 	ack(t, in, d)
 	sentinel := NewMessage("alice", "bob", "sentinel")

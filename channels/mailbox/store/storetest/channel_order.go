@@ -96,8 +96,8 @@ func (s *suite) testChannelTaskSwept(t *testing.T) {
 	if !ok {
 		return
 	}
-	assertBoxes(t, b, "bob", map[string]store.Box{id: store.BoxArchive})
-	assertBoxes(t, b, "alice", map[string]store.Box{accepted.MessageID: store.BoxArchive, done.MessageID: store.BoxArchive})
+	s.assertBoxes(t, b, "bob", map[string]store.Box{id: store.BoxArchive})
+	s.assertBoxes(t, b, "alice", map[string]store.Box{accepted.MessageID: store.BoxArchive, done.MessageID: store.BoxArchive})
 	chain, err := mailbox.Thread(waitCtx(t), b, done.MessageID)
 	require.NoError(t, err)
 	var ids []string
@@ -111,7 +111,8 @@ func (s *suite) testChannelTaskSwept(t *testing.T) {
 
 // testChannelAuditTrail: the audit log tells the life of a message one
 // agent sent another, in order: sent and claimed by the store, delivered
-// recorded by the receiving channel, processed by the store.
+// recorded by the receiving channel, processed by the store; read by
+// another process, within WaitLimit.
 func (s *suite) testChannelAuditTrail(t *testing.T) {
 	w := s.world(t)
 	need[store.Auditor](t, s.audit(), w.open(t, nil))
@@ -120,9 +121,9 @@ func (s *suite) testChannelAuditTrail(t *testing.T) {
 	id := alice.post(t, mailbox.Request{To: "bob", Text: "on the record"})
 	bob.recv(t)
 	bob.events.WaitFor(t, store.EventProcessed, byID(id))
-	log := auditOf(t, r)
-	assert.Equal(t, []store.EventKind{store.EventSent, store.EventClaimed, store.EventDelivered, store.EventProcessed},
-		kindsOf(log, id))
+	life := []store.EventKind{store.EventSent, store.EventClaimed, store.EventDelivered, store.EventProcessed}
+	log := waitAudit(t, r, id, life...)
+	assert.Equal(t, life, kindsOf(log, id))
 	for _, e := range log {
 		if e.MessageID == id {
 			assert.Equal(t, "bob", e.Agent, "%s names the recipient", e.Kind)

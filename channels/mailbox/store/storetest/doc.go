@@ -26,6 +26,9 @@
 //
 // An optional ability the backend lacks is skipped only when its Features
 // flag says so; a flag that contradicts the backend's type fails the
-// suite. Every wait is on an event or a value with a deadline; nothing
-// sleeps.
+// suite. Features.ReadAhead lets Browse show a message the inbox took
+// ahead of Next as claimed. Every wait is on an event or a value with a
+// deadline (the audit log read by another process is read again until
+// the expected entries are there, as a backend may store them a little
+// later); nothing sleeps.
 package storetest

@@ -63,6 +63,13 @@ type Features struct {
 	// NoPrune: the backend's Inbox is no store.Pruner. The retention case
 	// is skipped.
 	NoPrune bool
+	// ReadAhead: the inbox takes messages ahead of Next (a prefetch), and
+	// Browse may show a message not yet returned by Next as BoxClaimed.
+	// The suite then accepts BoxClaimed for such a message, where it
+	// otherwise wants BoxInbox; a message handed out and acknowledged must
+	// still be BoxProcessed, and one for an agent whose inbox never
+	// opened BoxInbox.
+	ReadAhead bool
 }
 
 // Run runs the whole suite as subtests of t.

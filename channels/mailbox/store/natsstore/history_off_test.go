@@ -1,0 +1,98 @@
+package natsstore_test
+
+import (
+	"log/slog"
+	"testing"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/storetest"
+)
+
+// TestHistoryConfigKey: history is on by default; "history": false sets
+// Options.NoHistory.
+func TestHistoryConfigKey(t *testing.T) {
+	def := natsstore.DefaultConfig()
+	assert.True(t, def.History)
+	assert.False(t, def.Options(nil).NoHistory)
+	cfg, err := natsstore.DecodeConfig(map[string]any{"history": false})
+	require.NoError(t, err)
+	assert.False(t, cfg.History)
+	assert.True(t, cfg.Options(nil).NoHistory)
+}
+
+// TestHistoryOff: a store opened with "history": false makes no history
+// stream and no republish, delivers as before, reports its events to the
+// Observer and writes no audit log (auditLog is on); Browse, ReadAudit
+// and SweepTask fail with ErrNoHistory, naming the key.
+func TestHistoryOff(t *testing.T) {
+	ts := startServer(t, "")
+	var log logBuffer
+	ev := storetest.NewEvents()
+	cfg, err := natsstore.DecodeConfig(map[string]any{"url": ts.url(), "history": false})
+	require.NoError(t, err)
+	opts := cfg.Options(ts.connect(t))
+	opts.AuditLog, opts.Observer = true, ev.Observe
+	opts.Logger = slog.New(slog.NewTextHandler(&log, nil))
+	be := openWith(t, opts)
+
+	assert.NotContains(t, streamNames(t, ts), "MAILBOX_HISTORY")
+	js, err := jetstream.New(ts.connect(t))
+	require.NoError(t, err)
+	main, err := js.Stream(waitCtx(t), "MAILBOX")
+	require.NoError(t, err)
+	assert.Nil(t, main.CachedInfo().Config.RePublish)
+
+	m := taskMessage("alice", "bob", "sort 2 1", "t-1")
+	require.NoError(t, be.Deliver(waitCtx(t), m))
+	in, err := be.OpenInbox(waitCtx(t), "bob")
+	require.NoError(t, err)
+	defer in.Close()
+	d, err := in.Next(waitCtx(t))
+	require.NoError(t, err)
+	require.Equal(t, m.ID, d.Message.ID)
+	require.NoError(t, in.Ack(waitCtx(t), d))
+	require.NoError(t, be.Record(waitCtx(t), store.Event{Kind: store.EventDelivered, Agent: "bob", MessageID: m.ID}))
+	ev.WaitFor(t, store.EventProcessed, func(e store.Event) bool { return e.MessageID == m.ID })
+	ev.WaitFor(t, store.EventDelivered, func(e store.Event) bool { return e.MessageID == m.ID })
+
+	errs := map[string]error{
+		"browse":    be.Browse(waitCtx(t), func(store.Stored) bool { return true }),
+		"readAudit": be.ReadAudit(waitCtx(t), func(store.Event) bool { return true }),
+	}
+	_, errs["sweepTask"] = in.(store.TaskSweeper).SweepTask(waitCtx(t), "t-1")
+	for what, err := range errs {
+		require.ErrorIs(t, err, natsstore.ErrNoHistory, what)
+		assert.Contains(t, err.Error(), "channels.mailbox.nats.history is false", what)
+	}
+	_, err = mailbox.Thread(waitCtx(t), be, m.ID)
+	assert.ErrorIs(t, err, natsstore.ErrNoHistory, "threads say why")
+	require.NoError(t, in.Close())
+	require.NoError(t, be.Close())
+	assert.NotContains(t, log.String(), "level=WARN", "no history stream looked for, no audit entry sent")
+}
+
+// TestHistoryOffLeavesRePublish: a store opened with the history off on a
+// main stream that republishes (made with the history on) leaves the
+// republish as it is, and so the history stream goes on getting copies.
+func TestHistoryOffLeavesRePublish(t *testing.T) {
+	ts := startServer(t, "")
+	ts.open(t, nil) // history on: makes both streams
+	opts := testOptions(ts.connect(t), nil)
+	opts.NoHistory = true
+	be := openWith(t, opts)
+	js, err := jetstream.New(ts.connect(t))
+	require.NoError(t, err)
+	main, err := js.Stream(waitCtx(t), "MAILBOX")
+	require.NoError(t, err)
+	require.NotNil(t, main.CachedInfo().Config.RePublish, "left as it was")
+
+	m := storetest.NewMessage("alice", "bob", "copied all the same")
+	require.NoError(t, be.Deliver(waitCtx(t), m))
+	assert.Contains(t, browseAll(t, ts.open(t, nil)), m.ID, "found by a store with the history on")
+}
