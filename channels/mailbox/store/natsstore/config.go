@@ -110,6 +110,14 @@ func DecodeConfig(raw map[string]any) (Config, error) {
 	if err := config.Decode(raw, ConfigPath, &cfg); err != nil {
 		return Config{}, err
 	}
+	for name, p := range map[string]*string{"credentials": &cfg.Credentials, "nkey": &cfg.NKey,
+		"tls.ca": &cfg.TLS.CA, "tls.cert": &cfg.TLS.Cert, "tls.key": &cfg.TLS.Key} {
+		expanded, err := config.ExpandHome(*p)
+		if err != nil {
+			return Config{}, fmt.Errorf("%s.%s: %w", ConfigPath, name, err)
+		}
+		*p = expanded
+	}
 	if err := cfg.Validate(); err != nil {
 		return Config{}, err
 	}

@@ -132,3 +132,22 @@ func TestChannelsOnTheNATSBackendFromConfig(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "channels.mailbox.nats.url")
 }
+
+// TestDecodeConfigExpandsHome: file paths may start with "~/", as the
+// mailbox root may.
+func TestDecodeConfigExpandsHome(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	creds := filepath.Join(home, "coder.creds")
+	require.NoError(t, os.WriteFile(creds, []byte("x"), 0o600))
+	cfg, err := natsstore.DecodeConfig(map[string]any{"credentials": "~/coder.creds",
+		"tls": map[string]any{"ca": "~/coder.creds"}})
+	require.NoError(t, err)
+	assert.Equal(t, creds, cfg.Credentials)
+	assert.Equal(t, creds, cfg.TLS.CA)
+
+	_, err = natsstore.DecodeConfig(map[string]any{"nkey": "~/missing.nk"})
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "channels.mailbox.nats.nkey")
+	assert.Contains(t, err.Error(), filepath.Join(home, "missing.nk"), "the error names the expanded path")
+}

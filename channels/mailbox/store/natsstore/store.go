@@ -188,6 +188,10 @@ func (s *Store) setUp(ctx context.Context) error {
 	o := s.opts
 	stream, err := s.js.Stream(ctx, o.Stream)
 	history := false // set up already
+	if errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrJetStreamNotEnabled) {
+		return fmt.Errorf("natsstore: JetStream is not enabled on the server at %s (start nats-server with -js, or add a jetstream block to its config): %w",
+			s.nc.ConnectedUrlRedacted(), err)
+	}
 	if errors.Is(err, jetstream.ErrStreamNotFound) && o.NoCreate {
 		return fmt.Errorf("natsstore: stream %s: %w", o.Stream, store.ErrNoStore)
 	}
