@@ -2,6 +2,7 @@ package mailbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
@@ -93,7 +94,7 @@ func (c *Channel) storedReply(ctx context.Context, p PendingReply) bool {
 		found = m.ReplyTo == p.MessageID && m.From == c.cfg.AgentID && m.To == p.From
 		return !found
 	})
-	if err != nil {
+	if err != nil && !errors.Is(err, store.ErrTurnedOff) {
 		c.Logger().Warn("look for a stored reply", "id", p.MessageID, "err", err)
 	}
 	return found

@@ -2,6 +2,7 @@ package mailbox
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
@@ -16,6 +17,9 @@ func (c *Channel) sweepTask(ctx context.Context, taskID string) {
 		return
 	}
 	n, err := sw.SweepTask(context.WithoutCancel(ctx), taskID)
+	if errors.Is(err, store.ErrTurnedOff) {
+		return // the store keeps no archive: nothing to move
+	}
 	if err != nil {
 		c.Logger().Warn("task messages not archived", "task", taskID, "err", err)
 		return

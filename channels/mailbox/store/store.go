@@ -19,6 +19,10 @@ var (
 	// ErrNoStore is returned by a backend asked to open only an existing
 	// store (for reading) when there is none yet: nothing was created.
 	ErrNoStore = errors.New("the mailbox store does not exist yet")
+	// ErrTurnedOff is wrapped by the error of an optional ability (Browse,
+	// ReadAudit, SweepTask, ...) that the store has but its configuration
+	// turned off. Callers that can do without it stay quiet about it.
+	ErrTurnedOff = errors.New("turned off in the store's configuration")
 )
 
 // Sender delivers messages.

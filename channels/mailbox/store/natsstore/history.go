@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
 // The history stream holds, under the subject prefix:
@@ -264,8 +265,9 @@ func (s *Store) dropConsumer(ctx context.Context, name string) {
 
 // ErrNoHistory is the error of Browse, ReadAudit and SweepTask in a store
 // opened without the history (Options.NoHistory, config history: false).
-var ErrNoHistory = errors.New("no history: " + ConfigPath + ".history is false " +
-	"(threads, replies owed, task archives and the audit log need it)")
+// It wraps store.ErrTurnedOff.
+var ErrNoHistory = fmt.Errorf("no history: %s.history is false "+
+	"(threads, replies owed, task archives and the audit log need it): %w", ConfigPath, store.ErrTurnedOff)
 
 // needHistory returns ErrNoHistory, saying what needed it, when the
 // history is off.

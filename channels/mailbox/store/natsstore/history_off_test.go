@@ -68,6 +68,7 @@ func TestHistoryOff(t *testing.T) {
 	_, errs["sweepTask"] = in.(store.TaskSweeper).SweepTask(waitCtx(t), "t-1")
 	for what, err := range errs {
 		require.ErrorIs(t, err, natsstore.ErrNoHistory, what)
+		require.ErrorIs(t, err, store.ErrTurnedOff, what)
 		assert.Contains(t, err.Error(), "channels.mailbox.nats.history is false", what)
 	}
 	_, err = mailbox.Thread(waitCtx(t), be, m.ID)
