@@ -22,8 +22,9 @@ import (
 // costs the server a fraction of a stored message rather than one per
 // entry. A batch goes out when auditBatch entries are buffered, auditDelay
 // after the first of them, before the store reads its own log
-// (ReadAudit) and on Close. A crash loses what is buffered: at most the
-// last auditDelay of entries, never a message.
+// (ReadAudit) and on Close. A crash loses what is buffered: the last
+// auditDelay of entries, more while the server is slow to take them (up
+// to auditMaxBuffered), never a message.
 const (
 	auditBatch = 64
 	auditDelay = 25 * time.Millisecond

@@ -42,7 +42,8 @@
 // Options.NoHistory (config history: false) does without it, and without
 // the audit log. The audit entries a store writes are buffered and stored
 // in batches within 25 ms, off the path of the messages: a crash loses at
-// most the last 25 ms of entries, never a message.
+// most the last 25 ms of entries (more while the server is slow to take
+// them), never a message.
 //
 // The message id, with the recipient, is the Nats-Msg-Id, so the stream
 // drops a retried publish within its duplicate window; the inbox also

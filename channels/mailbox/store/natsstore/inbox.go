@@ -189,7 +189,10 @@ func (in *Inbox) Agent() string { return in.agent }
 
 // keepAlive renews the lock and tells the server that handed-out messages
 // are still being worked on, so a long task is not redelivered while it
-// runs.
+// runs, and that those pulled ahead are still wanted: the pulling goes on
+// while the queue waits (up to the consumers' MaxAckPending), and a queued
+// message redelivered by the server would be queued again and, without an
+// id of NewID's form, handed out twice.
 func (in *Inbox) keepAlive() {
 	progress := time.NewTicker(in.s.opts.AckWait / 3)
 	defer progress.Stop()
@@ -207,10 +210,25 @@ func (in *Inbox) keepAlive() {
 				}
 			}
 			in.mu.Unlock()
+			in.extendQueued()
 		case <-renew.C:
 			if err := in.lock.renew(in.ctx); err != nil && in.ctx.Err() == nil {
 				in.s.opts.Logger.Error("inbox lock lost; another process may take this inbox", "agent", in.agent, "err", err)
 			}
+		}
+	}
+}
+
+// extendQueued resets the server's AckWait of the messages pulled and not
+// handed out yet.
+func (in *Inbox) extendQueued() {
+	in.qmu.Lock()
+	queued := make([]*pulled, 0, len(in.queue)+len(in.urgent))
+	queued = append(append(queued, in.queue...), in.urgent...)
+	in.qmu.Unlock()
+	for _, p := range queued {
+		if err := p.m.InProgress(); err != nil {
+			in.s.opts.Logger.Debug("cannot extend a message pulled ahead", "agent", in.agent, "err", err)
 		}
 	}
 }

@@ -62,7 +62,10 @@ type Options struct {
 	DuplicateWindow time.Duration
 	// MaxMessageBytes caps one encoded message (default 1 MiB).
 	MaxMessageBytes int64
-	// Prefetch is how many messages an inbox pulls ahead (default 32).
+	// Prefetch is how many messages an inbox asks the server for at a
+	// time (default 32). It pulls on while its queue waits, up to the
+	// consumer's MaxAckPending (1,000 by default) handed out or queued;
+	// the inbox keeps the queued ones from being redelivered.
 	Prefetch int
 	// AsyncAck acknowledges without waiting for the server's confirmation:
 	// faster, but an acknowledgement lost in a crash redelivers the message

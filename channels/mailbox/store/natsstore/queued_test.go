@@ -1,0 +1,54 @@
+package natsstore_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/storetest"
+)
+
+// TestQueuedNotRedelivered: messages the inbox pulled ahead and has not
+// handed out yet are kept from the server's redelivery while a long task
+// runs, so each is handed out once and not marked redelivered, whatever
+// its id (ids not of NewID's form are not deduplicated by the inbox).
+func TestQueuedNotRedelivered(t *testing.T) {
+	ts := startServer(t, "")
+	opts := testOptions(ts.connect(t), nil)
+	opts.AckWait, opts.Prefetch = time.Second, 2
+	be := openWith(t, opts)
+	for i := range 6 {
+		m := storetest.NewMessage("alice", "bob", fmt.Sprint(i))
+		m.ID = fmt.Sprintf("external-%d", i)
+		require.NoError(t, be.Deliver(waitCtx(t), m))
+	}
+	in, err := be.OpenInbox(waitCtx(t), "bob")
+	require.NoError(t, err)
+	defer in.Close()
+	d, err := in.Next(waitCtx(t))
+	require.NoError(t, err)
+	// Three AckWaits pass while the first task runs (see
+	// TestLongTaskNotRedelivered); the sentinel comes after them.
+	timer := time.NewTimer(3 * opts.AckWait)
+	<-timer.C
+	sentinel := storetest.NewMessage("alice", "bob", "sentinel")
+	require.NoError(t, be.Deliver(waitCtx(t), sentinel))
+	require.NoError(t, in.Ack(waitCtx(t), d))
+	got := map[string]int{d.Message.ID: 1}
+	for {
+		d, err := in.Next(waitCtx(t))
+		require.NoError(t, err)
+		require.NoError(t, in.Ack(waitCtx(t), d))
+		if d.Message.ID == sentinel.ID {
+			break
+		}
+		got[d.Message.ID]++
+		assert.False(t, d.Redelivered, "%s was handed out for the first time", d.Message.ID)
+	}
+	for i := range 6 {
+		assert.Equal(t, 1, got[fmt.Sprintf("external-%d", i)], "external-%d handed out once", i)
+	}
+}
