@@ -88,7 +88,7 @@ func (s *Store) readMainState(ctx context.Context) (*mainState, error) {
 // (every one but the dead letters), when its copy may still be on its way
 // to the history stream; else 0, and readers do not wait for it.
 func (st *mainState) lastCopied(s *Store) uint64 {
-	if !st.republishes || s.opts.Now().Sub(st.lastTime) > catchUpWait {
+	if !st.republishes || time.Since(st.lastTime) > catchUpWait { // server time, so the real clock
 		return 0
 	}
 	seq := st.last

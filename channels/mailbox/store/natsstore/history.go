@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -182,6 +183,10 @@ func (s *Store) addRePublish(ctx context.Context) {
 // still republishing (see drain).
 const catchUpWait = 3 * time.Second
 
+// stallWait bounds how long a reader waits for the next entry it counted
+// on: one that expired meanwhile never comes.
+const stallWait = requestTimeout
+
 // drain calls fn with the messages cons delivers, oldest first, until fn
 // returns false or ctx ends, and otherwise until the messages there when
 // cons was made are read and caughtUp (nil: always true) reports true.
@@ -207,6 +212,11 @@ func drain(ctx context.Context, cons jetstream.Consumer, fn func(jetstream.Msg) 
 			giveUp.Stop()
 		}
 	}()
+	// Entries counted at the start may expire before they are read; a
+	// read that gets nothing for stallWait ends with what it has.
+	var stalled atomic.Bool
+	idle := time.AfterFunc(stallWait, func() { stalled.Store(true); it.Stop() })
+	defer idle.Stop()
 	for !done() {
 		if left == 0 && giveUp == nil {
 			giveUp = time.AfterFunc(catchUpWait, it.Stop)
@@ -215,11 +225,12 @@ func drain(ctx context.Context, cons jetstream.Consumer, fn func(jetstream.Msg) 
 		switch {
 		case ctx.Err() != nil:
 			return ctx.Err()
-		case giveUp != nil && errors.Is(err, jetstream.ErrMsgIteratorClosed):
+		case (giveUp != nil || stalled.Load()) && errors.Is(err, jetstream.ErrMsgIteratorClosed):
 			return nil
 		case err != nil:
 			return err
 		}
+		idle.Reset(stallWait)
 		md, err := m.Metadata()
 		if err != nil {
 			continue
@@ -245,7 +256,11 @@ func (s *Store) readHistory(ctx context.Context, filters []string, fn func(jetst
 	if err != nil {
 		return fmt.Errorf("read the history stream %s: %w", s.opts.HistoryStream, err)
 	}
-	defer s.dropConsumer(ctx, cons.CachedInfo().Name)
+	defer func() { // the consumer in use at the end: a reset replaces it
+		if ci := cons.CachedInfo(); ci != nil {
+			s.dropConsumer(ctx, ci.Name)
+		}
+	}()
 	if err := drain(ctx, cons, fn, caughtUp); err != nil {
 		return fmt.Errorf("read the history stream %s: %w", s.opts.HistoryStream, err)
 	}
