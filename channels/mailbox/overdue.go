@@ -12,27 +12,9 @@ import (
 // When one passes without a final update, the task is dropped and the
 // conversation it began in gets a notice, so the user learns of it.
 func (c *Channel) sentDeadlineLoop(ctx context.Context) {
-	for {
-		next, ok := c.sent.nextDeadline()
-		var timer *time.Timer
-		var fire <-chan time.Time
-		if ok {
-			timer = time.NewTimer(max(0, next.Deadline.Sub(c.now())))
-			fire = timer.C
-		}
-		select {
-		case <-ctx.Done():
-		case <-c.sent.changed:
-		case <-fire:
-			c.overdue(ctx, next)
-		}
-		if timer != nil {
-			timer.Stop()
-		}
-		if ctx.Err() != nil {
-			return
-		}
-	}
+	watchDeadlines(ctx, c.now, c.sent.changed, c.sent.nextDeadline,
+		func(t sentTask) time.Time { return t.Deadline.Time },
+		func(t sentTask) { c.overdue(ctx, t) })
 }
 
 func (c *Channel) overdue(ctx context.Context, t sentTask) {

@@ -19,27 +19,9 @@ const NoticeOverdue = "overdue"
 // conversation the request was sent from, when it has one), once; a late
 // reply is still taken.
 func (c *Channel) replyDeadlineLoop(ctx context.Context, l *replyLedger) {
-	for {
-		next, ok := l.nextDue()
-		var timer *time.Timer
-		var fire <-chan time.Time
-		if ok {
-			timer = time.NewTimer(max(0, next.Due.Sub(c.now())))
-			fire = timer.C
-		}
-		select {
-		case <-ctx.Done():
-		case <-l.changed:
-		case <-fire:
-			c.replyOverdue(ctx, l, next)
-		}
-		if timer != nil {
-			timer.Stop()
-		}
-		if ctx.Err() != nil {
-			return
-		}
-	}
+	watchDeadlines(ctx, c.now, l.changed, l.nextDue,
+		func(p PendingReply) time.Time { return p.Due.Time },
+		func(p PendingReply) { c.replyOverdue(ctx, l, p) })
 }
 
 // replyOverdue tells the agent that request p is still unanswered.
