@@ -18,6 +18,7 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/storetest"
 )
 
 // waitLimit bounds every wait in these tests; reaching it is a failure.
@@ -105,25 +106,8 @@ func (h *hookedStore) UpdateCard(ctx context.Context, id string, f func(*envelop
 	return c, err
 }
 
-// testClock is a clock a test moves by hand.
-type testClock struct {
-	mu  sync.Mutex
-	now time.Time
-}
-
-func newClock(t time.Time) *testClock { return &testClock{now: t} }
-
-func (c *testClock) Now() time.Time {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.now
-}
-
-func (c *testClock) Set(t time.Time) {
-	c.mu.Lock()
-	c.now = t
-	c.mu.Unlock()
-}
+// newClock returns a clock the test moves by hand.
+func newClock(t time.Time) *storetest.Clock { return storetest.NewClock(t) }
 
 // env is one mailbox tree on disk with its store, shared by the agents of
 // a test.

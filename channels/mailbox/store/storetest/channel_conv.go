@@ -21,7 +21,7 @@ import (
 func (s *suite) testChannelThread(t *testing.T) {
 	w := s.world(t)
 	b := need[store.Browser](t, s.browse(), w.open(t, nil))
-	clock := newClock(time.Now())
+	clock := NewClock(time.Now())
 	alice := w.startClocked(t, "alice", clock.Now, nil)
 	bob, carol := w.startAgent(t, "bob", nil), w.startAgent(t, "carol", nil)
 
@@ -171,7 +171,7 @@ func (s *suite) testChannelReplyElsewhere(t *testing.T) {
 // routed there.
 func (s *suite) testChannelOverdue(t *testing.T) {
 	w := s.world(t)
-	clock := newClock(time.Now())
+	clock := NewClock(time.Now())
 	critic := w.startClocked(t, "critic", clock.Now, nil)
 	executor := w.startAgent(t, "executor", nil)
 	cb := &envelope.Callback{Channel: "feishu", ChatID: "u1", SessionID: "feishu:u1"}

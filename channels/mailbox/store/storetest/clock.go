@@ -7,25 +7,33 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
-// clock is a clock a test moves by hand, for a channel's Options.Now.
-type clock struct {
+// Clock is a clock a test moves by hand, for a channel's Options.Now.
+type Clock struct {
 	mu  sync.Mutex
 	now time.Time
 }
 
-func newClock(start time.Time) *clock { return &clock{now: start} }
+// NewClock returns a Clock that reads start until it is moved.
+func NewClock(start time.Time) *Clock { return &Clock{now: start} }
 
 // Now returns the clock's time.
-func (c *clock) Now() time.Time {
+func (c *Clock) Now() time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.now
 }
 
 // Add moves the clock by d.
-func (c *clock) Add(d time.Duration) {
+func (c *Clock) Add(d time.Duration) {
 	c.mu.Lock()
 	c.now = c.now.Add(d)
+	c.mu.Unlock()
+}
+
+// Set moves the clock to t.
+func (c *Clock) Set(t time.Time) {
+	c.mu.Lock()
+	c.now = t
 	c.mu.Unlock()
 }
 
