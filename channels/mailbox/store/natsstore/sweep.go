@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
@@ -161,17 +162,21 @@ func (s *Store) publishMarker(ctx context.Context, agent string, mk sweptMarker)
 // seedSweeps adds to x the task messages of the agent the history stream
 // holds that its consumers settled (at or below their acknowledgement
 // floor), and the swept markers the agent wrote. A failure is logged: x
-// then knows what this store acknowledged only.
+// then knows what this store acknowledged only. A read that was cut short
+// (the caller's context ended, the server did not answer in time) is
+// tried again by the next sweep; a refusal is not.
 func (in *Inbox) seedSweeps(ctx context.Context, x *taskIndex) {
 	found, swept, err := in.s.readOwnTasks(ctx, in.agent)
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	x.seeded = true
 	if err != nil {
+		x.seeded = !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) &&
+			!errors.Is(err, nats.ErrTimeout)
 		in.s.opts.Logger.Warn("cannot read this agent's history; sweeping only the messages handled since its inbox opened",
 			"agent", in.agent, "err", err)
 		return
 	}
+	x.seeded = true
 	for task, hs := range found {
 		for _, h := range hs {
 			if !swept[h.seq] {
