@@ -45,6 +45,22 @@ func (s *Store) loadAttempts(ctx context.Context, agent string) (attempts, error
 	return a, nil
 }
 
+// dropGoneAttempts forgets the counts of messages no longer in the stream
+// (below its first sequence: acknowledged or set aside), which an
+// acknowledgement after a crash left in the stored record; the record is
+// written without them at the next count. A failure to ask keeps them.
+func (s *Store) dropGoneAttempts(ctx context.Context, a attempts) {
+	info, err := s.stream.Info(ctx)
+	if err != nil {
+		return
+	}
+	for seq := range a {
+		if seq < info.State.FirstSeq {
+			delete(a, seq)
+		}
+	}
+}
+
 func (s *Store) saveAttempts(ctx context.Context, agent string, a attempts) error {
 	raw := make(map[string]int, len(a))
 	for seq, n := range a {

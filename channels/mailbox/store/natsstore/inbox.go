@@ -107,6 +107,7 @@ func (s *Store) startInbox(ctx context.Context, agent string, lock *inboxLock) (
 		if in.attempts, err = s.loadAttempts(ctx, agent); err != nil {
 			return nil, err
 		}
+		s.dropGoneAttempts(ctx, in.attempts)
 	}
 	// Consume hands messages to a callback, which queues them here; unlike
 	// the Messages iterator, whose fixed channel drops messages when a
