@@ -10,7 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/switchboard-dev/switchboard/bus"
-	"github.com/switchboard-dev/switchboard/channels/mailbox"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/config"
 )
 
@@ -75,17 +75,17 @@ func (l *Loop) Run(ctx context.Context) error {
 
 // Judge decides whether this agent accepts a task delegated to it: the
 // provider's TaskJudge decides when it has one, otherwise every task is
-// accepted. Its signature fits (*mailbox.Channel).SetJudge.
+// accepted. Its signature fits the mailbox channel's Judge (SetJudge).
 func (l *Loop) Judge(ctx context.Context, in bus.InboundMessage) (bool, string) {
 	judge, ok := l.cfg.Provider.(TaskJudge)
 	if !ok {
 		return true, ""
 	}
 	info := TaskInfo{From: in.SenderID, Text: in.Content, Capabilities: slices.Clone(l.cfg.Capabilities)}
-	if meta, ok := mailbox.MetaOf(in.Metadata); ok {
-		info.From, info.Text = meta.From, textOf(in, meta)
-		if meta.Task != nil {
-			info.TaskID = meta.Task.ID
+	if mt, ok := meta.Of(in.Metadata); ok {
+		info.From, info.Text = mt.From, textOf(in, mt)
+		if mt.Task != nil {
+			info.TaskID = mt.Task.ID
 		}
 	}
 	return judge.JudgeTask(ctx, info)

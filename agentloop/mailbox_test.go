@@ -13,27 +13,28 @@ import (
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
 )
 
 // fromAgent returns a mailbox message from agent, as the mailbox channel
 // publishes it.
 func fromAgent(agent string, typ envelope.Type, text string, task *envelope.Task) bus.InboundMessage {
-	meta := mailbox.Meta{MessageID: "msg-" + agent + "-" + text, From: agent, To: "me", Type: typ, Task: task,
+	mt := meta.Meta{MessageID: "msg-" + agent + "-" + text, From: agent, To: "me", Type: typ, Task: task,
 		TTL: 2, Trace: []string{agent}}
 	if text != "" {
-		meta.Parts = []envelope.Part{envelope.TextPart(text)}
+		mt.Parts = []envelope.Part{envelope.TextPart(text)}
 	}
 	return bus.InboundMessage{Channel: mailbox.ChannelName, SenderID: agent, ChatID: agent, Content: text,
-		Metadata: mailbox.WithMeta(nil, meta)}
+		Metadata: meta.With(nil, mt)}
 }
 
 // routedUpdate returns a task_update routed back to user chat "u1" of feishu.
 func routedUpdate(agent string, state envelope.TaskState, text, reason string) bus.InboundMessage {
 	in := fromAgent(agent, envelope.TypeTaskUpdate, text, &envelope.Task{ID: "task_7", State: state, Reason: reason})
-	meta, _ := mailbox.MetaOf(in.Metadata)
-	meta.Callback = &envelope.Callback{Channel: "feishu", ChatID: "u1", SessionID: "feishu:u1"}
+	mt, _ := meta.Of(in.Metadata)
+	mt.Callback = &envelope.Callback{Channel: "feishu", ChatID: "u1", SessionID: "feishu:u1"}
 	in.Channel, in.ChatID, in.SessionKeyOverride = "feishu", "u1", "feishu:u1"
-	in.Metadata = mailbox.WithMeta(nil, *meta)
+	in.Metadata = meta.With(nil, *mt)
 	return in
 }
 
@@ -46,10 +47,10 @@ func TestLoopAnswersAMailboxTask(t *testing.T) {
 	assert.Equal(t, mailbox.ChannelName, out.Channel)
 	assert.Equal(t, "researcher", out.ChatID)
 	assert.Equal(t, "1 3 5 9", out.Content)
-	meta, ok := mailbox.MetaOf(out.Metadata)
-	require.True(t, ok, "the reply carries the task's meta, so the channel finishes the task")
-	assert.Equal(t, "task_1", meta.Task.ID)
-	_, hasReply := mailbox.ReplyOf(out.Metadata)
+	mt, ok := meta.Of(out.Metadata)
+	require.True(t, ok, "the reply carries the task's mt, so the channel finishes the task")
+	assert.Equal(t, "task_1", mt.Task.ID)
+	_, hasReply := meta.ReplyOf(out.Metadata)
 	assert.False(t, hasReply, "a plain answer completes the task")
 	assert.Equal(t, "[mailbox task from researcher] sort 5 3 9 1", lastUser(rec.requests()[0]))
 }
@@ -62,17 +63,17 @@ func TestLoopFailsATaskWhenTheProviderFails(t *testing.T) {
 	s.send(t, fromAgent("researcher", envelope.TypeTask, "sort 1", &envelope.Task{ID: "task_1"}))
 	out := s.recv(t)
 	assert.Equal(t, "researcher", out.ChatID)
-	reply, ok := mailbox.ReplyOf(out.Metadata)
+	reply, ok := meta.ReplyOf(out.Metadata)
 	require.True(t, ok)
-	assert.Equal(t, mailbox.Reply{State: envelope.StateFailed, Reason: "quota exceeded"}, reply)
-	_, ok = mailbox.MetaOf(out.Metadata)
+	assert.Equal(t, meta.Reply{State: envelope.StateFailed, Reason: "quota exceeded"}, reply)
+	_, ok = meta.Of(out.Metadata)
 	assert.True(t, ok)
 }
 
 func TestLoopFailsATaskItCannotDo(t *testing.T) {
 	s := start(t, agentloop.Config{Provider: scripted.New()})
 	s.send(t, fromAgent("researcher", envelope.TypeTask, "compute 1/0", &envelope.Task{ID: "task_1"}))
-	reply, ok := mailbox.ReplyOf(s.recv(t).Metadata)
+	reply, ok := meta.ReplyOf(s.recv(t).Metadata)
 	require.True(t, ok)
 	assert.Equal(t, envelope.StateFailed, reply.State)
 	assert.Equal(t, "division by zero", reply.Reason)
@@ -83,9 +84,9 @@ func TestLoopRecordsButDoesNotAnswerMailboxUpdates(t *testing.T) {
 	s := start(t, agentloop.Config{Provider: rec})
 	s.send(t, fromAgent("coder", envelope.TypeTaskUpdate, "1 3 5 9", &envelope.Task{ID: "task_1", State: envelope.StateCompleted}))
 	reply := fromAgent("coder", envelope.TypeMessage, "you are welcome", nil)
-	meta, _ := mailbox.MetaOf(reply.Metadata)
-	meta.ReplyTo = "msg-0"
-	reply.Metadata = mailbox.WithMeta(nil, *meta)
+	mt, _ := meta.Of(reply.Metadata)
+	mt.ReplyTo = "msg-0"
+	reply.Metadata = meta.With(nil, *mt)
 	s.send(t, reply)
 	// Same session, handled in order: the first answer must be this one's.
 	s.send(t, fromAgent("coder", envelope.TypeMessage, "count words in a b c", nil))

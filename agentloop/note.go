@@ -5,8 +5,8 @@ import (
 	"strings"
 
 	"github.com/switchboard-dev/switchboard/bus"
-	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
 )
 
 // notePrefix starts the text of every MailboxNote.
@@ -113,28 +113,28 @@ func ParseMailboxNote(s string) (n MailboxNote, ok bool) {
 }
 
 // noteOf builds the note of a mailbox message.
-func noteOf(in bus.InboundMessage, meta *mailbox.Meta) MailboxNote {
-	n := MailboxNote{Type: string(meta.Type), From: meta.From, Text: textOf(in, meta)}
+func noteOf(in bus.InboundMessage, mt *meta.Meta) MailboxNote {
+	n := MailboxNote{Type: string(mt.Type), From: mt.From, Text: textOf(in, mt)}
 	if n.From == "" {
 		n.From = in.SenderID
 	}
-	if meta.Task != nil && meta.Type == envelope.TypeTaskUpdate {
-		n.TaskID, n.State, n.Reason = meta.Task.ID, string(meta.Task.State), meta.Task.Reason
+	if mt.Task != nil && mt.Type == envelope.TypeTaskUpdate {
+		n.TaskID, n.State, n.Reason = mt.Task.ID, string(mt.Task.State), mt.Task.Reason
 	}
 	return n
 }
 
 // textOf is the text of a mailbox message: its parts (data as JSON, files
 // as "file: <path>"), or the inbound content when there are none.
-func textOf(in bus.InboundMessage, meta *mailbox.Meta) string {
-	if len(meta.Parts) == 0 {
-		if meta.Type == envelope.TypeTaskUpdate {
+func textOf(in bus.InboundMessage, mt *meta.Meta) string {
+	if len(mt.Parts) == 0 {
+		if mt.Type == envelope.TypeTaskUpdate {
 			return "" // the channel's content only restates the header
 		}
 		return in.Content
 	}
 	var lines []string
-	for _, p := range meta.Parts {
+	for _, p := range mt.Parts {
 		switch p.Type {
 		case envelope.PartText:
 			if p.Text != "" {

@@ -8,36 +8,18 @@ import (
 	"unicode/utf8"
 
 	"github.com/switchboard-dev/switchboard/bus"
-	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
 )
 
-// kind says how a turn is answered.
-type kind int
-
-const (
-	kindChat       kind = iota // a user message, or an update routed to the user: answer
-	kindTask                   // a mailbox task: the answer completes (or fails) it
-	kindMessage                // a mailbox message: answer its sender
-	kindRecordOnly             // a mailbox update or reply: record, never answer
-)
-
-// classify returns how to answer in and the text the provider reads.
-func classify(in bus.InboundMessage) (kind, string) {
-	meta, ok := mailbox.MetaOf(in.Metadata)
-	if !ok {
-		return kindChat, in.Content
+// classify returns how to answer in (meta.Classify, the decision the
+// mailbox channel's Send also makes) and the text the provider reads.
+func classify(in bus.InboundMessage) (meta.Kind, string) {
+	k, mt := meta.Classify(in.Metadata)
+	if mt == nil {
+		return k, in.Content
 	}
-	text := noteOf(in, meta).String()
-	switch {
-	case meta.Routed():
-		return kindChat, text
-	case meta.Type == envelope.TypeTaskUpdate, meta.ReplyTo != "" && !meta.IsTask():
-		return kindRecordOnly, text
-	case meta.IsTask():
-		return kindTask, text
-	}
-	return kindMessage, text
+	return k, noteOf(in, mt).String()
 }
 
 // handle runs one turn: it records the exchange and publishes the answer.
@@ -49,7 +31,7 @@ func (l *Loop) handle(ctx context.Context, in bus.InboundMessage) {
 	key := in.SessionKey()
 	h := l.history.get(key)
 	user := Message{Role: RoleUser, Content: content, Name: in.SenderID}
-	if k == kindRecordOnly {
+	if k == meta.KindRecordOnly {
 		if err := l.history.append(h, []Message{user}); err != nil {
 			l.log.Error("history not saved", "session", key, "err", err)
 		}
@@ -65,16 +47,16 @@ func (l *Loop) handle(ctx context.Context, in bus.InboundMessage) {
 	if err != nil {
 		l.log.Warn("provider failed", "session", key, "err", err)
 		reply = "sorry, I could not answer: " + err.Error()
-		if k == kindTask {
+		if k == meta.KindTask {
 			reply = "could not complete the task: " + err.Error()
-			md = mailbox.WithReply(md, mailbox.Reply{State: envelope.StateFailed, Reason: err.Error()})
+			md = meta.WithReply(md, meta.Reply{State: envelope.StateFailed, Reason: err.Error()})
 		}
 		msgs = append(msgs, Message{Role: RoleAssistant, Content: reply})
 	}
 	if err := l.history.append(h, msgs); err != nil {
 		l.log.Error("history not saved", "session", key, "err", err)
 	}
-	if turn.Answered() || reply == "" && k != kindTask {
+	if turn.Answered() || reply == "" && k != meta.KindTask {
 		return
 	}
 	l.log.Info("answer", "session", key, "channel", in.Channel, "chat", in.ChatID, "text", clip(reply))

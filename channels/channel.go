@@ -23,3 +23,11 @@ type Channel interface {
 type AllowLister interface {
 	AllowFrom() []string
 }
+
+// Addresser is a Channel that listens somewhere people or platforms
+// reach it (a webhook URL); the host logs the address at start.
+type Addresser interface {
+	// Address returns what the address is (the key of the log attribute,
+	// "webhook") and where the channel listens ("" before it does).
+	Address() (what, where string)
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/bus"
+	"github.com/switchboard-dev/switchboard/clock"
 	"github.com/switchboard-dev/switchboard/config"
 )
 
@@ -29,6 +30,9 @@ type ManagerConfig struct {
 	// OnDispatchError is told of every outbound message that could not be
 	// delivered. The Manager also logs it; nothing is dropped silently.
 	OnDispatchError func(*DispatchError)
+	// Clock is passed to the channels it builds (Deps.Clock); nil: the
+	// real clock.
+	Clock clock.Clock
 	// Logger receives the Manager's logs; nil discards.
 	Logger *slog.Logger
 }
@@ -113,7 +117,7 @@ func (m *Manager) Build(reg *Registry, cfg *config.Config) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", section.Path, err)
 		}
-		ch, err := factory(section, Deps{Bus: m.bus, Logger: m.cfg.Logger, Config: cfg})
+		ch, err := factory(section, Deps{Bus: m.bus, Logger: m.cfg.Logger, Config: cfg, Clock: m.cfg.Clock})
 		if err != nil {
 			return err
 		}

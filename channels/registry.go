@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"github.com/switchboard-dev/switchboard/bus"
+	"github.com/switchboard-dev/switchboard/clock"
 	"github.com/switchboard-dev/switchboard/config"
 )
 
@@ -15,6 +16,7 @@ type Deps struct {
 	Bus    *bus.Bus       // the bus the channel publishes to
 	Logger *slog.Logger   // never nil when passed by the Manager
 	Config *config.Config // the whole configuration, for shared settings
+	Clock  clock.Clock    // the time of deadlines and tickers; nil: the real clock
 }
 
 // Factory builds a channel from its config section. It decodes the section

@@ -32,3 +32,35 @@ func (s Section) Enabled() bool {
 func (s Section) Decode(out any) error {
 	return decode(s.Raw, s.Path, out, s.env)
 }
+
+// Sub returns the subsection under key, for a part that decodes its own
+// keys (a mailbox backend its channels.mailbox.<name> section). Its Raw
+// is nil when the key is absent; ok is false when the key holds something
+// other than an object.
+func (s Section) Sub(key string) (sub Section, ok bool) {
+	sub = Section{Path: s.Path + "." + key, env: s.env}
+	v, found := s.Raw[key]
+	if !found || v == nil {
+		return sub, true
+	}
+	m, isMap := v.(map[string]any)
+	if !isMap {
+		return sub, false
+	}
+	sub.Raw = m
+	return sub, true
+}
+
+// Without returns s without the given keys, for a decoder that leaves them
+// to the parts that own them.
+func (s Section) Without(keys ...string) Section {
+	raw := make(map[string]any, len(s.Raw))
+	for k, v := range s.Raw {
+		raw[k] = v
+	}
+	for _, k := range keys {
+		delete(raw, k)
+	}
+	s.Raw = raw
+	return s
+}

@@ -8,8 +8,9 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/agentloop"
-	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/view"
 )
 
 // DelegateTask is the delegate_task tool: it sends a task to an agent, or
@@ -72,7 +73,7 @@ func (t *DelegateTask) Execute(ctx context.Context, call agentloop.Call) (string
 		return "", err
 	}
 	in := call.Inbound()
-	req := mailbox.Request{
+	req := route.Request{
 		To: target.AgentID, Type: envelope.TypeTask, Text: args.Task,
 		Callback: &envelope.Callback{Channel: in.Channel, ChatID: in.ChatID, SessionID: in.SessionKey()},
 		Parent:   parentOf(call),
@@ -89,13 +90,13 @@ func (t *DelegateTask) Execute(ctx context.Context, call agentloop.Call) (string
 }
 
 // target resolves the agent the task goes to.
-func (t *DelegateTask) target(ctx context.Context, args delegateArgs) (mailbox.Agent, error) {
+func (t *DelegateTask) target(ctx context.Context, args delegateArgs) (view.Agent, error) {
 	if args.To != "" {
 		return lookup(ctx, t.mb, args.To)
 	}
 	a, err := t.mb.PickByCapability(ctx, args.Capability)
-	if errors.Is(err, mailbox.ErrNoAgent) {
-		return mailbox.Agent{}, fmt.Errorf("no online agent offers the capability %q (call list_agents to see who offers what)", args.Capability)
+	if errors.Is(err, route.ErrNoAgent) {
+		return view.Agent{}, fmt.Errorf("no online agent offers the capability %q (call list_agents to see who offers what)", args.Capability)
 	}
 	return a, err
 }

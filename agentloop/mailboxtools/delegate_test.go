@@ -11,8 +11,9 @@ import (
 
 	"github.com/switchboard-dev/switchboard/agentloop"
 	"github.com/switchboard-dev/switchboard/bus"
-	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
 )
 
 func TestDelegateToAnAgentAttachesTheCallback(t *testing.T) {
@@ -22,7 +23,7 @@ func TestDelegateToAnAgentAttachesTheCallback(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "delegated task task_1 to coder; its updates will come back to this conversation", out)
 	require.Len(t, fake.posts(), 1)
-	assert.Equal(t, mailbox.Request{To: "coder", Type: envelope.TypeTask, Text: "sort 5 3 9 1",
+	assert.Equal(t, route.Request{To: "coder", Type: envelope.TypeTask, Text: "sort 5 3 9 1",
 		Deadline: clock.Add(90 * time.Second),
 		Callback: &envelope.Callback{Channel: "feishu", ChatID: "u1", SessionID: "feishu:u1"}}, fake.posts()[0])
 	assert.False(t, turn.Answered())
@@ -46,20 +47,20 @@ func TestDelegateByCapability(t *testing.T) {
 
 func TestDelegateWhileHandlingATaskInheritsIt(t *testing.T) {
 	fake := newFake()
-	turn, meta := fromAgent("planner", envelope.TypeTask)
+	turn, mt := fromAgent("planner", envelope.TypeTask)
 	_, err := run(t, tool(t, fake, "delegate_task"), turn, `{"to":"coder","task":"sort 1"}`)
 	require.NoError(t, err)
 	req := fake.posts()[0]
 	require.NotNil(t, req.Parent)
-	assert.Equal(t, meta, *req.Parent)
+	assert.Equal(t, mt, *req.Parent)
 	assert.Equal(t, &envelope.Callback{Channel: "mailbox", ChatID: "planner", SessionID: "mailbox:planner"}, req.Callback)
 }
 
 func TestDelegateFromARoutedUpdateStartsAfresh(t *testing.T) {
 	fake := newFake()
-	meta := mailbox.Meta{MessageID: "m", From: "coder", Type: envelope.TypeTaskUpdate,
+	mt := meta.Meta{MessageID: "m", From: "coder", Type: envelope.TypeTaskUpdate,
 		Task: &envelope.Task{ID: "t", State: envelope.StateCompleted}, Callback: &envelope.Callback{Channel: "feishu", ChatID: "u1"}}
-	turn := agentloop.NewTurn(bus.InboundMessage{Channel: "feishu", ChatID: "u1", Metadata: mailbox.WithMeta(nil, meta)})
+	turn := agentloop.NewTurn(bus.InboundMessage{Channel: "feishu", ChatID: "u1", Metadata: meta.With(nil, mt)})
 	_, err := run(t, tool(t, fake, "delegate_task"), turn, `{"to":"coder","task":"sort 2 1"}`)
 	require.NoError(t, err)
 	assert.Nil(t, fake.posts()[0].Parent)
@@ -91,8 +92,8 @@ func TestDelegateErrorsAreReadable(t *testing.T) {
 		{"bad deadline", `{"to":"coder","task":"x","deadline_seconds":-1}`, nil, "deadline_seconds must be positive", nil},
 		{"bad json", `{"to":`, nil, "arguments of delegate_task are not the JSON object", nil},
 		{"loop refused", `{"to":"coder","task":"sort 1"}`, func(f *fakeMailbox) {
-			f.postErr = fmt.Errorf("send to %q (trace [coder researcher]): %w", "coder", mailbox.ErrLoop)
-		}, "circular route: target already in trace", mailbox.ErrLoop},
+			f.postErr = fmt.Errorf("send to %q (trace [coder researcher]): %w", "coder", route.ErrLoop)
+		}, "circular route: target already in trace", route.ErrLoop},
 		{"registry down", `{"to":"coder","task":"sort 1"}`, func(f *fakeMailbox) { f.agentsErr = errors.New("gone") },
 			"read the agent registry: gone", nil},
 		{"registry down by capability", `{"capability":"sorting","task":"sort 1"}`, func(f *fakeMailbox) { f.agentsErr = errors.New("gone") },

@@ -8,21 +8,22 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/view"
 )
 
 // fakeMailbox records what the tools ask of the mailbox.
 type fakeMailbox struct {
 	id        string
-	agents    []mailbox.Agent
+	agents    []view.Agent
 	agentsErr error
 	postErr   error
 	finishErr error
 	skip      map[string]error // PostTo skips these recipients
 
 	mu       sync.Mutex
-	posted   []mailbox.Request
+	posted   []route.Request
 	finished []finish
 }
 
@@ -32,13 +33,13 @@ type finish struct {
 	Text, Reason string
 }
 
-func agent(id string, status envelope.Status, free int, caps ...string) mailbox.Agent {
-	return mailbox.Agent{Card: envelope.Card{AgentID: id, Description: id + " agent", Capabilities: caps,
+func agent(id string, status envelope.Status, free int, caps ...string) view.Agent {
+	return view.Agent{Card: envelope.Card{AgentID: id, Description: id + " agent", Capabilities: caps,
 		Status: status, MaxConcurrentTasks: 3, CurrentTasks: make([]string, 3-free)}, Effective: status}
 }
 
 func newFake() *fakeMailbox {
-	return &fakeMailbox{id: "researcher", agents: []mailbox.Agent{
+	return &fakeMailbox{id: "researcher", agents: []view.Agent{
 		agent("coder", envelope.StatusIdle, 3, "sorting", "counting"),
 		agent("helper", envelope.StatusBusy, 2, "counting"),
 		agent("researcher", envelope.StatusIdle, 3, "research"),
@@ -48,11 +49,11 @@ func newFake() *fakeMailbox {
 
 func (f *fakeMailbox) AgentID() string { return f.id }
 
-func (f *fakeMailbox) Agents(_ context.Context, onlineOnly bool) ([]mailbox.Agent, error) {
+func (f *fakeMailbox) Agents(_ context.Context, onlineOnly bool) ([]view.Agent, error) {
 	if f.agentsErr != nil {
 		return nil, f.agentsErr
 	}
-	var out []mailbox.Agent
+	var out []view.Agent
 	for _, a := range f.agents {
 		if !onlineOnly || a.Effective != envelope.StatusOffline {
 			out = append(out, a)
@@ -61,20 +62,20 @@ func (f *fakeMailbox) Agents(_ context.Context, onlineOnly bool) ([]mailbox.Agen
 	return out, nil
 }
 
-func (f *fakeMailbox) PickByCapability(ctx context.Context, capability string) (mailbox.Agent, error) {
+func (f *fakeMailbox) PickByCapability(ctx context.Context, capability string) (view.Agent, error) {
 	agents, err := f.Agents(ctx, true)
 	if err != nil {
-		return mailbox.Agent{}, err
+		return view.Agent{}, err
 	}
-	agents = slices.DeleteFunc(agents, func(a mailbox.Agent) bool { return a.AgentID == f.id || !a.HasCapability(capability) })
-	slices.SortStableFunc(agents, func(a, b mailbox.Agent) int { return cmp.Compare(b.FreeSlots(), a.FreeSlots()) })
+	agents = slices.DeleteFunc(agents, func(a view.Agent) bool { return a.AgentID == f.id || !a.HasCapability(capability) })
+	slices.SortStableFunc(agents, func(a, b view.Agent) int { return cmp.Compare(b.FreeSlots(), a.FreeSlots()) })
 	if len(agents) == 0 {
-		return mailbox.Agent{}, fmt.Errorf("capability %q: %w offers it", capability, mailbox.ErrNoAgent)
+		return view.Agent{}, fmt.Errorf("capability %q: %w offers it", capability, route.ErrNoAgent)
 	}
 	return agents[0], nil
 }
 
-func (f *fakeMailbox) Post(_ context.Context, req mailbox.Request) (*envelope.Message, error) {
+func (f *fakeMailbox) Post(_ context.Context, req route.Request) (*envelope.Message, error) {
 	if f.postErr != nil {
 		return nil, f.postErr
 	}
@@ -91,44 +92,44 @@ func (f *fakeMailbox) Post(_ context.Context, req mailbox.Request) (*envelope.Me
 
 // PostTo resolves target over the fake's agents (not the sender) and
 // posts a copy to each; a recipient in skip is reported as skipped.
-func (f *fakeMailbox) PostTo(ctx context.Context, target string, req mailbox.Request) (mailbox.Fanout, error) {
-	t, err := mailbox.ParseTarget(target)
+func (f *fakeMailbox) PostTo(ctx context.Context, target string, req route.Request) (route.Fanout, error) {
+	t, err := route.ParseTarget(target)
 	if err != nil {
-		return mailbox.Fanout{}, err
+		return route.Fanout{}, err
 	}
 	var to []string
 	for _, a := range f.agents {
 		var ok bool
 		switch t.Kind {
-		case mailbox.TargetAll:
+		case route.TargetAll:
 			ok = true
-		case mailbox.TargetCap:
+		case route.TargetCap:
 			ok = a.HasCapability(t.Name)
-		case mailbox.TargetRole:
+		case route.TargetRole:
 			ok = a.HasRole(t.Name)
-		case mailbox.TargetName:
+		case route.TargetName:
 			ok = a.HasCapability(t.Name) || a.HasRole(t.Name)
-		case mailbox.TargetPattern:
+		case route.TargetPattern:
 			ok, _ = path.Match(t.Name, a.AgentID)
 		}
 		if ok && a.AgentID != f.id {
 			to = append(to, a.AgentID)
 		}
 	}
-	if t.Kind == mailbox.TargetAny {
+	if t.Kind == route.TargetAny {
 		a, err := f.PickByCapability(ctx, t.Name)
 		if err != nil {
-			return mailbox.Fanout{}, err
+			return route.Fanout{}, err
 		}
 		to = []string{a.AgentID}
 	}
 	if len(to) == 0 {
-		return mailbox.Fanout{}, fmt.Errorf("target %s: %w", t, mailbox.ErrUnknownTarget)
+		return route.Fanout{}, fmt.Errorf("target %s: %w", t, route.ErrUnknownTarget)
 	}
-	var out mailbox.Fanout
+	var out route.Fanout
 	for _, id := range to {
 		if err := f.skip[id]; err != nil {
-			out.Skipped = append(out.Skipped, mailbox.Skipped{To: id, Err: err})
+			out.Skipped = append(out.Skipped, route.Skipped{To: id, Err: err})
 			continue
 		}
 		r := req
@@ -156,7 +157,7 @@ func (f *fakeMailbox) FinishTask(_ context.Context, taskID string, state envelop
 	return &envelope.Message{ID: "update"}, nil
 }
 
-func (f *fakeMailbox) posts() []mailbox.Request {
+func (f *fakeMailbox) posts() []route.Request {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return slices.Clone(f.posted)

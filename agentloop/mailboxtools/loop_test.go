@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
 )
 
 // TestScriptedLoopDelegates runs the user's side of the demo: the scripted
@@ -50,10 +51,10 @@ func TestScriptedLoopDelegates(t *testing.T) {
 
 	// A task for this agent, answered with the reply tool's help: the
 	// scripted provider answers directly, which completes the task.
-	meta := mailbox.Meta{MessageID: "m1", From: "coder", Type: envelope.TypeTask, Task: &envelope.Task{ID: "task_9"},
+	mt := meta.Meta{MessageID: "m1", From: "coder", Type: envelope.TypeTask, Task: &envelope.Task{ID: "task_9"},
 		Parts: []envelope.Part{envelope.TextPart("count words in a b c")}}
 	out = exchange(bus.InboundMessage{Channel: mailbox.ChannelName, ChatID: "coder", SenderID: "coder",
-		Content: "count words in a b c", Metadata: mailbox.WithMeta(nil, meta)})
+		Content: "count words in a b c", Metadata: meta.With(nil, mt)})
 	assert.Equal(t, "3", out.Content)
 	assert.Equal(t, "coder", out.ChatID)
 

@@ -7,8 +7,10 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/agentloop"
-	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/view"
 )
 
 // Mailbox is what the tools use of the mailbox channel; *mailbox.Channel
@@ -17,22 +19,20 @@ type Mailbox interface {
 	// AgentID is this agent's id.
 	AgentID() string
 	// Agents lists the registered agents (online ones only with onlineOnly).
-	Agents(ctx context.Context, onlineOnly bool) ([]mailbox.Agent, error)
+	Agents(ctx context.Context, onlineOnly bool) ([]view.Agent, error)
 	// PickByCapability returns the least loaded online agent offering a
-	// capability, or an error wrapping mailbox.ErrNoAgent.
-	PickByCapability(ctx context.Context, capability string) (mailbox.Agent, error)
+	// capability, or an error wrapping route.ErrNoAgent.
+	PickByCapability(ctx context.Context, capability string) (view.Agent, error)
 	// Post sends one message from this agent.
-	Post(ctx context.Context, req mailbox.Request) (*envelope.Message, error)
+	Post(ctx context.Context, req route.Request) (*envelope.Message, error)
 	// PostTo sends a copy of req to every agent a group target names (all,
 	// cap:NAME, role:NAME, any:NAME, a pattern), under the loop rules per
 	// recipient.
-	PostTo(ctx context.Context, target string, req mailbox.Request) (mailbox.Fanout, error)
+	PostTo(ctx context.Context, target string, req route.Request) (route.Fanout, error)
 	// FinishTask ends (or, for a non-terminal state, reports progress on)
 	// a task this agent works on.
 	FinishTask(ctx context.Context, taskID string, state envelope.TaskState, text, reason string, parts []envelope.Part) (*envelope.Message, error)
 }
-
-var _ Mailbox = (*mailbox.Channel)(nil)
 
 // Options are the extras of New.
 type Options struct {
@@ -56,16 +56,16 @@ func New(mb Mailbox, opts Options) []agentloop.Tool {
 
 // lookup returns the card of agent id, or a readable error naming the
 // known agents.
-func lookup(ctx context.Context, mb Mailbox, id string) (mailbox.Agent, error) {
+func lookup(ctx context.Context, mb Mailbox, id string) (view.Agent, error) {
 	if id == mb.AgentID() {
-		return mailbox.Agent{}, fmt.Errorf("%q is this agent itself; do the work here instead", id)
+		return view.Agent{}, fmt.Errorf("%q is this agent itself; do the work here instead", id)
 	}
 	if err := envelope.ValidateAgentID(id); err != nil {
-		return mailbox.Agent{}, err
+		return view.Agent{}, err
 	}
 	agents, err := mb.Agents(ctx, false)
 	if err != nil {
-		return mailbox.Agent{}, fmt.Errorf("read the agent registry: %w", err)
+		return view.Agent{}, fmt.Errorf("read the agent registry: %w", err)
 	}
 	var known []string
 	for _, a := range agents {
@@ -77,21 +77,21 @@ func lookup(ctx context.Context, mb Mailbox, id string) (mailbox.Agent, error) {
 		}
 	}
 	slices.Sort(known)
-	return mailbox.Agent{}, fmt.Errorf("unknown agent %q (known agents: %v; call list_agents)", id, known)
+	return view.Agent{}, fmt.Errorf("unknown agent %q (known agents: %v; call list_agents)", id, known)
 }
 
 // parentOf returns the mailbox message the turn handles, when it is one
 // from another agent (not an update routed to the user's conversation).
-func parentOf(call agentloop.Call) *mailbox.Meta {
-	meta, ok := mailbox.MetaOf(call.Inbound().Metadata)
-	if !ok || meta.Routed() {
+func parentOf(call agentloop.Call) *meta.Meta {
+	mt, ok := meta.Of(call.Inbound().Metadata)
+	if !ok || mt.Routed() {
 		return nil
 	}
-	return meta
+	return mt
 }
 
 // offlineNote says that a message waits for an offline agent.
-func offlineNote(a mailbox.Agent) string {
+func offlineNote(a view.Agent) string {
 	if a.Effective == envelope.StatusOffline {
 		return fmt.Sprintf(" (%s is offline now: it waits in its inbox until %s comes back)", a.AgentID, a.AgentID)
 	}

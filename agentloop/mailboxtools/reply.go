@@ -6,8 +6,8 @@ import (
 	"fmt"
 
 	"github.com/switchboard-dev/switchboard/agentloop"
-	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
 )
 
 // Reply is the reply tool: it answers the agent whose message is being
@@ -47,21 +47,21 @@ func (t *Reply) Execute(ctx context.Context, call agentloop.Call) (string, error
 	if err := call.Decode(&args); err != nil {
 		return "", err
 	}
-	meta := parentOf(call)
-	if meta == nil {
+	mt := parentOf(call)
+	if mt == nil {
 		return "", errors.New("there is no agent to reply to: this message is not from the mailbox; " +
 			"your final answer goes to " + call.Inbound().Channel)
 	}
-	if !meta.IsTask() || meta.Task == nil {
+	if !mt.IsTask() || mt.Task == nil {
 		if args.State != "" {
-			return "", fmt.Errorf("state is for tasks; this is a %s from %s", meta.Type, meta.From)
+			return "", fmt.Errorf("state is for tasks; this is a %s from %s", mt.Type, mt.From)
 		}
-		msg, err := t.mb.Post(ctx, mailbox.Request{To: meta.From, Text: args.Text, Parent: meta, ReplyTo: meta.MessageID})
+		msg, err := t.mb.Post(ctx, route.Request{To: mt.From, Text: args.Text, Parent: mt, ReplyTo: mt.MessageID})
 		if err != nil {
 			return "", err
 		}
 		call.Turn.MarkAnswered()
-		return fmt.Sprintf("replied to %s (message %s)", meta.From, msg.ID), nil
+		return fmt.Sprintf("replied to %s (message %s)", mt.From, msg.ID), nil
 	}
 	state := envelope.TaskState(args.State)
 	text, reason := args.Text, ""
@@ -74,12 +74,12 @@ func (t *Reply) Execute(ctx context.Context, call agentloop.Call) (string, error
 	default:
 		return "", fmt.Errorf("state %q: want completed, failed or working", args.State)
 	}
-	if _, err := t.mb.FinishTask(ctx, meta.Task.ID, state, text, reason, nil); err != nil {
+	if _, err := t.mb.FinishTask(ctx, mt.Task.ID, state, text, reason, nil); err != nil {
 		return "", err
 	}
 	if state.Terminal() {
 		call.Turn.MarkAnswered()
-		return fmt.Sprintf("task %s from %s is %s", meta.Task.ID, meta.From, state), nil
+		return fmt.Sprintf("task %s from %s is %s", mt.Task.ID, mt.From, state), nil
 	}
-	return fmt.Sprintf("told %s that task %s is %s", meta.From, meta.Task.ID, state), nil
+	return fmt.Sprintf("told %s that task %s is %s", mt.From, mt.Task.ID, state), nil
 }

@@ -8,12 +8,13 @@ import (
 	"strings"
 
 	"github.com/switchboard-dev/switchboard/agentloop"
-	"github.com/switchboard-dev/switchboard/channels/mailbox"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/view"
 )
 
 // SendMessage is the send_message tool: a plain message (not a task) to
 // another agent, or one copy to each agent of a group (see
-// mailbox.ParseTarget): all, cap:NAME, role:NAME, any:NAME, a pattern such
+// route.ParseTarget): all, cap:NAME, role:NAME, any:NAME, a pattern such
 // as coder-*, or a bare name that is a capability or role. Sent to the
 // agent whose message is being handled, it is a reply to that message.
 type SendMessage struct{ mb Mailbox }
@@ -53,7 +54,7 @@ func (t *SendMessage) Execute(ctx context.Context, call agentloop.Call) (string,
 		return "", errors.New("text is empty")
 	}
 	to := strings.TrimSpace(args.To)
-	req := mailbox.Request{Text: args.Text, Parent: parentOf(call)}
+	req := route.Request{Text: args.Text, Parent: parentOf(call)}
 	group, err := t.isGroup(ctx, to)
 	if err != nil {
 		return "", err
@@ -81,14 +82,14 @@ func (t *SendMessage) Execute(ctx context.Context, call agentloop.Call) (string,
 // target of kind all, cap, role, any or pattern, or a bare name that is
 // no registered agent but a capability or role some other agent has.
 func (t *SendMessage) isGroup(ctx context.Context, to string) (bool, error) {
-	target, err := mailbox.ParseTarget(to)
+	target, err := route.ParseTarget(to)
 	if err != nil {
 		return false, err
 	}
 	switch target.Kind {
-	case mailbox.TargetAgent:
+	case route.TargetAgent:
 		return false, nil
-	case mailbox.TargetName:
+	case route.TargetName:
 	default:
 		return true, nil
 	}
@@ -96,16 +97,16 @@ func (t *SendMessage) isGroup(ctx context.Context, to string) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("read the agent registry: %w", err)
 	}
-	if slices.ContainsFunc(agents, func(a mailbox.Agent) bool { return a.AgentID == to }) {
+	if slices.ContainsFunc(agents, func(a view.Agent) bool { return a.AgentID == to }) {
 		return false, nil
 	}
-	return slices.ContainsFunc(agents, func(a mailbox.Agent) bool {
+	return slices.ContainsFunc(agents, func(a view.Agent) bool {
 		return a.AgentID != t.mb.AgentID() && (a.HasCapability(to) || a.HasRole(to))
 	}), nil
 }
 
 // fanoutResult tells the model who got a copy, and who was skipped.
-func fanoutResult(to string, out mailbox.Fanout) string {
+func fanoutResult(to string, out route.Fanout) string {
 	var b strings.Builder
 	ids := make([]string, len(out.Sent))
 	for i, m := range out.Sent {

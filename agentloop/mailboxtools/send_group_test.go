@@ -11,11 +11,13 @@ import (
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
 )
 
 // recipients returns the To of each request posted.
-func recipients(reqs []mailbox.Request) []string {
+func recipients(reqs []route.Request) []string {
 	var out []string
 	for _, r := range reqs {
 		out = append(out, r.To)
@@ -57,13 +59,13 @@ func TestSendMessageToAGroup(t *testing.T) {
 
 func TestSendMessageToAGroupKeepsTheLoopRules(t *testing.T) {
 	fake := newFake()
-	fake.skip = map[string]error{"helper": mailbox.ErrLoop}
-	turn, meta := fromAgent("planner", envelope.TypeMessage)
+	fake.skip = map[string]error{"helper": route.ErrLoop}
+	turn, mt := fromAgent("planner", envelope.TypeMessage)
 	out, err := run(t, tool(t, fake, "send_message"), turn, `{"to":"cap:counting","text":"fyi"}`)
 	require.NoError(t, err)
 	assert.Equal(t, "sent 1 message(s) to cap:counting: coder (thread msg-1); skipped helper: circular route: target already in trace", out)
 	require.Len(t, fake.posts(), 1)
-	assert.Equal(t, &meta, fake.posts()[0].Parent, "each copy carries the handled message, for the loop rules")
+	assert.Equal(t, &mt, fake.posts()[0].Parent, "each copy carries the handled message, for the loop rules")
 }
 
 func TestSendMessageGroupErrors(t *testing.T) {
@@ -115,9 +117,9 @@ func TestSendMessageToAllThroughTheChannel(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, "freeze at 17:00", in.Content)
 		assert.Equal(t, "lead", in.SenderID)
-		meta, ok := mailbox.MetaOf(in.Metadata)
+		mt, ok := meta.Of(in.Metadata)
 		require.True(t, ok)
-		threads = append(threads, meta.ThreadID)
+		threads = append(threads, mt.ThreadID)
 	}
 	assert.Equal(t, threads[0], threads[1], "the copies share a thread")
 

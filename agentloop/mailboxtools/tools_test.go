@@ -15,6 +15,9 @@ import (
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/view"
 )
 
 var clock = time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -40,13 +43,13 @@ func fromUser() *agentloop.Turn {
 }
 
 // fromAgent is a turn handling a mailbox message of the given type.
-func fromAgent(from string, typ envelope.Type) (*agentloop.Turn, mailbox.Meta) {
-	meta := mailbox.Meta{MessageID: "m-in", From: from, To: "researcher", Type: typ, TTL: 2, Trace: []string{from}}
+func fromAgent(from string, typ envelope.Type) (*agentloop.Turn, meta.Meta) {
+	mt := meta.Meta{MessageID: "m-in", From: from, To: "researcher", Type: typ, TTL: 2, Trace: []string{from}}
 	if typ == envelope.TypeTask {
-		meta.Task = &envelope.Task{ID: "task_in", State: envelope.StateAccepted}
+		mt.Task = &envelope.Task{ID: "task_in", State: envelope.StateAccepted}
 	}
 	return agentloop.NewTurn(bus.InboundMessage{Channel: mailbox.ChannelName, ChatID: from, SenderID: from,
-		Metadata: mailbox.WithMeta(nil, meta)}), meta
+		Metadata: meta.With(nil, mt)}), mt
 }
 
 func TestNewToolsInOrder(t *testing.T) {
@@ -69,7 +72,7 @@ func TestListAgents(t *testing.T) {
 	]`, out)
 
 	fake := newFake()
-	fake.agents = append(fake.agents, mailbox.Agent{Card: envelope.Card{AgentID: "bare"}, Effective: envelope.StatusIdle})
+	fake.agents = append(fake.agents, view.Agent{Card: envelope.Card{AgentID: "bare"}, Effective: envelope.StatusIdle})
 	out, err = run(t, tool(t, fake, "list_agents"), fromUser(), "{}")
 	require.NoError(t, err)
 	assert.Contains(t, out, `{"id":"bare","capabilities":[],"status":"idle","free_slots":0}`)
@@ -84,12 +87,12 @@ func TestSendMessage(t *testing.T) {
 	out, err := run(t, tool(t, fake, "send_message"), fromUser(), `{"to":"coder","text":"hello"}`)
 	require.NoError(t, err)
 	assert.Equal(t, "sent message msg-1 to coder", out)
-	assert.Equal(t, mailbox.Request{To: "coder", Text: "hello"}, fake.posts()[0])
+	assert.Equal(t, route.Request{To: "coder", Text: "hello"}, fake.posts()[0])
 
-	turn, meta := fromAgent("coder", envelope.TypeMessage)
+	turn, mt := fromAgent("coder", envelope.TypeMessage)
 	_, err = run(t, tool(t, fake, "send_message"), turn, `{"to":"coder","text":"and you?"}`)
 	require.NoError(t, err)
-	assert.Equal(t, &meta, fake.posts()[1].Parent, "sent to the sender it is a reply in the thread")
+	assert.Equal(t, &mt, fake.posts()[1].Parent, "sent to the sender it is a reply in the thread")
 
 	_, err = run(t, tool(t, fake, "send_message"), fromUser(), `{"to":"nobody","text":"hi"}`)
 	assert.ErrorContains(t, err, `unknown agent "nobody"`)
@@ -97,9 +100,9 @@ func TestSendMessage(t *testing.T) {
 	assert.EqualError(t, err, "text is empty")
 	_, err = run(t, tool(t, fake, "send_message"), fromUser(), `[]`)
 	assert.ErrorContains(t, err, "arguments of send_message")
-	fake.postErr = fmt.Errorf("send to %q: %w", "coder", mailbox.ErrTTLExhausted)
+	fake.postErr = fmt.Errorf("send to %q: %w", "coder", route.ErrTTLExhausted)
 	_, err = run(t, tool(t, fake, "send_message"), fromUser(), `{"to":"coder","text":"hi"}`)
-	assert.ErrorIs(t, err, mailbox.ErrTTLExhausted)
+	assert.ErrorIs(t, err, route.ErrTTLExhausted)
 }
 
 func TestReplyToATask(t *testing.T) {
@@ -127,19 +130,19 @@ func TestReplyToATask(t *testing.T) {
 
 func TestReplyToAMessage(t *testing.T) {
 	fake := newFake()
-	turn, meta := fromAgent("planner", envelope.TypeMessage)
+	turn, mt := fromAgent("planner", envelope.TypeMessage)
 	out, err := run(t, tool(t, fake, "reply"), turn, `{"text":"yes"}`)
 	require.NoError(t, err)
 	assert.Equal(t, "replied to planner (message msg-1)", out)
-	assert.Equal(t, mailbox.Request{To: "planner", Text: "yes", Parent: &meta, ReplyTo: "m-in"}, fake.posts()[0])
+	assert.Equal(t, route.Request{To: "planner", Text: "yes", Parent: &mt, ReplyTo: "m-in"}, fake.posts()[0])
 	assert.True(t, turn.Answered())
 }
 
 func TestReplyErrors(t *testing.T) {
 	task, _ := fromAgent("planner", envelope.TypeTask)
 	msg, _ := fromAgent("planner", envelope.TypeMessage)
-	routedMeta := mailbox.Meta{From: "coder", Type: envelope.TypeTaskUpdate, Callback: &envelope.Callback{Channel: "feishu"}}
-	routed := agentloop.NewTurn(bus.InboundMessage{Channel: "feishu", Metadata: mailbox.WithMeta(nil, routedMeta)})
+	routedMeta := meta.Meta{From: "coder", Type: envelope.TypeTaskUpdate, Callback: &envelope.Callback{Channel: "feishu"}}
+	routed := agentloop.NewTurn(bus.InboundMessage{Channel: "feishu", Metadata: meta.With(nil, routedMeta)})
 	for _, tt := range []struct {
 		name  string
 		turn  *agentloop.Turn
@@ -155,7 +158,7 @@ func TestReplyErrors(t *testing.T) {
 		{"task over", task, `{"text":"x"}`, func(f *fakeMailbox) {
 			f.finishErr = fmt.Errorf("finish task task_in: %w", mailbox.ErrTaskNotActive)
 		}, "task not active"},
-		{"send fails", msg, `{"text":"x"}`, func(f *fakeMailbox) { f.postErr = mailbox.ErrHopLimit }, "thread hop limit reached"},
+		{"send fails", msg, `{"text":"x"}`, func(f *fakeMailbox) { f.postErr = route.ErrHopLimit }, "thread hop limit reached"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			fake := newFake()

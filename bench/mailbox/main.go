@@ -11,6 +11,8 @@ import (
 	"runtime/pprof"
 	"syscall"
 	"time"
+
+	_ "github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore" // registers the mailbox backend "fs"
 )
 
 // childFlag, as the first argument, makes the process the receiver; it is

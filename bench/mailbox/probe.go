@@ -10,6 +10,8 @@ import (
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
@@ -27,23 +29,23 @@ const (
 )
 
 // probe builds message seq, sent at sent, with text as its text part.
-// It goes through mailbox.Compose, as the channel's Post and the command
+// It goes through route.Compose, as the channel's Post and the command
 // line's send do.
 func probe(seq int, sent time.Time, text string) (*envelope.Message, error) {
 	data := map[string]any{keySeq: strconv.Itoa(seq), keySentNs: strconv.FormatInt(sent.UnixNano(), 10)}
-	return mailbox.Compose(senderID, mailbox.Request{
+	return route.Compose(senderID, route.Request{
 		To: receiverID, Text: text, Parts: []envelope.Part{envelope.DataPart(data)},
-	}, mailbox.ComposeOptions{Now: sent})
+	}, route.ComposeOptions{Now: sent})
 }
 
 // readProbe returns the sequence number and send time of a probe that
 // came off the bus.
 func readProbe(in bus.InboundMessage) (seq int, sentNs int64, ok bool) {
-	meta, found := mailbox.MetaOf(in.Metadata)
+	mt, found := meta.Of(in.Metadata)
 	if !found {
 		return 0, 0, false
 	}
-	for _, p := range meta.Parts {
+	for _, p := range mt.Parts {
 		if p.Type != envelope.PartData {
 			continue
 		}
@@ -70,7 +72,7 @@ type sender struct {
 func openSender(root string, fsync bool, size int) (*sender, error) {
 	cfg := mailbox.DefaultConfig()
 	cfg.AgentID, cfg.MailboxesRoot, cfg.Fsync = senderID, root, fsync
-	st, err := mailbox.OpenBackend(cfg, mailbox.BackendDeps{})
+	st, err := store.Open(cfg.Backend, cfg.StoreConfig())
 	if err != nil {
 		return nil, err
 	}

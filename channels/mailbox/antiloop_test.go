@@ -10,13 +10,15 @@ import (
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
 )
 
 func TestNewSendAppendsTraceAndSpendsTTL(t *testing.T) {
 	e := newEnv(t)
 	a := e.startAgent(t, "coder", func(c *mailbox.Config) { c.DefaultTTL = 4 })
 	p := e.peer(t, "writer")
-	sent, err := a.Post(context.Background(), mailbox.Request{To: "writer", Text: "fresh"})
+	sent, err := a.Post(context.Background(), route.Request{To: "writer", Text: "fresh"})
 	require.NoError(t, err)
 	got := p.expect(t, "fresh", func(m *envelope.Message) bool { return m.ID == sent.ID })
 	assert.Equal(t, []string{"coder"}, got.Trace)
@@ -24,7 +26,7 @@ func TestNewSendAppendsTraceAndSpendsTTL(t *testing.T) {
 	assert.Equal(t, got.ID, got.ThreadID, "a new send starts a thread")
 	assert.Empty(t, got.ReplyTo)
 
-	sent, err = a.Post(context.Background(), mailbox.Request{To: "writer", Text: "short", TTL: 1})
+	sent, err = a.Post(context.Background(), route.Request{To: "writer", Text: "short", TTL: 1})
 	require.NoError(t, err)
 	assert.Equal(t, 0, sent.TTL)
 }
@@ -36,9 +38,9 @@ func TestForwardAppendsTraceAndSpendsTTL(t *testing.T) {
 	m := msg("researcher", "coder", envelope.TypeMessage, "pass it on")
 	m.TTL, m.Trace = 2, []string{"planner", "researcher"}
 	e.deliver(t, m)
-	parent := meta(t, a.consume(t))
+	parent := metaOf(t, a.consume(t))
 
-	fwd, err := a.Post(context.Background(), mailbox.Request{To: "writer", Text: "for you", Parent: parent})
+	fwd, err := a.Post(context.Background(), route.Request{To: "writer", Text: "for you", Parent: parent})
 	require.NoError(t, err)
 	got := p.expect(t, "forward", func(x *envelope.Message) bool { return x.ID == fwd.ID })
 	assert.Equal(t, []string{"planner", "researcher", "coder"}, got.Trace)
@@ -51,13 +53,13 @@ func TestSendRefusedWhenTargetInTrace(t *testing.T) {
 	m := msg("researcher", "coder", envelope.TypeMessage, "from afar")
 	m.Trace = []string{"planner", "researcher"}
 	e.deliver(t, m)
-	parent := meta(t, a.consume(t))
+	parent := metaOf(t, a.consume(t))
 
-	_, err := a.Post(context.Background(), mailbox.Request{To: "planner", Text: "back round", Parent: parent})
-	assert.ErrorIs(t, err, mailbox.ErrLoop, "A→B→C→A is refused")
-	_, err = a.Post(context.Background(), mailbox.Request{To: "planner", Type: envelope.TypeTask,
+	_, err := a.Post(context.Background(), route.Request{To: "planner", Text: "back round", Parent: parent})
+	assert.ErrorIs(t, err, route.ErrLoop, "A→B→C→A is refused")
+	_, err = a.Post(context.Background(), route.Request{To: "planner", Type: envelope.TypeTask,
 		Text: "do it", Parent: parent})
-	assert.ErrorIs(t, err, mailbox.ErrLoop)
+	assert.ErrorIs(t, err, route.ErrLoop)
 	assert.NoDirExists(t, e.root+"/planner", "nothing was delivered")
 }
 
@@ -67,9 +69,9 @@ func TestSendRefusedWhenTTLExhausted(t *testing.T) {
 	m := msg("researcher", "coder", envelope.TypeMessage, "last hop")
 	m.TTL = 0
 	e.deliver(t, m)
-	parent := meta(t, a.consume(t))
-	_, err := a.Post(context.Background(), mailbox.Request{To: "writer", Text: "again", Parent: parent})
-	assert.ErrorIs(t, err, mailbox.ErrTTLExhausted)
+	parent := metaOf(t, a.consume(t))
+	_, err := a.Post(context.Background(), route.Request{To: "writer", Text: "again", Parent: parent})
+	assert.ErrorIs(t, err, route.ErrTTLExhausted)
 	assert.NoDirExists(t, e.root+"/writer")
 }
 
@@ -103,13 +105,13 @@ func TestDefect3ReplyIsNotALoop(t *testing.T) {
 	assert.Equal(t, []string{"researcher"}, r.Trace)
 
 	// Post with the received message as parent, as the reply tool does.
-	_, err := a.Post(context.Background(), mailbox.Request{To: "researcher", Text: "by tool",
-		Parent: meta(t, in), ReplyTo: m.ID})
+	_, err := a.Post(context.Background(), route.Request{To: "researcher", Text: "by tool",
+		Parent: metaOf(t, in), ReplyTo: m.ID})
 	require.NoError(t, err)
 	p.expect(t, "tool reply", func(x *envelope.Message) bool { return x.Text() == "by tool" })
 
 	// A task_update is always a reply, also for a task no longer remembered.
-	_, err = a.Post(context.Background(), mailbox.Request{To: "researcher", Type: envelope.TypeTaskUpdate,
+	_, err = a.Post(context.Background(), route.Request{To: "researcher", Type: envelope.TypeTaskUpdate,
 		TaskID: "old", TaskState: envelope.StateWorking})
 	require.NoError(t, err)
 	p.expectUpdate(t, "old", envelope.StateWorking)
@@ -124,9 +126,9 @@ func TestReplyToSomeoneElseIsNotAReply(t *testing.T) {
 	a.consume(t)
 	// reply_to names researcher's message, but the target is planner: this
 	// is a forward, and planner is already in the trace.
-	_, err := a.Post(context.Background(), mailbox.Request{To: "planner", Text: "psst", ReplyTo: m.ID,
-		Parent: &mailbox.Meta{MessageID: m.ID, From: "researcher", TTL: 0, Trace: m.Trace}})
-	assert.ErrorIs(t, err, mailbox.ErrLoop)
+	_, err := a.Post(context.Background(), route.Request{To: "planner", Text: "psst", ReplyTo: m.ID,
+		Parent: &meta.Meta{MessageID: m.ID, From: "researcher", TTL: 0, Trace: m.Trace}})
+	assert.ErrorIs(t, err, route.ErrLoop)
 }
 
 // The hop cap per thread stops two agents replying to each other for ever.
@@ -135,22 +137,22 @@ func TestHopCapStopsReplyPingPong(t *testing.T) {
 	hops := func(c *mailbox.Config) { c.MaxThreadHops = 3 }
 	a := e.startAgent(t, "alice", hops)
 	b := e.startAgent(t, "bob", hops)
-	first, err := a.Post(context.Background(), mailbox.Request{To: "bob", Text: "ping"})
+	first, err := a.Post(context.Background(), route.Request{To: "bob", Text: "ping"})
 	require.NoError(t, err)
 
 	turn := []*agent{b, a}
-	var last *mailbox.Meta
+	var last *meta.Meta
 	var sendErr error
 	for i := 0; sendErr == nil; i++ {
 		require.Less(t, i, 10, "the hop cap never stopped the exchange")
 		me := turn[i%2]
 		in := me.consume(t)
-		last = meta(t, in)
+		last = metaOf(t, in)
 		assert.Equal(t, first.ID, last.ThreadID, "every reply stays in the thread")
 		sendErr = me.Send(context.Background(), bus.OutboundMessage{Channel: in.Channel,
 			ChatID: in.ChatID, Content: "pong", Metadata: in.Metadata})
 	}
-	assert.ErrorIs(t, sendErr, mailbox.ErrHopLimit)
+	assert.ErrorIs(t, sendErr, route.ErrHopLimit)
 	assert.Equal(t, 3, last.HopCount)
 }
 
@@ -174,7 +176,7 @@ func TestDefect4NullTraceAndTTLCanBeAnswered(t *testing.T) {
 			e.deliverRaw(t, "coder", "researcher", raw)
 			in := a.consume(t)
 			assert.Equal(t, name, in.Content)
-			md := meta(t, in)
+			md := metaOf(t, in)
 			assert.Empty(t, md.Trace)
 			assert.Equal(t, envelope.DefaultTTL, md.TTL, "a missing ttl is the default budget")
 

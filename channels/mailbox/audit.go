@@ -15,7 +15,7 @@ func (c *Channel) record(ctx context.Context, ev store.Event) {
 		return
 	}
 	if ev.Time.IsZero() {
-		ev.Time = c.now()
+		ev.Time = c.clk.Now()
 	}
 	if ev.Agent == "" {
 		ev.Agent = c.cfg.AgentID

@@ -13,6 +13,8 @@ import (
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
 )
 
 // feishu is the conversation a delegated task begins in.
@@ -22,19 +24,19 @@ var feishu = &envelope.Callback{Channel: "feishu", ChatID: "oc_chat_1", SessionI
 // delegate tool does.
 func delegate(t *testing.T, a *agent, worker, text string, deadline time.Time) *envelope.Message {
 	t.Helper()
-	m, err := a.Post(context.Background(), mailbox.Request{To: worker, Type: envelope.TypeTask, Text: text,
+	m, err := a.Post(context.Background(), route.Request{To: worker, Type: envelope.TypeTask, Text: text,
 		Callback: feishu, Deadline: deadline})
 	require.NoError(t, err)
 	return m
 }
 
 // assertRouted checks that in is published as the feishu conversation.
-func assertRouted(t *testing.T, in bus.InboundMessage) *mailbox.Meta {
+func assertRouted(t *testing.T, in bus.InboundMessage) *meta.Meta {
 	t.Helper()
 	assert.Equal(t, "feishu", in.Channel)
 	assert.Equal(t, "oc_chat_1", in.ChatID)
 	assert.Equal(t, "feishu:oc_chat_1", in.SessionKey())
-	md := meta(t, in)
+	md := metaOf(t, in)
 	assert.True(t, md.Routed())
 	assert.Equal(t, feishu, md.Callback)
 	return md
@@ -53,7 +55,7 @@ func TestDefect5DelegateSetsCallbackAndUpdatesAreRouted(t *testing.T) {
 
 	in := coder.consume(t)
 	assert.Equal(t, mailbox.ChannelName, in.Channel, "the worker gets it on the mailbox channel")
-	assert.Equal(t, feishu, meta(t, in).TaskCallback)
+	assert.Equal(t, feishu, metaOf(t, in).TaskCallback)
 
 	acc := boss.consume(t)
 	md := assertRouted(t, acc)
@@ -72,8 +74,8 @@ func TestDefect5DelegateSetsCallbackAndUpdatesAreRouted(t *testing.T) {
 		ChatID: "coder", Content: "thanks", Metadata: res.Metadata}))
 	thanks := coder.consume(t)
 	assert.Equal(t, "thanks", thanks.Content)
-	assert.Equal(t, envelope.TypeMessage, meta(t, thanks).Type)
-	assert.Equal(t, []string{"boss"}, meta(t, thanks).Trace)
+	assert.Equal(t, envelope.TypeMessage, metaOf(t, thanks).Type)
+	assert.Equal(t, []string{"boss"}, metaOf(t, thanks).Trace)
 }
 
 func TestCallbackRecordSurvivesRestart(t *testing.T) {
@@ -134,7 +136,7 @@ func TestForgedCallbackNotHonoured(t *testing.T) {
 		assert.Equal(t, mailbox.ChannelName, in.Channel, name)
 		assert.Equal(t, "mallory", in.ChatID, name)
 		assert.Empty(t, in.SessionKeyOverride, name)
-		assert.False(t, meta(t, in).Routed(), name)
+		assert.False(t, metaOf(t, in).Routed(), name)
 	}
 
 	// The real task is still open and routed when coder answers.
@@ -161,7 +163,7 @@ func TestSessionIDOnlyCallbackGivesChatID(t *testing.T) {
 	e := newEnv(t)
 	boss := e.startAgent(t, "boss")
 	e.peer(t, "coder")
-	sent, err := boss.Post(context.Background(), mailbox.Request{To: "coder", Type: envelope.TypeTask,
+	sent, err := boss.Post(context.Background(), route.Request{To: "coder", Type: envelope.TypeTask,
 		Text: "nanobot style", Callback: &envelope.Callback{Channel: "feishu", SessionID: "feishu:user_123"}})
 	require.NoError(t, err)
 	u := msg("coder", "boss", envelope.TypeTaskUpdate, "")
@@ -196,7 +198,7 @@ func TestFailedDeliveryLeavesNoRecord(t *testing.T) {
 	boss := e.startAgent(t, "boss")
 	// Make coder's inbox impossible to create: a file where its folder goes.
 	require.NoError(t, os.WriteFile(filepath.Join(e.root, "coder"), []byte("x"), 0o600))
-	_, err := boss.Post(context.Background(), mailbox.Request{To: "coder", Type: envelope.TypeTask,
+	_, err := boss.Post(context.Background(), route.Request{To: "coder", Type: envelope.TypeTask,
 		Text: "lost", Callback: feishu})
 	require.Error(t, err)
 	data, err := os.ReadFile(filepath.Join(e.root, "boss", "state", "sent-tasks.json"))

@@ -5,17 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"sync"
-	"time"
 
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/replies"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/tasks"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/clock"
 )
 
 // ChannelName is the name the mailbox channel has on the bus.
-const ChannelName = "mailbox"
+const ChannelName = meta.ChannelName
 
 // Judge is the agent's own judgement on a task that passed every other
 // acceptance check: accept, or decline with a reason. The agent loop fills
@@ -32,8 +34,9 @@ type Options struct {
 	Observer store.Observer
 	// Logger receives logs; nil discards.
 	Logger *slog.Logger
-	// Now is the clock (default time.Now).
-	Now func() time.Time
+	// Clock runs task and reply deadlines, heartbeats and retention
+	// (default clock.Real).
+	Clock clock.Clock
 }
 
 // Channel is the mailbox channel. Create it with New.
@@ -43,19 +46,20 @@ type Channel struct {
 	backend     store.Backend
 	ownsBackend bool
 	observer    store.Observer
-	now         func() time.Time
+	clk         clock.Clock
 
-	mu       sync.Mutex
-	judge    Judge
 	received *recentMessages
-	active   map[string]*activeTask // tasks this agent works on, by task id
-	sent     *sentTasks             // tasks this agent delegated
-	replies  *replyLedger           // requests owed a reply, both ways
-	inbox    store.Inbox
-	intake   intake // the receive loop, which StopReceiving ends first
-	cancel   context.CancelFunc
-	wg       sync.WaitGroup
-	running  bool
+	active   *tasks.Active // tasks this agent works on
+
+	mu      sync.Mutex
+	judge   Judge
+	sent    *tasks.Delegated // tasks this agent delegated
+	replies *replies.Ledger  // requests owed a reply, both ways
+	inbox   store.Inbox
+	intake  intake // the receive loop, which StopReceiving ends first
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup
+	running bool
 }
 
 var (
@@ -69,19 +73,16 @@ func New(cfg Config, b *bus.Bus, opts Options) (*Channel, error) {
 	if err := cfg.Validate("channels.mailbox"); err != nil {
 		return nil, err
 	}
-	if opts.Now == nil {
-		opts.Now = time.Now
-	}
-	c := &Channel{
+	clk := clock.Or(opts.Clock)
+	return &Channel{
 		Base:     channels.NewBase(ChannelName, cfg.AllowFrom, b, opts.Logger),
 		cfg:      cfg,
 		backend:  opts.Backend,
 		observer: opts.Observer,
-		now:      opts.Now,
+		clk:      clk,
 		received: newRecentMessages(4096),
-		active:   map[string]*activeTask{},
-	}
-	return c, nil
+		active:   tasks.NewActive(clk),
+	}, nil
 }
 
 // AgentID returns the agent this channel receives for.
@@ -115,7 +116,9 @@ func (c *Channel) Start(ctx context.Context) error {
 		return errors.New("mailbox channel already running")
 	}
 	if c.backend == nil {
-		be, err := OpenBackend(c.cfg, BackendDeps{Logger: c.Logger(), Observer: c.observer})
+		sc := c.cfg.StoreConfig()
+		sc.Logger, sc.Observer = c.Logger(), c.observer
+		be, err := store.Open(c.cfg.Backend, sc)
 		if err != nil {
 			return fmt.Errorf("open mailbox store: %w", err)
 		}
@@ -126,10 +129,10 @@ func (c *Channel) Start(ctx context.Context) error {
 		c.closeOwnedBackend()
 		return fmt.Errorf("open inbox of %q: %w", c.cfg.AgentID, err)
 	}
-	sent, err := loadSentTasks(ctx, c.backend, c.cfg.AgentID)
-	var replies *replyLedger
+	sent, err := tasks.LoadDelegated(ctx, c.backend, c.cfg.AgentID)
+	var ledger *replies.Ledger
 	if err == nil {
-		replies, err = loadReplyLedger(ctx, c.backend, c.cfg.AgentID)
+		ledger, err = replies.Load(ctx, c.backend, c.cfg.AgentID)
 	}
 	if err == nil {
 		err = c.register(ctx)
@@ -139,14 +142,18 @@ func (c *Channel) Start(ctx context.Context) error {
 		c.closeOwnedBackend()
 		return err
 	}
-	c.inbox, c.sent, c.replies = inbox, sent, replies
+	c.inbox, c.sent, c.replies = inbox, sent, ledger
 	runCtx, cancel := context.WithCancel(context.Background())
 	c.cancel, c.running = cancel, true
 	c.startReceiving(runCtx)
-	c.wg.Go(func() { c.heartbeatLoop(runCtx) })
-	c.wg.Go(func() { c.sentDeadlineLoop(runCtx) })
-	c.wg.Go(func() { c.replyDeadlineLoop(runCtx, replies) })
-	c.wg.Go(func() { c.pruneLoop(runCtx) })
+	// The tickers start now, so that a test's clock moved after Start
+	// returns moves them.
+	beat := c.clk.NewTicker(seconds(c.cfg.HeartbeatInterval))
+	prune := c.clk.NewTicker(seconds(c.cfg.PruneInterval))
+	c.wg.Go(func() { c.heartbeatLoop(runCtx, beat) })
+	c.wg.Go(func() { c.delegatedDeadlines(runCtx, sent) })
+	c.wg.Go(func() { c.replyDeadlines(runCtx, ledger) })
+	c.wg.Go(func() { c.pruneLoop(runCtx, prune) })
 	c.Logger().Info("mailbox channel started", "agent", c.cfg.AgentID)
 	return nil
 }
@@ -172,13 +179,20 @@ func (c *Channel) Stop(ctx context.Context) error {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, t := range c.active {
-		t.stopTimer()
-	}
-	c.active = map[string]*activeTask{}
+	c.active.Clear()
 	errs := []error{c.markOffline(ctx), c.inbox.Close()}
 	c.closeOwnedBackend()
 	return errors.Join(errs...)
+}
+
+// state returns what a send needs, or ErrNotRunning.
+func (c *Channel) state() (store.Backend, *tasks.Delegated, *replies.Ledger, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.running {
+		return nil, nil, nil, ErrNotRunning
+	}
+	return c.backend, c.sent, c.replies, nil
 }
 
 func (c *Channel) closeOwnedBackend() {
@@ -188,9 +202,4 @@ func (c *Channel) closeOwnedBackend() {
 		}
 		c.backend, c.ownsBackend = nil, false
 	}
-}
-
-func hostname() string {
-	h, _ := os.Hostname()
-	return h
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/config"
 )
 
 // Config is the channels.mailbox section: seed 001's keys with its
@@ -39,12 +41,13 @@ type Config struct {
 	TaskTimeout float64 `json:"taskTimeout"`
 	// Fsync makes every delivery durable against a machine crash.
 	Fsync bool `json:"fsync"`
-	// Backend names the store: "fs" (default) or one registered by a
-	// backend package, such as "nats".
+	// Backend names the store: "fs" (default) or another registered with
+	// store.Register, such as "nats".
 	Backend string `json:"backend"`
-	// NATS holds the "nats" backend's settings; that backend decodes and
-	// validates them.
-	NATS map[string]any `json:"nats"`
+	// Stores are the sections of the registered backends found in the
+	// config (channels.mailbox.nats, ...), by backend name. Each backend
+	// decodes and validates its own (see DecodeConfig).
+	Stores map[string]config.Section `json:"-"`
 
 	// Conversations holds the keys of threads, replies owed, addressing,
 	// the audit log and retention.
@@ -110,11 +113,36 @@ func (c *Config) Validate(prefix string) error {
 		errs = append(errs, fmt.Errorf("%s: required", key("mailboxesRoot")))
 	}
 	errs = append(errs, c.Conversations.validate(key)...)
-	if _, ok := lookupBackend(c.Backend); !ok {
+	if !store.Known(c.Backend) {
 		errs = append(errs, fmt.Errorf("%s: unknown backend %q (known: %v; forgotten import?)",
-			key("backend"), c.Backend, backendNames()))
+			key("backend"), c.Backend, store.Names()))
 	}
 	return errors.Join(errs...)
 }
+
+// StoreConfig returns what the backend c.Backend is opened with: the
+// storage keys of the section and the backend's own section.
+func (c *Config) StoreConfig() store.Config {
+	sec, ok := c.Stores[c.Backend]
+	if !ok {
+		sec = config.Section{Path: "channels.mailbox." + c.Backend}
+	}
+	return store.Config{
+		AgentID:         c.AgentID,
+		Root:            c.MailboxesRoot,
+		MaxMessageBytes: c.MaxMessageBytes,
+		Fsync:           c.Fsync,
+		PollInterval:    seconds(c.PollInterval),
+		OfflineAfter:    seconds(c.OfflineAfter),
+		AuditLog:        c.AuditLog,
+		AuditMaxBytes:   c.AuditMaxBytes,
+		AuditKeep:       c.AuditKeep,
+		Section:         sec,
+	}
+}
+
+// stopTimeout bounds what the channel does on its own (a task that
+// expires) when nobody waits for it.
+const stopTimeout = 10 * time.Second
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

@@ -11,6 +11,8 @@ import (
 	"github.com/switchboard-dev/switchboard/channels"
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/config"
 )
@@ -74,73 +76,100 @@ func TestFactoryDecodesSection(t *testing.T) {
 	assert.ErrorContains(t, err, "bogus")
 }
 
-func TestOpenBackendUnknown(t *testing.T) {
+func TestUnknownBackend(t *testing.T) {
 	cfg := mailbox.DefaultConfig()
-	cfg.Backend = "nope"
-	_, err := mailbox.OpenBackend(cfg, mailbox.BackendDeps{})
+	cfg.AgentID, cfg.Backend = "a", "nope"
+	err := cfg.Validate("channels.mailbox")
+	assert.ErrorContains(t, err, `channels.mailbox.backend: unknown backend "nope"`)
+	assert.ErrorContains(t, err, "forgotten import?")
+	_, err = store.Open("nope", cfg.StoreConfig())
 	assert.ErrorContains(t, err, `unknown mailbox backend "nope"`)
 	assert.Panics(t, func() {
-		mailbox.RegisterBackend("fs", func(mailbox.Config, mailbox.BackendDeps) (store.Backend, error) { return nil, nil })
+		store.Register("fs", func(store.Config) (store.Backend, error) { return nil, nil })
 	}, "a duplicate")
-	assert.Panics(t, func() { mailbox.RegisterBackend("", nil) })
+}
+
+// TestBackendSectionGoesToTheBackend: channels.mailbox.nats is the nats
+// backend's own section, decoded by it (with its key paths), not by the
+// channel; a backend section that is no object is refused.
+func TestBackendSectionGoesToTheBackend(t *testing.T) {
+	section := config.Section{Path: "channels.mailbox", Raw: map[string]any{"agentId": "a", "backend": "nats",
+		"nats": map[string]any{"url": "nats://127.0.0.1:1", "ackWait": 0}}}
+	cfg, err := mailbox.DecodeConfig(section)
+	require.NoError(t, err)
+	sc := cfg.StoreConfig()
+	assert.Equal(t, "channels.mailbox.nats", sc.Section.Path)
+	assert.Equal(t, "nats://127.0.0.1:1", sc.Section.Raw["url"])
+	_, err = store.Open(cfg.Backend, sc)
+	assert.ErrorContains(t, err, "channels.mailbox.nats.ackWait")
+
+	section.Raw["nats"] = "nats://x"
+	_, err = mailbox.DecodeConfig(section)
+	assert.ErrorContains(t, err, "channels.mailbox.nats: want an object")
+
+	fsCfg := mailbox.DefaultConfig()
+	fsCfg.AgentID = "a"
+	fsCfg.Stores = map[string]config.Section{"fs": {Path: "channels.mailbox.fs", Raw: map[string]any{"x": 1}}}
+	_, err = store.Open("fs", fsCfg.StoreConfig())
+	assert.ErrorContains(t, err, "channels.mailbox.fs: the folder store has no settings of its own")
 }
 
 func TestMetaOfAndReplyOf(t *testing.T) {
-	_, ok := mailbox.MetaOf(nil)
+	_, ok := meta.Of(nil)
 	assert.False(t, ok)
-	_, ok = mailbox.MetaOf(map[string]any{"mailbox": nil})
+	_, ok = meta.Of(map[string]any{"mailbox": nil})
 	assert.False(t, ok)
-	_, ok = mailbox.MetaOf(map[string]any{"mailbox": "not an object"})
+	_, ok = meta.Of(map[string]any{"mailbox": "not an object"})
 	assert.False(t, ok)
 
-	want := mailbox.Meta{MessageID: "m1", From: "a", Type: envelope.TypeTask,
+	want := meta.Meta{MessageID: "m1", From: "a", Type: envelope.TypeTask,
 		Task: &envelope.Task{ID: "t1", State: envelope.StatePending}, TTL: 2, Trace: []string{"a"}}
-	md := mailbox.WithMeta(map[string]any{"other": 1}, want)
-	got, ok := mailbox.MetaOf(md)
+	md := meta.With(map[string]any{"other": 1}, want)
+	got, ok := meta.Of(md)
 	require.True(t, ok)
 	assert.Equal(t, want, *got)
 	assert.True(t, got.IsTask())
 	assert.Equal(t, 1, md["other"], "other keys are kept")
 
-	ptr, ok := mailbox.MetaOf(map[string]any{"mailbox": &want})
+	ptr, ok := meta.Of(map[string]any{"mailbox": &want})
 	require.True(t, ok)
 	assert.Equal(t, want, *ptr)
-	_, ok = mailbox.MetaOf(map[string]any{"mailbox": (*mailbox.Meta)(nil)})
+	_, ok = meta.Of(map[string]any{"mailbox": (*meta.Meta)(nil)})
 	assert.False(t, ok)
 
-	_, ok = mailbox.ReplyOf(md)
+	_, ok = meta.ReplyOf(md)
 	assert.False(t, ok)
-	md = mailbox.WithReply(md, mailbox.Reply{State: envelope.StateFailed, Reason: "why"})
-	r, ok := mailbox.ReplyOf(md)
+	md = meta.WithReply(md, meta.Reply{State: envelope.StateFailed, Reason: "why"})
+	r, ok := meta.ReplyOf(md)
 	require.True(t, ok)
-	assert.Equal(t, mailbox.Reply{State: envelope.StateFailed, Reason: "why"}, r)
-	r, ok = mailbox.ReplyOf(map[string]any{"mailbox_reply": map[string]any{"state": "rejected"}})
+	assert.Equal(t, meta.Reply{State: envelope.StateFailed, Reason: "why"}, r)
+	r, ok = meta.ReplyOf(map[string]any{"mailbox_reply": map[string]any{"state": "rejected"}})
 	require.True(t, ok)
 	assert.Equal(t, envelope.StateRejected, r.State)
 }
 
 func TestComposeOffline(t *testing.T) {
-	m, err := mailbox.Compose("cli", mailbox.Request{To: "coder", Text: "hi"}, mailbox.ComposeOptions{})
+	m, err := route.Compose("cli", route.Request{To: "coder", Text: "hi"}, route.ComposeOptions{})
 	require.NoError(t, err)
 	assert.Equal(t, []string{"cli"}, m.Trace)
 	assert.Equal(t, envelope.DefaultTTL-1, m.TTL)
 	assert.False(t, m.Timestamp.IsZero())
 
-	_, err = mailbox.Compose("../x", mailbox.Request{To: "coder"}, mailbox.ComposeOptions{})
+	_, err = route.Compose("../x", route.Request{To: "coder"}, route.ComposeOptions{})
 	assert.ErrorContains(t, err, "from")
-	_, err = mailbox.Compose("cli", mailbox.Request{To: ""}, mailbox.ComposeOptions{})
+	_, err = route.Compose("cli", route.Request{To: ""}, route.ComposeOptions{})
 	assert.ErrorContains(t, err, "to")
-	_, err = mailbox.Compose("cli", mailbox.Request{To: "coder", Priority: 9}, mailbox.ComposeOptions{})
+	_, err = route.Compose("cli", route.Request{To: "coder", Priority: 9}, route.ComposeOptions{})
 	assert.Error(t, err)
 
-	orig := &mailbox.Meta{MessageID: "m1", From: "coder", TTL: 0, Trace: []string{"coder"}, HopCount: 4}
-	r, err := mailbox.Compose("cli", mailbox.Request{To: "coder", Text: "re"},
-		mailbox.ComposeOptions{Original: orig, MaxThreadHops: 5})
+	orig := &meta.Meta{MessageID: "m1", From: "coder", TTL: 0, Trace: []string{"coder"}, HopCount: 4}
+	r, err := route.Compose("cli", route.Request{To: "coder", Text: "re"},
+		route.ComposeOptions{Original: orig, MaxThreadHops: 5})
 	require.NoError(t, err)
 	assert.Equal(t, "m1", r.ReplyTo)
 	assert.Equal(t, "m1", r.ThreadID)
 	assert.Equal(t, 5, r.HopCount)
 	orig.HopCount = 5
-	_, err = mailbox.Compose("cli", mailbox.Request{To: "coder"}, mailbox.ComposeOptions{Original: orig, MaxThreadHops: 5})
-	assert.ErrorIs(t, err, mailbox.ErrHopLimit)
+	_, err = route.Compose("cli", route.Request{To: "coder"}, route.ComposeOptions{Original: orig, MaxThreadHops: 5})
+	assert.ErrorIs(t, err, route.ErrHopLimit)
 }

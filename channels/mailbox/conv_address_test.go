@@ -1,4 +1,4 @@
-package mailbox
+package mailbox_test
 
 import (
 	"context"
@@ -10,32 +10,35 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/view"
 )
 
 func TestParseTarget(t *testing.T) {
 	for _, tt := range []struct {
 		in   string
-		want Target
+		want route.Target
 		err  string
 	}{
-		{"all", Target{Kind: TargetAll}, ""},
-		{"coder", Target{Kind: TargetName, Name: "coder"}, ""},
-		{"agent:coder", Target{Kind: TargetAgent, Name: "coder"}, ""},
-		{"cap:review", Target{Kind: TargetCap, Name: "review"}, ""},
-		{"role:reviewer", Target{Kind: TargetRole, Name: "reviewer"}, ""},
-		{"any:review", Target{Kind: TargetAny, Name: "review"}, ""},
-		{"coder-*", Target{Kind: TargetPattern, Name: "coder-*"}, ""},
-		{"coder-[12]", Target{Kind: TargetPattern, Name: "coder-[12]"}, ""},
-		{"", Target{}, "empty"},
-		{"coder-[", Target{}, "bad pattern"},
-		{"agent:../x", Target{}, "invalid agent id"},
-		{"cap:", Target{}, "want cap:NAME"},
-		{"team:x", Target{}, `unknown prefix "team:"`},
-		{"a b", Target{}, "or use all, cap:NAME"},
+		{"all", route.Target{Kind: route.TargetAll}, ""},
+		{"coder", route.Target{Kind: route.TargetName, Name: "coder"}, ""},
+		{"agent:coder", route.Target{Kind: route.TargetAgent, Name: "coder"}, ""},
+		{"cap:review", route.Target{Kind: route.TargetCap, Name: "review"}, ""},
+		{"role:reviewer", route.Target{Kind: route.TargetRole, Name: "reviewer"}, ""},
+		{"any:review", route.Target{Kind: route.TargetAny, Name: "review"}, ""},
+		{"coder-*", route.Target{Kind: route.TargetPattern, Name: "coder-*"}, ""},
+		{"coder-[12]", route.Target{Kind: route.TargetPattern, Name: "coder-[12]"}, ""},
+		{"", route.Target{}, "empty"},
+		{"coder-[", route.Target{}, "bad pattern"},
+		{"agent:../x", route.Target{}, "invalid agent id"},
+		{"cap:", route.Target{}, "want cap:NAME"},
+		{"team:x", route.Target{}, `unknown prefix "team:"`},
+		{"a b", route.Target{}, "or use all, cap:NAME"},
 	} {
 		t.Run(tt.in, func(t *testing.T) {
-			got, err := ParseTarget(tt.in)
+			got, err := route.ParseTarget(tt.in)
 			if tt.err != "" {
 				require.Error(t, err)
 				assert.Contains(t, err.Error(), tt.err)
@@ -75,12 +78,12 @@ func convCards(t *testing.T, w *convWorld) {
 func TestResolveTargets(t *testing.T) {
 	w := newConvWorld(t)
 	convCards(t, w)
-	opts := ResolveOptions{Now: w.clock.Now(), OfflineAfter: 30 * time.Second, MaxFanout: 3,
+	opts := route.ResolveOptions{Now: w.clock.Now(), OfflineAfter: 30 * time.Second, MaxFanout: 3,
 		HasInbox: func(a string) bool { return a == "nanobot-worker" }}
 	resolve := func(target string) ([]string, error) {
-		tg, err := ParseTarget(target)
+		tg, err := route.ParseTarget(target)
 		require.NoError(t, err)
-		return Resolve(context.Background(), w.store, "lead", tg, opts)
+		return route.Resolve(context.Background(), w.store, "lead", tg, opts)
 	}
 	for _, tt := range []struct {
 		target string
@@ -107,7 +110,7 @@ func TestResolveTargets(t *testing.T) {
 	}
 
 	_, err := resolve("all")
-	require.ErrorIs(t, err, ErrFanout, "4 others, over maxFanout 3")
+	require.ErrorIs(t, err, route.ErrFanout, "4 others, over maxFanout 3")
 	assert.Contains(t, err.Error(), "4 recipients, over the limit of 3 (channels.mailbox.maxFanout)")
 	opts.MaxFanout = 10
 	all, err := resolve("all")
@@ -120,15 +123,15 @@ func TestResolveTargets(t *testing.T) {
 		"tester-*":   "no registered agent matches (registered: coder-1, coder-2, coder-3, lead, reviewer)",
 	} {
 		_, err := resolve(target)
-		require.ErrorIs(t, err, ErrUnknownTarget, target)
+		require.ErrorIs(t, err, route.ErrUnknownTarget, target)
 		assert.Contains(t, err.Error(), want)
 	}
 	_, err = resolve("any:deploy")
-	assert.ErrorIs(t, err, ErrNoAgent)
+	assert.ErrorIs(t, err, route.ErrNoAgent)
 
 	lonely := newConvWorld(t)
-	_, err = Resolve(context.Background(), lonely.store, "lead", Target{Kind: TargetAll}, opts)
-	assert.ErrorIs(t, err, ErrUnknownTarget)
+	_, err = route.Resolve(context.Background(), lonely.store, "lead", route.Target{Kind: route.TargetAll}, opts)
+	assert.ErrorIs(t, err, route.ErrUnknownTarget)
 	assert.Contains(t, err.Error(), "no agent is registered besides lead")
 }
 
@@ -137,7 +140,7 @@ func TestPostToFansOutUnderTheLoopRules(t *testing.T) {
 	lead := w.start("lead")
 	convCards(t, w)
 
-	out, err := lead.PostTo(context.Background(), "cap:code", Request{Text: "standup in 5", Subject: "standup"})
+	out, err := lead.PostTo(context.Background(), "cap:code", route.Request{Text: "standup in 5", Subject: "standup"})
 	require.NoError(t, err)
 	require.Len(t, out.Sent, 3)
 	for i, to := range []string{"coder-1", "coder-2", "coder-3"} {
@@ -148,23 +151,23 @@ func TestPostToFansOutUnderTheLoopRules(t *testing.T) {
 	assert.Empty(t, out.Skipped)
 
 	// A forward of a message that passed coder-2 skips coder-2.
-	parent := &Meta{MessageID: "m0", From: "planner", To: "lead", Type: envelope.TypeMessage, TTL: 2,
+	parent := &meta.Meta{MessageID: "m0", From: "planner", To: "lead", Type: envelope.TypeMessage, TTL: 2,
 		Trace: []string{"coder-2", "planner"}}
-	out, err = lead.PostTo(context.Background(), "role:dev", Request{Text: "fyi", Parent: parent})
+	out, err = lead.PostTo(context.Background(), "role:dev", route.Request{Text: "fyi", Parent: parent})
 	require.NoError(t, err)
 	require.Len(t, out.Sent, 1)
 	assert.Equal(t, "coder-1", out.Sent[0].To)
 	require.Len(t, out.Skipped, 1)
 	assert.Equal(t, "coder-2", out.Skipped[0].To)
-	assert.True(t, errors.Is(out.Skipped[0].Err, ErrLoop))
+	assert.True(t, errors.Is(out.Skipped[0].Err, route.ErrLoop))
 
-	_, err = lead.PostTo(context.Background(), "coder-2", Request{Text: "x", Parent: parent})
-	assert.ErrorIs(t, err, ErrLoop, "nobody left to send to")
-	_, err = lead.PostTo(context.Background(), "cap:code", Request{Type: envelope.TypeTask, Text: "x", TaskID: "t1"})
+	_, err = lead.PostTo(context.Background(), "coder-2", route.Request{Text: "x", Parent: parent})
+	assert.ErrorIs(t, err, route.ErrLoop, "nobody left to send to")
+	_, err = lead.PostTo(context.Background(), "cap:code", route.Request{Type: envelope.TypeTask, Text: "x", TaskID: "t1"})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "a task id names one task, for one agent")
-	_, err = lead.PostTo(context.Background(), "cap:nothing", Request{Text: "x"})
-	assert.ErrorIs(t, err, ErrUnknownTarget)
+	_, err = lead.PostTo(context.Background(), "cap:nothing", route.Request{Text: "x"})
+	assert.ErrorIs(t, err, route.ErrUnknownTarget)
 
 	n := 0
 	require.NoError(t, w.store.Browse(context.Background(), func(s store.Stored) bool { n++; return true }))
@@ -177,14 +180,14 @@ func TestPostToBareNameWithAnInbox(t *testing.T) {
 	w := newConvWorld(t)
 	lead := w.start("lead")
 	convCards(t, w)
-	out, err := lead.PostTo(context.Background(), "review", Request{Text: "x"})
+	out, err := lead.PostTo(context.Background(), "review", route.Request{Text: "x"})
 	require.NoError(t, err)
 	assert.Len(t, out.Sent, 2, "the holders of capability review")
 
-	first, err := Compose("planner", Request{To: "review", Text: "hello"}, ComposeOptions{})
+	first, err := route.Compose("planner", route.Request{To: "review", Text: "hello"}, route.ComposeOptions{})
 	require.NoError(t, err)
 	require.NoError(t, w.store.Deliver(context.Background(), first))
-	out, err = lead.PostTo(context.Background(), "review", Request{Text: "x"})
+	out, err = lead.PostTo(context.Background(), "review", route.Request{Text: "x"})
 	require.NoError(t, err)
 	require.Len(t, out.Sent, 1)
 	assert.Equal(t, "review", out.Sent[0].To, "the agent whose inbox it is")
@@ -201,10 +204,10 @@ func TestDiscoveryByRole(t *testing.T) {
 
 	agents, err := lead.Agents(context.Background(), false)
 	require.NoError(t, err)
-	assert.Equal(t, []RoleCount{
+	assert.Equal(t, []view.RoleCount{
 		{Role: "", Agents: 1, Online: 0},
 		{Role: "dev", Agents: 2, Online: 2},
 		{Role: "planner", Agents: 1, Online: 1},
 		{Role: "reviewer", Agents: 1, Online: 1},
-	}, RoleSummary(agents))
+	}, view.RoleSummary(agents))
 }

@@ -2,7 +2,6 @@ package mailbox
 
 import (
 	"fmt"
-	"time"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
@@ -99,6 +98,3 @@ func (c *Conversations) Retention() store.Retention {
 		ArchiveMaxAge: seconds(c.ArchiveMaxAge), ArchiveMaxBytes: c.ArchiveMaxBytes,
 	}
 }
-
-// replyTimeout is ReplyTimeout as a duration.
-func (c *Conversations) replyTimeout() time.Duration { return seconds(c.ReplyTimeout) }

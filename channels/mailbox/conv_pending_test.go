@@ -1,4 +1,4 @@
-package mailbox
+package mailbox_test
 
 import (
 	"testing"
@@ -8,6 +8,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/view"
 )
 
 func convStored(box store.Box, m *envelope.Message) store.Stored {
@@ -54,7 +55,7 @@ func TestPendingOf(t *testing.T) {
 			m.Type, m.Task = envelope.TypeTaskUpdate, &envelope.Task{ID: "t3", State: envelope.StateCompleted}
 		})),
 	}
-	ids := func(ps []StoredPending) []string {
+	ids := func(ps []view.StoredPending) []string {
 		var out []string
 		for _, p := range ps {
 			out = append(out, p.MessageID)
@@ -62,17 +63,17 @@ func TestPendingOf(t *testing.T) {
 		return out
 	}
 	now := convT0.Add(30 * time.Minute)
-	got := PendingOf(all, PendingFilter{Now: now, ReplyTimeout: time.Hour})
+	got := view.PendingOf(all, view.PendingFilter{Now: now, ReplyTimeout: time.Hour})
 	assert.Equal(t, []string{"t-req", "q2", "q3"}, ids(got), "oldest first")
 	assert.True(t, got[1].Overdue, "past its reply_by")
 	assert.False(t, got[2].Overdue, "within replyTimeout")
 	assert.Equal(t, store.BoxClaimed, got[1].Where.Box)
 	assert.Equal(t, "executor", got[1].To)
 
-	assert.Equal(t, []string{"q2"}, ids(PendingOf(all, PendingFilter{Now: now, TaskID: "t1"})))
-	assert.Equal(t, []string{"t-req"}, ids(PendingOf(all, PendingFilter{Now: now, Agent: "coder"})))
-	assert.Equal(t, []string{"q2", "q3"}, ids(PendingOf(all, PendingFilter{Now: now, Agent: "critic"})))
-	assert.Equal(t, []string{"q2"}, ids(PendingOf(all, PendingFilter{Now: now, OverdueOnly: true})))
-	assert.Equal(t, []string{"t-req", "q2", "q3"}, ids(PendingOf(all, PendingFilter{Now: convT0.Add(2 * time.Hour),
+	assert.Equal(t, []string{"q2"}, ids(view.PendingOf(all, view.PendingFilter{Now: now, TaskID: "t1"})))
+	assert.Equal(t, []string{"t-req"}, ids(view.PendingOf(all, view.PendingFilter{Now: now, Agent: "coder"})))
+	assert.Equal(t, []string{"q2", "q3"}, ids(view.PendingOf(all, view.PendingFilter{Now: now, Agent: "critic"})))
+	assert.Equal(t, []string{"q2"}, ids(view.PendingOf(all, view.PendingFilter{Now: now, OverdueOnly: true})))
+	assert.Equal(t, []string{"t-req", "q2", "q3"}, ids(view.PendingOf(all, view.PendingFilter{Now: convT0.Add(2 * time.Hour),
 		ReplyTimeout: time.Hour, OverdueOnly: true})))
 }

@@ -1,4 +1,4 @@
-package mailbox
+package mailbox_test
 
 import (
 	"context"
@@ -11,7 +11,10 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/bus"
+	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
@@ -35,14 +38,14 @@ func (w *convWorld) boxOf(agent, id string) store.Box {
 func TestRequestIsHeldUntilAnswered(t *testing.T) {
 	w := newConvWorld(t)
 	critic, executor := w.start("critic"), w.start("executor")
-	id := critic.post(t, Request{To: "executor", Text: "did you mean to delete it?", Subject: "dead-code",
+	id := critic.post(t, route.Request{To: "executor", Text: "did you mean to delete it?", Subject: "dead-code",
 		ExpectsReply: true, TaskID: "task_1"})
 	in := executor.next(t)
-	meta, ok := MetaOf(in.Metadata)
+	mt, ok := meta.Of(in.Metadata)
 	require.True(t, ok)
-	assert.True(t, meta.ExpectsReply)
-	assert.Equal(t, "task_1", meta.TaskID)
-	require.NotNil(t, meta.ReplyBy, "due after replyTimeout")
+	assert.True(t, mt.ExpectsReply)
+	assert.Equal(t, "task_1", mt.TaskID)
+	require.NotNil(t, mt.ReplyBy, "due after replyTimeout")
 	w.seen.waitFor(t, store.EventDelivered, id)
 	assert.Equal(t, store.BoxClaimed, w.boxOf("executor", id), "held, not archived")
 
@@ -57,38 +60,38 @@ func TestRequestIsHeldUntilAnswered(t *testing.T) {
 	assert.Empty(t, critic.PendingReplies("task_2").Awaited, "per task")
 
 	err := executor.Archive(context.Background(), id)
-	require.ErrorIs(t, err, ErrReplyOwed)
+	require.ErrorIs(t, err, mailbox.ErrReplyOwed)
 	assert.Contains(t, err.Error(), "critic asked about dead-code")
 	assert.Contains(t, err.Error(), "reply first")
 	assert.Equal(t, store.BoxClaimed, w.boxOf("executor", id), "nothing moved")
 
 	// The agent loop answers through Send, with the inbound metadata.
-	require.NoError(t, executor.Send(context.Background(), bus.OutboundMessage{Channel: ChannelName,
+	require.NoError(t, executor.Send(context.Background(), bus.OutboundMessage{Channel: mailbox.ChannelName,
 		ChatID: "critic", Content: "yes, it was unused", Metadata: in.Metadata}))
 	w.seen.waitFor(t, store.EventProcessed, id)
 	assert.Equal(t, store.BoxProcessed, w.boxOf("executor", id), "the reply archived the request")
 	assert.Empty(t, executor.PendingReplies("").Owed)
 
 	reply := critic.next(t)
-	rmeta, _ := MetaOf(reply.Metadata)
+	rmeta, _ := meta.Of(reply.Metadata)
 	assert.Equal(t, id, rmeta.ReplyTo)
 	assert.Equal(t, id, rmeta.ThreadID)
 	assert.Equal(t, "task_1", rmeta.TaskID)
 	w.seen.waitFor(t, store.EventProcessed, rmeta.MessageID)
 	assert.Empty(t, critic.PendingReplies("").Awaited, "the asker stops waiting")
-	assert.ErrorIs(t, executor.Archive(context.Background(), id), ErrNotHeld)
+	assert.ErrorIs(t, executor.Archive(context.Background(), id), mailbox.ErrNotHeld)
 }
 
 // A notice is archived at once; Archive says it holds nothing.
 func TestNoticeIsArchivedOnHandOff(t *testing.T) {
 	w := newConvWorld(t)
 	critic, executor := w.start("critic"), w.start("executor")
-	id := critic.post(t, Request{To: "executor", Text: "fyi"})
+	id := critic.post(t, route.Request{To: "executor", Text: "fyi"})
 	executor.next(t)
 	w.seen.waitFor(t, store.EventProcessed, id)
 	assert.Empty(t, critic.PendingReplies("").Awaited)
 	err := executor.Archive(context.Background(), id)
-	assert.ErrorIs(t, err, ErrNotHeld)
+	assert.ErrorIs(t, err, mailbox.ErrNotHeld)
 }
 
 // A reply stored by another path (the command line, or before a crash)
@@ -96,10 +99,10 @@ func TestNoticeIsArchivedOnHandOff(t *testing.T) {
 func TestArchiveAfterAReplySentElsewhere(t *testing.T) {
 	w := newConvWorld(t)
 	critic, executor := w.start("critic"), w.start("executor")
-	id := critic.post(t, Request{To: "executor", Text: "why?", ExpectsReply: true})
+	id := critic.post(t, route.Request{To: "executor", Text: "why?", ExpectsReply: true})
 	executor.next(t)
-	req := MetaOfMessage(&envelope.Message{ID: id, From: "critic", To: "executor", Type: envelope.TypeMessage, TTL: 2})
-	reply, err := Compose("executor", Request{To: "critic", Text: "because"}, ComposeOptions{Original: &req})
+	req := meta.FromMessage(&envelope.Message{ID: id, From: "critic", To: "executor", Type: envelope.TypeMessage, TTL: 2}, false)
+	reply, err := route.Compose("executor", route.Request{To: "critic", Text: "because"}, route.ComposeOptions{Original: &req})
 	require.NoError(t, err)
 	require.NoError(t, w.store.Deliver(context.Background(), reply))
 	require.NoError(t, executor.Archive(context.Background(), id))
@@ -111,7 +114,7 @@ func TestArchiveAfterAReplySentElsewhere(t *testing.T) {
 func TestHeldRequestComesBackAfterRestart(t *testing.T) {
 	w := newConvWorld(t)
 	critic, executor := w.start("critic"), w.start("executor")
-	id := critic.post(t, Request{To: "executor", Text: "why?", ExpectsReply: true})
+	id := critic.post(t, route.Request{To: "executor", Text: "why?", ExpectsReply: true})
 	executor.next(t)
 	executor.stop(t)
 	critic.stop(t)
@@ -120,9 +123,9 @@ func TestHeldRequestComesBackAfterRestart(t *testing.T) {
 	require.Len(t, critic.PendingReplies("").Awaited, 1, "the asker still waits after a restart")
 	executor = w.start("executor")
 	in := executor.next(t)
-	meta, _ := MetaOf(in.Metadata)
-	assert.Equal(t, id, meta.MessageID)
-	assert.True(t, meta.Redelivered)
+	mt, _ := meta.Of(in.Metadata)
+	assert.Equal(t, id, mt.MessageID)
+	assert.True(t, mt.Redelivered)
 	require.Len(t, executor.PendingReplies("").Owed, 1)
 }
 
@@ -132,11 +135,11 @@ func TestHeldRequestComesBackAfterRestart(t *testing.T) {
 func TestAnsweredHeldRequestIsNotHandedAgain(t *testing.T) {
 	w := newConvWorld(t)
 	critic, executor := w.start("critic"), w.start("executor")
-	id := critic.post(t, Request{To: "executor", Text: "why?", ExpectsReply: true})
+	id := critic.post(t, route.Request{To: "executor", Text: "why?", ExpectsReply: true})
 	executor.next(t)
 	executor.stop(t)
-	req := MetaOfMessage(&envelope.Message{ID: id, From: "critic", To: "executor", Type: envelope.TypeMessage, TTL: 2})
-	reply, err := Compose("executor", Request{To: "critic", Text: "because"}, ComposeOptions{Original: &req})
+	req := meta.FromMessage(&envelope.Message{ID: id, From: "critic", To: "executor", Type: envelope.TypeMessage, TTL: 2}, false)
+	reply, err := route.Compose("executor", route.Request{To: "critic", Text: "because"}, route.ComposeOptions{Original: &req})
 	require.NoError(t, err)
 	require.NoError(t, w.store.Deliver(context.Background(), reply))
 
@@ -144,10 +147,10 @@ func TestAnsweredHeldRequestIsNotHandedAgain(t *testing.T) {
 	w.seen.waitFor(t, store.EventProcessed, id)
 	assert.Equal(t, store.BoxProcessed, w.boxOf("executor", id))
 	assert.Empty(t, executor.PendingReplies("").Owed)
-	later := critic.post(t, Request{To: "executor", Text: "next"})
+	later := critic.post(t, route.Request{To: "executor", Text: "next"})
 	in := executor.next(t)
-	meta, _ := MetaOf(in.Metadata)
-	assert.Equal(t, later, meta.MessageID, "the answered request was not handed over again")
+	mt, _ := meta.Of(in.Metadata)
+	assert.Equal(t, later, mt.MessageID, "the answered request was not handed over again")
 }
 
 // A reply that does not come by its due time becomes a notice to the
@@ -157,19 +160,18 @@ func TestOverdueReplyBecomesANotice(t *testing.T) {
 	w := newConvWorld(t)
 	critic, executor := w.start("critic"), w.start("executor")
 	cb := &envelope.Callback{Channel: "feishu", ChatID: "u1", SessionID: "feishu:u1"}
-	id := critic.post(t, Request{To: "executor", Text: "status?", Subject: "status", ExpectsReply: true,
+	id := critic.post(t, route.Request{To: "executor", Text: "status?", Subject: "status", ExpectsReply: true,
 		ReplyBy: w.clock.Now().Add(time.Hour), Callback: cb})
 	in := executor.next(t)
 
 	w.clock.Add(2 * time.Hour)
-	critic.replies.poke() // the due time is re-read when the clock jumps
 	notice := critic.next(t)
 	assert.Equal(t, "feishu", notice.Channel)
 	assert.Equal(t, "u1", notice.ChatID)
 	assert.Equal(t, "feishu:u1", notice.SessionKey())
 	assert.Contains(t, notice.Content, "executor has not replied to your request about status")
-	nm, _ := MetaOf(notice.Metadata)
-	assert.Equal(t, NoticeOverdue, nm.Notice)
+	nm, _ := meta.Of(notice.Metadata)
+	assert.Equal(t, meta.NoticeOverdue, nm.Notice)
 	assert.Equal(t, id, nm.ReplyTo)
 	ev := w.seen.waitFor(t, store.EventOverdue, id)
 	assert.Equal(t, "executor", ev.Agent)
@@ -177,12 +179,12 @@ func TestOverdueReplyBecomesANotice(t *testing.T) {
 	require.Len(t, p, 1, "still open")
 	assert.True(t, p[0].Notified)
 
-	require.NoError(t, executor.Send(context.Background(), bus.OutboundMessage{Channel: ChannelName,
+	require.NoError(t, executor.Send(context.Background(), bus.OutboundMessage{Channel: mailbox.ChannelName,
 		ChatID: "critic", Content: "done now", Metadata: in.Metadata}))
 	late := critic.next(t)
 	assert.Equal(t, "feishu", late.Channel, "the reply goes to the conversation the request came from")
 	assert.Equal(t, "done now", late.Content)
-	lm, _ := MetaOf(late.Metadata)
+	lm, _ := meta.Of(late.Metadata)
 	w.seen.waitFor(t, store.EventProcessed, lm.MessageID)
 	assert.Empty(t, critic.PendingReplies("").Awaited)
 }
@@ -192,24 +194,28 @@ func TestOverdueReplyBecomesANotice(t *testing.T) {
 func TestOverdueNoticeWithoutCallback(t *testing.T) {
 	w := newConvWorld(t)
 	critic, _ := w.start("critic"), w.start("executor")
-	id := critic.post(t, Request{To: "executor", Text: "status?", ExpectsReply: true})
+	id := critic.post(t, route.Request{To: "executor", Text: "status?", ExpectsReply: true})
 	w.clock.Add(2 * time.Hour) // past replyTimeout (1h)
-	critic.replies.poke()
 	notice := critic.next(t)
-	assert.Equal(t, ChannelName, notice.Channel)
+	assert.Equal(t, mailbox.ChannelName, notice.Channel)
 	assert.Equal(t, "executor", notice.ChatID)
 	w.seen.waitFor(t, store.EventOverdue, id)
-	_, again := critic.replies.nextDue()
-	assert.False(t, again, "no second notice is due")
+	p := critic.PendingReplies("").Awaited
+	require.Len(t, p, 1)
+	assert.True(t, p[0].Notified, "no second notice is due")
 }
 
 func TestRepliesLedgerCorruptStateIsAnError(t *testing.T) {
 	w := newConvWorld(t)
-	path := filepath.Join(w.store.Root(), "critic", "state", repliesStateKey+".json")
+	path := filepath.Join(w.store.Root(), "critic", "state", "awaited-replies.json")
 	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o700))
 	require.NoError(t, os.WriteFile(path, []byte("{"), 0o600))
-	c, err := New(func() Config { c := DefaultConfig(); c.AgentID, c.MailboxesRoot = "critic", w.store.Root(); return c }(),
-		bus.New(1), Options{Backend: w.store})
+	c, err := mailbox.New(func() mailbox.Config {
+		c := mailbox.DefaultConfig()
+		c.AgentID, c.MailboxesRoot = "critic", w.store.Root()
+		return c
+	}(),
+		bus.New(1), mailbox.Options{Backend: w.store})
 	require.NoError(t, err)
 	err = c.Start(context.Background())
 	require.Error(t, err)

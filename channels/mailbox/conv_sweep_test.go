@@ -1,4 +1,4 @@
-package mailbox
+package mailbox_test
 
 import (
 	"context"
@@ -10,8 +10,12 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/view"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // When a task ends, each side's handled messages of the task move to its
@@ -19,17 +23,17 @@ import (
 func TestTaskEndSweepsItsMessages(t *testing.T) {
 	w := newConvWorld(t)
 	lead, coder := w.start("lead"), w.start("coder")
-	taskMsg := lead.post(t, Request{To: "coder", Type: envelope.TypeTask, Text: "sort 3 1 2", TaskID: "sort-1"})
+	taskMsg := lead.post(t, route.Request{To: "coder", Type: envelope.TypeTask, Text: "sort 3 1 2", TaskID: "sort-1"})
 	coder.next(t)
 	accepted := lead.next(t)
-	am, _ := MetaOf(accepted.Metadata)
+	am, _ := meta.Of(accepted.Metadata)
 	w.seen.waitFor(t, store.EventProcessed, am.MessageID)
 	// A question inside the task, answered before the task ends.
-	q := coder.post(t, Request{To: "lead", Text: "ascending?", ExpectsReply: true, TaskID: "sort-1"})
+	q := coder.post(t, route.Request{To: "lead", Text: "ascending?", ExpectsReply: true, TaskID: "sort-1"})
 	qin := lead.next(t)
-	lead.post(t, Request{To: "coder", Text: "yes", ReplyTo: q, Parent: func() *Meta { m, _ := MetaOf(qin.Metadata); return m }()})
+	lead.post(t, route.Request{To: "coder", Text: "yes", ReplyTo: q, Parent: func() *meta.Meta { m, _ := meta.Of(qin.Metadata); return m }()})
 	answer := coder.next(t)
-	anm, _ := MetaOf(answer.Metadata)
+	anm, _ := meta.Of(answer.Metadata)
 	w.seen.waitFor(t, store.EventProcessed, anm.MessageID)
 
 	done, err := coder.FinishTask(context.Background(), "sort-1", envelope.StateCompleted, "1 2 3", "", nil)
@@ -52,7 +56,7 @@ func TestTaskEndSweepsItsMessages(t *testing.T) {
 	assert.Equal(t, byTask("lead"), where[q], "the worker's question")
 	assert.Equal(t, byTask("lead"), where[done.ID], "the final update")
 
-	chain, err := Thread(context.Background(), w.store, done.ID)
+	chain, err := view.Thread(context.Background(), w.store, done.ID)
 	require.NoError(t, err)
 	var ids []string
 	for _, e := range chain {
@@ -70,7 +74,7 @@ func TestRejectedTaskIsSwept(t *testing.T) {
 	w := newConvWorld(t)
 	lead, _ := w.start("lead"), w.start("coder")
 	past := time.Now().Add(-time.Hour)
-	id := lead.post(t, Request{To: "coder", Type: envelope.TypeTask, Text: "too late", TaskID: "late-1", Deadline: past})
+	id := lead.post(t, route.Request{To: "coder", Type: envelope.TypeTask, Text: "too late", TaskID: "late-1", Deadline: past})
 	ev := w.seen.waitFor(t, store.EventSwept, id)
 	assert.Equal(t, "coder", ev.Agent)
 	assert.Equal(t, filepath.Join("archive", "by-task", "late-1"), filepath.Dir(ev.Ref))
@@ -83,7 +87,7 @@ func TestChannelPrunesAtStart(t *testing.T) {
 	require.NoError(t, w.store.Deliver(context.Background(), old))
 	in, err := w.store.OpenInbox(context.Background(), "coder")
 	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), convWait)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)
 	defer cancel()
 	d, err := in.Next(ctx)
 	require.NoError(t, err)
@@ -99,7 +103,7 @@ func TestChannelPrunesAtStart(t *testing.T) {
 
 func newTestMessage(t *testing.T, from, to string) *envelope.Message {
 	t.Helper()
-	m, err := Compose(from, Request{To: to, Text: "x"}, ComposeOptions{})
+	m, err := route.Compose(from, route.Request{To: to, Text: "x"}, route.ComposeOptions{})
 	require.NoError(t, err)
 	return m
 }

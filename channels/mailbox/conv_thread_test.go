@@ -1,4 +1,4 @@
-package mailbox
+package mailbox_test
 
 import (
 	"context"
@@ -11,8 +11,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/view"
 )
 
 // convStore opens a filesystem store on a fresh root.
@@ -26,14 +29,14 @@ func convStore(t *testing.T) *fsstore.Store {
 
 // convCompose composes a message from `from` at `at`, as a reply to orig
 // when given, failing the test on error.
-func convCompose(t *testing.T, from string, req Request, at time.Time, orig *envelope.Message) *envelope.Message {
+func convCompose(t *testing.T, from string, req route.Request, at time.Time, orig *envelope.Message) *envelope.Message {
 	t.Helper()
-	opts := ComposeOptions{Now: at}
+	opts := route.ComposeOptions{Now: at}
 	if orig != nil {
-		m := metaOfMessage(orig, false)
+		m := meta.FromMessage(orig, false)
 		opts.Original = &m
 	}
-	msg, err := Compose(from, req, opts)
+	msg, err := route.Compose(from, req, opts)
 	require.NoError(t, err)
 	return msg
 }
@@ -61,12 +64,12 @@ func convTake(t *testing.T, s *fsstore.Store, m *envelope.Message) (store.Inbox,
 func TestThreadSpreadOverTheTree(t *testing.T) {
 	s := convStore(t)
 	ctx := context.Background()
-	m1 := convCompose(t, "critic", Request{To: "executor", Text: "why delete it?", Subject: "dead-code", ExpectsReply: true}, convT0, nil)
+	m1 := convCompose(t, "critic", route.Request{To: "executor", Text: "why delete it?", Subject: "dead-code", ExpectsReply: true}, convT0, nil)
 	in1, d1 := convTake(t, s, m1)
 	require.NoError(t, in1.Ack(ctx, d1)) // executor/processed
 	require.NoError(t, in1.Close())
 
-	m2 := convCompose(t, "executor", Request{To: "critic", Text: "unused"}, convT0.Add(time.Minute), m1)
+	m2 := convCompose(t, "executor", route.Request{To: "critic", Text: "unused"}, convT0.Add(time.Minute), m1)
 	in2, d2 := convTake(t, s, m2)
 	require.NoError(t, in2.Ack(ctx, d2))
 	require.NoError(t, in2.Close())
@@ -76,13 +79,13 @@ func TestThreadSpreadOverTheTree(t *testing.T) {
 	require.NoError(t, os.MkdirAll(archived, 0o700))
 	require.NoError(t, os.Rename(filepath.Join(s.Root(), "critic", "processed", name), filepath.Join(archived, name)))
 
-	m3 := convCompose(t, "critic", Request{To: "executor", Text: "sure?", ExpectsReply: true}, convT0.Add(2*time.Minute), m2)
+	m3 := convCompose(t, "critic", route.Request{To: "executor", Text: "sure?", ExpectsReply: true}, convT0.Add(2*time.Minute), m2)
 	convTake(t, s, m3) // executor/claimed
 	// executor's clock is behind: its answer carries an earlier timestamp.
-	m4 := convCompose(t, "executor", Request{To: "critic", Text: "yes"}, convT0.Add(90*time.Second), m3)
+	m4 := convCompose(t, "executor", route.Request{To: "critic", Text: "yes"}, convT0.Add(90*time.Second), m3)
 	require.NoError(t, s.Deliver(ctx, m4)) // critic/inbox
 
-	other := convCompose(t, "critic", Request{To: "executor", Text: "unrelated"}, convT0.Add(30*time.Second), nil)
+	other := convCompose(t, "critic", route.Request{To: "executor", Text: "unrelated"}, convT0.Add(30*time.Second), nil)
 	require.NoError(t, s.Deliver(ctx, other))
 	// A duplicate copy of m1 in processed/ (a retried delivery).
 	dup := filepath.Join(s.Root(), "executor", "processed", "x_dup.msg.json")
@@ -91,7 +94,7 @@ func TestThreadSpreadOverTheTree(t *testing.T) {
 	require.NoError(t, os.WriteFile(dup, data, 0o600))
 
 	for _, id := range []string{m1.ID, m2.ID, m3.ID, m4.ID} {
-		chain, err := Thread(ctx, s, id)
+		chain, err := view.Thread(ctx, s, id)
 		require.NoError(t, err)
 		var ids []string
 		var boxes []store.Box
@@ -105,8 +108,8 @@ func TestThreadSpreadOverTheTree(t *testing.T) {
 		assert.Equal(t, "critic", chain[1].Agent)
 	}
 
-	_, err = Thread(ctx, s, "nope")
-	assert.ErrorIs(t, err, ErrNotFound)
+	_, err = view.Thread(ctx, s, "nope")
+	assert.ErrorIs(t, err, view.ErrNotFound)
 }
 
 // Messages joined by thread id alone (a broadcast's copies, a message sent
@@ -114,13 +117,13 @@ func TestThreadSpreadOverTheTree(t *testing.T) {
 func TestThreadJoinsByThreadID(t *testing.T) {
 	s := convStore(t)
 	ctx := context.Background()
-	a := convCompose(t, "lead", Request{To: "coder-1", Text: "standup"}, convT0, nil)
-	b := convCompose(t, "lead", Request{To: "coder-2", Text: "standup", ThreadID: a.ID}, convT0, nil)
-	c := convCompose(t, "coder-2", Request{To: "lead", Text: "done"}, convT0.Add(time.Second), b)
+	a := convCompose(t, "lead", route.Request{To: "coder-1", Text: "standup"}, convT0, nil)
+	b := convCompose(t, "lead", route.Request{To: "coder-2", Text: "standup", ThreadID: a.ID}, convT0, nil)
+	c := convCompose(t, "coder-2", route.Request{To: "lead", Text: "done"}, convT0.Add(time.Second), b)
 	for _, m := range []*envelope.Message{a, b, c} {
 		require.NoError(t, s.Deliver(ctx, m))
 	}
-	chain, err := Thread(ctx, s, c.ID)
+	chain, err := view.Thread(ctx, s, c.ID)
 	require.NoError(t, err)
 	require.Len(t, chain, 3)
 	assert.Equal(t, []int{0, 0, 1}, []int{chain[0].Depth, chain[1].Depth, chain[2].Depth})
@@ -132,7 +135,7 @@ func TestThreadOfSurvivesReplyCycles(t *testing.T) {
 		return store.Stored{Ref: id, Message: &envelope.Message{ID: id, From: "a", To: "b", ReplyTo: replyTo,
 			Timestamp: envelope.NewTime(convT0.Add(at))}}
 	}
-	chain := ThreadOf([]store.Stored{mk("x", "y", 0), mk("y", "x", time.Second), mk("z", "", 0)}, "x")
+	chain := view.ThreadOf([]store.Stored{mk("x", "y", 0), mk("y", "x", time.Second), mk("z", "", 0)}, "x")
 	require.Len(t, chain, 2)
 	assert.Equal(t, "x", chain[0].Message.ID)
 	assert.Equal(t, "y", chain[1].Message.ID)

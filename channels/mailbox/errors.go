@@ -2,19 +2,18 @@ package mailbox
 
 import "errors"
 
-// Errors of the mailbox channel's send path, for errors.Is.
+// Errors of the mailbox channel, for errors.Is. The loop and addressing
+// errors of a send (ErrLoop, ErrTTLExhausted, ErrHopLimit, ErrNoAgent, ...)
+// are those of package route.
 var (
-	// ErrLoop refuses a send or forward to an agent already in the trace.
-	ErrLoop = errors.New("circular route: target already in trace")
-	// ErrTTLExhausted refuses a send or forward whose hop budget is spent.
-	ErrTTLExhausted = errors.New("ttl exhausted: handle the message here, it cannot be passed on")
-	// ErrHopLimit refuses a reply past channels.mailbox.maxThreadHops.
-	ErrHopLimit = errors.New("thread hop limit reached")
 	// ErrTaskNotActive is returned when answering a task this agent is not
 	// (or no longer) working on, for example one its deadline already failed.
 	ErrTaskNotActive = errors.New("task not active")
 	// ErrNotRunning is returned by sends on a channel that is not started.
 	ErrNotRunning = errors.New("mailbox channel not running")
-	// ErrNoAgent is returned when no online agent offers a capability.
-	ErrNoAgent = errors.New("no online agent")
+	// ErrReplyOwed refuses to archive a request that was not answered.
+	ErrReplyOwed = errors.New("a reply is owed")
+	// ErrNotHeld is returned by Archive for a message this agent does not
+	// hold: never received here, or archived already.
+	ErrNotHeld = errors.New("message not held")
 )

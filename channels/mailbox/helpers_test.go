@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -16,69 +14,17 @@ import (
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store/storetest"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
-
-// waitLimit bounds every wait in these tests; reaching it is a failure.
-const waitLimit = 20 * time.Second
-
-// waitLog records values as they happen and lets a test wait for one.
-type waitLog[T any] struct {
-	mu      sync.Mutex
-	items   []T
-	used    []bool
-	changed chan struct{} // closed and replaced on every add
-}
-
-func newWaitLog[T any]() *waitLog[T] { return &waitLog[T]{changed: make(chan struct{})} }
-
-func (l *waitLog[T]) add(v T) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.items = append(l.items, v)
-	l.used = append(l.used, false)
-	close(l.changed)
-	l.changed = make(chan struct{})
-}
-
-// waitFor returns the first value matching match that no earlier waitFor
-// returned, waiting up to waitLimit for it.
-func (l *waitLog[T]) waitFor(t *testing.T, what string, match func(T) bool) T {
-	t.Helper()
-	deadline := time.NewTimer(waitLimit)
-	defer deadline.Stop()
-	for {
-		l.mu.Lock()
-		for i, v := range l.items {
-			if !l.used[i] && match(v) {
-				l.used[i] = true
-				l.mu.Unlock()
-				return v
-			}
-		}
-		changed := l.changed
-		l.mu.Unlock()
-		select {
-		case <-changed:
-		case <-deadline.C:
-			t.Fatalf("no %s within %s; seen: %+v", what, waitLimit, l.all())
-		}
-	}
-}
-
-func (l *waitLog[T]) all() []T {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return slices.Clone(l.items)
-}
 
 // hookedStore is the filesystem store with every stored card recorded, so
 // a test can wait for a registration, a heartbeat or a status change.
 type hookedStore struct {
 	*fsstore.Store
-	cards *waitLog[envelope.Card]
+	cards *testkit.Log[envelope.Card]
 	gate  atomic.Pointer[cardGate]
 }
 
@@ -101,30 +47,27 @@ func (h *hookedStore) UpdateCard(ctx context.Context, id string, f func(*envelop
 	}
 	c, err := h.Store.UpdateCard(ctx, id, f)
 	if err == nil {
-		h.cards.add(c)
+		h.cards.Add(c)
 	}
 	return c, err
 }
-
-// newClock returns a clock the test moves by hand.
-func newClock(t time.Time) *storetest.Clock { return storetest.NewClock(t) }
 
 // env is one mailbox tree on disk with its store, shared by the agents of
 // a test.
 type env struct {
 	root   string
 	store  *hookedStore
-	events *waitLog[store.Event]
+	events *testkit.Log[store.Event]
 }
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	e := &env{root: filepath.Join(t.TempDir(), "mailboxes"), events: newWaitLog[store.Event]()}
+	e := &env{root: filepath.Join(t.TempDir(), "mailboxes"), events: testkit.NewLog[store.Event]()}
 	s, err := fsstore.Open(fsstore.Options{Root: e.root, NoSync: true, PollInterval: 2 * time.Second,
-		Observer: e.events.add})
+		Observer: e.events.Add})
 	require.NoError(t, err)
 	t.Cleanup(func() { s.Close() })
-	e.store = &hookedStore{Store: s, cards: newWaitLog[envelope.Card]()}
+	e.store = &hookedStore{Store: s, cards: testkit.NewLog[envelope.Card]()}
 	return e
 }
 
@@ -153,7 +96,7 @@ func (e *env) start(t *testing.T, cfg mailbox.Config, opts mailbox.Options) *age
 	require.NoError(t, err)
 	require.NoError(t, ch.Start(context.Background()))
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+		ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)
 		defer cancel()
 		_ = ch.Stop(ctx)
 		b.Close()
@@ -174,7 +117,7 @@ func (e *env) startAgent(t *testing.T, id string, mods ...func(*mailbox.Config))
 // consume returns the next inbound message on the agent's bus.
 func (a *agent) consume(t *testing.T) bus.InboundMessage {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)
 	defer cancel()
 	in, err := a.bus.ConsumeInbound(ctx)
 	require.NoError(t, err, "no inbound message on the bus of %s", a.AgentID())
@@ -182,9 +125,9 @@ func (a *agent) consume(t *testing.T) bus.InboundMessage {
 }
 
 // meta returns the mailbox details of an inbound message.
-func meta(t *testing.T, in bus.InboundMessage) *mailbox.Meta {
+func metaOf(t *testing.T, in bus.InboundMessage) *meta.Meta {
 	t.Helper()
-	m, ok := mailbox.MetaOf(in.Metadata)
+	m, ok := meta.Of(in.Metadata)
 	require.True(t, ok, "inbound message without mailbox metadata: %+v", in)
 	return m
 }
@@ -193,7 +136,7 @@ func meta(t *testing.T, in bus.InboundMessage) *mailbox.Meta {
 type peer struct {
 	id    string
 	inbox store.Inbox
-	seen  *waitLog[*envelope.Message]
+	seen  *testkit.Log[*envelope.Message]
 }
 
 // peer opens id's inbox and keeps every message that arrives there.
@@ -201,7 +144,7 @@ func (e *env) peer(t *testing.T, id string) *peer {
 	t.Helper()
 	in, err := e.store.OpenInbox(context.Background(), id)
 	require.NoError(t, err)
-	p := &peer{id: id, inbox: in, seen: newWaitLog[*envelope.Message]()}
+	p := &peer{id: id, inbox: in, seen: testkit.NewLog[*envelope.Message]()}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
@@ -212,7 +155,7 @@ func (e *env) peer(t *testing.T, id string) *peer {
 				return
 			}
 			_ = in.Ack(ctx, d)
-			p.seen.add(d.Message)
+			p.seen.Add(d.Message)
 		}
 	}()
 	t.Cleanup(func() { cancel(); <-done; in.Close() })
@@ -222,7 +165,7 @@ func (e *env) peer(t *testing.T, id string) *peer {
 // expect waits for a message in the peer's inbox that match accepts.
 func (p *peer) expect(t *testing.T, what string, match func(*envelope.Message) bool) *envelope.Message {
 	t.Helper()
-	return p.seen.waitFor(t, what+" in the inbox of "+p.id, match)
+	return p.seen.Take(t, what+" in the inbox of "+p.id, match)
 }
 
 // expectUpdate waits for a task_update of task in state.
@@ -283,7 +226,7 @@ func (e *env) card(t *testing.T, agent string) envelope.Card {
 // waitCard waits for a stored card of agent that match accepts.
 func (e *env) waitCard(t *testing.T, agent, what string, match func(envelope.Card) bool) envelope.Card {
 	t.Helper()
-	return e.store.cards.waitFor(t, what+" card of "+agent, func(c envelope.Card) bool {
+	return e.store.cards.Take(t, what+" card of "+agent, func(c envelope.Card) bool {
 		return c.AgentID == agent && match(c)
 	})
 }
@@ -292,7 +235,7 @@ func (e *env) waitCard(t *testing.T, agent, what string, match func(envelope.Car
 // when id is empty).
 func (e *env) waitEvent(t *testing.T, kind store.EventKind, id string) store.Event {
 	t.Helper()
-	return e.events.waitFor(t, string(kind)+" event "+id, func(ev store.Event) bool {
+	return e.events.Take(t, string(kind)+" event "+id, func(ev store.Event) bool {
 		return ev.Kind == kind && (id == "" || ev.MessageID == id)
 	})
 }

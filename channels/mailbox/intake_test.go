@@ -10,6 +10,7 @@ import (
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // pendingIDs lists the ids of the messages waiting in agent's inbox.
@@ -56,7 +57,7 @@ func TestStopReceivingLeavesNewMessagesInTheInbox(t *testing.T) {
 	require.NoError(t, a.Send(context.Background(), bus.OutboundMessage{Channel: "mailbox", ChatID: "boss", Content: "bye"}))
 	boss.expect(t, "a message sent after StopReceiving", func(m *envelope.Message) bool { return m.Text() == "bye" })
 
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)
 	defer cancel()
 	require.NoError(t, a.Stop(ctx))
 	assert.Equal(t, 0, a.bus.InboundDepth(), "nothing was published after StopReceiving")
@@ -70,7 +71,7 @@ func TestStopReceivingLeavesNewMessagesInTheInbox(t *testing.T) {
 func TestStopReceivingBeforeStartOrAfterStop(t *testing.T) {
 	e := newEnv(t)
 	a := e.startAgent(t, "coder")
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)
 	defer cancel()
 	require.NoError(t, a.Stop(ctx))
 	require.NoError(t, a.StopReceiving(ctx), "a stopped channel has nothing to stop")

@@ -5,30 +5,19 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"time"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/clock"
 )
 
 // register writes the agent's card: identity from the config, status idle,
 // no current tasks, fresh timestamps.
 func (c *Channel) register(ctx context.Context) error {
-	now := envelope.NewTime(c.now())
+	now := envelope.NewTime(c.clk.Now())
 	_, err := c.backend.UpdateCard(ctx, c.cfg.AgentID, func(card *envelope.Card) {
-		*card = envelope.Card{
-			AgentID:            c.cfg.AgentID,
-			Description:        c.cfg.Description,
-			Capabilities:       slices.Clone(c.cfg.Capabilities),
-			Roles:              slices.Clone(c.cfg.Roles),
-			Status:             envelope.StatusIdle,
-			AllowFrom:          slices.Clone(c.cfg.AllowFrom),
-			MaxConcurrentTasks: c.cfg.MaxConcurrentTasks,
-			CurrentTasks:       []string{},
-			RegisteredAt:       now,
-			LastHeartbeat:      now,
-			PID:                os.Getpid(),
-			Host:               hostname(),
-		}
+		*card = envelope.Card{}
+		c.fillIdentity(card, now)
+		card.Status, card.CurrentTasks, card.LastHeartbeat = envelope.StatusIdle, []string{}, now
 	})
 	if err != nil {
 		return fmt.Errorf("register agent %q: %w", c.cfg.AgentID, err)
@@ -36,16 +25,24 @@ func (c *Channel) register(ctx context.Context) error {
 	return nil
 }
 
+// fillIdentity writes what the config says of the agent into card.
+func (c *Channel) fillIdentity(card *envelope.Card, now envelope.Time) {
+	card.AgentID, card.RegisteredAt = c.cfg.AgentID, now
+	card.Description, card.Capabilities = c.cfg.Description, slices.Clone(c.cfg.Capabilities)
+	card.Roles, card.AllowFrom = slices.Clone(c.cfg.Roles), slices.Clone(c.cfg.AllowFrom)
+	card.MaxConcurrentTasks = c.cfg.MaxConcurrentTasks
+	card.PID, card.Host = os.Getpid(), hostname()
+}
+
 // heartbeatLoop renews last_heartbeat (and status and current_tasks, which
-// also heals a card that another writer clobbered) every heartbeatInterval.
-func (c *Channel) heartbeatLoop(ctx context.Context) {
-	t := time.NewTicker(seconds(c.cfg.HeartbeatInterval))
+// also heals a card that another writer clobbered) at every tick of t.
+func (c *Channel) heartbeatLoop(ctx context.Context, t clock.Ticker) {
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-t.C():
 			if err := c.syncCard(ctx); err != nil && ctx.Err() == nil {
 				c.Logger().Warn("heartbeat failed", "err", err)
 			}
@@ -63,15 +60,11 @@ func (c *Channel) syncCard(ctx context.Context) error {
 	if !c.running {
 		return nil // stopped: the card says offline
 	}
-	tasks := c.activeIDsLocked()
-	now := envelope.NewTime(c.now())
+	tasks := c.active.IDs()
+	now := envelope.NewTime(c.clk.Now())
 	_, err := c.backend.UpdateCard(ctx, c.cfg.AgentID, func(card *envelope.Card) {
 		if card.AgentID == "" || card.RegisteredAt.IsZero() {
-			card.AgentID, card.RegisteredAt = c.cfg.AgentID, now
-			card.Description, card.Capabilities = c.cfg.Description, slices.Clone(c.cfg.Capabilities)
-			card.Roles, card.AllowFrom = slices.Clone(c.cfg.Roles), slices.Clone(c.cfg.AllowFrom)
-			card.MaxConcurrentTasks = c.cfg.MaxConcurrentTasks
-			card.PID, card.Host = os.Getpid(), hostname()
+			c.fillIdentity(card, now)
 		}
 		card.CurrentTasks = tasks
 		card.Status = envelope.StatusIdle
@@ -83,12 +76,19 @@ func (c *Channel) syncCard(ctx context.Context) error {
 	return err
 }
 
+// cardChanged writes the new task list to the card at once.
+func (c *Channel) cardChanged(ctx context.Context) {
+	if err := c.syncCard(ctx); err != nil {
+		c.Logger().Warn("update card", "err", err)
+	}
+}
+
 // markOffline records a clean stop on the card.
 func (c *Channel) markOffline(ctx context.Context) error {
 	_, err := c.backend.UpdateCard(ctx, c.cfg.AgentID, func(card *envelope.Card) {
 		card.Status = envelope.StatusOffline
 		card.CurrentTasks = []string{}
-		card.LastHeartbeat = envelope.NewTime(c.now())
+		card.LastHeartbeat = envelope.NewTime(c.clk.Now())
 	})
 	if err != nil {
 		return fmt.Errorf("mark %q offline: %w", c.cfg.AgentID, err)
@@ -96,11 +96,7 @@ func (c *Channel) markOffline(ctx context.Context) error {
 	return nil
 }
 
-func (c *Channel) activeIDsLocked() []string {
-	ids := make([]string, 0, len(c.active))
-	for id := range c.active {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	return ids
+func hostname() string {
+	h, _ := os.Hostname()
+	return h
 }

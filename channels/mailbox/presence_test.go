@@ -17,16 +17,20 @@ import (
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/view"
+	"github.com/switchboard-dev/switchboard/clock"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 func TestStartRegistersCard(t *testing.T) {
 	e := newEnv(t)
-	clock := newClock(time.Date(2026, 4, 26, 10, 0, 0, 0, time.UTC))
+	clk := clock.NewManual(time.Date(2026, 4, 26, 10, 0, 0, 0, time.UTC))
 	cfg := e.config("coder")
 	cfg.Description, cfg.Capabilities = "writes code", []string{"code_write", "review"}
 	cfg.AllowFrom, cfg.MaxConcurrentTasks, cfg.Roles = []string{"researcher"}, 2, []string{"builder"}
-	e.start(t, cfg, mailbox.Options{Now: clock.Now})
+	e.start(t, cfg, mailbox.Options{Clock: clk})
 
 	c := e.card(t, "coder")
 	assert.Equal(t, "coder", c.AgentID)
@@ -37,8 +41,8 @@ func TestStartRegistersCard(t *testing.T) {
 	assert.Equal(t, []string{"researcher"}, c.AllowFrom)
 	assert.Equal(t, 2, c.MaxConcurrentTasks)
 	assert.Empty(t, c.CurrentTasks)
-	assert.True(t, c.RegisteredAt.Equal(clock.Now()), "registered_at %v", c.RegisteredAt)
-	assert.True(t, c.LastHeartbeat.Equal(clock.Now()), "last_heartbeat %v", c.LastHeartbeat)
+	assert.True(t, c.RegisteredAt.Equal(clk.Now()), "registered_at %v", c.RegisteredAt)
+	assert.True(t, c.LastHeartbeat.Equal(clk.Now()), "last_heartbeat %v", c.LastHeartbeat)
 	assert.Equal(t, os.Getpid(), c.PID)
 
 	// What nanobot reads: the registry file keyed by agent id, snake_case.
@@ -53,15 +57,15 @@ func TestStartRegistersCard(t *testing.T) {
 func TestHeartbeatRenewsLastHeartbeat(t *testing.T) {
 	e := newEnv(t)
 	start := time.Date(2026, 4, 26, 10, 0, 0, 0, time.UTC)
-	clock := newClock(start)
+	clk := clock.NewManual(start)
 	cfg := e.config("coder")
 	cfg.HeartbeatInterval, cfg.OfflineAfter = 0.02, 30
-	e.start(t, cfg, mailbox.Options{Now: clock.Now})
+	e.start(t, cfg, mailbox.Options{Clock: clk})
 	registered := e.waitCard(t, "coder", "registered", func(c envelope.Card) bool { return true })
 	require.True(t, registered.LastHeartbeat.Equal(start))
 
 	later := start.Add(7 * time.Second)
-	clock.Set(later)
+	clk.Set(later)
 	c := e.waitCard(t, "coder", "heartbeat", func(c envelope.Card) bool { return c.LastHeartbeat.Equal(later) })
 	assert.Equal(t, envelope.StatusIdle, c.Status)
 	assert.True(t, c.RegisteredAt.Equal(start), "a heartbeat keeps registered_at")
@@ -73,16 +77,17 @@ func TestHeartbeatRenewsLastHeartbeat(t *testing.T) {
 func TestHeartbeatRestoresLostCard(t *testing.T) {
 	e := newEnv(t)
 	start := time.Date(2026, 4, 26, 10, 0, 0, 0, time.UTC)
-	clock := newClock(start)
+	clk := clock.NewManual(start)
 	cfg := e.config("coder")
 	cfg.Capabilities, cfg.HeartbeatInterval, cfg.OfflineAfter = []string{"review"}, 0.02, 30
-	e.start(t, cfg, mailbox.Options{Now: clock.Now})
+	e.start(t, cfg, mailbox.Options{Clock: clk})
 
-	later := start.Add(time.Minute)
-	clock.Set(later)
+	e.waitCard(t, "coder", "registered", func(envelope.Card) bool { return true })
 	tmp := filepath.Join(e.root, "_registry.json.tmp")
 	require.NoError(t, os.WriteFile(tmp, []byte(`{"other": {"agent_id": "other"}}`), 0o600))
 	require.NoError(t, os.Rename(tmp, filepath.Join(e.root, "_registry.json")))
+	later := start.Add(time.Minute)
+	clk.Set(later) // the next heartbeat finds the card gone
 
 	c := e.waitCard(t, "coder", "restored", func(c envelope.Card) bool { return c.RegisteredAt.Equal(later) })
 	assert.Equal(t, []string{"review"}, c.Capabilities)
@@ -100,11 +105,11 @@ func TestStopMarksOffline(t *testing.T) {
 	c := e.card(t, "coder")
 	assert.Equal(t, envelope.StatusOffline, c.Status)
 	assert.Empty(t, c.CurrentTasks)
-	agents, err := mailbox.ListAgents(context.Background(), e.store, time.Now(), time.Minute, true)
+	agents, err := view.ListAgents(context.Background(), e.store, time.Now(), time.Minute, true)
 	require.NoError(t, err)
 	assert.Empty(t, agents, "a stopped agent is not listed online")
 	require.NoError(t, a.Stop(context.Background()), "a second Stop is harmless")
-	_, err = a.Post(context.Background(), mailbox.Request{To: "boss", Text: "hi"})
+	_, err = a.Post(context.Background(), route.Request{To: "boss", Text: "hi"})
 	assert.ErrorIs(t, err, mailbox.ErrNotRunning)
 	_, err = a.Agents(context.Background(), false)
 	assert.NoError(t, err, "the injected store stays open")
@@ -189,7 +194,7 @@ func TestDefect7CrashedAgentIsOffline(t *testing.T) {
 	select {
 	case line := <-ready:
 		require.Equal(t, "ready", strings.TrimSpace(line), "agent process did not start")
-	case <-time.After(waitLimit):
+	case <-time.After(testkit.WaitLimit):
 		cmd.Process.Kill()
 		t.Fatal("agent process not ready")
 	}
@@ -201,31 +206,31 @@ func TestDefect7CrashedAgentIsOffline(t *testing.T) {
 	card := e.card(t, "crashy")
 	require.Equal(t, envelope.StatusIdle, card.Status, "the crashed agent could not mark itself offline")
 
-	clock := newClock(time.Now())
+	clk := clock.NewManual(time.Now())
 	cfg := e.config("boss")
 	cfg.HeartbeatInterval, cfg.OfflineAfter = 5, 30
-	boss := e.start(t, cfg, mailbox.Options{Now: clock.Now})
+	boss := e.start(t, cfg, mailbox.Options{Clock: clk})
 	found, err := boss.FindByCapability(context.Background(), "web_search")
 	require.NoError(t, err)
 	require.Len(t, found, 1, "while the heartbeat is fresh, the agent is online")
 	assert.Equal(t, envelope.StatusIdle, found[0].Effective)
 
-	clock.Set(card.LastHeartbeat.Add(31 * time.Second))
+	clk.Set(card.LastHeartbeat.Add(31 * time.Second))
 	found, err = boss.FindByCapability(context.Background(), "web_search")
 	require.NoError(t, err)
 	assert.Empty(t, found, "a stale heartbeat is offline whatever the card says")
 	_, err = boss.PickByCapability(context.Background(), "web_search")
-	assert.ErrorIs(t, err, mailbox.ErrNoAgent)
+	assert.ErrorIs(t, err, route.ErrNoAgent)
 
-	all, err := mailbox.ListAgents(context.Background(), e.store, clock.Now(), 30*time.Second, false)
+	all, err := view.ListAgents(context.Background(), e.store, clk.Now(), 30*time.Second, false)
 	require.NoError(t, err)
-	byID := map[string]mailbox.Agent{}
+	byID := map[string]view.Agent{}
 	for _, a := range all {
 		byID[a.AgentID] = a
 	}
 	assert.Equal(t, envelope.StatusIdle, byID["crashy"].Status, "the card itself still says idle")
 	assert.Equal(t, envelope.StatusOffline, byID["crashy"].Effective)
-	online, err := mailbox.ListAgents(context.Background(), e.store, clock.Now(), 30*time.Second, true)
+	online, err := view.ListAgents(context.Background(), e.store, clk.Now(), 30*time.Second, true)
 	require.NoError(t, err)
 	for _, a := range online {
 		assert.NotEqual(t, "crashy", a.AgentID)
@@ -253,5 +258,5 @@ func TestFindByCapabilityPrefersFreeSlotsAndSkipsSelf(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "large", best.AgentID)
 	_, err = boss.PickByCapability(context.Background(), "translate")
-	assert.ErrorIs(t, err, mailbox.ErrNoAgent)
+	assert.ErrorIs(t, err, route.ErrNoAgent)
 }

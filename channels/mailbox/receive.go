@@ -9,8 +9,41 @@ import (
 
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/tasks"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
+
+// This file is the whole receive path. receiveLoop takes each delivery
+// from the inbox and handle runs it through one pipeline:
+//
+//	admit     allowFrom, then the loop rule (route.IsLoop); a refused
+//	          message is set aside with the reason (a refused task is
+//	          answered rejected first)
+//	classify  by type, one handler per kind, each deciding what the agent
+//	          is handed and whether the delivery is held:
+//	            task         onTask    (task.go)    accept or reject
+//	            task_update  onUpdate  (update.go)  a cancel, or an update
+//	                                                of a task we delegated
+//	            message      onMessage (message.go) plain, request, reply
+//	bus       the verdict's InboundMessage is published (routed to the
+//	          conversation a delegated task began in, for its updates)
+//	ack       the delivery is acknowledged, unless it is held: a task until
+//	          it ends (FinishTask), a request until it is answered (Post)
+
+// verdict is what a handler decides about one delivery.
+type verdict struct {
+	// publish hands in to the agent.
+	publish bool
+	in      bus.InboundMessage
+	// hold keeps the delivery claimed (not acknowledged) after publishing.
+	hold bool
+	// undo reverses the handler's bookkeeping when publishing fails.
+	undo func()
+	// sweep is the task whose messages are archived once acknowledged.
+	sweep string
+}
 
 // receiveLoop hands every delivery to handle until intake (a child of
 // ctx) ends; the delivery in hand is handled under ctx. A store error is
@@ -24,12 +57,12 @@ func (c *Channel) receiveLoop(ctx, intake context.Context) {
 				return
 			}
 			c.Logger().Error("mailbox receive failed; retrying", "err", err, "pause", pause)
-			t := time.NewTimer(pause)
+			t := c.clk.NewTimer(pause)
 			select {
 			case <-intake.Done():
 				t.Stop()
 				return
-			case <-t.C:
+			case <-t.C():
 			}
 			pause = min(pause*2, 5*time.Second)
 			continue
@@ -42,82 +75,85 @@ func (c *Channel) receiveLoop(ctx, intake context.Context) {
 	}
 }
 
-// handle applies the receive rules to one delivery: allowFrom, the loop
-// check, the task lifecycle and callback routing; then it publishes the
-// message on the bus and acknowledges it (a task is acknowledged when it
-// ends, so a crash mid-task brings it back).
+// handle runs one delivery through the receive pipeline (see the top of
+// this file).
 func (c *Channel) handle(ctx context.Context, d *store.Delivery) error {
 	m := d.Message
-	if !c.IsAllowed(m.From) {
-		c.Logger().Warn("mailbox message refused: sender not in allowFrom", "from", m.From, "id", m.ID)
-		if m.Type == envelope.TypeTask {
-			c.answerTask(ctx, metaOfMessage(m, d.Redelivered), envelope.StateRejected, "unauthorized")
+	mt := meta.FromMessage(m, d.Redelivered)
+
+	// admit
+	if reason := c.refusal(m); reason != "" {
+		c.Logger().Warn("mailbox message refused", "id", m.ID, "from", m.From, "reason", reason)
+		if m.Type == envelope.TypeTask && strings.HasPrefix(reason, "unauthorized") {
+			c.answerTask(ctx, mt, envelope.StateRejected, "unauthorized")
 		}
-		return c.inbox.Quarantine(ctx, d, "unauthorized: sender "+m.From+" not in allowFrom")
+		return c.inbox.Quarantine(ctx, d, reason)
 	}
-	meta := metaOfMessage(m, d.Redelivered)
-	if c.isLoop(m) {
-		c.Logger().Warn("mailbox message refused: loop", "from", m.From, "trace", m.Trace)
-		return c.inbox.Quarantine(ctx, d, fmt.Sprintf("loop: %s already in trace %v", c.cfg.AgentID, m.Trace))
-	}
-	c.received.add(meta)
-	in := c.toInbound(m, meta)
+	c.received.add(mt)
+	in := c.toInbound(m, mt)
+
+	// classify: one handler per kind
+	var v verdict
+	var err error
 	switch m.Type {
 	case envelope.TypeTask:
-		return c.receiveTask(ctx, d, meta, in)
+		v, err = c.onTask(ctx, d, mt, in)
 	case envelope.TypeTaskUpdate:
-		if done, err := c.receiveCancel(ctx, d, meta, in); done {
-			return err
-		}
+		v, err = c.onUpdate(ctx, d, mt, in)
+	default:
+		v, err = c.onMessage(ctx, d, mt, in)
 	}
-	held := holdsForReply(m)
-	if held && d.Redelivered && c.storedReply(ctx, pendingFromMessage(m)) {
-		// Answered before a restart (or by another process on this
-		// agent's behalf): it was handed over already and is owed nothing.
-		return c.inbox.Ack(ctx, d)
-	}
-	in = c.route(ctx, m, meta, in)
-	if held {
-		c.replies.hold(d) // acknowledged when answered (see Archive)
-	}
-	if err := c.Bus().PublishInbound(ctx, in); err != nil {
-		if held {
-			c.replies.release(m.ID, m.From)
-		}
+	if err != nil {
 		return err
 	}
-	c.recordMessage(ctx, store.EventDelivered, m, "")
-	if held {
+
+	// bus
+	if v.publish {
+		if err := c.Bus().PublishInbound(ctx, v.in); err != nil {
+			if v.undo != nil {
+				v.undo()
+			}
+			return err
+		}
+		c.recordMessage(ctx, store.EventDelivered, m, "")
+	}
+
+	// ack
+	if v.hold {
 		return nil
 	}
 	if err := c.inbox.Ack(ctx, d); err != nil {
 		return err
 	}
-	if m.Type == envelope.TypeTaskUpdate && m.Task != nil && m.Task.State.Terminal() {
-		c.sweepTask(ctx, m.Task.ID) // the task this agent delegated is over
+	if v.sweep != "" {
+		tasks.Sweep(ctx, c.inbox, v.sweep, c.Logger())
 	}
 	return nil
 }
 
-// isLoop reports a message that is not a reply but has already passed
-// through this agent.
-func (c *Channel) isLoop(m *envelope.Message) bool {
-	if m.Type == envelope.TypeTaskUpdate || m.ReplyTo != "" {
-		return false
+// refusal returns why m is not admitted ("" when it is): a sender outside
+// allowFrom, or a message (not a reply) that already passed through this
+// agent.
+func (c *Channel) refusal(m *envelope.Message) string {
+	if !c.IsAllowed(m.From) {
+		return "unauthorized: sender " + m.From + " not in allowFrom"
 	}
-	return m.InTrace(c.cfg.AgentID)
+	if route.IsLoop(m, c.cfg.AgentID) {
+		return fmt.Sprintf("loop: %s already in trace %v", c.cfg.AgentID, m.Trace)
+	}
+	return ""
 }
 
 // toInbound converts a mailbox message into the bus's InboundMessage of
 // channel "mailbox", chat id = the sender.
-func (c *Channel) toInbound(m *envelope.Message, meta Meta) bus.InboundMessage {
+func (c *Channel) toInbound(m *envelope.Message, mt meta.Meta) bus.InboundMessage {
 	return bus.InboundMessage{
 		Channel:   ChannelName,
 		SenderID:  m.From,
 		ChatID:    m.From,
 		Content:   contentOf(m),
 		Media:     filePaths(m),
-		Metadata:  WithMeta(nil, meta),
+		Metadata:  meta.With(nil, mt),
 		Timestamp: m.Timestamp.Time,
 	}
 }
@@ -150,49 +186,4 @@ func filePaths(m *envelope.Message) []string {
 		}
 	}
 	return out
-}
-
-// route sends the updates of a task this agent delegated (and answers to
-// its request) to the conversation the task began in. The record of tasks
-// this agent sent is the only source of a callback: a callback written in
-// an incoming message is never trusted.
-func (c *Channel) route(ctx context.Context, m *envelope.Message, meta Meta, in bus.InboundMessage) bus.InboundMessage {
-	var rec sentTask
-	var ok bool
-	switch {
-	case m.Type == envelope.TypeTaskUpdate && m.Task != nil:
-		rec, ok = c.sent.lookup(m.Task.ID, m.From)
-		if ok {
-			if err := c.sent.setState(ctx, rec.TaskID, m.Task.State); err != nil {
-				c.Logger().Warn("record task state", "task", rec.TaskID, "err", err)
-			}
-		}
-	case m.ReplyTo != "":
-		rec, ok = c.sent.lookupMessage(m.ReplyTo, m.From)
-		if p, answered := c.replies.answered(ctx, m.ReplyTo, m.From); !ok && answered && p.Callback != nil {
-			rec, ok = sentTask{Callback: p.Callback}, true
-		}
-	}
-	if !ok || rec.Callback == nil || rec.Callback.Channel == "" {
-		return in
-	}
-	cb := *rec.Callback
-	meta.Callback = &cb
-	in.Channel = cb.Channel
-	in.ChatID = chatIDOf(cb)
-	in.SessionKeyOverride = cb.SessionID
-	in.Metadata = WithMeta(nil, meta)
-	return in
-}
-
-// chatIDOf returns the callback's chat id, or the part of nanobot's
-// "channel:chat" session id after the channel when only that is given.
-func chatIDOf(cb envelope.Callback) string {
-	if cb.ChatID != "" {
-		return cb.ChatID
-	}
-	if rest, ok := strings.CutPrefix(cb.SessionID, cb.Channel+":"); ok {
-		return rest
-	}
-	return cb.SessionID
 }

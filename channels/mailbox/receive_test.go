@@ -13,6 +13,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
@@ -39,7 +40,7 @@ func TestReceiveBecomesInboundMessage(t *testing.T) {
 	assert.Equal(t, []string{"/home/user/project/files.py"}, in.Media)
 	assert.True(t, in.Timestamp.Equal(m.Timestamp.Time))
 
-	md := meta(t, in)
+	md := metaOf(t, in)
 	assert.Equal(t, m.ID, md.MessageID)
 	assert.Equal(t, "researcher", md.From)
 	assert.Equal(t, "coder", md.To)
@@ -61,7 +62,7 @@ func TestReceiveBecomesInboundMessage(t *testing.T) {
 	require.NoError(t, err)
 	var plain map[string]any
 	require.NoError(t, json.Unmarshal(data, &plain))
-	again, ok := mailbox.MetaOf(plain)
+	again, ok := meta.Of(plain)
 	require.True(t, ok)
 	assert.Equal(t, md.MessageID, again.MessageID)
 	assert.Equal(t, md.Trace, again.Trace)
@@ -94,7 +95,7 @@ func TestReceiveTaskCarriesTaskAndCallback(t *testing.T) {
 
 	in := a.consume(t)
 	assert.Equal(t, mailbox.ChannelName, in.Channel, "a callback in an incoming task never reroutes it")
-	md := meta(t, in)
+	md := metaOf(t, in)
 	assert.True(t, md.IsTask())
 	require.NotNil(t, md.Task)
 	assert.Equal(t, "task_sort", md.Task.ID)
@@ -181,7 +182,7 @@ func TestDefect2MalformedFileDoesNotStopChannel(t *testing.T) {
 	}
 	for what, data := range bad {
 		name := e.deliverRaw(t, "coder", "researcher", data)
-		ev := e.events.waitFor(t, "quarantine of "+what, func(ev store.Event) bool {
+		ev := e.events.Take(t, "quarantine of "+what, func(ev store.Event) bool {
 			return ev.Kind == store.EventQuarantined && strings.HasPrefix(ev.Ref, strings.TrimSuffix(name, ".msg.json"))
 		})
 		assert.NotEmpty(t, ev.Reason, what)
@@ -228,7 +229,7 @@ func TestMessageNotHandedOffComesBackAfterRestart(t *testing.T) {
 	b := e.start(t, cfg, mailbox.Options{})
 	got := map[string]bool{}
 	for range 2 {
-		md := meta(t, b.consume(t))
+		md := metaOf(t, b.consume(t))
 		assert.True(t, md.Redelivered, md.MessageID)
 		got[md.MessageID] = true
 	}

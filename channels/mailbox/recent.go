@@ -1,6 +1,10 @@
 package mailbox
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
+)
 
 // recentMessages remembers the last messages this agent received, so that
 // an answer can be recognised as a reply (and keep its thread and trace)
@@ -9,16 +13,16 @@ import "sync"
 type recentMessages struct {
 	mu    sync.Mutex
 	size  int
-	byID  map[string]Meta
+	byID  map[string]meta.Meta
 	order []string // ring of ids, oldest at next
 	next  int
 }
 
 func newRecentMessages(size int) *recentMessages {
-	return &recentMessages{size: size, byID: make(map[string]Meta, size)}
+	return &recentMessages{size: size, byID: make(map[string]meta.Meta, size)}
 }
 
-func (r *recentMessages) add(m Meta) {
+func (r *recentMessages) add(m meta.Meta) {
 	m.Parts = nil // replies need the routing fields only; parts can be up to maxMessageBytes each
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -36,7 +40,7 @@ func (r *recentMessages) add(m Meta) {
 	r.byID[m.MessageID] = m
 }
 
-func (r *recentMessages) get(id string) (Meta, bool) {
+func (r *recentMessages) get(id string) (meta.Meta, bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	m, ok := r.byID[id]

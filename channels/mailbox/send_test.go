@@ -11,6 +11,8 @@ import (
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
 )
 
 func TestSendNewMessageToAgent(t *testing.T) {
@@ -80,9 +82,9 @@ func TestSendForwardWithMetadataOfAnotherAgent(t *testing.T) {
 	assert.Equal(t, m.TTL-1, f.TTL)
 
 	err := a.Send(context.Background(), bus.OutboundMessage{Channel: mailbox.ChannelName,
-		ChatID: "researcher", Content: "back", Metadata: mailbox.WithMeta(nil, mailbox.Meta{
+		ChatID: "researcher", Content: "back", Metadata: meta.With(nil, meta.Meta{
 			MessageID: "x", From: "writer", TTL: 2, Trace: []string{"researcher", "writer"}})})
-	assert.ErrorIs(t, err, mailbox.ErrLoop)
+	assert.ErrorIs(t, err, route.ErrLoop)
 }
 
 func TestSendRefusesBadTarget(t *testing.T) {
@@ -93,9 +95,9 @@ func TestSendRefusesBadTarget(t *testing.T) {
 			Content: "x"})
 		assert.Error(t, err, "chat id %q", chat)
 	}
-	_, err := a.Post(context.Background(), mailbox.Request{To: "writer", Type: "shout"})
+	_, err := a.Post(context.Background(), route.Request{To: "writer", Type: "shout"})
 	assert.Error(t, err)
-	_, err = a.Post(context.Background(), mailbox.Request{To: "writer", Type: envelope.TypeTaskUpdate})
+	_, err = a.Post(context.Background(), route.Request{To: "writer", Type: envelope.TypeTaskUpdate})
 	assert.ErrorContains(t, err, "task id required")
 }
 
@@ -116,7 +118,7 @@ func TestPostTaskFields(t *testing.T) {
 	a := e.startAgent(t, "boss")
 	p := e.peer(t, "coder")
 	deadline := time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
-	sent, err := a.Post(context.Background(), mailbox.Request{To: "coder", Type: envelope.TypeTask,
+	sent, err := a.Post(context.Background(), route.Request{To: "coder", Type: envelope.TypeTask,
 		Text: "build", Parts: []envelope.Part{envelope.DataPart(map[string]any{"n": 1.0})},
 		TaskID: "my-task", Deadline: deadline, Subject: "build-it", Priority: 3})
 	require.NoError(t, err)
@@ -133,7 +135,7 @@ func TestPostTaskFields(t *testing.T) {
 	assert.Len(t, got.Content.Parts, 2)
 	assert.Nil(t, got.Callback)
 
-	auto, err := a.Post(context.Background(), mailbox.Request{To: "coder", Type: envelope.TypeTask, Text: "x"})
+	auto, err := a.Post(context.Background(), route.Request{To: "coder", Type: envelope.TypeTask, Text: "x"})
 	require.NoError(t, err)
 	assert.Equal(t, "task_"+auto.ID, auto.Task.ID, "a task without an id gets a fresh one")
 }

@@ -13,7 +13,9 @@ import (
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // answer sends the agent loop's answer to an inbound message.
@@ -47,7 +49,7 @@ func TestTaskAcceptedRunsAndCompletes(t *testing.T) {
 	assert.Equal(t, envelope.StatusBusy, listed[0].Effective)
 	assert.Equal(t, 2, listed[0].FreeSlots())
 
-	done := mailbox.WithReply(nil, mailbox.Reply{}) // answer without the state: completed
+	done := meta.WithReply(nil, meta.Reply{}) // answer without the state: completed
 	for k, v := range in.Metadata {
 		done[k] = v
 	}
@@ -93,8 +95,8 @@ func TestTaskRejectedOverCapacity(t *testing.T) {
 	assert.Equal(t, []string{"t1"}, e.card(t, "coder").CurrentTasks)
 
 	// failed frees the capacity like completed
-	a.answer(t, in, "could not", mailbox.WithReply(in.Metadata,
-		mailbox.Reply{State: envelope.StateFailed, Reason: "compiler missing"}))
+	a.answer(t, in, "could not", meta.WithReply(in.Metadata,
+		meta.Reply{State: envelope.StateFailed, Reason: "compiler missing"}))
 	f := boss.expectUpdate(t, "t1", envelope.StateFailed)
 	assert.Equal(t, "compiler missing", f.Task.Reason)
 	e.waitCard(t, "coder", "freed", tasksAre())
@@ -193,7 +195,7 @@ func TestTaskCanceledBySender(t *testing.T) {
 	e.deliver(t, cancel)
 	in := a.consume(t)
 	assert.Contains(t, in.Content, "[task t1 canceled by boss]")
-	assert.Equal(t, envelope.StateCanceled, meta(t, in).Task.State)
+	assert.Equal(t, envelope.StateCanceled, metaOf(t, in).Task.State)
 	e.waitCard(t, "coder", "freed", tasksAre())
 	e.waitEvent(t, store.EventProcessed, req.ID)
 	e.waitEvent(t, store.EventProcessed, cancel.ID)
@@ -228,7 +230,7 @@ func TestUnfinishedTaskComesBackAfterRestart(t *testing.T) {
 
 	b := e.start(t, cfg, mailbox.Options{})
 	in := b.consume(t)
-	md := meta(t, in)
+	md := metaOf(t, in)
 	assert.Equal(t, req.ID, md.MessageID)
 	assert.True(t, md.Redelivered, "a task claimed but not finished is handed out again")
 	b.answer(t, in, "done", in.Metadata)
@@ -253,7 +255,7 @@ func TestTaskEndingDuringStopLeavesAgentOffline(t *testing.T) {
 	}()
 	select {
 	case <-gate.entered: // the task's card update is under way
-	case <-time.After(waitLimit):
+	case <-time.After(testkit.WaitLimit):
 		t.Fatal("FinishTask did not update the card")
 	}
 	stopped := make(chan error, 1)
@@ -268,7 +270,7 @@ func TestTaskEndingDuringStopLeavesAgentOffline(t *testing.T) {
 	for _, ch := range []chan error{finished, stopped} {
 		select {
 		case <-ch:
-		case <-time.After(waitLimit):
+		case <-time.After(testkit.WaitLimit):
 			t.Fatal("FinishTask or Stop did not return")
 		}
 	}

@@ -60,15 +60,15 @@ func TestNATSAgentsSendRecv(t *testing.T) {
 		var line map[string]any
 		require.NoError(t, json.Unmarshal([]byte(p.next(p.stdout, "recv "+name)), &line))
 		require.Equal(t, 0, p.wait(), "recv %s: %s", name, p.stderrSoFar())
-		meta := line["mailbox"].(map[string]any)
-		assert.Contains(t, ids, meta["message_id"], name)
-		assert.Equal(t, "lead", meta["from"])
-		assert.Equal(t, name, meta["to"])
+		mt := line["mailbox"].(map[string]any)
+		assert.Contains(t, ids, mt["message_id"], name)
+		assert.Equal(t, "lead", mt["from"])
+		assert.Equal(t, name, mt["to"])
 		assert.Equal(t, "please review PR 7", line["content"])
-		assert.Equal(t, "code-review", meta["subject"])
-		assert.Equal(t, true, meta["expects_reply"])
-		assert.Equal(t, float64(2), meta["priority"])
-		threads = append(threads, meta["thread_id"])
+		assert.Equal(t, "code-review", mt["subject"])
+		assert.Equal(t, true, mt["expects_reply"])
+		assert.Equal(t, float64(2), mt["priority"])
+		threads = append(threads, mt["thread_id"])
 	}
 	assert.Equal(t, threads[0], threads[1], "both copies in one thread")
 

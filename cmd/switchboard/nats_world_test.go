@@ -11,6 +11,8 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
+	"github.com/switchboard-dev/switchboard/config"
 )
 
 // natsWorld is a sandbox whose commands work on the mailbox on an
@@ -57,8 +59,9 @@ func (w *natsWorld) as(conf string) *sandbox {
 func (w *natsWorld) open() store.Backend {
 	w.t.Helper()
 	cfg := mailbox.DefaultConfig()
-	cfg.Backend, cfg.NATS = "nats", map[string]any{"url": w.url}
-	st, err := mailbox.OpenBackend(cfg, mailbox.BackendDeps{})
+	cfg.Backend = natsstore.BackendName
+	cfg.Stores = map[string]config.Section{cfg.Backend: {Path: natsstore.ConfigPath, Raw: map[string]any{"url": w.url}}}
+	st, err := store.Open(cfg.Backend, cfg.StoreConfig())
 	require.NoError(w.t, err)
 	w.t.Cleanup(func() { st.Close() })
 	return st

@@ -34,13 +34,13 @@ func TestRecvCount(t *testing.T) {
 		assert.Equal(t, "researcher", line["chat_id"])
 		assert.Equal(t, "mailbox:researcher", line["session_key"])
 		assert.NotEmpty(t, line["timestamp"])
-		meta := line["mailbox"].(map[string]any)
-		assert.Equal(t, id, meta["message_id"])
-		assert.Equal(t, "researcher", meta["from"])
-		assert.Equal(t, "worker", meta["to"])
-		assert.Equal(t, float64(2), meta["ttl"])
-		assert.Equal(t, []any{"researcher"}, meta["trace"])
-		assert.Equal(t, id, meta["thread_id"])
+		mt := line["mailbox"].(map[string]any)
+		assert.Equal(t, id, mt["message_id"])
+		assert.Equal(t, "researcher", mt["from"])
+		assert.Equal(t, "worker", mt["to"])
+		assert.Equal(t, float64(2), mt["ttl"])
+		assert.Equal(t, []any{"researcher"}, mt["trace"])
+		assert.Equal(t, id, mt["thread_id"])
 	}
 	assert.Equal(t, "one", got[0]["content"])
 	assert.Equal(t, "message", got[0]["mailbox"].(map[string]any)["type"])
@@ -141,22 +141,22 @@ func TestRecvJSONMailboxDetails(t *testing.T) {
 	require.NoError(t, json.Unmarshal([]byte(recv.next(recv.stdout, "recv output")), &msg))
 	require.Equal(t, 0, recv.wait(), "stderr:\n%s", recv.stderrSoFar())
 
-	meta := task["mailbox"].(map[string]any)
+	mt := task["mailbox"].(map[string]any)
 	assert.Equal(t, "帮我写排序函数", task["content"])
-	assert.Equal(t, "msg_1745659200_researcher", meta["message_id"])
-	assert.Equal(t, "task", meta["type"])
-	assert.Equal(t, float64(3), meta["ttl"], "nanobot's null ttl reads as the default")
-	assert.Equal(t, []any{}, meta["trace"], "nanobot's null trace reads as empty")
-	assert.Equal(t, map[string]any{"channel": "feishu", "session_id": "feishu:user_123"}, meta["task_callback"])
-	assert.NotContains(t, meta, "callback", "never routed: coder did not send that task")
+	assert.Equal(t, "msg_1745659200_researcher", mt["message_id"])
+	assert.Equal(t, "task", mt["type"])
+	assert.Equal(t, float64(3), mt["ttl"], "nanobot's null ttl reads as the default")
+	assert.Equal(t, []any{}, mt["trace"], "nanobot's null trace reads as empty")
+	assert.Equal(t, map[string]any{"channel": "feishu", "session_id": "feishu:user_123"}, mt["task_callback"])
+	assert.NotContains(t, mt, "callback", "never routed: coder did not send that task")
 
-	meta = msg["mailbox"].(map[string]any)
+	mt = msg["mailbox"].(map[string]any)
 	assert.Equal(t, "see attached", msg["content"])
 	assert.Equal(t, []any{file}, msg["media"], "file parts are the bus message's media")
-	assert.Equal(t, id, meta["message_id"])
+	assert.Equal(t, id, mt["message_id"])
 	assert.Equal(t, []any{
 		map[string]any{"type": "text", "text": "see attached"},
 		map[string]any{"type": "data", "data": map[string]any{"pages": float64(3)}},
 		map[string]any{"type": "file", "path": file},
-	}, meta["parts"])
+	}, mt["parts"])
 }

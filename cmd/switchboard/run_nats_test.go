@@ -14,7 +14,10 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
 	_ "github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore" // the backend "nats"
+	"github.com/switchboard-dev/switchboard/config"
 )
 
 // startNATS starts an embedded nats-server with JetStream on a free port,
@@ -29,8 +32,9 @@ func startNATS(t *testing.T) string {
 func natsCards(t *testing.T, url string) map[string]envelope.Card {
 	t.Helper()
 	cfg := mailbox.DefaultConfig()
-	cfg.Backend, cfg.NATS = "nats", map[string]any{"url": url}
-	st, err := mailbox.OpenBackend(cfg, mailbox.BackendDeps{})
+	cfg.Backend = natsstore.BackendName
+	cfg.Stores = map[string]config.Section{cfg.Backend: {Path: natsstore.ConfigPath, Raw: map[string]any{"url": url}}}
+	st, err := store.Open(cfg.Backend, cfg.StoreConfig())
 	require.NoError(t, err)
 	defer st.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)

@@ -48,9 +48,9 @@ func TestRunHost(t *testing.T) {
 
 	reply := awaitReply(t, recv)
 	assert.Equal(t, "3", reply["content"], "the scripted provider did the work")
-	meta := reply["mailbox"].(map[string]any)
-	assert.Equal(t, "host", meta["from"])
-	assert.Equal(t, ping, meta["reply_to"], "an answer to a mailbox message is a reply")
+	mt := reply["mailbox"].(map[string]any)
+	assert.Equal(t, "host", mt["from"])
+	assert.Equal(t, ping, mt["reply_to"], "an answer to a mailbox message is a reply")
 
 	host.signal(sigterm)
 	assert.Equal(t, 0, host.wait(), "stderr:\n%s", host.stderrSoFar())

@@ -44,6 +44,7 @@ type Channel struct {
 }
 
 var (
+	_ channels.Addresser   = (*Channel)(nil)
 	_ channels.Channel     = (*Channel)(nil)
 	_ channels.AllowLister = (*Channel)(nil)
 )
@@ -63,6 +64,16 @@ func (c *Channel) Addr() net.Addr {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.addr
+}
+
+// Address implements channels.Addresser: the webhook's URL once the
+// channel listens, else "".
+func (c *Channel) Address() (what, where string) {
+	addr := c.Addr()
+	if addr == nil {
+		return "webhook", ""
+	}
+	return "webhook", "http://" + addr.String() + c.cfg.WebhookPath
 }
 
 // Start opens the outbox file and starts the webhook server.

@@ -7,8 +7,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/view"
 )
 
 func (a *app) agentsCommand() *cobra.Command {
@@ -56,7 +56,7 @@ ids of its agents; agents without a role are counted under "-".`,
 // roles always (an empty list when it has none), effective_status,
 // inbox_depth and whether it has a card at all.
 type agentLine struct {
-	mailbox.Agent
+	view.Agent
 	Roles      []string `json:"roles"` // the card's, never omitted
 	InboxDepth int      `json:"inbox_depth"`
 	Registered bool     `json:"registered"`

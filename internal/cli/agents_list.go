@@ -8,18 +8,10 @@ import (
 	"slices"
 	"time"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/view"
 )
-
-// presenceLister is a store that tracks who is online apart from the
-// cards (NATS: the presence bucket, whose keys expire after offlineAfter
-// without a heartbeat).
-type presenceLister interface {
-	Online(ctx context.Context) ([]natsstore.Presence, error)
-}
 
 // listAgents returns every card with its status and depth, then the agents
 // that have messages waiting but no card, each group sorted by id. A store
@@ -27,11 +19,11 @@ type presenceLister interface {
 // permission to read its history) still lists the cards: warn says why
 // the depths are missing.
 func listAgents(ctx context.Context, m *mailboxStore, now time.Time, offlineAfter time.Duration, warn func(error)) ([]agentLine, error) {
-	agents, err := mailbox.ListAgents(ctx, m.be, now, offlineAfter, false)
+	agents, err := view.ListAgents(ctx, m.be, now, offlineAfter, false)
 	if err != nil {
 		return nil, err
 	}
-	if pl, ok := m.be.(presenceLister); ok {
+	if pl, ok := m.be.(store.PresenceLister); ok {
 		online, err := pl.Online(ctx)
 		if err != nil {
 			return nil, err
@@ -67,7 +59,7 @@ func listAgents(ctx context.Context, m *mailboxStore, now time.Time, offlineAfte
 	}
 	slices.Sort(waiting)
 	for _, id := range waiting {
-		lines = append(lines, agentLine{InboxDepth: depths[id], Roles: []string{}, Agent: mailbox.Agent{
+		lines = append(lines, agentLine{InboxDepth: depths[id], Roles: []string{}, Agent: view.Agent{
 			Card:      envelope.Card{AgentID: id, Capabilities: []string{}, AllowFrom: []string{}, CurrentTasks: []string{}},
 			Effective: envelope.StatusOffline,
 		}})
@@ -78,10 +70,10 @@ func listAgents(ctx context.Context, m *mailboxStore, now time.Time, offlineAfte
 // applyPresence sets the status of agents from who is online: an agent
 // without a presence entry is offline, whatever its card says; one with an
 // entry is idle or busy as the entry (else its card) says.
-func applyPresence(agents []mailbox.Agent, online []natsstore.Presence) {
+func applyPresence(agents []view.Agent, online []store.Presence) {
 	for i := range agents {
 		ag := &agents[i]
-		at := slices.IndexFunc(online, func(p natsstore.Presence) bool { return p.Agent == ag.AgentID })
+		at := slices.IndexFunc(online, func(p store.Presence) bool { return p.Agent == ag.AgentID })
 		switch {
 		case at < 0:
 			ag.Effective = envelope.StatusOffline

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/view"
 )
 
 // agentsFlags are the flags of agents.
@@ -75,7 +75,7 @@ func (f agentsFlags) describe() string {
 // (total), online, the free task slots of its online agents and the ids of
 // its agents, sorted.
 type roleLine struct {
-	mailbox.RoleCount
+	view.RoleCount
 	FreeSlots int      `json:"free_slots"`
 	AgentIDs  []string `json:"agent_ids"`
 }
@@ -83,13 +83,13 @@ type roleLine struct {
 // roleLines summarises the registered agents of lines by role, sorted by
 // role; agents without a role are under "".
 func roleLines(lines []agentLine) []roleLine {
-	var agents []mailbox.Agent
+	var agents []view.Agent
 	for _, l := range lines {
 		if l.Registered {
 			agents = append(agents, l.Agent)
 		}
 	}
-	counts := mailbox.RoleSummary(agents)
+	counts := view.RoleSummary(agents)
 	out := make([]roleLine, 0, len(counts))
 	for _, rc := range counts {
 		rl := roleLine{RoleCount: rc, AgentIDs: []string{}}

@@ -5,10 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
 )
 
 // backendFS is channels.mailbox.backend of the filesystem store.
@@ -73,7 +71,9 @@ func (a *app) openMailbox(readOnly bool) (*mailboxStore, *settings, error) {
 	if cfg.AgentID == "" {
 		cfg.AgentID = placeholderAgent // names the connection
 	}
-	be, err := mailbox.OpenBackend(cfg, mailbox.BackendDeps{Logger: a.logger(slog.LevelWarn), NoCreate: readOnly})
+	sc := cfg.StoreConfig()
+	sc.Logger, sc.NoCreate = a.logger(slog.LevelWarn), readOnly
+	be, err := store.Open(kind, sc)
 	if readOnly && errors.Is(err, store.ErrNoStore) {
 		return m, s, nil
 	}
@@ -87,18 +87,11 @@ func (a *app) openMailbox(readOnly bool) (*mailboxStore, *settings, error) {
 // storeWhere names the store of the mailbox commands for people: the
 // root folder, or "NATS at URL".
 func (a *app) storeWhere(s *settings) string {
-	switch kind := a.backendKind(s); kind {
-	case backendFS:
+	kind := a.backendKind(s)
+	if kind == backendFS {
 		return tilde(s.mailbox.MailboxesRoot)
-	case natsstore.BackendName:
-		c, err := natsstore.DecodeConfig(s.mailbox.NATS)
-		if err != nil {
-			return "NATS"
-		}
-		return "NATS at " + c.URL
-	default:
-		return "the " + kind + " store"
 	}
+	return store.Where(kind, s.mailbox.StoreConfig())
 }
 
 // in says where messages were looked for: "under ROOT", "on NATS at URL".

@@ -11,7 +11,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/memstore"
@@ -25,7 +24,7 @@ type plainStore struct{ store.Backend }
 var plainHub = memstore.NewHub()
 
 func init() {
-	mailbox.RegisterBackend("plain", func(mailbox.Config, mailbox.BackendDeps) (store.Backend, error) {
+	store.Register("plain", func(store.Config) (store.Backend, error) {
 		return plainStore{plainHub.Open(memstore.Options{})}, nil
 	})
 }

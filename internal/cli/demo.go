@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	feishustub "github.com/switchboard-dev/switchboard/examples/feishu-stub"
 )
 
 // The demo's conversation.
@@ -231,15 +232,15 @@ func (d *demoRun) start(ctx context.Context, exe string, environ []string) error
 // the number of replies.
 func (d *demoRun) ask(ctx context.Context) ([]demoLine, int, error) {
 	asked := time.Now()
-	event := feishuEvent("ev_demo_1", demoUser, demoChat, "om_demo_1", demoAsk, asked)
+	event := feishustub.MessageEvent("ev_demo_1", demoUser, demoChat, "om_demo_1", demoAsk, asked)
 	fmt.Fprintf(d.out, "POST %s  (im.message.receive_v1 from %s in chat %s: %q)\n", d.webhook, demoUser, demoChat, demoAsk)
-	if err := postEvent(ctx, d.webhook, event); err != nil {
+	if err := feishustub.PostEvent(ctx, d.webhook, event); err != nil {
 		return nil, 0, err
 	}
 	lines := []demoLine{{at: asked, who: "user → " + demoResearcher, via: "feishu", text: demoAsk}}
 	var got int
 	for {
-		replies, err := nextReplies(ctx, d.webhook, demoChat, got, 10*time.Second)
+		replies, err := feishustub.NextReplies(ctx, d.webhook, demoChat, got, 10*time.Second)
 		if ctx.Err() != nil {
 			err = context.Cause(ctx)
 		}

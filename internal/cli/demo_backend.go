@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
+	"github.com/switchboard-dev/switchboard/config"
 )
 
 // The demo's mailbox backends (--backend).
@@ -84,9 +85,9 @@ func (b *demoBackend) open() (store.Backend, error) {
 	cfg.MailboxesRoot = b.root
 	if b.kind == demoNATS {
 		cfg.Backend = demoNATS
-		cfg.NATS = map[string]any{"url": b.url}
+		cfg.Stores = map[string]config.Section{demoNATS: {Path: natsstore.ConfigPath, Raw: map[string]any{"url": b.url}}}
 	}
-	return mailbox.OpenBackend(cfg, mailbox.BackendDeps{})
+	return store.Open(cfg.Backend, cfg.StoreConfig())
 }
 
 // mail returns the messages between the agents, as the store lists them

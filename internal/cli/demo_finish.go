@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	feishustub "github.com/switchboard-dev/switchboard/examples/feishu-stub"
 )
 
 // keep leaves the agents running until ctx ends or one of them exits.
@@ -15,7 +17,7 @@ func (d *demoRun) keep(ctx context.Context, seen int) {
 	fmt.Fprintf(d.out, "\nboth agents keep running; Ctrl-C stops them. Try:\n")
 	fmt.Fprintf(d.out, "  curl -s %s -H 'Content-Type: application/json' -d '%s'\n", d.webhook,
 		shortEvent(demoUser, demoChat, "ask coder to count words in hello big world"))
-	fmt.Fprintf(d.out, "  curl -s '%s'   # then after=<next> of each answer\n", repliesURL(d.webhook, demoChat, seen, 10*time.Second))
+	fmt.Fprintf(d.out, "  curl -s '%s'   # then after=<next> of each answer\n", feishustub.RepliesURL(d.webhook, demoChat, seen, 10*time.Second))
 	if d.be.kind == demoFS {
 		fmt.Fprintf(d.out, "  switchboard --root %s agents\n", d.layout.root)
 	}

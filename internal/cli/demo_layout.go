@@ -12,6 +12,8 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/view"
+	"github.com/switchboard-dev/switchboard/config"
 )
 
 // The demo's agents.
@@ -52,7 +54,7 @@ func (l demoLayout) configs(backend map[string]any) map[string]map[string]any {
 		return keys
 	}
 	workspace := func(agent string) map[string]any {
-		return map[string]any{"defaults": map[string]any{"provider": scriptedProvider,
+		return map[string]any{"defaults": map[string]any{"provider": config.DefaultProvider,
 			"workspace": filepath.Join(l.dir, agent, "workspace")}}
 	}
 	return map[string]map[string]any{
@@ -104,14 +106,14 @@ func (l demoLayout) write(be *demoBackend) error {
 }
 
 // cards reads the registry of the backend.
-func cards(ctx context.Context, be *demoBackend) ([]mailbox.Agent, error) {
+func cards(ctx context.Context, be *demoBackend) ([]view.Agent, error) {
 	st, err := be.open()
 	if err != nil {
 		return nil, err
 	}
 	defer st.Close()
 	cfg := mailbox.DefaultConfig()
-	return mailbox.ListAgents(ctx, st, time.Now(), seconds(cfg.OfflineAfter), false)
+	return view.ListAgents(ctx, st, time.Now(), seconds(cfg.OfflineAfter), false)
 }
 
 // onlineAgents lists the agents online in the backend's registry.

@@ -9,10 +9,10 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/audit"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/view"
 )
 
 // doctorConv holds the settings of doctor's conversation checks. A zero
@@ -164,7 +164,7 @@ func (d *doctorRun) checkOverdue() {
 		parts := strings.Split(m.rel, string(filepath.Separator))
 		stored[i] = store.Stored{Message: m.msg, Agent: parts[0], Box: store.Box(parts[1]), Ref: m.rel}
 	}
-	for _, p := range mailbox.PendingOf(stored, mailbox.PendingFilter{Now: d.now, ReplyTimeout: d.conv.replyTimeout, OverdueOnly: true}) {
+	for _, p := range view.PendingOf(stored, view.PendingFilter{Now: d.now, ReplyTimeout: d.conv.replyTimeout, OverdueOnly: true}) {
 		about := ""
 		if p.Subject != "" {
 			about = " about " + p.Subject

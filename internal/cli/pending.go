@@ -7,13 +7,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/view"
 )
 
 // pendingLine is a pending reply as pending --json prints it.
 type pendingLine struct {
-	mailbox.StoredPending
+	view.StoredPending
 	// File is the request's path under the root; Box the folder it is in
 	// (inbox: not read yet, claimed: being handled).
 	File string `json:"file"`
@@ -45,7 +45,7 @@ mailbox folder instead), on any store that can list its messages.`,
 		Args:              maxArgs("agent"),
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: a.action(func(cmd *cobra.Command, args []string) error {
-			f := mailbox.PendingFilter{TaskID: taskID, OverdueOnly: overdue}
+			f := view.PendingFilter{TaskID: taskID, OverdueOnly: overdue}
 			if len(args) == 1 {
 				if err := envelope.ValidateAgentID(args[0]); err != nil {
 					return asUsage(err)
@@ -61,20 +61,20 @@ mailbox folder instead), on any store that can list its messages.`,
 	return cmd
 }
 
-func (a *app) pending(ctx context.Context, f mailbox.PendingFilter, jsonOut bool) error {
+func (a *app) pending(ctx context.Context, f view.PendingFilter, jsonOut bool) error {
 	m, s, err := a.openMailbox(true)
 	if err != nil {
 		return err
 	}
 	defer m.close()
 	f.Now, f.ReplyTimeout = time.Now(), seconds(s.mailbox.ReplyTimeout)
-	var list []mailbox.StoredPending
+	var list []view.StoredPending
 	if m.be != nil { // no store holds nothing, and is not created
 		br, err := m.browser("pending")
 		if err != nil {
 			return err
 		}
-		if list, err = mailbox.FindPending(ctx, br, f); err != nil {
+		if list, err = view.FindPending(ctx, br, f); err != nil {
 			return err
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
 )
 
 // stopTimeout bounds a clean stop of the channels.
@@ -76,7 +77,7 @@ type recvLine struct {
 	Media      []string      `json:"media,omitempty"`
 	SessionKey string        `json:"session_key"`
 	Timestamp  envelope.Time `json:"timestamp"`
-	Mailbox    *mailbox.Meta `json:"mailbox"`
+	Mailbox    *meta.Meta    `json:"mailbox"`
 }
 
 func (a *app) recv(ctx context.Context, agent string, count int, jsonOut bool) error {
@@ -96,7 +97,7 @@ func (a *app) recv(ctx context.Context, agent string, count int, jsonOut bool) e
 	}
 	fmt.Fprintf(a.env.Stderr, "listening as %s in %s (Ctrl-C to stop)\n", agent, where)
 
-	var last *mailbox.Meta // the last message printed
+	var last *meta.Meta // the last message printed
 	printed := 0
 	var printErr error
 	for count == 0 || printed < count {
@@ -112,7 +113,7 @@ func (a *app) recv(ctx context.Context, agent string, count int, jsonOut bool) e
 			break
 		}
 		printed++
-		last, _ = mailbox.MetaOf(in.Metadata)
+		last, _ = meta.Of(in.Metadata)
 	}
 
 	// Let the store move the last message printed to processed/ before
@@ -180,7 +181,7 @@ func (a *app) recvConfig(agent string) (cfg mailbox.Config, where string, err er
 		cfg = mailbox.DefaultConfig()
 		cfg.AgentID = agent
 		cfg.MailboxesRoot = s.mailbox.MailboxesRoot
-		cfg.Backend, cfg.NATS = s.mailbox.Backend, s.mailbox.NATS
+		cfg.Backend, cfg.Stores = s.mailbox.Backend, s.mailbox.Stores
 	}
 	cfg.Backend = a.backendKind(s)
 	return cfg, a.storeWhere(s), nil
@@ -190,7 +191,7 @@ func (a *app) recvConfig(agent string) (cfg mailbox.Config, where string, err er
 // for the channel) but not printed, and why.
 func (a *app) reportUnprinted(in bus.InboundMessage, why string) {
 	id := "from " + in.SenderID
-	if m, ok := mailbox.MetaOf(in.Metadata); ok {
+	if m, ok := meta.Of(in.Metadata); ok {
 		id = m.MessageID
 	}
 	fmt.Fprintf(a.env.Stderr, "switchboard: message %s arrived after %s; not printed\n", id, why)
@@ -199,23 +200,23 @@ func (a *app) reportUnprinted(in bus.InboundMessage, why string) {
 // printInbound prints one received message: time, sender, the type with
 // task id and state unless it is a plain message, and the content.
 func (a *app) printInbound(in bus.InboundMessage, jsonOut bool) error {
-	meta, _ := mailbox.MetaOf(in.Metadata)
+	mt, _ := meta.Of(in.Metadata)
 	if jsonOut {
 		return writeJSON(a.env.Stdout, recvLine{
 			Channel: in.Channel, SenderID: in.SenderID, ChatID: in.ChatID, Content: in.Content,
 			Media: in.Media, SessionKey: in.SessionKey(), Timestamp: envelope.NewTime(in.Timestamp),
-			Mailbox: meta,
+			Mailbox: mt,
 		})
 	}
 	line := in.Timestamp.Local().Format(time.TimeOnly) + " " + in.SenderID
 	text := ""
-	if meta != nil {
-		if meta.Type != envelope.TypeMessage {
-			line += " [" + kindLabel(meta.Type, meta.Task) + "]"
+	if mt != nil {
+		if mt.Type != envelope.TypeMessage {
+			line += " [" + kindLabel(mt.Type, mt.Task) + "]"
 		}
-		text = summary(meta.Parts)
-		if meta.Task != nil && meta.Task.Reason != "" {
-			text = strings.TrimSpace(text + " (" + meta.Task.Reason + ")")
+		text = summary(mt.Parts)
+		if mt.Task != nil && mt.Task.Reason != "" {
+			text = strings.TrimSpace(text + " (" + mt.Task.Reason + ")")
 		}
 	}
 	if text == "" {

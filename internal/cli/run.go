@@ -2,14 +2,12 @@ package cli
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"log/slog"
 
 	"github.com/spf13/cobra"
 
-	_ "github.com/switchboard-dev/switchboard/channels/mailbox"                 // registers the mailbox channel type
-	_ "github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore" // registers the mailbox backend "nats"
+	_ "github.com/switchboard-dev/switchboard/examples/feishu-stub" // registers the channel type "feishu"
+	"github.com/switchboard-dev/switchboard/host"
 )
 
 // runCommand is the host: channels, agent loop and provider from config.
@@ -56,28 +54,9 @@ func (a *app) runHost(ctx context.Context) error {
 		sec.Raw["mailboxesRoot"] = a.root
 	}
 	logger := a.logger(slog.LevelInfo)
-	h, err := newHost(cfg, hostOptions{Logger: logger, Environ: a.env.Environ})
+	h, err := host.New(cfg, host.Options{Logger: logger, Environ: a.env.Environ})
 	if err != nil {
 		return err
 	}
-	if err := h.start(ctx); err != nil {
-		_ = h.stop()
-		return err
-	}
-	logger.Info("host running", h.describe()...)
-	var early error
-	select {
-	case <-ctx.Done():
-	case <-h.ended():
-		early = errors.New("the agent loop ended unexpectedly")
-	}
-	err = h.stop()
-	logger.Info("host stopped")
-	if early != nil {
-		return errors.Join(early, err)
-	}
-	if err != nil {
-		return fmt.Errorf("stop: %w", err)
-	}
-	return nil
+	return h.Run(ctx)
 }

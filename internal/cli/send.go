@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
 )
 
 // sendFlags are the flags of send.
@@ -117,8 +117,8 @@ func (a *app) send(cmd *cobra.Command, f sendFlags) error {
 
 // request checks the flags and turns them into a mailbox request. Every
 // error is a usage error.
-func (f sendFlags) request(now time.Time, ttlSet bool) (mailbox.Request, error) {
-	var req mailbox.Request
+func (f sendFlags) request(now time.Time, ttlSet bool) (route.Request, error) {
+	var req route.Request
 	for _, id := range []struct{ flag, value string }{{"from", f.from}, {"to", f.to}} {
 		if id.value == "" {
 			return req, usagef("--%s is required", id.flag)
@@ -127,7 +127,7 @@ func (f sendFlags) request(now time.Time, ttlSet bool) (mailbox.Request, error) 
 	if err := envelope.ValidateAgentID(f.from); err != nil {
 		return req, usagef("--from: %v", err)
 	}
-	if _, err := mailbox.ParseTarget(f.to); err != nil {
+	if _, err := route.ParseTarget(f.to); err != nil {
 		return req, usagef("--to: %v", err)
 	}
 	kind := envelope.Type(f.kind)
@@ -144,7 +144,7 @@ func (f sendFlags) request(now time.Time, ttlSet bool) (mailbox.Request, error) 
 	if ttlSet && f.ttl < 1 {
 		return req, usagef("--ttl %d: want 1 or more", f.ttl)
 	}
-	req = mailbox.Request{To: f.to, Type: kind, Text: f.text, ReplyTo: f.replyTo,
+	req = route.Request{To: f.to, Type: kind, Text: f.text, ReplyTo: f.replyTo,
 		TTL: f.ttl, TaskID: f.taskID, TaskState: state}
 	if f.data != "" {
 		var data map[string]any

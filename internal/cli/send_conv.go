@@ -8,8 +8,9 @@ import (
 
 	"github.com/spf13/pflag"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
@@ -32,7 +33,7 @@ func (c *convFlags) add(fl *pflag.FlagSet) {
 
 // apply checks the flags and sets them on req. Every error is a usage
 // error.
-func (c convFlags) apply(req *mailbox.Request, now time.Time) error {
+func (c convFlags) apply(req *route.Request, now time.Time) error {
 	if err := envelope.ValidateSubject(c.subject); err != nil {
 		return usagef("--subject: %v", err)
 	}
@@ -66,14 +67,14 @@ func (c convFlags) apply(req *mailbox.Request, now time.Time) error {
 // that message), that message, so that the answer is a reply (its
 // thread, trace and hop count) rather than a new message. When --reply-to
 // names another message, the answer joins its thread.
-func composeOptions(s *settings, from string, req *mailbox.Request, copies []*envelope.Message, now time.Time) mailbox.ComposeOptions {
-	opts := mailbox.ComposeOptions{DefaultTTL: s.mailbox.DefaultTTL, MaxThreadHops: s.mailbox.MaxThreadHops,
+func composeOptions(s *settings, from string, req *route.Request, copies []*envelope.Message, now time.Time) route.ComposeOptions {
+	opts := route.ComposeOptions{DefaultTTL: s.mailbox.DefaultTTL, MaxThreadHops: s.mailbox.MaxThreadHops,
 		Now: now, ReplyTimeout: seconds(s.mailbox.ReplyTimeout)}
 	var found *envelope.Message
 	for _, m := range copies {
 		if m.To == from && m.From == req.To {
-			meta := mailbox.MetaOfMessage(m)
-			opts.Original = &meta
+			mt := meta.FromMessage(m, false)
+			opts.Original = &mt
 			return opts
 		}
 		if found == nil || m.Timestamp.Before(found.Timestamp.Time) {
@@ -112,12 +113,12 @@ func replyToCopies(ctx context.Context, ms *mailboxStore, id string) ([]*envelop
 // composeAll composes the message from `from` for each agent target
 // names, before any is delivered (so that a bad one writes nothing); the
 // copies share one thread.
-func (a *app) composeAll(ctx context.Context, ms *mailboxStore, s *settings, from, target string, req mailbox.Request, now time.Time) ([]*envelope.Message, error) {
-	t, err := mailbox.ParseTarget(target)
+func (a *app) composeAll(ctx context.Context, ms *mailboxStore, s *settings, from, target string, req route.Request, now time.Time) ([]*envelope.Message, error) {
+	t, err := route.ParseTarget(target)
 	if err != nil {
 		return nil, usagef("--to: %v", err)
 	}
-	to, err := mailbox.Resolve(ctx, ms.be, from, t, mailbox.ResolveOptions{Now: now,
+	to, err := route.Resolve(ctx, ms.be, from, t, route.ResolveOptions{Now: now,
 		OfflineAfter: seconds(s.mailbox.OfflineAfter), MaxFanout: s.mailbox.MaxFanout,
 		HasInbox: ms.hasInbox(ctx)})
 	if err != nil {
@@ -137,7 +138,7 @@ func (a *app) composeAll(ctx context.Context, ms *mailboxStore, s *settings, fro
 		if len(msgs) > 0 && r.ThreadID == "" {
 			r.ThreadID = msgs[0].ThreadID
 		}
-		msg, err := mailbox.Compose(from, r, composeOptions(s, from, &r, copies, now))
+		msg, err := route.Compose(from, r, composeOptions(s, from, &r, copies, now))
 		if err != nil {
 			return nil, asUsage(err)
 		}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
 )
 
 func TestParseDeadline(t *testing.T) {
@@ -82,22 +83,22 @@ func TestComposeOptionsReplyTo(t *testing.T) {
 	copies := []*envelope.Message{toCritic, toCoder}
 	now := time.Now()
 
-	req := mailbox.Request{To: "lead", ReplyTo: "q"}
+	req := route.Request{To: "lead", ReplyTo: "q"}
 	opts := composeOptions(s, "coder", &req, copies, now)
 	require.NotNil(t, opts.Original, "coder answers what it received from lead")
 	assert.Equal(t, "coder", opts.Original.To)
 	assert.Empty(t, req.ThreadID, "the thread comes from the original")
 
-	req = mailbox.Request{To: "reviewer", ReplyTo: "q"}
+	req = route.Request{To: "reviewer", ReplyTo: "q"}
 	opts = composeOptions(s, "coder", &req, copies, now)
 	assert.Nil(t, opts.Original, "reviewer did not send q to coder")
 	assert.Equal(t, "q", req.ThreadID, "the earliest copy's thread: its own id, having none")
 
-	req = mailbox.Request{To: "reviewer", ReplyTo: "q", ThreadID: "mine"}
+	req = route.Request{To: "reviewer", ReplyTo: "q", ThreadID: "mine"}
 	composeOptions(s, "coder", &req, copies, now)
 	assert.Equal(t, "mine", req.ThreadID, "a thread given is kept")
 
-	req = mailbox.Request{To: "lead", ReplyTo: "unknown"}
+	req = route.Request{To: "lead", ReplyTo: "unknown"}
 	opts = composeOptions(s, "coder", &req, nil, now)
 	assert.Nil(t, opts.Original)
 	assert.Empty(t, req.ThreadID)

@@ -55,7 +55,7 @@ func (a *app) settings() (*settings, error) {
 	s := &settings{config: cfg, mailbox: mailbox.DefaultConfig()}
 	if sec, ok := cfg.Section(mailbox.ChannelName); ok {
 		s.fromFile = true
-		if err := sec.Decode(&s.mailbox); err != nil {
+		if s.mailbox, err = mailbox.DecodeSection(sec); err != nil {
 			return nil, err
 		}
 		check := s.mailbox
@@ -96,7 +96,7 @@ func (a *app) openStore() (*fsstore.Store, *settings, error) {
 		Logger:          a.logger(slog.LevelWarn),
 		AuditLog:        s.mailbox.AuditLog,
 		AuditMaxBytes:   s.mailbox.AuditMaxBytes,
-		AuditKeep:       mailbox.AuditKeep(s.mailbox.AuditKeep),
+		AuditKeep:       fsstore.AuditKeep(s.mailbox.AuditKeep),
 	})
 	if err != nil {
 		return nil, nil, err

@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/view"
 )
 
 func (a *app) threadCommand() *cobra.Command {
@@ -56,8 +56,8 @@ func (a *app) thread(ctx context.Context, id string, jsonOut bool) error {
 	if err != nil {
 		return err
 	}
-	chain, err := mailbox.Thread(ctx, br, id)
-	if errors.Is(err, mailbox.ErrNotFound) {
+	chain, err := view.Thread(ctx, br, id)
+	if errors.Is(err, view.ErrNotFound) {
 		return notFound
 	}
 	if err != nil {
@@ -84,14 +84,14 @@ func (a *app) thread(ctx context.Context, id string, jsonOut bool) error {
 	return w.Flush()
 }
 
-// threadOf is mailbox.ThreadOf over messages read from the tree: the
+// threadOf is view.ThreadOf over messages read from the tree: the
 // thread of message id in causal order, with each message's depth.
 func threadOf(all []storedMessage, id string) ([]storedMessage, []int) {
 	stored := make([]store.Stored, len(all))
 	for i, m := range all {
 		stored[i] = store.Stored{Message: m.msg, Ref: m.rel}
 	}
-	entries := mailbox.ThreadOf(stored, id)
+	entries := view.ThreadOf(stored, id)
 	chain := make([]storedMessage, len(entries))
 	depths := make([]int, len(entries))
 	for i, e := range entries {

@@ -25,7 +25,7 @@ const natsWatchSeen = 4096
 // messages dropped because watch fell behind are said on stderr (what is
 // published while the connection is down is not seen); watching goes on.
 func (a *app) watchNATS(ctx context.Context, s *settings, agent string, show func(string, *envelope.Message, error) error) error {
-	c, err := natsstore.DecodeConfig(s.mailbox.NATS)
+	c, err := natsstore.DecodeSection(s.mailbox.StoreConfig().Section)
 	if err != nil {
 		return err
 	}

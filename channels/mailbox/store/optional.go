@@ -91,3 +91,28 @@ type AuditReader interface {
 	// skipped; a store whose log is off or empty has no entries.
 	ReadAudit(ctx context.Context, fn func(Event) bool) error
 }
+
+// InboxFinder is a Backend that can tell whether an agent has an inbox,
+// registered or not (the folder store can): a bare name with an inbox is
+// that agent when a send is addressed.
+type InboxFinder interface {
+	// HasInbox returns the inbox's location and whether it exists.
+	HasInbox(agent string) (where string, ok bool, err error)
+}
+
+// Presence is whether one agent is online, as a PresenceLister tracks it.
+type Presence struct {
+	Agent  string
+	Online bool
+	// Status and Heartbeat are the card's, when Online.
+	Status    envelope.Status
+	Heartbeat time.Time
+}
+
+// PresenceLister is a Backend that tracks who is online apart from the
+// cards (NATS: the presence bucket, whose keys expire after offlineAfter
+// without a heartbeat). Listings prefer it to the cards' heartbeats.
+type PresenceLister interface {
+	// Online returns the agents online now, sorted by agent id.
+	Online(ctx context.Context) ([]Presence, error)
+}

@@ -12,10 +12,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/storetest"
+	"github.com/switchboard-dev/switchboard/config"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // openAudited opens a store on its own connection with the audit log on
@@ -83,19 +84,19 @@ func TestAuditLogFromTwoStores(t *testing.T) {
 // the message as sent all the same (the history's copy of it).
 func TestAuditLogOff(t *testing.T) {
 	ts := startServer(t, "")
-	ev := storetest.NewEvents()
+	ev := testkit.NewEvents()
 	be := ts.openAudited(t, false, ev.Observe)
 	m := storetest.NewMessage("alice", "bob", "hello")
 	require.NoError(t, be.Deliver(waitCtx(t), m))
 	require.NoError(t, be.Record(waitCtx(t), store.Event{Kind: store.EventOverdue, Agent: "alice", MessageID: m.ID}))
-	ev.WaitFor(t, store.EventSent, func(e store.Event) bool { return e.MessageID == m.ID })
-	ev.WaitFor(t, store.EventOverdue, func(e store.Event) bool { return e.MessageID == m.ID })
+	ev.WaitKind(t, store.EventSent, func(e store.Event) bool { return e.MessageID == m.ID })
+	ev.WaitKind(t, store.EventOverdue, func(e store.Event) bool { return e.MessageID == m.ID })
 	in, err := be.OpenInbox(waitCtx(t), "bob")
 	require.NoError(t, err)
 	d, err := in.Next(waitCtx(t))
 	require.NoError(t, err)
 	require.NoError(t, in.Ack(waitCtx(t), d))
-	ev.WaitFor(t, store.EventProcessed, func(e store.Event) bool { return e.MessageID == m.ID })
+	ev.WaitKind(t, store.EventProcessed, func(e store.Event) bool { return e.MessageID == m.ID })
 	require.NoError(t, be.Close())
 
 	var kinds []store.EventKind
@@ -182,7 +183,7 @@ func TestAuditWithoutHistoryStream(t *testing.T) {
 // the suite's wait limit.
 func waitForAudit(t *testing.T, r store.AuditReader, done func([]store.Event) bool) []store.Event {
 	t.Helper()
-	deadline := time.Now().Add(storetest.WaitLimit)
+	deadline := time.Now().Add(testkit.WaitLimit)
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for {
@@ -203,16 +204,14 @@ func TestAuditRecordNeedsAnAgent(t *testing.T) {
 	assert.Error(t, be.Record(waitCtx(t), store.Event{Kind: store.EventDelivered, Agent: "../x"}))
 }
 
-// TestAuditLogFromMailboxConfig: the mailbox's auditLog key turns the
-// audit log of a store opened as backend "nats" on (the default) or off;
+// TestAuditLogFromMailboxConfig: the mailbox's auditLog key (store.Config)
+// turns the audit log of a store opened as backend "nats" on or off;
 // both stores' messages are in it as sent (the history's copies).
 func TestAuditLogFromMailboxConfig(t *testing.T) {
 	ts := startServer(t, "")
 	send := func(auditLog bool) string {
-		cfg := mailbox.DefaultConfig()
-		cfg.AgentID, cfg.Backend, cfg.AuditLog = "alice", natsstore.BackendName, auditLog
-		cfg.NATS = map[string]any{"url": ts.url()}
-		be, err := mailbox.OpenBackend(cfg, mailbox.BackendDeps{})
+		be, err := store.Open(natsstore.BackendName, store.Config{AgentID: "alice", AuditLog: auditLog,
+			Section: config.Section{Path: natsstore.ConfigPath, Raw: map[string]any{"url": ts.url()}}})
 		require.NoError(t, err)
 		m := storetest.NewMessage("alice", "bob", "hello")
 		require.NoError(t, be.Deliver(waitCtx(t), m))
@@ -221,7 +220,6 @@ func TestAuditLogFromMailboxConfig(t *testing.T) {
 		require.NoError(t, be.Close())
 		return m.ID
 	}
-	assert.True(t, mailbox.DefaultConfig().AuditLog)
 	on, off := send(true), send(false)
 	var entries []string
 	for _, ev := range readAudit(t, ts.openAudited(t, false, nil)) {

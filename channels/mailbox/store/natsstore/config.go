@@ -106,8 +106,14 @@ const minHistoryBytes = 1 << 20
 // DecodeConfig decodes and validates a channels.mailbox.nats section over
 // the defaults. Errors name the key ("channels.mailbox.nats.ackWait: ...").
 func DecodeConfig(raw map[string]any) (Config, error) {
+	return DecodeSection(config.Section{Path: ConfigPath, Raw: raw})
+}
+
+// DecodeSection is DecodeConfig for the section as the config loader gives
+// it, so that an error names the environment variable that set a key.
+func DecodeSection(s config.Section) (Config, error) {
 	cfg := DefaultConfig()
-	if err := config.Decode(raw, ConfigPath, &cfg); err != nil {
+	if err := s.Decode(&cfg); err != nil {
 		return Config{}, err
 	}
 	for name, p := range map[string]*string{"credentials": &cfg.Credentials, "nkey": &cfg.NKey,

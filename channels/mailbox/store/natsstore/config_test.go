@@ -9,8 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/switchboard-dev/switchboard/bus"
-	"github.com/switchboard-dev/switchboard/channels/mailbox"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
 	"github.com/switchboard-dev/switchboard/config"
 )
@@ -100,37 +99,16 @@ func TestDecodeConfigErrorsNameTheKey(t *testing.T) {
 	assert.ErrorIs(t, err, config.ErrUnknownKey)
 }
 
-// TestChannelsOnTheNATSBackendFromConfig: two mailbox channels configured
-// with backend "nats" (the registration of this package) talk through an
-// embedded server, and a connection failure names the key.
-func TestChannelsOnTheNATSBackendFromConfig(t *testing.T) {
-	ts := startServer(t, "")
-	start := func(id string) (*mailbox.Channel, *bus.Bus) {
-		cfg := mailbox.DefaultConfig()
-		cfg.AgentID, cfg.Backend = id, natsstore.BackendName
-		cfg.NATS = map[string]any{"url": ts.url()}
-		b := bus.New(16)
-		ch, err := mailbox.New(cfg, b, mailbox.Options{})
-		require.NoError(t, err)
-		require.NoError(t, ch.Start(waitCtx(t)))
-		t.Cleanup(func() { ch.Stop(waitCtx(t)) })
-		return ch, b
-	}
-	alice, _ := start("alice")
-	_, bobBus := start("bob")
-	_, err := alice.Post(waitCtx(t), mailbox.Request{To: "bob", Text: "over NATS"})
-	require.NoError(t, err)
-	in, err := bobBus.ConsumeInbound(waitCtx(t))
-	require.NoError(t, err)
-	assert.Equal(t, "over NATS", in.Content)
-	assert.Equal(t, "alice", in.SenderID)
-
-	cfg := mailbox.DefaultConfig()
-	cfg.AgentID, cfg.Backend = "carol", natsstore.BackendName
-	cfg.NATS = map[string]any{"url": "nats://127.0.0.1:1", "connectTimeout": 1}
-	_, err = mailbox.OpenBackend(cfg, mailbox.BackendDeps{})
+// TestOpenFromStoreConfig: store.Open("nats", ...) decodes the backend's
+// own section, and a connection failure names the key.
+func TestOpenFromStoreConfig(t *testing.T) {
+	_, err := store.Open(natsstore.BackendName, store.Config{AgentID: "carol",
+		Section: config.Section{Path: natsstore.ConfigPath, Raw: map[string]any{"url": "nats://127.0.0.1:1", "connectTimeout": 1}}})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "channels.mailbox.nats.url")
+	_, err = store.Open(natsstore.BackendName, store.Config{AgentID: "carol",
+		Section: config.Section{Path: natsstore.ConfigPath, Raw: map[string]any{"ackWait": 0}}})
+	assert.ErrorContains(t, err, "channels.mailbox.nats.ackWait")
 }
 
 // TestDecodeConfigExpandsHome: file paths may start with "~/", as the

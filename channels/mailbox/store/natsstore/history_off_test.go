@@ -8,10 +8,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/storetest"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/view"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // TestHistoryConfigKey: history is on by default; "history": false sets
@@ -33,7 +34,7 @@ func TestHistoryConfigKey(t *testing.T) {
 func TestHistoryOff(t *testing.T) {
 	ts := startServer(t, "")
 	var log logBuffer
-	ev := storetest.NewEvents()
+	ev := testkit.NewEvents()
 	cfg, err := natsstore.DecodeConfig(map[string]any{"url": ts.url(), "history": false})
 	require.NoError(t, err)
 	opts := cfg.Options(ts.connect(t))
@@ -58,8 +59,8 @@ func TestHistoryOff(t *testing.T) {
 	require.Equal(t, m.ID, d.Message.ID)
 	require.NoError(t, in.Ack(waitCtx(t), d))
 	require.NoError(t, be.Record(waitCtx(t), store.Event{Kind: store.EventDelivered, Agent: "bob", MessageID: m.ID}))
-	ev.WaitFor(t, store.EventProcessed, func(e store.Event) bool { return e.MessageID == m.ID })
-	ev.WaitFor(t, store.EventDelivered, func(e store.Event) bool { return e.MessageID == m.ID })
+	ev.WaitKind(t, store.EventProcessed, func(e store.Event) bool { return e.MessageID == m.ID })
+	ev.WaitKind(t, store.EventDelivered, func(e store.Event) bool { return e.MessageID == m.ID })
 
 	errs := map[string]error{
 		"browse":    be.Browse(waitCtx(t), func(store.Stored) bool { return true }),
@@ -71,7 +72,7 @@ func TestHistoryOff(t *testing.T) {
 		require.ErrorIs(t, err, store.ErrTurnedOff, what)
 		assert.Contains(t, err.Error(), "channels.mailbox.nats.history is false", what)
 	}
-	_, err = mailbox.Thread(waitCtx(t), be, m.ID)
+	_, err = view.Thread(waitCtx(t), be, m.ID)
 	assert.ErrorIs(t, err, natsstore.ErrNoHistory, "threads say why")
 	require.NoError(t, in.Close())
 	require.NoError(t, be.Close())

@@ -12,6 +12,7 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/storetest"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // browseAll returns what Browse finds, by message id.
@@ -41,7 +42,7 @@ func taskMessage(from, to, text, id string) *envelope.Message {
 // inbox.
 func TestBrowseFollowsAMessagesLife(t *testing.T) {
 	ts := startServer(t, "")
-	ev := storetest.NewEvents()
+	ev := testkit.NewEvents()
 	be := ts.open(t, ev.Observe)
 	first := taskMessage("alice", "bob", "sort 3 1 2", "task-1")
 	waiting := storetest.NewMessage("alice", "carol", "for later")
@@ -93,7 +94,7 @@ func TestBrowseFollowsAMessagesLife(t *testing.T) {
 	assert.Equal(t, store.BoxArchive, got[first.ID].Box)
 	assert.Equal(t, store.BoxArchive, got[update.ID].Box)
 	assert.Equal(t, store.BoxInbox, got[waiting.ID].Box)
-	swept := ev.WaitFor(t, store.EventSwept, func(e store.Event) bool { return e.MessageID == update.ID })
+	swept := ev.WaitKind(t, store.EventSwept, func(e store.Event) bool { return e.MessageID == update.ID })
 	assert.Equal(t, "task-1", swept.TaskID)
 	assert.Equal(t, got[update.ID].Ref, swept.Ref)
 

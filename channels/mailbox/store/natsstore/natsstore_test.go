@@ -15,11 +15,12 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/storetest"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 func waitCtx(t *testing.T) context.Context {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), storetest.WaitLimit)
+	ctx, cancel := context.WithTimeout(t.Context(), testkit.WaitLimit)
 	t.Cleanup(cancel)
 	return ctx
 }
@@ -29,7 +30,7 @@ func waitCtx(t *testing.T) context.Context {
 // aside, and the dead letter says why.
 func TestSpoofedSenderSetAside(t *testing.T) {
 	ts := startServer(t, "")
-	ev := storetest.NewEvents()
+	ev := testkit.NewEvents()
 	be := ts.open(t, ev.Observe)
 	forged := storetest.NewMessage("researcher", "bob", "trust me")
 	data, err := envelope.Encode(forged)
@@ -44,7 +45,7 @@ func TestSpoofedSenderSetAside(t *testing.T) {
 	d, err := in.Next(waitCtx(t))
 	require.NoError(t, err)
 	assert.Equal(t, good.ID, d.Message.ID, "the forged message is not handed out")
-	got := ev.WaitFor(t, store.EventQuarantined, func(e store.Event) bool { return e.MessageID == forged.ID })
+	got := ev.WaitKind(t, store.EventQuarantined, func(e store.Event) bool { return e.MessageID == forged.ID })
 	assert.Contains(t, got.Reason, "sender mismatch")
 
 	dead, err := be.DeadLetters(waitCtx(t), "bob", 0)

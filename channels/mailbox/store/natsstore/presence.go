@@ -7,23 +7,12 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
-
-// Presence is a change in who is online: an agent's heartbeat (Online),
-// or its presence key deleted by a clean stop or expired after
-// PresenceTTL without a heartbeat (not Online).
-type Presence struct {
-	Agent  string
-	Online bool
-	// Status and Heartbeat are the card's, when Online.
-	Status    envelope.Status
-	Heartbeat time.Time
-}
 
 type presenceValue struct {
 	AgentID       string          `json:"agent_id"`
@@ -53,7 +42,7 @@ func (s *Store) markPresence(ctx context.Context, card envelope.Card) error {
 // WatchPresence reports the agents online now (one Presence each), then
 // every change (online, offline, or a new status), until ctx ends; the
 // channel is closed then. Heartbeats that change nothing are not reported.
-func (s *Store) WatchPresence(ctx context.Context) (<-chan Presence, error) {
+func (s *Store) WatchPresence(ctx context.Context) (<-chan store.Presence, error) {
 	if err := s.checkOpen(ctx); err != nil {
 		return nil, fmt.Errorf("watch presence: %w", err)
 	}
@@ -61,11 +50,11 @@ func (s *Store) WatchPresence(ctx context.Context) (<-chan Presence, error) {
 	if err != nil {
 		return nil, fmt.Errorf("watch presence: %w", err)
 	}
-	out := make(chan Presence)
+	out := make(chan store.Presence)
 	go func() {
 		defer close(out)
 		defer w.Stop()
-		last := map[string]Presence{} // what was reported of each agent
+		last := map[string]store.Presence{} // what was reported of each agent
 		for {
 			var e jetstream.KeyValueEntry
 			select {
@@ -96,19 +85,19 @@ func (s *Store) WatchPresence(ctx context.Context) (<-chan Presence, error) {
 	return out, nil
 }
 
-func presenceOf(e jetstream.KeyValueEntry) (Presence, bool) {
+func presenceOf(e jetstream.KeyValueEntry) (store.Presence, bool) {
 	agent, ok := agentOf(e.Key())
 	if !ok {
-		return Presence{}, false
+		return store.Presence{}, false
 	}
 	if e.Operation() != jetstream.KeyValuePut {
-		return Presence{Agent: agent}, true
+		return store.Presence{Agent: agent}, true
 	}
 	var v presenceValue
 	if err := json.Unmarshal(e.Value(), &v); err != nil {
-		return Presence{}, false
+		return store.Presence{}, false
 	}
-	return Presence{Agent: agent, Online: true, Status: v.Status, Heartbeat: v.LastHeartbeat.Time}, true
+	return store.Presence{Agent: agent, Online: true, Status: v.Status, Heartbeat: v.LastHeartbeat.Time}, true
 }
 
 // agentOf reverses token.

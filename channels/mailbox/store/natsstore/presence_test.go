@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store/storetest"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // TestWatchPresence: a heartbeat reports the agent online at once; a card
@@ -22,16 +22,16 @@ func TestWatchPresence(t *testing.T) {
 	be := openWith(t, opts)
 	events, err := be.WatchPresence(waitCtx(t))
 	require.NoError(t, err)
-	next := func() natsstore.Presence {
+	next := func() store.Presence {
 		t.Helper()
 		select {
 		case p, ok := <-events:
 			require.True(t, ok, "presence channel closed")
 			return p
-		case <-time.After(storetest.WaitLimit):
+		case <-time.After(testkit.WaitLimit):
 			t.Fatal("no presence change")
 		}
-		return natsstore.Presence{}
+		return store.Presence{}
 	}
 	beat := func(id string, st envelope.Status) {
 		_, err := be.UpdateCard(waitCtx(t), id, func(c *envelope.Card) {
@@ -42,9 +42,9 @@ func TestWatchPresence(t *testing.T) {
 
 	beat("team.lead", envelope.StatusIdle)
 	p := next()
-	assert.Equal(t, natsstore.Presence{Agent: "team.lead", Online: true, Status: envelope.StatusIdle, Heartbeat: p.Heartbeat}, p)
+	assert.Equal(t, store.Presence{Agent: "team.lead", Online: true, Status: envelope.StatusIdle, Heartbeat: p.Heartbeat}, p)
 	beat("team.lead", envelope.StatusOffline)
-	assert.Equal(t, natsstore.Presence{Agent: "team.lead"}, next(), "stopped")
+	assert.Equal(t, store.Presence{Agent: "team.lead"}, next(), "stopped")
 
 	beat("coder", envelope.StatusBusy)
 	assert.True(t, next().Online)

@@ -12,6 +12,7 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/storetest"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 func withPriority(m *envelope.Message, p int) *envelope.Message {
@@ -108,7 +109,7 @@ func TestPriorityRedeliveredFirst(t *testing.T) {
 // ordinary one.
 func TestPrioritySpoofedSenderSetAside(t *testing.T) {
 	ts := startServer(t, "")
-	ev := storetest.NewEvents()
+	ev := testkit.NewEvents()
 	be := ts.open(t, ev.Observe)
 	forged := withPriority(storetest.NewMessage("researcher", "bob", "trust me, now"), 3)
 	data, err := envelope.Encode(forged)
@@ -122,7 +123,7 @@ func TestPrioritySpoofedSenderSetAside(t *testing.T) {
 	defer in.Close()
 	id, _ := nextID(t, in, true)
 	assert.Equal(t, good.ID, id, "the forged message is not handed out")
-	got := ev.WaitFor(t, store.EventQuarantined, func(e store.Event) bool { return e.MessageID == forged.ID })
+	got := ev.WaitKind(t, store.EventQuarantined, func(e store.Event) bool { return e.MessageID == forged.ID })
 	assert.Contains(t, got.Reason, "sender mismatch")
 	dead, err := be.DeadLetters(waitCtx(t), "bob", 0)
 	require.NoError(t, err)
@@ -137,7 +138,7 @@ func TestPrioritySpoofedSenderSetAside(t *testing.T) {
 func TestPriorityMaxDeliver(t *testing.T) {
 	const maxDeliver = 3 // testOptions
 	ts := startServer(t, "")
-	ev := storetest.NewEvents()
+	ev := testkit.NewEvents()
 	be := ts.open(t, ev.Observe)
 	m := withPriority(storetest.NewMessage("alice", "bob", "crashes the receiver"), 2)
 	require.NoError(t, be.Deliver(waitCtx(t), m))
@@ -155,7 +156,7 @@ func TestPriorityMaxDeliver(t *testing.T) {
 	defer in.Close()
 	id, _ := nextID(t, in, true)
 	assert.Equal(t, sentinel.ID, id)
-	got := ev.WaitFor(t, store.EventQuarantined, func(e store.Event) bool { return e.MessageID == m.ID })
+	got := ev.WaitKind(t, store.EventQuarantined, func(e store.Event) bool { return e.MessageID == m.ID })
 	assert.Contains(t, got.Reason, "maxDeliver 3")
 	dead, err := be.DeadLetters(waitCtx(t), "bob", 0)
 	require.NoError(t, err)

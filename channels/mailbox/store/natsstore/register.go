@@ -2,9 +2,7 @@ package natsstore
 
 import (
 	"context"
-	"time"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
@@ -12,14 +10,26 @@ import (
 // store.
 const BackendName = "nats"
 
-func init() { mailbox.RegisterBackend(BackendName, OpenBackend) }
+func init() {
+	store.Register(BackendName, OpenBackend)
+	store.RegisterWhere(BackendName, where)
+}
 
-// OpenBackend is the mailbox.BackendFactory of this store: it decodes the
+// where names the server a store of cfg connects to: "NATS at URL".
+func where(cfg store.Config) string {
+	c, err := DecodeSection(cfg.Section)
+	if err != nil {
+		return "NATS"
+	}
+	return "NATS at " + c.URL
+}
+
+// OpenBackend is the store.Factory of this store: it decodes the
 // channels.mailbox.nats section, connects as the agent and opens the
 // store, which then owns the connection. The mailbox's offlineAfter is the
 // presence TTL and its maxMessageBytes the size cap.
-func OpenBackend(cfg mailbox.Config, deps mailbox.BackendDeps) (store.Backend, error) {
-	nc, err := DecodeConfig(cfg.NATS)
+func OpenBackend(cfg store.Config) (store.Backend, error) {
+	nc, err := DecodeSection(cfg.Section)
 	if err != nil {
 		return nil, err
 	}
@@ -29,11 +39,11 @@ func OpenBackend(cfg mailbox.Config, deps mailbox.BackendDeps) (store.Backend, e
 	}
 	opts := nc.Options(conn)
 	opts.OwnConn = true
-	opts.PresenceTTL = time.Duration(cfg.OfflineAfter * float64(time.Second))
+	opts.PresenceTTL = cfg.OfflineAfter
 	opts.MaxMessageBytes = cfg.MaxMessageBytes
 	opts.AuditLog, opts.Agent = cfg.AuditLog, cfg.AgentID
-	opts.Observer, opts.Logger = deps.Observer, deps.Logger
-	opts.NoCreate = deps.NoCreate
+	opts.Observer, opts.Logger = cfg.Observer, cfg.Logger
+	opts.NoCreate = cfg.NoCreate
 	ctx, cancel := context.WithTimeout(context.Background(), seconds(nc.ConnectTimeout)+requestTimeout)
 	defer cancel()
 	return Open(ctx, opts)

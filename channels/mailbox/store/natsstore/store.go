@@ -151,7 +151,10 @@ type Store struct {
 	inboxes store.InboxSet[*Inbox]
 }
 
-var _ store.Backend = (*Store)(nil)
+var (
+	_ store.Backend        = (*Store)(nil)
+	_ store.PresenceLister = (*Store)(nil)
+)
 
 // Open opens the store on opts.Conn, creating the stream and the buckets
 // when they do not exist yet (which needs the permission to; with per-agent

@@ -6,10 +6,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/storetest"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/view"
 )
 
 // converse runs a short conversation between alice and bob, each with a
@@ -45,14 +45,14 @@ func converse(t *testing.T, ts *testServer) (ask, answer, again *envelope.Messag
 	return ask, answer, again
 }
 
-// TestThreadOverNATS: mailbox.Thread finds a conversation across two
+// TestThreadOverNATS: view.Thread finds a conversation across two
 // agents' mailboxes, in causal order, wherever its messages are.
 func TestThreadOverNATS(t *testing.T) {
 	ts := startServer(t, "")
 	ask, answer, _ := converse(t, ts)
 	reader := ts.open(t, nil)
 	for _, id := range []string{ask.ID, answer.ID} {
-		thread, err := mailbox.Thread(waitCtx(t), reader, id)
+		thread, err := view.Thread(waitCtx(t), reader, id)
 		require.NoError(t, err)
 		require.Len(t, thread, 2, "thread of %s", id)
 		assert.Equal(t, ask.ID, thread[0].Message.ID)
@@ -64,8 +64,8 @@ func TestThreadOverNATS(t *testing.T) {
 		assert.Equal(t, store.BoxClaimed, thread[1].Box)
 		assert.Equal(t, 1, thread[1].Depth)
 	}
-	_, err := mailbox.Thread(waitCtx(t), reader, "no-such-id")
-	assert.ErrorIs(t, err, mailbox.ErrNotFound)
+	_, err := view.Thread(waitCtx(t), reader, "no-such-id")
+	assert.ErrorIs(t, err, view.ErrNotFound)
 }
 
 // TestFindPendingOverNATS: the request bob answered is not pending, the
@@ -75,14 +75,14 @@ func TestFindPendingOverNATS(t *testing.T) {
 	_, _, again := converse(t, ts)
 	reader := ts.open(t, nil)
 	for _, agent := range []string{"", "alice", "bob"} {
-		pending, err := mailbox.FindPending(waitCtx(t), reader, mailbox.PendingFilter{Agent: agent})
+		pending, err := view.FindPending(waitCtx(t), reader, view.PendingFilter{Agent: agent})
 		require.NoError(t, err)
 		require.Len(t, pending, 1, "agent %q", agent)
 		assert.Equal(t, again.ID, pending[0].MessageID)
 		assert.Contains(t, []store.Box{store.BoxInbox, store.BoxClaimed}, pending[0].Where.Box,
 			"bob's inbox is open: the request may be pulled ahead")
 	}
-	pending, err := mailbox.FindPending(waitCtx(t), reader, mailbox.PendingFilter{Agent: "carol"})
+	pending, err := view.FindPending(waitCtx(t), reader, view.PendingFilter{Agent: "carol"})
 	require.NoError(t, err)
 	assert.Empty(t, pending)
 }

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 	"slices"
 	"testing"
 	"time"
@@ -15,51 +16,51 @@ import (
 // was given, with a time when it had none; a closed backend refuses it
 // with ErrClosed.
 func (s *suite) testRecord(t *testing.T) {
-	ev := NewEvents()
+	ev := testkit.NewEvents()
 	be := s.world(t).open(t, ev.Observe)
-	a := need[store.Auditor](t, s.audit(), be)
+	a := Need[store.Auditor](t, s.feat.Audit(), be)
 	want := store.Event{Kind: store.EventDelivered, Agent: "bob", MessageID: "m-1", From: "alice",
 		ThreadID: "th-1", TaskID: "task-1", Reason: "handed to the agent"}
-	require.NoError(t, a.Record(waitCtx(t), want))
-	got := ev.WaitFor(t, store.EventDelivered, func(e store.Event) bool { return e.MessageID == "m-1" })
+	require.NoError(t, a.Record(testkit.Ctx(t), want))
+	got := ev.WaitKind(t, store.EventDelivered, func(e store.Event) bool { return e.MessageID == "m-1" })
 	assert.False(t, got.Time.IsZero(), "stamped with a time")
 	got.Time = time.Time{}
 	assert.Equal(t, want, got)
 
 	require.NoError(t, be.Close())
-	assert.ErrorIs(t, a.Record(waitCtx(t), want), store.ErrClosed)
+	assert.ErrorIs(t, a.Record(testkit.Ctx(t), want), store.ErrClosed)
 }
 
-// auditOf reads the whole audit log of r.
-func auditOf(t *testing.T, r store.AuditReader) []store.Event {
+// AuditOf reads the whole audit log of r.
+func AuditOf(t *testing.T, r store.AuditReader) []store.Event {
 	t.Helper()
 	var out []store.Event
-	require.NoError(t, r.ReadAudit(waitCtx(t), func(e store.Event) bool { out = append(out, e); return true }))
+	require.NoError(t, r.ReadAudit(testkit.Ctx(t), func(e store.Event) bool { out = append(out, e); return true }))
 	return out
 }
 
 // auditPoll is how often waitAudit reads the log again.
 const auditPoll = 20 * time.Millisecond
 
-// waitAudit reads the audit log of r until the entries about message id
+// WaitAudit reads the audit log of r until the entries about message id
 // include every kind of want (a backend may store entries a little after
-// the events, from another process), or until WaitLimit passes, and
+// the events, from another process), or until testkit.WaitLimit passes, and
 // returns the last log read. The caller checks the order.
-func waitAudit(t *testing.T, r store.AuditReader, id string, want ...store.EventKind) []store.Event {
+func WaitAudit(t *testing.T, r store.AuditReader, id string, want ...store.EventKind) []store.Event {
 	t.Helper()
-	deadline := time.NewTimer(WaitLimit)
+	deadline := time.NewTimer(testkit.WaitLimit)
 	defer deadline.Stop()
 	tick := time.NewTicker(auditPoll)
 	defer tick.Stop()
 	for {
-		log := auditOf(t, r)
-		if hasKinds(kindsOf(log, id), want) {
+		log := AuditOf(t, r)
+		if hasKinds(KindsOf(log, id), want) {
 			return log
 		}
 		select {
 		case <-tick.C:
 		case <-deadline.C:
-			t.Errorf("audit entries of %s within %s: %v, want %v", id, WaitLimit, kindsOf(log, id), want)
+			t.Errorf("audit entries of %s within %s: %v, want %v", id, testkit.WaitLimit, KindsOf(log, id), want)
 			return log
 		}
 	}
@@ -75,8 +76,8 @@ func hasKinds(got, want []store.EventKind) bool {
 	return true
 }
 
-// kindsOf returns the kinds of the entries about message id, in order.
-func kindsOf(log []store.Event, id string) []store.EventKind {
+// KindsOf returns the kinds of the entries about message id, in order.
+func KindsOf(log []store.Event, id string) []store.EventKind {
 	var out []store.EventKind
 	for _, e := range log {
 		if e.MessageID == id {
@@ -89,29 +90,29 @@ func kindsOf(log []store.Event, id string) []store.EventKind {
 // testReadAudit: another process reads back, oldest first, the store's
 // own events of a message (sent, claimed, processed, each naming the
 // recipient, the sender, the thread and the task) and, in its place among
-// them, what Record recorded, as it was given; within WaitLimit, as a
+// them, what Record recorded, as it was given; within testkit.WaitLimit, as a
 // backend may write its log a little after the events. A fresh store's
 // log is empty; ReadAudit stops when fn returns false.
 func (s *suite) testReadAudit(t *testing.T) {
 	w := s.world(t)
 	be := w.open(t, nil)
-	a := need[store.Auditor](t, s.audit(), be)
-	r := need[store.AuditReader](t, s.auditRead(), w.open(t, nil))
-	assert.Empty(t, auditOf(t, r), "a fresh store's log")
+	a := Need[store.Auditor](t, s.feat.Audit(), be)
+	r := Need[store.AuditReader](t, s.feat.AuditRead(), w.open(t, nil))
+	assert.Empty(t, AuditOf(t, r), "a fresh store's log")
 
 	m := NewMessage("alice", "bob", "audited")
 	m.ThreadID, m.TaskID = m.ID, "task-a"
-	deliver(t, be, m)
-	in := openInbox(t, be, "bob")
-	d := next(t, in)
+	Deliver(t, be, m)
+	in := OpenInbox(t, be, "bob")
+	d := Next(t, in)
 	rec := store.Event{Time: time.Now(), Kind: store.EventDelivered, Agent: "bob", MessageID: m.ID, From: "alice",
 		ThreadID: m.ID, TaskID: "task-a", Reason: "handed to the agent"}
-	require.NoError(t, a.Record(waitCtx(t), rec))
-	ack(t, in, d)
+	require.NoError(t, a.Record(testkit.Ctx(t), rec))
+	Ack(t, in, d)
 
 	life := []store.EventKind{store.EventSent, store.EventClaimed, store.EventDelivered, store.EventProcessed}
-	log := waitAudit(t, r, m.ID, life...)
-	assert.Equal(t, life, kindsOf(log, m.ID), "the life of the message, in order")
+	log := WaitAudit(t, r, m.ID, life...)
+	assert.Equal(t, life, KindsOf(log, m.ID), "the life of the message, in order")
 	for _, e := range log {
 		if e.MessageID != m.ID {
 			continue
@@ -127,6 +128,6 @@ func (s *suite) testReadAudit(t *testing.T) {
 	}
 
 	calls := 0
-	require.NoError(t, r.ReadAudit(waitCtx(t), func(store.Event) bool { calls++; return false }))
+	require.NoError(t, r.ReadAudit(testkit.Ctx(t), func(store.Event) bool { calls++; return false }))
 	assert.Equal(t, 1, calls, "ReadAudit stops when fn returns false")
 }

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"fmt"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 	"strings"
 	"sync"
 	"testing"
@@ -37,8 +38,8 @@ func (s *suite) testRoundTrip(t *testing.T) {
 	m.ReplyTo, m.ThreadID, m.Subject = "parent-id", "thread-id", "sort-numbers"
 	m.ExpectsReply, m.Priority, m.HopCount = true, 2, 1
 	m.Metadata = map[string]any{"k": "v"}
-	deliver(t, be, m)
-	d := next(t, openInbox(t, be, "bob"))
+	Deliver(t, be, m)
+	d := Next(t, OpenInbox(t, be, "bob"))
 	got := d.Message
 	assert.False(t, d.Redelivered)
 	assert.Equal(t, m.ID, got.ID)
@@ -54,10 +55,10 @@ func (s *suite) testQueued(t *testing.T) {
 	w := s.world(t)
 	sender := w.open(t, nil)
 	m := NewMessage("alice", "newcomer", "welcome")
-	deliver(t, sender, m)
-	_, err := sender.Card(waitCtx(t), "newcomer")
+	Deliver(t, sender, m)
+	_, err := sender.Card(testkit.Ctx(t), "newcomer")
 	require.ErrorIs(t, err, store.ErrUnknownAgent, "delivery registers no one")
-	expectNext(t, openInbox(t, w.open(t, nil), "newcomer"), m.ID)
+	ExpectNext(t, OpenInbox(t, w.open(t, nil), "newcomer"), m.ID)
 }
 
 // testOrderPerSender: two senders in two processes send at once; each
@@ -71,14 +72,14 @@ func (s *suite) testOrderPerSender(t *testing.T) {
 		be := w.open(t, nil)
 		wg.Go(func() {
 			for i := range n {
-				if err := be.Deliver(waitCtx(t), NewMessage(from, "bob", fmt.Sprint(i))); err != nil {
+				if err := be.Deliver(testkit.Ctx(t), NewMessage(from, "bob", fmt.Sprint(i))); err != nil {
 					t.Errorf("deliver %d from %s: %v", i, from, err)
 					return
 				}
 			}
 		})
 	}
-	in := openInbox(t, w.open(t, nil), "bob")
+	in := OpenInbox(t, w.open(t, nil), "bob")
 	got := map[string][]string{}
 	for _, m := range drain(t, in, 2*n) {
 		got[m.From] = append(got[m.From], m.Text())
@@ -97,21 +98,21 @@ func (s *suite) testOrderPerSender(t *testing.T) {
 // process delivers.
 func (s *suite) testWakes(t *testing.T) {
 	w := s.world(t)
-	in := openInbox(t, w.open(t, nil), "bob")
+	in := OpenInbox(t, w.open(t, nil), "bob")
 	got := make(chan *store.Delivery, 1)
 	go func() {
-		d, err := in.Next(waitCtx(t))
+		d, err := in.Next(testkit.Ctx(t))
 		if err != nil {
 			t.Errorf("next: %v", err)
 		}
 		got <- d
 	}()
 	m := NewMessage("alice", "bob", "wake up")
-	deliver(t, w.open(t, nil), m)
+	Deliver(t, w.open(t, nil), m)
 	d := <-got
 	require.NotNil(t, d)
 	assert.Equal(t, m.ID, d.Message.ID)
-	ack(t, in, d)
+	Ack(t, in, d)
 }
 
 // testDuplicate: a message delivered twice (a retried send) is handed out
@@ -120,23 +121,23 @@ func (s *suite) testWakes(t *testing.T) {
 func (s *suite) testDuplicate(t *testing.T) {
 	be := s.world(t).open(t, nil)
 	m := NewMessage("alice", "bob", "once")
-	deliver(t, be, m, m)
-	in := openInbox(t, be, "bob")
-	d := next(t, in)
+	Deliver(t, be, m, m)
+	in := OpenInbox(t, be, "bob")
+	d := Next(t, in)
 	require.Equal(t, m.ID, d.Message.ID)
-	deliver(t, be, m) // again while the first copy is handed out
-	ack(t, in, d)
-	deliver(t, be, m) // and after it was acknowledged
+	Deliver(t, be, m) // again while the first copy is handed out
+	Ack(t, in, d)
+	Deliver(t, be, m) // and after it was acknowledged
 	sentinel := NewMessage("alice", "bob", "sentinel")
-	deliver(t, be, sentinel)
-	expectNext(t, in, sentinel.ID)
+	Deliver(t, be, sentinel)
+	ExpectNext(t, in, sentinel.ID)
 }
 
 // testInvalidRefused: Deliver refuses what is not a valid message and
 // stores nothing.
 func (s *suite) testInvalidRefused(t *testing.T) {
 	be := s.world(t).open(t, nil)
-	ctx := waitCtx(t)
+	ctx := testkit.Ctx(t)
 	require.Error(t, be.Deliver(ctx, nil), "nil message")
 	bad := map[string]func(m *envelope.Message){
 		"bad to":      func(m *envelope.Message) { m.To = "../etc" },
@@ -153,8 +154,8 @@ func (s *suite) testInvalidRefused(t *testing.T) {
 		assert.Error(t, be.Deliver(ctx, m), name)
 	}
 	sentinel := NewMessage("alice", "bob", "sentinel")
-	deliver(t, be, sentinel)
-	expectNext(t, openInbox(t, be, "bob"), sentinel.ID)
+	Deliver(t, be, sentinel)
+	ExpectNext(t, OpenInbox(t, be, "bob"), sentinel.ID)
 }
 
 // testTooLarge: a message over the backend's size limit (1 MiB by
@@ -162,18 +163,18 @@ func (s *suite) testInvalidRefused(t *testing.T) {
 func (s *suite) testTooLarge(t *testing.T) {
 	be := s.world(t).open(t, nil)
 	m := NewMessage("alice", "bob", strings.Repeat("x", 2<<20))
-	require.ErrorIs(t, be.Deliver(waitCtx(t), m), envelope.ErrTooLarge)
+	require.ErrorIs(t, be.Deliver(testkit.Ctx(t), m), envelope.ErrTooLarge)
 }
 
 // testEvents: sent, claimed and processed are reported with the message.
 func (s *suite) testEvents(t *testing.T) {
-	ev := NewEvents()
+	ev := testkit.NewEvents()
 	be := s.world(t).open(t, ev.Observe)
 	m := NewMessage("alice", "bob", "observed")
-	deliver(t, be, m)
+	Deliver(t, be, m)
 	is := func(e store.Event) bool { return e.MessageID == m.ID && e.Agent == "bob" && e.From == "alice" }
-	ev.WaitFor(t, store.EventSent, is)
-	expectNext(t, openInbox(t, be, "bob"), m.ID)
-	ev.WaitFor(t, store.EventClaimed, is)
-	ev.WaitFor(t, store.EventProcessed, is)
+	ev.WaitKind(t, store.EventSent, is)
+	ExpectNext(t, OpenInbox(t, be, "bob"), m.ID)
+	ev.WaitKind(t, store.EventClaimed, is)
+	ev.WaitKind(t, store.EventProcessed, is)
 }

@@ -1,6 +1,5 @@
 // Package storetest is the conformance suite every mailbox backend runs:
-// one set of tests, written against store.Backend and the mailbox channel
-// only, so that the filesystem, in-memory and NATS JetStream backends are
+// one set of tests, written against store.Backend only, so that the filesystem, in-memory and NATS JetStream backends are
 // held to the same contract. A backend's own test calls Run with a Factory
 // that makes fresh, empty stores, and with Features that name what the
 // backend lacks or adds.
@@ -13,16 +12,10 @@
 // the optional abilities of store/optional.go: Browse (each message once,
 // in its box), the audit log (Record, ReadAudit), SweepTask and Prune.
 //
-// The channel-level part runs mailbox channels on the backend, each on a
-// Backend of its own as separate processes would, and checks delivery to
-// the bus, order per sender and duplicates handed to the agent once, the
-// task lifecycle, callback routing, allowFrom, the loop rules, presence,
-// redelivery after a restart, threads (mailbox.Thread), replies owed
-// (held requests, Archive, PendingReplies, FindPending, a reply stored by
-// another process, overdue notices on a clock the test moves), a task's
-// messages swept to its archive, the audit trail of a message, and group
-// addressing (all, cap:, role:, any:, patterns, maxFanout, the loop rules
-// per recipient).
+// The channel running over each backend has a suite of its own,
+// channels/mailboxtest, built on this one's Factory, Features and checks
+// (Has, Need, AssertBoxes, WaitAudit), so that this package needs nothing
+// above the store.
 //
 // An optional ability the backend lacks is skipped only when its Features
 // flag says so; a flag that contradicts the backend's type fails the

@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"context"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -23,48 +24,48 @@ func (s *suite) runErrors(t *testing.T) {
 func (s *suite) testInboxBusy(t *testing.T) {
 	w := s.world(t)
 	be, other := w.open(t, nil), w.open(t, nil)
-	in, err := be.OpenInbox(waitCtx(t), "bob")
+	in, err := be.OpenInbox(testkit.Ctx(t), "bob")
 	require.NoError(t, err)
-	_, err = be.OpenInbox(waitCtx(t), "bob")
+	_, err = be.OpenInbox(testkit.Ctx(t), "bob")
 	assert.ErrorIs(t, err, store.ErrInboxBusy, "same backend")
-	_, err = other.OpenInbox(waitCtx(t), "bob")
+	_, err = other.OpenInbox(testkit.Ctx(t), "bob")
 	assert.ErrorIs(t, err, store.ErrInboxBusy, "another process")
-	carol := openInbox(t, other, "carol")
+	carol := OpenInbox(t, other, "carol")
 	require.NotNil(t, carol, "other inboxes are free")
 	require.NoError(t, in.Close())
 	require.NoError(t, in.Close(), "closing twice is harmless")
-	openInbox(t, other, "bob")
+	OpenInbox(t, other, "bob")
 }
 
 // testInboxClosed: Close ends a waiting Next with ErrClosed; later calls
 // fail with ErrClosed.
 func (s *suite) testInboxClosed(t *testing.T) {
 	be := s.world(t).open(t, nil)
-	deliver(t, be, NewMessage("alice", "bob", "x"))
-	in, err := be.OpenInbox(waitCtx(t), "bob")
+	Deliver(t, be, NewMessage("alice", "bob", "x"))
+	in, err := be.OpenInbox(testkit.Ctx(t), "bob")
 	require.NoError(t, err)
-	d := next(t, in)
+	d := Next(t, in)
 	waiting := make(chan error, 1)
 	go func() {
-		_, err := in.Next(waitCtx(t))
+		_, err := in.Next(testkit.Ctx(t))
 		waiting <- err
 	}()
 	require.NoError(t, in.Close())
 	assert.ErrorIs(t, <-waiting, store.ErrClosed, "the waiting Next")
-	_, err = in.Next(waitCtx(t))
+	_, err = in.Next(testkit.Ctx(t))
 	assert.ErrorIs(t, err, store.ErrClosed, "Next after Close")
-	assert.ErrorIs(t, in.Ack(waitCtx(t), d), store.ErrClosed, "Ack after Close")
-	assert.ErrorIs(t, in.Quarantine(waitCtx(t), d, "x"), store.ErrClosed, "Quarantine after Close")
+	assert.ErrorIs(t, in.Ack(testkit.Ctx(t), d), store.ErrClosed, "Ack after Close")
+	assert.ErrorIs(t, in.Quarantine(testkit.Ctx(t), d, "x"), store.ErrClosed, "Quarantine after Close")
 }
 
 // testBackendClosed: a closed backend refuses work with ErrClosed, and
 // its open inboxes are closed with it.
 func (s *suite) testBackendClosed(t *testing.T) {
 	be := s.world(t).open(t, nil)
-	in, err := be.OpenInbox(waitCtx(t), "bob")
+	in, err := be.OpenInbox(testkit.Ctx(t), "bob")
 	require.NoError(t, err)
 	require.NoError(t, be.Close())
-	ctx := waitCtx(t)
+	ctx := testkit.Ctx(t)
 	_, err = in.Next(ctx)
 	assert.ErrorIs(t, err, store.ErrClosed, "inbox of a closed backend")
 	assert.ErrorIs(t, be.Deliver(ctx, NewMessage("alice", "bob", "x")), store.ErrClosed, "Deliver")
@@ -83,7 +84,7 @@ func (s *suite) testBackendClosed(t *testing.T) {
 // work, and the inbox stays usable.
 func (s *suite) testCanceled(t *testing.T) {
 	be := s.world(t).open(t, nil)
-	in := openInbox(t, be, "bob")
+	in := OpenInbox(t, be, "bob")
 	ctx, cancel := context.WithCancel(t.Context())
 	waiting := make(chan error, 1)
 	go func() {
@@ -101,6 +102,6 @@ func (s *suite) testCanceled(t *testing.T) {
 	assert.ErrorIs(t, err, context.Canceled, "OpenInbox")
 
 	m := NewMessage("alice", "bob", "after cancel")
-	deliver(t, be, m)
-	expectNext(t, in, m.ID)
+	Deliver(t, be, m)
+	ExpectNext(t, in, m.ID)
 }

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 	"strings"
 	"testing"
 
@@ -25,7 +26,7 @@ func (s *suite) testPoisonSetAside(t *testing.T) {
 	if w.h.InjectRaw == nil {
 		t.Fatal("Harness.InjectRaw is nil; set Features.NoRawInput if the backend cannot hold raw input")
 	}
-	ev := NewEvents()
+	ev := testkit.NewEvents()
 	be := w.open(t, ev.Observe)
 	other, err := envelope.Encode(NewMessage("alice", "carol", "not for bob"))
 	if err != nil {
@@ -43,8 +44,8 @@ func (s *suite) testPoisonSetAside(t *testing.T) {
 		w.h.InjectRaw(t, "bob", "alice", inputs[name])
 	}
 	good := NewMessage("alice", "bob", "good")
-	deliver(t, be, good)
-	expectNext(t, openInbox(t, be, "bob"), good.ID)
-	ev.WaitCount(t, store.EventQuarantined, len(inputs))
-	assert.Equal(t, len(inputs), ev.Count(store.EventQuarantined), "each bad input set aside once: %s", ev)
+	Deliver(t, be, good)
+	ExpectNext(t, OpenInbox(t, be, "bob"), good.ID)
+	ev.WaitKindCount(t, store.EventQuarantined, len(inputs))
+	assert.Equal(t, len(inputs), ev.CountKind(store.EventQuarantined), "each bad input set aside once: %s", ev)
 }

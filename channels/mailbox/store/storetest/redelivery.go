@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -28,20 +29,20 @@ func (s *suite) runRedelivery(t *testing.T) {
 func (s *suite) testRedeliveredAfterCrash(t *testing.T) {
 	be := s.world(t).open(t, nil)
 	m1, m2, m3 := NewMessage("alice", "bob", "1"), NewMessage("alice", "bob", "2"), NewMessage("alice", "bob", "3")
-	deliver(t, be, m1, m2, m3)
-	in, err := be.OpenInbox(waitCtx(t), "bob")
+	Deliver(t, be, m1, m2, m3)
+	in, err := be.OpenInbox(testkit.Ctx(t), "bob")
 	require.NoError(t, err)
-	d := next(t, in)
+	d := Next(t, in)
 	require.Equal(t, m1.ID, d.Message.ID)
 	require.NoError(t, in.Close())
 
-	in = openInbox(t, be, "bob")
-	d = next(t, in)
+	in = OpenInbox(t, be, "bob")
+	d = Next(t, in)
 	assert.Equal(t, m1.ID, d.Message.ID, "the unacknowledged message comes back first")
 	assert.True(t, d.Redelivered, "and is marked redelivered")
-	ack(t, in, d)
-	expectNext(t, in, m2.ID)
-	expectNext(t, in, m3.ID)
+	Ack(t, in, d)
+	ExpectNext(t, in, m2.ID)
+	ExpectNext(t, in, m3.ID)
 }
 
 // testRedeliveredElsewhere: the inbox reopened by another process (a
@@ -50,20 +51,20 @@ func (s *suite) testRedeliveredElsewhere(t *testing.T) {
 	w := s.world(t)
 	first := w.open(t, nil)
 	m := NewMessage("alice", "bob", "crash")
-	deliver(t, first, m)
-	in, err := first.OpenInbox(waitCtx(t), "bob")
+	Deliver(t, first, m)
+	in, err := first.OpenInbox(testkit.Ctx(t), "bob")
 	require.NoError(t, err)
-	require.Equal(t, m.ID, next(t, in).Message.ID)
+	require.Equal(t, m.ID, Next(t, in).Message.ID)
 	require.NoError(t, in.Close())
 	require.NoError(t, first.Close())
 
 	second := w.open(t, nil)
-	in2 := openInbox(t, second, "bob")
-	d := expectNext(t, in2, m.ID)
+	in2 := OpenInbox(t, second, "bob")
+	d := ExpectNext(t, in2, m.ID)
 	assert.True(t, d.Redelivered)
 	sentinel := NewMessage("alice", "bob", "sentinel")
-	deliver(t, second, sentinel)
-	expectNext(t, in2, sentinel.ID)
+	Deliver(t, second, sentinel)
+	ExpectNext(t, in2, sentinel.ID)
 }
 
 // testAckedStays: acknowledged messages are not delivered again after a
@@ -72,81 +73,81 @@ func (s *suite) testAckedStays(t *testing.T) {
 	w := s.world(t)
 	be := w.open(t, nil)
 	m := NewMessage("alice", "bob", "done")
-	deliver(t, be, m)
-	in, err := be.OpenInbox(waitCtx(t), "bob")
+	Deliver(t, be, m)
+	in, err := be.OpenInbox(testkit.Ctx(t), "bob")
 	require.NoError(t, err)
-	expectNext(t, in, m.ID)
+	ExpectNext(t, in, m.ID)
 	require.NoError(t, in.Close())
 	require.NoError(t, be.Close())
 
 	be2 := w.open(t, nil)
 	sentinel := NewMessage("alice", "bob", "sentinel")
-	deliver(t, be2, sentinel)
-	expectNext(t, openInbox(t, be2, "bob"), sentinel.ID)
+	Deliver(t, be2, sentinel)
+	ExpectNext(t, OpenInbox(t, be2, "bob"), sentinel.ID)
 }
 
 // testQuarantinedStays: a message set aside with Quarantine is reported as
 // refused and not delivered again.
 func (s *suite) testQuarantinedStays(t *testing.T) {
-	ev := NewEvents()
+	ev := testkit.NewEvents()
 	be := s.world(t).open(t, ev.Observe)
 	m := NewMessage("mallory", "bob", "spam")
-	deliver(t, be, m)
-	in, err := be.OpenInbox(waitCtx(t), "bob")
+	Deliver(t, be, m)
+	in, err := be.OpenInbox(testkit.Ctx(t), "bob")
 	require.NoError(t, err)
-	d := next(t, in)
-	require.NoError(t, in.Quarantine(waitCtx(t), d, "unauthorized: sender mallory not in allowFrom"))
-	got := ev.WaitFor(t, store.EventRefused, func(e store.Event) bool { return e.MessageID == m.ID })
+	d := Next(t, in)
+	require.NoError(t, in.Quarantine(testkit.Ctx(t), d, "unauthorized: sender mallory not in allowFrom"))
+	got := ev.WaitKind(t, store.EventRefused, func(e store.Event) bool { return e.MessageID == m.ID })
 	assert.Contains(t, got.Reason, "unauthorized")
 	require.NoError(t, in.Close())
 
 	sentinel := NewMessage("alice", "bob", "sentinel")
-	deliver(t, be, sentinel)
-	expectNext(t, openInbox(t, be, "bob"), sentinel.ID)
+	Deliver(t, be, sentinel)
+	ExpectNext(t, OpenInbox(t, be, "bob"), sentinel.ID)
 }
 
 // testSettleTwice: acknowledging twice is harmless; quarantining an
 // acknowledged delivery is an error.
 func (s *suite) testSettleTwice(t *testing.T) {
 	be := s.world(t).open(t, nil)
-	deliver(t, be, NewMessage("alice", "bob", "x"))
-	in := openInbox(t, be, "bob")
-	d := next(t, in)
-	ack(t, in, d)
-	assert.NoError(t, in.Ack(waitCtx(t), d), "second ack")
-	assert.Error(t, in.Quarantine(waitCtx(t), d, "too late"))
-	assert.Error(t, in.Ack(waitCtx(t), nil), "nil delivery")
+	Deliver(t, be, NewMessage("alice", "bob", "x"))
+	in := OpenInbox(t, be, "bob")
+	d := Next(t, in)
+	Ack(t, in, d)
+	assert.NoError(t, in.Ack(testkit.Ctx(t), d), "second ack")
+	assert.Error(t, in.Quarantine(testkit.Ctx(t), d, "too late"))
+	assert.Error(t, in.Ack(testkit.Ctx(t), nil), "nil delivery")
 }
 
 // testForeignDelivery: a delivery from another inbox is refused.
 func (s *suite) testForeignDelivery(t *testing.T) {
 	be := s.world(t).open(t, nil)
-	deliver(t, be, NewMessage("alice", "bob", "for bob"), NewMessage("alice", "carol", "for carol"))
-	bob, carol := openInbox(t, be, "bob"), openInbox(t, be, "carol")
-	d := next(t, carol)
-	assert.Error(t, bob.Ack(waitCtx(t), d))
-	assert.Error(t, bob.Ack(waitCtx(t), &store.Delivery{Message: d.Message, Ref: "forged"}))
-	ack(t, carol, d)
-	ack(t, bob, next(t, bob))
+	Deliver(t, be, NewMessage("alice", "bob", "for bob"), NewMessage("alice", "carol", "for carol"))
+	bob, carol := OpenInbox(t, be, "bob"), OpenInbox(t, be, "carol")
+	d := Next(t, carol)
+	assert.Error(t, bob.Ack(testkit.Ctx(t), d))
+	assert.Error(t, bob.Ack(testkit.Ctx(t), &store.Delivery{Message: d.Message, Ref: "forged"}))
+	Ack(t, carol, d)
+	Ack(t, bob, Next(t, bob))
 }
 
 // testMaxDeliver: a message handed out MaxDeliver times without being
 // acknowledged is set aside as poison and not handed out again.
 func (s *suite) testMaxDeliver(t *testing.T) {
-	ev := NewEvents()
+	ev := testkit.NewEvents()
 	be := s.world(t).open(t, ev.Observe)
 	m := NewMessage("alice", "bob", "crashes the receiver")
-	deliver(t, be, m)
+	Deliver(t, be, m)
 	for i := range s.feat.MaxDeliver {
-		in, err := be.OpenInbox(waitCtx(t), "bob")
+		in, err := be.OpenInbox(testkit.Ctx(t), "bob")
 		require.NoError(t, err)
-		d := next(t, in)
+		d := Next(t, in)
 		require.Equal(t, m.ID, d.Message.ID, "delivery %d", i+1)
 		require.NoError(t, in.Close())
 	}
 	sentinel := NewMessage("alice", "bob", "sentinel")
-	deliver(t, be, sentinel)
-	expectNext(t, openInbox(t, be, "bob"), sentinel.ID)
-	got := ev.WaitFor(t, store.EventQuarantined, func(e store.Event) bool { return e.MessageID == m.ID })
+	Deliver(t, be, sentinel)
+	ExpectNext(t, OpenInbox(t, be, "bob"), sentinel.ID)
+	got := ev.WaitKind(t, store.EventQuarantined, func(e store.Event) bool { return e.MessageID == m.ID })
 	assert.NotEmpty(t, got.Reason)
 }

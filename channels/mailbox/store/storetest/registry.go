@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"fmt"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 	"slices"
 	"sync"
 	"testing"
@@ -33,18 +34,18 @@ func (s *suite) testCardRoundTrip(t *testing.T) {
 		Status: envelope.StatusBusy, AllowFrom: []string{"*"}, MaxConcurrentTasks: 3,
 		CurrentTasks: []string{"task-1"}, RegisteredAt: now, LastHeartbeat: now,
 		Roles: []string{"engineer"}, PID: 42, Host: "box"}
-	got, err := be.UpdateCard(waitCtx(t), "coder", func(c *envelope.Card) { *c = want })
+	got, err := be.UpdateCard(testkit.Ctx(t), "coder", func(c *envelope.Card) { *c = want })
 	require.NoError(t, err)
 	assertCard(t, want, got)
 	for _, id := range []string{"zed", "alpha"} {
-		_, err := be.UpdateCard(waitCtx(t), id, func(c *envelope.Card) { c.Description = id })
+		_, err := be.UpdateCard(testkit.Ctx(t), id, func(c *envelope.Card) { c.Description = id })
 		require.NoError(t, err)
 	}
 	other := w.open(t, nil)
-	read, err := other.Card(waitCtx(t), "coder")
+	read, err := other.Card(testkit.Ctx(t), "coder")
 	require.NoError(t, err)
 	assertCard(t, want, read)
-	cards, err := other.Cards(waitCtx(t))
+	cards, err := other.Cards(testkit.Ctx(t))
 	require.NoError(t, err)
 	var ids []string
 	for _, c := range cards {
@@ -68,7 +69,7 @@ func assertCard(t *testing.T, want, got envelope.Card) {
 func (s *suite) testCardDefaults(t *testing.T) {
 	be := s.world(t).open(t, nil)
 	before := time.Now().Add(-time.Second)
-	got, err := be.UpdateCard(waitCtx(t), "fresh", func(c *envelope.Card) {})
+	got, err := be.UpdateCard(testkit.Ctx(t), "fresh", func(c *envelope.Card) {})
 	require.NoError(t, err)
 	assert.Equal(t, "fresh", got.AgentID)
 	assert.Equal(t, envelope.StatusIdle, got.Status)
@@ -77,7 +78,7 @@ func (s *suite) testCardDefaults(t *testing.T) {
 	assert.NotNil(t, got.CurrentTasks)
 	assert.True(t, got.RegisteredAt.After(before), "registered_at set")
 	assert.False(t, got.LastHeartbeat.IsZero(), "last_heartbeat set")
-	got, err = be.UpdateCard(waitCtx(t), "fresh", func(c *envelope.Card) {
+	got, err = be.UpdateCard(testkit.Ctx(t), "fresh", func(c *envelope.Card) {
 		c.Status, c.CurrentTasks, c.AgentID = "", []string{"t1"}, "someone-else"
 	})
 	require.NoError(t, err)
@@ -88,9 +89,9 @@ func (s *suite) testCardDefaults(t *testing.T) {
 // testUnknownAgent: Card of an agent without a card wraps ErrUnknownAgent.
 func (s *suite) testUnknownAgent(t *testing.T) {
 	be := s.world(t).open(t, nil)
-	_, err := be.Card(waitCtx(t), "nobody")
+	_, err := be.Card(testkit.Ctx(t), "nobody")
 	require.ErrorIs(t, err, store.ErrUnknownAgent)
-	cards, err := be.Cards(waitCtx(t))
+	cards, err := be.Cards(testkit.Ctx(t))
 	require.NoError(t, err)
 	assert.Empty(t, cards)
 }
@@ -99,7 +100,7 @@ func (s *suite) testUnknownAgent(t *testing.T) {
 // refused, and nothing is written.
 func (s *suite) testCardBadInput(t *testing.T) {
 	be := s.world(t).open(t, nil)
-	ctx := waitCtx(t)
+	ctx := testkit.Ctx(t)
 	for _, id := range []string{"", "../x", "a/b", ".hidden"} {
 		_, err := be.UpdateCard(ctx, id, func(*envelope.Card) {})
 		assert.Error(t, err, "update %q", id)
@@ -126,7 +127,7 @@ func (s *suite) testConcurrentCards(t *testing.T) {
 			for j := range updates {
 				tag := fmt.Sprintf("w%d-%d", i, j)
 				for _, id := range []string{"shared", fmt.Sprintf("own-%d", i)} {
-					_, err := be.UpdateCard(waitCtx(t), id, func(c *envelope.Card) {
+					_, err := be.UpdateCard(testkit.Ctx(t), id, func(c *envelope.Card) {
 						c.Capabilities = append(c.Capabilities, tag)
 					})
 					if err != nil {
@@ -138,7 +139,7 @@ func (s *suite) testConcurrentCards(t *testing.T) {
 		})
 	}
 	wg.Wait()
-	cards, err := w.open(t, nil).Cards(waitCtx(t))
+	cards, err := w.open(t, nil).Cards(testkit.Ctx(t))
 	require.NoError(t, err)
 	require.Len(t, cards, writers+1)
 	for _, c := range cards {
@@ -159,20 +160,20 @@ func (s *suite) testOffline(t *testing.T) {
 	const offlineAfter = 30 * time.Second
 	now := time.Now()
 	stale := envelope.NewTime(now.Add(-time.Minute))
-	card, err := be.UpdateCard(waitCtx(t), "crashed", func(c *envelope.Card) {
+	card, err := be.UpdateCard(testkit.Ctx(t), "crashed", func(c *envelope.Card) {
 		c.Status, c.LastHeartbeat = envelope.StatusIdle, stale
 	})
 	require.NoError(t, err)
 	assert.Equal(t, envelope.StatusOffline, card.EffectiveStatus(now, offlineAfter))
-	read, err := be.Card(waitCtx(t), "crashed")
+	read, err := be.Card(testkit.Ctx(t), "crashed")
 	require.NoError(t, err)
 	assert.Equal(t, envelope.StatusIdle, read.Status, "the card itself still says idle")
 	assert.Equal(t, envelope.StatusOffline, read.EffectiveStatus(now, offlineAfter))
 
-	read, err = be.UpdateCard(waitCtx(t), "crashed", func(c *envelope.Card) { c.LastHeartbeat = envelope.NewTime(now) })
+	read, err = be.UpdateCard(testkit.Ctx(t), "crashed", func(c *envelope.Card) { c.LastHeartbeat = envelope.NewTime(now) })
 	require.NoError(t, err)
 	assert.Equal(t, envelope.StatusIdle, read.EffectiveStatus(now, offlineAfter), "heartbeat brings it back")
-	read, err = be.UpdateCard(waitCtx(t), "crashed", func(c *envelope.Card) { c.Status = envelope.StatusOffline })
+	read, err = be.UpdateCard(testkit.Ctx(t), "crashed", func(c *envelope.Card) { c.Status = envelope.StatusOffline })
 	require.NoError(t, err)
 	assert.Equal(t, envelope.StatusOffline, read.EffectiveStatus(now, offlineAfter), "stopped")
 }

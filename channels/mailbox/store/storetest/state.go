@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -10,7 +11,7 @@ import (
 func (s *suite) runState(t *testing.T) {
 	w := s.world(t)
 	be := w.open(t, nil)
-	ctx := waitCtx(t)
+	ctx := testkit.Ctx(t)
 
 	got, err := be.LoadState(ctx, "bob", "sent-tasks")
 	require.NoError(t, err, "no record is not an error")

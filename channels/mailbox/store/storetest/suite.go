@@ -42,8 +42,6 @@ type Features struct {
 	// as poison (reported as EventQuarantined). 0: the backend redelivers
 	// for ever, as the filesystem does.
 	MaxDeliver int
-	// NoChannel skips the channel-level tests.
-	NoChannel bool
 
 	// NoBrowse: the Backend is no store.Browser. The cases that read the
 	// store back are skipped: Browse itself, mailbox.Thread, FindPending,
@@ -83,9 +81,6 @@ func Run(t *testing.T, f Factory, features Features) {
 	t.Run("State", s.runState)
 	t.Run("Errors", s.runErrors)
 	t.Run("Abilities", s.runAbilities)
-	if !features.NoChannel {
-		t.Run("Channel", s.runChannel)
-	}
 }
 
 type suite struct {

@@ -1,0 +1,62 @@
+package mailbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+)
+
+// PostTo sends req (whose To is ignored) to every agent target names
+// (see route.ParseTarget and route.Resolve): all, a capability or role (every holder,
+// or with any: the least loaded online one), a pattern, or one agent.
+// Each recipient gets its own copy under the loop rules of Post; a
+// recipient they refuse is skipped and reported, and PostTo fails only
+// when nobody could be sent to. A task with a fixed TaskID can go to one
+// agent only.
+func (c *Channel) PostTo(ctx context.Context, target string, req route.Request) (route.Fanout, error) {
+	t, err := route.ParseTarget(target)
+	if err != nil {
+		return route.Fanout{}, err
+	}
+	be := c.Backend()
+	if be == nil {
+		return route.Fanout{}, ErrNotRunning
+	}
+	opts := route.ResolveOptions{Now: c.clk.Now(), OfflineAfter: seconds(c.cfg.OfflineAfter), MaxFanout: c.cfg.MaxFanout}
+	if s, ok := be.(store.InboxFinder); ok { // a bare name with an inbox is that agent, as on the command line
+		opts.HasInbox = func(agent string) bool { _, ok, _ := s.HasInbox(agent); return ok }
+	}
+	to, err := route.Resolve(ctx, be, c.cfg.AgentID, t, opts)
+	if err != nil {
+		return route.Fanout{}, err
+	}
+	if len(to) > 1 && req.Type == envelope.TypeTask && req.TaskID != "" {
+		return route.Fanout{}, fmt.Errorf("send task %s to %s: a task id names one task, for one agent; leave it out so that each of the %d agents gets its own",
+			req.TaskID, t, len(to))
+	}
+	var out route.Fanout
+	for _, rcpt := range to {
+		r := req
+		r.To = rcpt
+		if len(out.Sent) > 0 && r.ThreadID == "" {
+			r.ThreadID = out.Sent[0].ThreadID
+		}
+		msg, err := c.Post(ctx, r)
+		switch {
+		case err == nil:
+			out.Sent = append(out.Sent, msg)
+		case errors.Is(err, route.ErrLoop) || errors.Is(err, route.ErrTTLExhausted):
+			out.Skipped = append(out.Skipped, route.Skipped{To: rcpt, Err: err})
+		default:
+			return out, err
+		}
+	}
+	if len(out.Sent) == 0 {
+		return out, fmt.Errorf("send to %s: every recipient refused: %w", t, out.Skipped[0].Err)
+	}
+	return out, nil
+}

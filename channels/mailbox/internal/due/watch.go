@@ -1,0 +1,45 @@
+package due
+
+import (
+	"context"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/clock"
+)
+
+// Watch waits for the earliest of a set of due items: next returns it (ok
+// false: none), when its due time on clk. When that time passes, fire gets
+// the item; a poke on changed makes it look again. It returns when ctx
+// ends.
+func Watch[T any](ctx context.Context, clk clock.Clock, changed <-chan struct{},
+	next func() (T, bool), when func(T) time.Time, fire func(T)) {
+	for {
+		item, ok := next()
+		var timer clock.Timer
+		var fired <-chan time.Time
+		if ok {
+			timer = clk.NewTimer(max(0, when(item).Sub(clk.Now())))
+			fired = timer.C()
+		}
+		select {
+		case <-ctx.Done():
+		case <-changed:
+		case <-fired:
+			fire(item)
+		}
+		if timer != nil {
+			timer.Stop()
+		}
+		if ctx.Err() != nil {
+			return
+		}
+	}
+}
+
+// Poke signals ch (a channel with a buffer of one) without blocking.
+func Poke(ch chan<- struct{}) {
+	select {
+	case ch <- struct{}{}:
+	default:
+	}
+}

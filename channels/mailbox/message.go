@@ -1,0 +1,43 @@
+package mailbox
+
+import (
+	"context"
+
+	"github.com/switchboard-dev/switchboard/bus"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/view"
+)
+
+// onMessage is the handler of a plain message. A request (expects_reply)
+// is held until this agent answers it, unless a reply is stored already
+// (sent before a restart, or by another process). A reply to a task or
+// request this agent sent is routed to the conversation it began in.
+func (c *Channel) onMessage(ctx context.Context, d *store.Delivery, mt meta.Meta, in bus.InboundMessage) (verdict, error) {
+	m := d.Message
+	held := holdsForReply(m)
+	if held && d.Redelivered && c.storedReply(ctx, view.PendingFromMessage(m)) {
+		return verdict{}, nil // answered already: owed nothing
+	}
+	if m.ReplyTo != "" {
+		rec, ok := c.sent.LookupMessage(m.ReplyTo, m.From)
+		cb := rec.Callback
+		if p, answered := c.replies.Answered(ctx, m.ReplyTo, m.From); !ok && answered {
+			cb = p.Callback
+		}
+		in = routed(in, mt, cb)
+	}
+	if !held {
+		return verdict{publish: true, in: in}, nil
+	}
+	c.replies.Hold(d) // acknowledged when answered (see Post and Archive)
+	return verdict{publish: true, in: in, hold: true, undo: func() { c.replies.Release(m.ID, m.From) }}, nil
+}
+
+// holdsForReply reports whether a received message is held (claimed, not
+// acknowledged) until this agent answers it: a request other than a task
+// (a task is held until it ends).
+func holdsForReply(m *envelope.Message) bool {
+	return m.ExpectsReply && m.Type != envelope.TypeTask
+}

@@ -1,0 +1,11 @@
+// Package route is the mailbox's addressing and loop rules: which agents
+// a target names (ParseTarget, Resolve: one agent, all, a pattern, the
+// holders of a capability or role, the least loaded of them), how a
+// message is composed from a Request (Compose: trace, ttl, thread, hop
+// count), and the anti-loop checks of both directions: a new send or
+// forward appends the sender to the trace and spends a hop of ttl and is
+// refused when the target is in the trace or the ttl is spent; a reply is
+// never refused as a loop but counts toward the thread's hop cap
+// (Original, Compose); on receipt, a message that is not a reply and has
+// already passed through the receiver is refused (IsLoop).
+package route

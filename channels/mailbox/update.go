@@ -1,0 +1,67 @@
+package mailbox
+
+import (
+	"context"
+	"strings"
+
+	"github.com/switchboard-dev/switchboard/bus"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+)
+
+// onUpdate is the handler of a task_update. A cancel from the agent that
+// gave this agent a task ends that task; any other update is about a task
+// this agent delegated: its state is recorded and it is routed to the
+// conversation the task began in. A terminal update archives the task's
+// messages.
+func (c *Channel) onUpdate(ctx context.Context, d *store.Delivery, mt meta.Meta, in bus.InboundMessage) (verdict, error) {
+	task := d.Message.Task
+	if task.State == envelope.StateCanceled {
+		if t, ok := c.active.Take(task.ID, mt.From); ok {
+			c.cardChanged(ctx)
+			if err := c.inbox.Ack(ctx, t.Delivery); err != nil {
+				c.Logger().Warn("acknowledge canceled task", "task", task.ID, "err", err)
+			}
+			return verdict{publish: true, in: in, sweep: task.ID}, nil
+		}
+	}
+	if rec, ok := c.sent.Lookup(task.ID, mt.From); ok {
+		if err := c.sent.SetState(ctx, rec.TaskID, task.State); err != nil {
+			c.Logger().Warn("record task state", "task", rec.TaskID, "err", err)
+		}
+		in = routed(in, mt, rec.Callback)
+	}
+	v := verdict{publish: true, in: in}
+	if task.State.Terminal() {
+		v.sweep = task.ID // the task this agent delegated is over
+	}
+	return v, nil
+}
+
+// routed returns in addressed to the conversation cb names (the one a
+// task or request began in), or in unchanged without one. The record of
+// what this agent sent is the only source of cb: a callback written in an
+// incoming message is never trusted.
+func routed(in bus.InboundMessage, mt meta.Meta, cb *envelope.Callback) bus.InboundMessage {
+	if cb == nil || cb.Channel == "" {
+		return in
+	}
+	c := *cb
+	mt.Callback = &c
+	in.Channel, in.ChatID, in.SessionKeyOverride = c.Channel, chatIDOf(c), c.SessionID
+	in.Metadata = meta.With(nil, mt)
+	return in
+}
+
+// chatIDOf returns the callback's chat id, or the part of nanobot's
+// "channel:chat" session id after the channel when only that is given.
+func chatIDOf(cb envelope.Callback) string {
+	if cb.ChatID != "" {
+		return cb.ChatID
+	}
+	if rest, ok := strings.CutPrefix(cb.SessionID, cb.Channel+":"); ok {
+		return rest
+	}
+	return cb.SessionID
+}

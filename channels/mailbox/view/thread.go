@@ -1,0 +1,192 @@
+package view
+
+import (
+	"cmp"
+	"container/heap"
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+)
+
+// ErrNotFound is returned when no stored message has the id asked for.
+var ErrNotFound = errors.New("message not found")
+
+// ThreadEntry is one message of a thread, where it is now and how deep it
+// sits below the message it answers.
+type ThreadEntry struct {
+	store.Stored
+	// Depth is 0 for a message that answers none in the thread, else one
+	// more than the message it answers.
+	Depth int
+}
+
+// Thread returns the conversation message id belongs to, wherever its
+// messages are now (pending, claimed, handled or archived), in causal
+// order: see ThreadOf. It fails with ErrNotFound when b holds no message
+// with that id.
+func Thread(ctx context.Context, b store.Browser, id string) ([]ThreadEntry, error) {
+	var all []store.Stored
+	if err := b.Browse(ctx, func(s store.Stored) bool { all = append(all, s); return true }); err != nil {
+		return nil, err
+	}
+	chain := ThreadOf(all, id)
+	if len(chain) == 0 {
+		return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
+	}
+	return chain, nil
+}
+
+// ThreadOf returns the thread of message id among all: every message
+// linked to it by reply_to (up and down) or sharing its thread id, each
+// once (a copy of the same message in two places counts once). The order
+// is causal: a message comes after the one it answers, and otherwise by
+// timestamp, then file name. nanobot's ids are not unique; where an id
+// names several messages the earliest is taken as the one answered.
+func ThreadOf(all []store.Stored, id string) []ThreadEntry {
+	all = DedupStored(all)
+	slices.SortStableFunc(all, CompareStored)
+	byID := map[string][]int{}
+	replies := map[string][]int{}
+	byThread := map[string][]int{}
+	for i, s := range all {
+		m := s.Message
+		byID[m.ID] = append(byID[m.ID], i)
+		if m.ReplyTo != "" {
+			replies[m.ReplyTo] = append(replies[m.ReplyTo], i)
+		}
+		if m.ThreadID != "" {
+			byThread[m.ThreadID] = append(byThread[m.ThreadID], i)
+		}
+	}
+	start, ok := byID[id]
+	if !ok {
+		return nil
+	}
+	in := map[int]bool{}
+	queue := []int{start[0]}
+	in[start[0]] = true
+	add := func(idx []int) {
+		for _, i := range idx {
+			if !in[i] {
+				in[i] = true
+				queue = append(queue, i)
+			}
+		}
+	}
+	for len(queue) > 0 {
+		m := all[queue[0]].Message
+		queue = queue[1:]
+		if parents := byID[m.ReplyTo]; m.ReplyTo != "" && len(parents) > 0 {
+			add(parents[:1])
+		}
+		add(replies[m.ID])
+		add(byThread[m.ID])
+		if m.ThreadID != "" {
+			add(byThread[m.ThreadID])
+			add(byID[m.ThreadID][:min(1, len(byID[m.ThreadID]))])
+		}
+	}
+	return causalOrder(all, in, byID)
+}
+
+// causalOrder sorts the members of a thread: a message after its parent
+// (the earliest member with the id in its reply_to), otherwise by
+// timestamp and file name; members caught in a reply_to cycle come last.
+func causalOrder(all []store.Stored, in map[int]bool, byID map[string][]int) []ThreadEntry {
+	parent := map[int]int{}
+	children := map[int][]int{}
+	ready := &storedHeap{all: all}
+	for i := range in {
+		p, ok := -1, false
+		for _, j := range byID[all[i].Message.ReplyTo] {
+			if in[j] && j != i {
+				p, ok = j, true
+				break
+			}
+		}
+		if all[i].Message.ReplyTo != "" && ok {
+			parent[i] = p
+			children[p] = append(children[p], i)
+		} else {
+			heap.Push(ready, i)
+		}
+	}
+	depth := map[int]int{}
+	done := map[int]bool{}
+	var out []ThreadEntry
+	for ready.Len() > 0 {
+		i := heap.Pop(ready).(int)
+		if p, ok := parent[i]; ok {
+			depth[i] = depth[p] + 1
+		}
+		done[i] = true
+		out = append(out, ThreadEntry{Stored: all[i], Depth: depth[i]})
+		for _, c := range children[i] {
+			heap.Push(ready, c)
+		}
+	}
+	if len(out) < len(in) { // a reply_to cycle: add the rest in plain order
+		rest := &storedHeap{all: all}
+		for i := range in {
+			if !done[i] {
+				heap.Push(rest, i)
+			}
+		}
+		for rest.Len() > 0 {
+			out = append(out, ThreadEntry{Stored: all[heap.Pop(rest).(int)]})
+		}
+	}
+	return out
+}
+
+// storedHeap orders indexes of all by timestamp, then file name, then ref.
+type storedHeap struct {
+	all []store.Stored
+	idx []int
+}
+
+func (h *storedHeap) Len() int { return len(h.idx) }
+func (h *storedHeap) Less(a, b int) bool {
+	return CompareStored(h.all[h.idx[a]], h.all[h.idx[b]]) < 0
+}
+func (h *storedHeap) Swap(a, b int) { h.idx[a], h.idx[b] = h.idx[b], h.idx[a] }
+func (h *storedHeap) Push(x any)    { h.idx = append(h.idx, x.(int)) }
+func (h *storedHeap) Pop() any {
+	x := h.idx[len(h.idx)-1]
+	h.idx = h.idx[:len(h.idx)-1]
+	return x
+}
+
+// CompareStored orders stored messages by timestamp, then file name,
+// then ref.
+func CompareStored(a, b store.Stored) int {
+	return cmp.Or(a.Message.Timestamp.Compare(b.Message.Timestamp.Time),
+		cmp.Compare(filepath.Base(a.Ref), filepath.Base(b.Ref)), cmp.Compare(a.Ref, b.Ref))
+}
+
+// DedupStored keeps one copy of each message (same id, sender, recipient
+// and timestamp): the one furthest along (archive, processed, claimed,
+// inbox).
+func DedupStored(all []store.Stored) []store.Stored {
+	type key struct{ id, from, to, ts string }
+	rank := map[store.Box]int{store.BoxArchive: 3, store.BoxProcessed: 2, store.BoxClaimed: 1}
+	best := map[key]int{}
+	var out []store.Stored
+	for _, s := range all {
+		m := s.Message
+		k := key{m.ID, m.From, m.To, m.Timestamp.String()}
+		if i, ok := best[k]; ok {
+			if rank[s.Box] > rank[out[i].Box] {
+				out[i] = s
+			}
+			continue
+		}
+		best[k] = len(out)
+		out = append(out, s)
+	}
+	return out
+}

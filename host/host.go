@@ -1,0 +1,195 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/agentloop"
+	"github.com/switchboard-dev/switchboard/agentloop/mailboxtools"
+	"github.com/switchboard-dev/switchboard/bus"
+	"github.com/switchboard-dev/switchboard/channels"
+	"github.com/switchboard-dev/switchboard/channels/mailbox"
+	"github.com/switchboard-dev/switchboard/clock"
+	"github.com/switchboard-dev/switchboard/config"
+)
+
+// Host is what `switchboard run` runs: a bus, the channels the config
+// enables, and the agent loop that answers what they receive, with the
+// mailbox tools and the mailbox's acceptance judgement wired to the loop.
+// Create it with New.
+type Host struct {
+	cfg      *config.Config
+	log      *slog.Logger
+	bus      *bus.Bus
+	manager  *channels.Manager
+	loop     *agentloop.Loop
+	provider string           // the provider's name
+	mailbox  *mailbox.Channel // nil when channels.mailbox is not enabled
+
+	stopTimeout time.Duration
+
+	mu       sync.Mutex
+	cancel   context.CancelFunc
+	loopDone chan struct{} // closed when the loop has ended
+	loopErr  error         // why, once loopDone is closed
+	stopped  bool
+}
+
+// Options are the extras of New; zero values take defaults.
+type Options struct {
+	// Logger receives every log of the host (nil discards).
+	Logger *slog.Logger
+	// Registry builds the channels (default channels.DefaultRegistry()).
+	Registry *channels.Registry
+	// Provider replaces the one agents.defaults.provider names.
+	Provider agentloop.Provider
+	// Environ is the environment, for the providers' keys (OPENAI_API_KEY);
+	// nil: os.Environ().
+	Environ []string
+	// Clock runs the channels' deadlines and tickers (default clock.Real).
+	Clock clock.Clock
+	// StopTimeout bounds each step of Stop (default 10 seconds).
+	StopTimeout time.Duration
+}
+
+// New builds a host from cfg. Nothing runs until Start.
+func New(cfg *config.Config, opts Options) (*Host, error) {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.Registry == nil {
+		opts.Registry = channels.DefaultRegistry()
+	}
+	if opts.Environ == nil {
+		opts.Environ = os.Environ()
+	}
+	if opts.StopTimeout <= 0 {
+		opts.StopTimeout = defaultStopTimeout
+	}
+	h := &Host{cfg: cfg, log: opts.Logger, bus: bus.New(0), stopTimeout: opts.StopTimeout}
+	fail := func(err error) (*Host, error) {
+		h.bus.Close()
+		return nil, err
+	}
+	provider, name := opts.Provider, "custom"
+	if provider == nil {
+		var err error
+		if provider, name, err = NewProvider(cfg, opts.Environ); err != nil {
+			return fail(err)
+		}
+	}
+	h.provider = name
+	h.manager = channels.NewManager(h.bus, channels.ManagerConfig{Logger: h.log, Clock: opts.Clock})
+	if err := h.manager.Build(opts.Registry, cfg); err != nil {
+		return fail(err)
+	}
+	if len(h.manager.Names()) == 0 {
+		from := cfg.Path
+		if from == "" {
+			from = "the config (no file found)"
+		}
+		return fail(fmt.Errorf("no channel is enabled in %s: set channels.mailbox.enabled (or channels.feishu.enabled) to true", from))
+	}
+	lc := agentloop.FromDefaults(cfg.Agents.Defaults)
+	lc.Bus, lc.Provider, lc.Logger = h.bus, provider, h.log
+	if ch, ok := h.manager.Channel(mailbox.ChannelName); ok {
+		mb, ok := ch.(*mailbox.Channel)
+		if !ok {
+			return fail(fmt.Errorf("channels.mailbox: the channel type %q is not the mailbox channel (%T)", mailbox.ChannelName, ch))
+		}
+		h.mailbox = mb
+		tools, err := agentloop.NewTools(mailboxtools.New(mb, mailboxtools.Options{})...)
+		if err != nil {
+			return fail(err)
+		}
+		lc.Tools, lc.Capabilities = tools, mb.Config().Capabilities
+	}
+	loop, err := agentloop.New(lc)
+	if err != nil {
+		return fail(fmt.Errorf("agents.defaults: %w", err))
+	}
+	h.loop = loop
+	if h.mailbox != nil {
+		h.mailbox.SetJudge(loop.Judge) // the mailbox asks the agent before accepting a task
+	}
+	return h, nil
+}
+
+// Start starts the channels, then the loop. The loop ends early only on
+// a failure; Done tells when.
+func (h *Host) Start(ctx context.Context) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.loopDone != nil || h.stopped {
+		return errors.New("host already started")
+	}
+	if err := h.manager.Start(ctx); err != nil {
+		return err
+	}
+	loopCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	done := make(chan struct{})
+	h.cancel, h.loopDone = cancel, done
+	go func() {
+		err := h.loop.Run(loopCtx)
+		h.mu.Lock()
+		h.loopErr = err
+		h.mu.Unlock()
+		close(done)
+	}()
+	return nil
+}
+
+// Done is closed when the agent loop has ended (nil before Start); Err
+// says why.
+func (h *Host) Done() <-chan struct{} {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.loopDone
+}
+
+// Describe returns the attributes of the "host running" log line: the
+// agent, the channels, the provider, the workspace and the address of each
+// channel that listens (channels.Addresser).
+func (h *Host) Describe() []any {
+	attrs := []any{"channels", h.manager.Names(), "provider", h.provider}
+	if h.mailbox != nil {
+		attrs = append([]any{"agent", h.mailbox.AgentID()}, attrs...)
+		attrs = append(attrs, "capabilities", h.mailbox.Config().Capabilities)
+	}
+	for _, name := range h.manager.Names() {
+		if ch, ok := h.manager.Channel(name); ok {
+			if ad, ok := ch.(channels.Addresser); ok {
+				if what, where := ad.Address(); where != "" {
+					attrs = append(attrs, what, where)
+				}
+			}
+		}
+	}
+	attrs = append(attrs, "workspace", h.loop.Workspace())
+	return attrs
+}
+
+// Mailbox returns the mailbox channel, or nil when channels.mailbox is not
+// enabled.
+func (h *Host) Mailbox() *mailbox.Channel { return h.mailbox }
+
+// Bus returns the host's bus.
+func (h *Host) Bus() *bus.Bus { return h.bus }
+
+// Channel returns the running channel called name.
+func (h *Host) Channel(name string) (channels.Channel, bool) { return h.manager.Channel(name) }
+
+// Loop returns the agent loop.
+func (h *Host) Loop() *agentloop.Loop { return h.loop }
+
+// Provider returns the name of the provider in use ("custom" for
+// Options.Provider).
+func (h *Host) Provider() string { return h.provider }
+
+// The mailbox channel is what the mailbox tools use.
+var _ mailboxtools.Mailbox = (*mailbox.Channel)(nil)
