@@ -3,6 +3,7 @@ package mailbox_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -198,3 +199,6 @@ func TestDefect4NullTraceAndTTLCanBeAnswered(t *testing.T) {
 		})
 	}
 }
+
+// convT0 is the time the conversation tests start at.
+var convT0 = time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)

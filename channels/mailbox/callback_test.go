@@ -15,6 +15,7 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
+	"github.com/switchboard-dev/switchboard/clock"
 )
 
 // feishu is the conversation a delegated task begins in.
@@ -177,9 +178,11 @@ func TestSessionIDOnlyCallbackGivesChatID(t *testing.T) {
 
 func TestDelegatedTaskOverdueNoticeRouted(t *testing.T) {
 	e := newEnv(t)
-	boss := e.startAgent(t, "boss")
+	clk := clock.NewManual(time.Now())
+	boss := e.start(t, e.config("boss"), mailbox.Options{Clock: clk})
 	e.peer(t, "coder")
-	sent := delegate(t, boss, "coder", "quick", time.Now().Add(200*time.Millisecond))
+	sent := delegate(t, boss, "coder", "quick", clk.Now().Add(time.Minute))
+	clk.Add(time.Minute) // no result by the deadline
 	in := boss.consume(t)
 	md := assertRouted(t, in)
 	assert.Equal(t, envelope.StateFailed, md.Task.State)

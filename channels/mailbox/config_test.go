@@ -10,9 +10,6 @@ import (
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels"
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/config"
 )
@@ -112,64 +109,4 @@ func TestBackendSectionGoesToTheBackend(t *testing.T) {
 	fsCfg.Stores = map[string]config.Section{"fs": {Path: "channels.mailbox.fs", Raw: map[string]any{"x": 1}}}
 	_, err = store.Open("fs", fsCfg.StoreConfig())
 	assert.ErrorContains(t, err, "channels.mailbox.fs: the folder store has no settings of its own")
-}
-
-func TestMetaOfAndReplyOf(t *testing.T) {
-	_, ok := meta.Of(nil)
-	assert.False(t, ok)
-	_, ok = meta.Of(map[string]any{"mailbox": nil})
-	assert.False(t, ok)
-	_, ok = meta.Of(map[string]any{"mailbox": "not an object"})
-	assert.False(t, ok)
-
-	want := meta.Meta{MessageID: "m1", From: "a", Type: envelope.TypeTask,
-		Task: &envelope.Task{ID: "t1", State: envelope.StatePending}, TTL: 2, Trace: []string{"a"}}
-	md := meta.With(map[string]any{"other": 1}, want)
-	got, ok := meta.Of(md)
-	require.True(t, ok)
-	assert.Equal(t, want, *got)
-	assert.True(t, got.IsTask())
-	assert.Equal(t, 1, md["other"], "other keys are kept")
-
-	ptr, ok := meta.Of(map[string]any{"mailbox": &want})
-	require.True(t, ok)
-	assert.Equal(t, want, *ptr)
-	_, ok = meta.Of(map[string]any{"mailbox": (*meta.Meta)(nil)})
-	assert.False(t, ok)
-
-	_, ok = meta.ReplyOf(md)
-	assert.False(t, ok)
-	md = meta.WithReply(md, meta.Reply{State: envelope.StateFailed, Reason: "why"})
-	r, ok := meta.ReplyOf(md)
-	require.True(t, ok)
-	assert.Equal(t, meta.Reply{State: envelope.StateFailed, Reason: "why"}, r)
-	r, ok = meta.ReplyOf(map[string]any{"mailbox_reply": map[string]any{"state": "rejected"}})
-	require.True(t, ok)
-	assert.Equal(t, envelope.StateRejected, r.State)
-}
-
-func TestComposeOffline(t *testing.T) {
-	m, err := route.Compose("cli", route.Request{To: "coder", Text: "hi"}, route.ComposeOptions{})
-	require.NoError(t, err)
-	assert.Equal(t, []string{"cli"}, m.Trace)
-	assert.Equal(t, envelope.DefaultTTL-1, m.TTL)
-	assert.False(t, m.Timestamp.IsZero())
-
-	_, err = route.Compose("../x", route.Request{To: "coder"}, route.ComposeOptions{})
-	assert.ErrorContains(t, err, "from")
-	_, err = route.Compose("cli", route.Request{To: ""}, route.ComposeOptions{})
-	assert.ErrorContains(t, err, "to")
-	_, err = route.Compose("cli", route.Request{To: "coder", Priority: 9}, route.ComposeOptions{})
-	assert.Error(t, err)
-
-	orig := &meta.Meta{MessageID: "m1", From: "coder", TTL: 0, Trace: []string{"coder"}, HopCount: 4}
-	r, err := route.Compose("cli", route.Request{To: "coder", Text: "re"},
-		route.ComposeOptions{Original: orig, MaxThreadHops: 5})
-	require.NoError(t, err)
-	assert.Equal(t, "m1", r.ReplyTo)
-	assert.Equal(t, "m1", r.ThreadID)
-	assert.Equal(t, 5, r.HopCount)
-	orig.HopCount = 5
-	_, err = route.Compose("cli", route.Request{To: "coder"}, route.ComposeOptions{Original: orig, MaxThreadHops: 5})
-	assert.ErrorIs(t, err, route.ErrHopLimit)
 }

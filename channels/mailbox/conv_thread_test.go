@@ -130,17 +130,6 @@ func TestThreadJoinsByThreadID(t *testing.T) {
 	assert.Equal(t, c.ID, chain[2].Message.ID)
 }
 
-func TestThreadOfSurvivesReplyCycles(t *testing.T) {
-	mk := func(id, replyTo string, at time.Duration) store.Stored {
-		return store.Stored{Ref: id, Message: &envelope.Message{ID: id, From: "a", To: "b", ReplyTo: replyTo,
-			Timestamp: envelope.NewTime(convT0.Add(at))}}
-	}
-	chain := view.ThreadOf([]store.Stored{mk("x", "y", 0), mk("y", "x", time.Second), mk("z", "", 0)}, "x")
-	require.Len(t, chain, 2)
-	assert.Equal(t, "x", chain[0].Message.ID)
-	assert.Equal(t, "y", chain[1].Message.ID)
-}
-
 // processedRef returns the path of message id in agent's processed/.
 func processedRef(t *testing.T, s *fsstore.Store, agent, id string) string {
 	t.Helper()

@@ -15,6 +15,7 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/clock"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
@@ -144,14 +145,16 @@ func TestTaskDeclinedByJudge(t *testing.T) {
 
 func TestTaskDeadlinePassingFailsTask(t *testing.T) {
 	e := newEnv(t)
-	a := e.startAgent(t, "coder")
+	clk := clock.NewManual(time.Now())
+	a := e.start(t, e.config("coder"), mailbox.Options{Clock: clk})
 	boss := e.peer(t, "boss")
 	req := task("boss", "coder", "t-soon", "hurry")
-	soon := envelope.NewTime(time.Now().Add(300 * time.Millisecond))
+	soon := envelope.NewTime(clk.Now().Add(time.Minute))
 	req.Task.Deadline = &soon
 	e.deliver(t, req)
 	boss.expectUpdate(t, "t-soon", envelope.StateAccepted)
 	in := a.consume(t)
+	clk.Add(time.Minute) // the deadline passes
 
 	f := boss.expectUpdate(t, "t-soon", envelope.StateFailed)
 	assert.Equal(t, "deadline passed", f.Task.Reason)
@@ -164,10 +167,14 @@ func TestTaskDeadlinePassingFailsTask(t *testing.T) {
 
 func TestTaskTimeoutFailsTaskWithoutDeadline(t *testing.T) {
 	e := newEnv(t)
-	e.startAgent(t, "coder", func(c *mailbox.Config) { c.TaskTimeout = 0.2 })
+	clk := clock.NewManual(time.Now())
+	cfg := e.config("coder")
+	cfg.TaskTimeout = 60
+	e.start(t, cfg, mailbox.Options{Clock: clk})
 	boss := e.peer(t, "boss")
 	e.deliver(t, task("boss", "coder", "t-lost", "forgotten"))
 	boss.expectUpdate(t, "t-lost", envelope.StateAccepted)
+	clk.Add(time.Minute) // taskTimeout passes
 	f := boss.expectUpdate(t, "t-lost", envelope.StateFailed)
 	assert.Equal(t, "deadline passed", f.Task.Reason)
 	e.waitCard(t, "coder", "freed", tasksAre())

@@ -1,4 +1,4 @@
-package mailbox_test
+package view_test
 
 import (
 	"testing"
@@ -77,3 +77,6 @@ func TestPendingOf(t *testing.T) {
 	assert.Equal(t, []string{"t-req", "q2", "q3"}, ids(view.PendingOf(all, view.PendingFilter{Now: convT0.Add(2 * time.Hour),
 		ReplyTimeout: time.Hour, OverdueOnly: true})))
 }
+
+// convT0 is the time the conversation tests start at.
+var convT0 = time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
