@@ -3,21 +3,62 @@
 // design, seed 001).
 //
 // The channel registers the agent's card, heartbeats, receives its inbox
-// (from a store.Backend: a shared folder by default, NATS JetStream for
-// agents on several machines) and publishes each message on the bus as an
-// InboundMessage of channel "mailbox" whose chat id is the sender. Replies
-// the agent loop publishes to channel "mailbox" go back to that agent.
+// (from a store.Backend opened by name from the store registry: the folder
+// tree "fs" by default, NATS JetStream "nats" for agents on several
+// machines) and publishes each message on the bus as an InboundMessage of
+// channel "mailbox" whose chat id is the sender. Replies the agent loop
+// publishes to channel "mailbox" go back to that agent.
 //
 // On top of plain delivery it enforces the rules of the design: allowFrom on
-// every message, anti-loop by trace and ttl (replies are never refused as
-// loops; a hop cap per thread stops reply ping-pong), the task lifecycle
-// (accept or reject by sender, capacity, deadline and the agent's own
-// judgement; current tasks on the card; deadlines that fail a task), and
-// callback routing: the updates of a task this agent delegated are
-// published as the channel and session the task began in, so the agent
+// every message, anti-loop by trace and ttl (package route: replies are
+// never refused as loops; a hop cap per thread stops reply ping-pong), the
+// task lifecycle (accept or reject by sender, capacity, deadline and the
+// agent's own judgement; current tasks on the card; deadlines that fail a
+// task), and callback routing: the updates of a task this agent delegated
+// are published as the channel and session the task began in, so the agent
 // answers the user in their original conversation.
 //
+// # Layers
+//
+// Its parts sit below it, each a package with one job, and none imports
+// the channel: envelope (the wire format), meta (the contract with the
+// agent loop: Meta, Reply, and Classify, which decides what a message asks
+// of the agent), route (addressing and the loop rules), view (read-only
+// views: directory, threads, pending replies, shared with the command line
+// and the console), store (the backend contract and registry) with its
+// backends, audit, and the internal task records (internal/tasks), reply
+// ledger (internal/replies) and deadline watcher (internal/due). The agent
+// loop imports meta, route and view, never the channel or a backend.
+//
+// # The life of a message
+//
+// A user asks researcher, on Feishu, to have coder sort numbers:
+//
+//  1. examples/feishu-stub/webhook.go takes the event and publishes it on
+//     the bus (bus/bus.go); agentloop/loop.go hands it to a turn
+//     (agentloop/turn.go: meta.Classify says KindChat), and the provider
+//     calls the delegate_task tool (agentloop/mailboxtools/delegate.go).
+//  2. Post (post.go) composes the task (route/compose.go: trace, ttl,
+//     thread), records it with its callback (internal/tasks/delegated.go)
+//     and delivers it (store/fsstore/deliver.go or store/natsstore/deliver.go).
+//  3. In coder's process the inbox hands it over (store/fsstore/inbox_next.go)
+//     to receive.go, which runs it through the whole receive path: admit
+//     (allowFrom, route.IsLoop), then the handler of its kind — task.go's
+//     onTask accepts it (capacity, deadline, the judge; the task is held in
+//     internal/tasks/active.go with a deadline on the clock) and answers
+//     "accepted" — then the bus, then the acknowledgement (a task's is held
+//     until it ends).
+//  4. coder's agent loop answers (turn.go: KindTask); send.go's Send sees,
+//     through meta.Answers, that the answer ends the task, and FinishTask
+//     (task.go) posts the task_update "completed", acknowledges the request
+//     and sweeps the task's messages into its archive.
+//  5. Back in researcher's process, receive.go hands the update to
+//     update.go's onUpdate, which finds the task it delegated and routes the
+//     update to the Feishu chat the task began in (routed: Meta.Callback
+//     set); the loop (KindChat) answers the user there, and the channel
+//     manager (channels/dispatch.go) sends it through the Feishu stub.
+//
 // Mailbox details travel in InboundMessage.Metadata under one key; read
-// them with MetaOf and attach reply options with WithReply rather than
-// building keys by hand.
+// them with meta.Of and attach reply options with meta.WithReply rather
+// than building keys by hand.
 package mailbox

@@ -1,0 +1,130 @@
+package layers_test
+
+import (
+	"bufio"
+	"bytes"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+const mod = "github.com/switchboard-dev/switchboard"
+
+// imports returns, for every package of the module, the module's packages
+// it imports (not its tests').
+func imports(t *testing.T) map[string][]string {
+	t.Helper()
+	touchSources(t)
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, mod+"/...").Output()
+	require.NoError(t, err, "go list")
+	all := map[string][]string{}
+	for sc := bufio.NewScanner(bytes.NewReader(out)); sc.Scan(); {
+		f := strings.Fields(sc.Text())
+		var own []string
+		for _, imp := range f[1:] {
+			if strings.HasPrefix(imp, mod+"/") {
+				own = append(own, strings.TrimPrefix(imp, mod+"/"))
+			}
+		}
+		all[strings.TrimPrefix(f[0], mod+"/")] = own
+	}
+	return all
+}
+
+// deps returns every module package pkg depends on, directly or not.
+func deps(all map[string][]string, pkg string) []string {
+	seen := map[string]bool{}
+	var walk func(string)
+	walk = func(p string) {
+		for _, d := range all[p] {
+			if !seen[d] {
+				seen[d] = true
+				walk(d)
+			}
+		}
+	}
+	walk(pkg)
+	var out []string
+	for d := range seen {
+		out = append(out, d)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func under(pkg, dir string) bool { return pkg == dir || strings.HasPrefix(pkg, dir+"/") }
+
+// TestImportsPointDown checks the rules of docs/architecture.md.
+func TestImportsPointDown(t *testing.T) {
+	all := imports(t)
+	require.Contains(t, all, "channels/mailbox")
+	for pkg, imps := range all {
+		for _, imp := range imps {
+			switch {
+			case under(pkg, "channels/mailbox") && pkg != "channels/mailbox" && imp == "channels/mailbox":
+				t.Errorf("%s imports its parent channels/mailbox: a part of the mailbox sits below the channel", pkg)
+			case under(pkg, "channels/mailbox/store") && under(imp, "channels/mailbox") &&
+				!under(imp, "channels/mailbox/store") && imp != "channels/mailbox/envelope" && imp != "channels/mailbox/audit":
+				t.Errorf("%s imports %s: a backend or the store contract needs only envelope, audit and store", pkg, imp)
+			case under(pkg, "channels/mailbox/meta") && imp != "channels/mailbox/envelope":
+				t.Errorf("%s imports %s: meta is a leaf over the wire format", pkg, imp)
+			case (pkg == "bus" || under(pkg, "clock") || pkg == "config") && !under(imp, "clock"):
+				t.Errorf("%s imports %s: it is at the bottom of the layers", pkg, imp)
+			case under(imp, "internal/cli") && !under(pkg, "cmd") && !under(pkg, "internal/cli"):
+				t.Errorf("%s imports the command line %s", pkg, imp)
+			case under(imp, "host") && !under(pkg, "internal/cli") && !under(pkg, "cmd") && !under(pkg, "host"):
+				t.Errorf("%s imports host, which sits above it", pkg)
+			}
+		}
+	}
+	for _, pkg := range []string{"agentloop", "agentloop/mailboxtools", "agentloop/provider/openai", "agentloop/provider/scripted"} {
+		for _, d := range deps(all, pkg) {
+			if d == "channels/mailbox" || isBackend(d) {
+				t.Errorf("%s depends on %s: the agent loop reaches the mailbox through meta, route and view only", pkg, d)
+			}
+		}
+	}
+	for _, d := range deps(all, "channels/mailbox") {
+		if isBackend(d) {
+			t.Errorf("the mailbox channel depends on the backend %s: backends register themselves", d)
+		}
+	}
+}
+
+// isBackend reports whether pkg is a mailbox backend (or one's helper).
+func isBackend(pkg string) bool {
+	for _, b := range []string{"fsstore", "natsstore", "memstore"} {
+		if under(pkg, "channels/mailbox/store/"+b) {
+			return true
+		}
+	}
+	return false
+}
+
+// touchSources stats every Go file of the module, so that the test cache
+// (which notes the files a test looks at, not those go list reads) runs
+// this test again whenever one changes.
+func touchSources(t *testing.T) {
+	t.Helper()
+	root, err := exec.Command("go", "list", "-m", "-f", "{{.Dir}}").Output()
+	require.NoError(t, err)
+	err = filepath.WalkDir(strings.TrimSpace(string(root)), func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && strings.HasPrefix(d.Name(), ".") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || strings.HasSuffix(path, ".go") {
+			_, err = os.Stat(path) // a folder's time changes when a file is added
+		}
+		return err
+	})
+	require.NoError(t, err)
+}
