@@ -109,7 +109,18 @@ func (s *started) send(t *testing.T, in bus.InboundMessage) {
 	require.NoError(t, s.bus.PublishInbound(ctx, in))
 }
 
+// recv returns the next answer, delivered: its Sent is told so (as the
+// channel manager does) and then cleared, for comparisons.
 func (s *started) recv(t *testing.T) bus.OutboundMessage {
+	t.Helper()
+	out := s.take(t)
+	out.Settle(nil)
+	out.Sent = nil
+	return out
+}
+
+// take returns the next answer as the loop published it, not delivered.
+func (s *started) take(t *testing.T) bus.OutboundMessage {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()

@@ -23,6 +23,11 @@ func classify(in bus.InboundMessage) (meta.Kind, string) {
 }
 
 // handle runs one turn: it records the exchange and publishes the answer.
+// It finishes with in (bus.InboundMessage.Done) once the answer was sent,
+// or once the exchange is recorded when there is nothing to send; a turn
+// cut short by a stop, a history that could not be saved or an answer
+// that could not be delivered leaves in unfinished, so that its channel
+// brings it back.
 func (l *Loop) handle(ctx context.Context, in bus.InboundMessage) {
 	if ctx.Err() != nil {
 		return
@@ -33,8 +38,10 @@ func (l *Loop) handle(ctx context.Context, in bus.InboundMessage) {
 	user := Message{Role: RoleUser, Content: content, Name: in.SenderID}
 	if k == meta.KindRecordOnly {
 		if err := l.history.append(h, []Message{user}); err != nil {
-			l.log.Error("history not saved", "session", key, "err", err)
+			l.log.Error("history not saved; the message comes back on restart", "session", key, "err", err)
+			return
 		}
+		in.Done()
 		return
 	}
 	l.log.Info("turn", "session", key, "from", in.SenderID, "text", clip(content))
@@ -57,12 +64,21 @@ func (l *Loop) handle(ctx context.Context, in bus.InboundMessage) {
 		l.log.Error("history not saved", "session", key, "err", err)
 	}
 	if turn.Answered() || reply == "" && k != meta.KindTask {
+		in.Done()
 		return
 	}
 	l.log.Info("answer", "session", key, "channel", in.Channel, "chat", in.ChatID, "text", clip(reply))
-	out := bus.OutboundMessage{Channel: in.Channel, ChatID: in.ChatID, Content: reply, Metadata: md}
+	out := bus.OutboundMessage{Channel: in.Channel, ChatID: in.ChatID, Content: reply, Metadata: md,
+		Sent: func(err error) {
+			if err != nil {
+				l.log.Error("answer not delivered; the message it answers comes back on restart",
+					"session", key, "err", err)
+				return
+			}
+			in.Done()
+		}}
 	if err := l.cfg.Bus.PublishOutbound(ctx, out); err != nil {
-		l.log.Error("reply not published", "session", key, "err", err)
+		l.log.Error("reply not published; the message comes back on restart", "session", key, "err", err)
 	}
 }
 

@@ -24,6 +24,23 @@ type InboundMessage struct {
 	SessionKeyOverride string `json:"session_key_override,omitempty"`
 	// Timestamp is when the message was received (or sent, when known).
 	Timestamp time.Time `json:"timestamp"`
+	// Ack, when set, is how the consumer tells the channel that it has
+	// finished with the message: call Done. Until then the channel keeps
+	// the message where it comes back after a crash or a stop (a mailbox
+	// message stays claimed, a chat event stays in the channel's journal).
+	// It is never serialised.
+	Ack func() `json:"-"`
+}
+
+// Done tells the channel the message came from that the consumer has
+// finished with it: its turn completed and its answer was sent (or there
+// was nothing to answer). Putting a message on the bus, or taking it off,
+// is not finishing with it. Done does nothing for a message without Ack;
+// the channel's Ack makes a second call harmless.
+func (m InboundMessage) Done() {
+	if m.Ack != nil {
+		m.Ack()
+	}
 }
 
 // SessionKey names the conversation this message belongs to: the override
@@ -50,4 +67,16 @@ type OutboundMessage struct {
 	Media []string `json:"media,omitempty"`
 	// Metadata carries channel-specific data (see InboundMessage.Metadata).
 	Metadata map[string]any `json:"metadata,omitempty"`
+	// Sent, when set, is told how delivering the message ended: nil once
+	// the channel's Send succeeded, else why it was given up. The agent
+	// loop uses it to finish the inbound message the answer answers. It is
+	// never serialised.
+	Sent func(err error) `json:"-"`
+}
+
+// Settle reports the end of the message's delivery to Sent, if set.
+func (m OutboundMessage) Settle(err error) {
+	if m.Sent != nil {
+		m.Sent(err)
+	}
 }

@@ -51,8 +51,11 @@ func (m *Manager) work(ctx context.Context, mc *managed) {
 	for {
 		select {
 		case msg := <-mc.queue:
-			if attempts, err := m.send(ctx, mc, msg); err != nil {
+			attempts, err := m.send(ctx, mc, msg)
+			if err != nil {
 				m.report(msg, attempts, err)
+			} else {
+				msg.Settle(nil)
 			}
 			m.outstanding.Done()
 		case <-ctx.Done():
@@ -69,12 +72,18 @@ func (m *Manager) Send(ctx context.Context, msg bus.OutboundMessage) error {
 	mc, ok := m.channels[msg.Channel]
 	m.mu.Unlock()
 	if !ok {
-		return &DispatchError{Channel: msg.Channel, ChatID: msg.ChatID,
+		de := &DispatchError{Channel: msg.Channel, ChatID: msg.ChatID,
 			Err: fmt.Errorf("%w %q", ErrUnknownChannel, msg.Channel)}
+		msg.Settle(de)
+		return de
 	}
-	if attempts, err := m.send(ctx, mc, msg); err != nil {
-		return &DispatchError{Channel: msg.Channel, ChatID: msg.ChatID, Attempts: attempts, Err: err}
+	attempts, err := m.send(ctx, mc, msg)
+	if err != nil {
+		de := &DispatchError{Channel: msg.Channel, ChatID: msg.ChatID, Attempts: attempts, Err: err}
+		msg.Settle(de)
+		return de
 	}
+	msg.Settle(nil)
 	return nil
 }
 
@@ -104,8 +113,11 @@ func (m *Manager) send(ctx context.Context, mc *managed, msg bus.OutboundMessage
 	}
 }
 
+// report logs a message that was not delivered, tells OnDispatchError and
+// settles the message with the error.
 func (m *Manager) report(msg bus.OutboundMessage, attempts int, err error) {
 	de := &DispatchError{Channel: msg.Channel, ChatID: msg.ChatID, Attempts: attempts, Err: err}
+	defer msg.Settle(de)
 	m.cfg.Logger.Error("outbound message not delivered", "channel", msg.Channel,
 		"chat_id", msg.ChatID, "attempts", attempts, "err", err)
 	if m.cfg.OnDispatchError != nil {

@@ -73,8 +73,18 @@ func (a *convAgent) stop(t *testing.T) {
 	require.NoError(t, a.Stop(ctx))
 }
 
-// next returns the next inbound message on the agent's bus.
+// next returns the next inbound message on the agent's bus, finished with
+// (bus.InboundMessage.Done), as an agent that handled it at once.
 func (a *convAgent) next(t *testing.T) bus.InboundMessage {
+	t.Helper()
+	in := a.take(t)
+	in.Done()
+	return in
+}
+
+// take returns the next inbound message on the agent's bus, which the
+// agent is still working on.
+func (a *convAgent) take(t *testing.T) bus.InboundMessage {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)
 	defer cancel()

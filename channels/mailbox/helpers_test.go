@@ -114,8 +114,18 @@ func (e *env) startAgent(t *testing.T, id string, mods ...func(*mailbox.Config))
 	return e.start(t, cfg, mailbox.Options{})
 }
 
-// consume returns the next inbound message on the agent's bus.
+// consume returns the next inbound message on the agent's bus, finished
+// with (bus.InboundMessage.Done), as an agent that handled it at once.
 func (a *agent) consume(t *testing.T) bus.InboundMessage {
+	t.Helper()
+	in := a.take(t)
+	in.Done()
+	return in
+}
+
+// take returns the next inbound message on the agent's bus, which the
+// agent is still working on.
+func (a *agent) take(t *testing.T) bus.InboundMessage {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)
 	defer cancel()

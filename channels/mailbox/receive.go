@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/bus"
@@ -29,8 +30,10 @@ import (
 //	            message      onMessage (message.go) plain, request, reply
 //	bus       the verdict's InboundMessage is published (routed to the
 //	          conversation a delegated task began in, for its updates)
-//	ack       the delivery is acknowledged, unless it is held: a task until
-//	          it ends (FinishTask), a request until it is answered (Post)
+//	ack       the delivery is acknowledged when the agent is done with it
+//	          (bus.InboundMessage.Done, after its turn and answer), or when
+//	          it ends if it is held: a task (FinishTask), a request when it
+//	          is answered (Post); at once when nothing goes to the agent
 
 // verdict is what a handler decides about one delivery.
 type verdict struct {
@@ -109,6 +112,9 @@ func (c *Channel) handle(ctx context.Context, d *store.Delivery) error {
 
 	// bus
 	if v.publish {
+		if !v.hold {
+			v.in.Ack = c.ackWhenDone(d, v.sweep)
+		}
 		if err := c.Bus().PublishInbound(ctx, v.in); err != nil {
 			if v.undo != nil {
 				v.undo()
@@ -116,19 +122,39 @@ func (c *Channel) handle(ctx context.Context, d *store.Delivery) error {
 			return err
 		}
 		c.recordMessage(ctx, store.EventDelivered, m, "")
+		return nil // acknowledged when the agent is done with it, or when it ends (held)
 	}
 
-	// ack
-	if v.hold {
-		return nil
-	}
+	// ack: nothing for the agent (a duplicate, a rejected task)
+	return c.finish(ctx, d, v.sweep)
+}
+
+// finish acknowledges d and archives the messages of task sweep, if any.
+func (c *Channel) finish(ctx context.Context, d *store.Delivery, sweep string) error {
 	if err := c.inbox.Ack(ctx, d); err != nil {
 		return err
 	}
-	if v.sweep != "" {
-		tasks.Sweep(ctx, c.inbox, v.sweep, c.Logger())
+	if sweep != "" {
+		tasks.Sweep(ctx, c.inbox, sweep, c.Logger())
 	}
 	return nil
+}
+
+// ackWhenDone is the bus.InboundMessage.Ack of delivery d: the agent says
+// it has finished with the message, and only then is it acknowledged (so a
+// crash or a stop mid-turn brings it back). A second call does nothing.
+func (c *Channel) ackWhenDone(d *store.Delivery, sweep string) func() {
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
+			defer cancel()
+			if err := c.finish(ctx, d, sweep); err != nil {
+				c.Logger().Warn("handled message not acknowledged; it comes back on restart",
+					"id", d.Message.ID, "from", d.Message.From, "err", err)
+			}
+		})
+	}
 }
 
 // refusal returns why m is not admitted ("" when it is): a sender outside

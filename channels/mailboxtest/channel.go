@@ -100,11 +100,13 @@ func (a *agent) stop(t *testing.T) {
 	}
 }
 
-// recv returns the next inbound message on the agent's bus.
+// recv returns the next inbound message on the agent's bus, finished
+// with (bus.InboundMessage.Done), as an agent that handled it at once.
 func (a *agent) recv(t *testing.T) bus.InboundMessage {
 	t.Helper()
 	in, err := a.bus.ConsumeInbound(testkit.Ctx(t))
 	require.NoError(t, err, "inbound message for %s", a.ch.AgentID())
+	in.Done()
 	return in
 }
 

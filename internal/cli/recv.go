@@ -19,10 +19,6 @@ import (
 // stopTimeout bounds a clean stop of the channels.
 const stopTimeout = 10 * time.Second
 
-// ackTimeout bounds the wait, before stopping, for the store to record the
-// last message printed as processed.
-const ackTimeout = 5 * time.Second
-
 func (a *app) recvCommand() *cobra.Command {
 	var (
 		count   int
@@ -40,8 +36,11 @@ agentId is AGENT, else the defaults on the configured store (the section's
 backend, nats and mailboxesRoot keys); --root puts the mailbox on the
 filesystem store in that folder.
 
-Recv is a debugging receiver: it answers nothing. Messages it prints are
-moved to processed/. A task is accepted (the sender gets a task_update
+Recv is a debugging receiver: it answers nothing. A message is moved to
+processed/ once it is printed, and only then: it takes exactly the
+messages it prints (one it was handed but did not print, when --count is
+reached or recv is killed, stays claimed and comes back on the next
+start). A task is accepted (the sender gets a task_update
 "accepted") and printed, but never finished: it stays claimed and comes
 back when AGENT's inbox is next opened; so does a request that expects a
 reply, until it is answered (send --from AGENT --reply-to ID): then it is
@@ -85,10 +84,9 @@ func (a *app) recv(ctx context.Context, agent string, count int, jsonOut bool) e
 	if err != nil {
 		return err
 	}
-	acks := newAckLog(64)
-	b := bus.New(1) // the channel hands over at most one message ahead of what was printed
+	b := bus.New(1)
 	defer b.Close()
-	ch, err := mailbox.New(cfg, b, mailbox.Options{Logger: a.logger(slog.LevelWarn), Observer: acks.observe})
+	ch, err := mailbox.New(cfg, b, mailbox.Options{Logger: a.logger(slog.LevelWarn)})
 	if err != nil {
 		return err
 	}
@@ -97,7 +95,10 @@ func (a *app) recv(ctx context.Context, agent string, count int, jsonOut bool) e
 	}
 	fmt.Fprintf(a.env.Stderr, "listening as %s in %s (Ctrl-C to stop)\n", agent, where)
 
-	var last *meta.Meta // the last message printed
+	// Each message is acknowledged (moved to processed/) once it is
+	// printed, and only then: one taken but not printed — the channel may
+	// hand over one ahead, and SIGKILL may come at any time — stays
+	// claimed and comes back on the next start.
 	printed := 0
 	var printErr error
 	for count == 0 || printed < count {
@@ -105,65 +106,16 @@ func (a *app) recv(ctx context.Context, agent string, count int, jsonOut bool) e
 		if err != nil {
 			break // ctx ended: SIGINT or SIGTERM
 		}
-		if count > 0 && printed == count-1 {
-			plug(b) // the last one: keep the channel from handing over another
-		}
 		if printErr = a.printInbound(in, jsonOut); printErr != nil {
 			a.reportUnprinted(in, "stdout was closed")
 			break
 		}
+		in.Done()
 		printed++
-		last, _ = meta.Of(in.Metadata)
-	}
-
-	// Let the store move the last message printed to processed/ before
-	// the channel stops (a task, and a request owed a reply, stay claimed
-	// by design: skip them).
-	if last != nil && !last.IsTask() && !last.ExpectsReply {
-		wait, cancel := context.WithTimeout(context.WithoutCancel(ctx), ackTimeout)
-		acks.wait(wait, last.MessageID)
-		cancel()
 	}
 	stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopTimeout)
 	defer cancel()
-	stopErr := ch.Stop(stop)
-	// Messages the channel handed over after the loop ended were received
-	// (and may be processed already): print them, up to --count.
-	b.Close()
-	for {
-		in, err := b.ConsumeInbound(context.Background())
-		if err != nil {
-			break
-		}
-		if in.Channel == plugChannel {
-			continue
-		}
-		if count > 0 && printed >= count {
-			a.reportUnprinted(in, fmt.Sprintf("--count %d was reached", count))
-			continue
-		}
-		if printErr != nil {
-			a.reportUnprinted(in, "stdout was closed")
-		} else if printErr = a.printInbound(in, jsonOut); printErr != nil {
-			a.reportUnprinted(in, "stdout was closed")
-		}
-		printed++
-	}
-	return errors.Join(printErr, stopErr)
-}
-
-// plugChannel marks the placeholder plug puts on the bus.
-const plugChannel = "switchboard-recv-plug"
-
-// plug fills the bus's one free place, if it is still free, with a
-// placeholder, so that the channel's next hand-over waits, and is undone
-// by Stop: that message stays claimed and comes back on the next start,
-// instead of being processed unseen. If the channel was quicker, its
-// message is reported after the stop.
-func plug(b *bus.Bus) {
-	done, cancel := context.WithCancel(context.Background())
-	cancel() // publish only if there is room now
-	_ = b.PublishInbound(done, bus.InboundMessage{Channel: plugChannel})
+	return errors.Join(printErr, ch.Stop(stop))
 }
 
 // recvConfig is the channel config for agent: the file's mailbox section
