@@ -65,6 +65,9 @@ func Decode(r io.Reader, maxBytes int64) (*Message, error) {
 
 // DecodeBytes decodes and validates one message held in data.
 func DecodeBytes(data []byte) (*Message, error) {
+	if !handWritten {
+		return decodeStd(data)
+	}
 	m, ok := decodeFast(data)
 	if !ok {
 		return decodeStd(data)
@@ -213,6 +216,9 @@ func Validate(m *Message) error {
 // lists (never null), metadata as an object, reply_to null when empty;
 // indented by two spaces, as in nanobot's message files.
 func Encode(m *Message) ([]byte, error) {
+	if !handWritten {
+		return encodeStd(m)
+	}
 	compact, ok := encodeCompactFast(m)
 	if !ok {
 		return encodeStd(m)
@@ -227,6 +233,9 @@ func encodeStd(m *Message) ([]byte, error) { return json.MarshalIndent(wireForm(
 // for transports no one reads by eye (NATS), where it is cheaper to make
 // and to decode. Decode reads both forms.
 func EncodeCompact(m *Message) ([]byte, error) {
+	if !handWritten {
+		return encodeCompactStd(m)
+	}
 	if out, ok := encodeCompactFast(m); ok {
 		return out, nil
 	}

@@ -22,4 +22,8 @@
 // odd number, a value encoding/json refuses) and leave it to encoding/json,
 // which stays the reference: for every input the result is the same
 // message, the same error or the same bytes (FuzzDecodeFast, FuzzEncodeFast).
+// They are kept because they pay for themselves end to end (docs/codec.md);
+// building with -tags envelope_stdjson turns them off (codec_select.go), so
+// that the whole module runs on encoding/json alone and the comparison can
+// be made again.
 package envelope
