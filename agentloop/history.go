@@ -116,6 +116,27 @@ func (h *history) window(n int) []Message {
 	return h.msgs[start:]
 }
 
+// answerOf looks for the user message of inbound id: recorded says it is
+// in the history, and answer is the last assistant message after it (before
+// the next user message), when there is one.
+func (h *history) answerOf(id string) (answer string, recorded, answered bool) {
+	for i := len(h.msgs) - 1; i >= 0; i-- {
+		if h.msgs[i].Role != RoleUser || h.msgs[i].InboundID != id {
+			continue
+		}
+		for _, m := range h.msgs[i+1:] {
+			if m.Role == RoleUser {
+				break
+			}
+			if m.Role == RoleAssistant {
+				answer, answered = m.Content, true
+			}
+		}
+		return answer, true, answered
+	}
+	return "", false, false
+}
+
 // append records msgs in memory and appends them to the file.
 func (hs *histories) append(h *history, msgs []Message) error {
 	h.keep(msgs...)

@@ -23,6 +23,9 @@ type Loop struct {
 	log     *slog.Logger
 	history *histories
 	running atomic.Bool
+	// taken and finished count the messages taken off the bus and those
+	// whose turn ran to its end (see Unfinished).
+	taken, finished atomic.Int64
 }
 
 // New checks cfg (see Config) and returns a Loop. The workspace is created
@@ -57,7 +60,12 @@ func (l *Loop) Run(ctx context.Context) error {
 		return ErrRunning
 	}
 	defer l.running.Store(false)
-	s := newScheduler(l.cfg.MaxConcurrentSessions, l.cfg.QueueSize, l.handle)
+	s := newScheduler(l.cfg.MaxConcurrentSessions, l.cfg.QueueSize, func(ctx context.Context, in bus.InboundMessage) {
+		l.handle(ctx, in)
+		if ctx.Err() == nil {
+			l.finished.Add(1)
+		}
+	})
 	defer s.wait()
 	for {
 		in, err := l.cfg.Bus.ConsumeInbound(ctx)
@@ -67,11 +75,19 @@ func (l *Loop) Run(ctx context.Context) error {
 		if err != nil {
 			return err
 		}
+		l.taken.Add(1)
 		if err := s.dispatch(ctx, in); err != nil {
 			return err
 		}
 	}
 }
+
+// Unfinished returns how many messages the loop took off the bus and did
+// not run to the end of their turn: turns cut short when Run's context
+// ended, and messages still queued then. Their channels keep them (they
+// were never finished, see bus.InboundMessage.Done) and hand them over
+// again on the next start.
+func (l *Loop) Unfinished() int { return int(l.taken.Load() - l.finished.Load()) }
 
 // Judge decides whether this agent accepts a task delegated to it: the
 // provider's TaskJudge decides when it has one, otherwise every task is

@@ -62,6 +62,10 @@ type Message struct {
 	ToolCalls []ToolCall `json:"tool_calls,omitempty"`
 	// ToolCallID is, for RoleTool, the id of the call this message answers.
 	ToolCallID string `json:"tool_call_id,omitempty"`
+	// InboundID is, for a RoleUser message, the channel's id of the
+	// message it records (bus.InboundMessage.ID): a message handed over
+	// again after a crash is answered from the history, not asked again.
+	InboundID string `json:"inbound_id,omitempty"`
 }
 
 // ToolCall is one tool invocation asked for by the model.

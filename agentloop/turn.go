@@ -35,7 +35,19 @@ func (l *Loop) handle(ctx context.Context, in bus.InboundMessage) {
 	k, content := classify(in)
 	key := in.SessionKey()
 	h := l.history.get(key)
-	user := Message{Role: RoleUser, Content: content, Name: in.SenderID}
+	user := Message{Role: RoleUser, Content: content, Name: in.SenderID, InboundID: in.ID}
+	if in.Redelivered && in.ID != "" {
+		// Handled before a crash or a stop, and not finished then: send the
+		// recorded answer again rather than ask the model again.
+		if answer, recorded, answered := h.answerOf(in.ID); answered {
+			l.log.Info("answered already; sending the recorded answer", "session", key, "id", in.ID)
+			l.send(ctx, in, k, answer, maps.Clone(in.Metadata), key)
+			return
+		} else if recorded && k == meta.KindRecordOnly {
+			in.Done()
+			return
+		}
+	}
 	if k == meta.KindRecordOnly {
 		if err := l.history.append(h, []Message{user}); err != nil {
 			l.log.Error("history not saved; the message comes back on restart", "session", key, "err", err)
@@ -63,7 +75,18 @@ func (l *Loop) handle(ctx context.Context, in bus.InboundMessage) {
 	if err := l.history.append(h, msgs); err != nil {
 		l.log.Error("history not saved", "session", key, "err", err)
 	}
-	if turn.Answered() || reply == "" && k != meta.KindTask {
+	if turn.Answered() {
+		in.Done()
+		return
+	}
+	l.send(ctx, in, k, reply, md, key)
+}
+
+// send publishes reply as the answer to in, and finishes with in once it
+// is delivered. An empty reply (to anything but a task) is no answer: in
+// is finished at once.
+func (l *Loop) send(ctx context.Context, in bus.InboundMessage, k meta.Kind, reply string, md map[string]any, key string) {
+	if reply == "" && k != meta.KindTask {
 		in.Done()
 		return
 	}

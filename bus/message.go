@@ -24,6 +24,14 @@ type InboundMessage struct {
 	SessionKeyOverride string `json:"session_key_override,omitempty"`
 	// Timestamp is when the message was received (or sent, when known).
 	Timestamp time.Time `json:"timestamp"`
+	// ID is the channel's own id of the message, when it has one (the
+	// mailbox message's id, the chat platform's message id): the consumer
+	// recognises a message handed over again by it.
+	ID string `json:"id,omitempty"`
+	// Redelivered is set on a message the channel may have handed over
+	// before (it was not finished then: a crash, a stop); the consumer
+	// looks for an answer it already made to ID before working on it again.
+	Redelivered bool `json:"redelivered,omitempty"`
 	// Ack, when set, is how the consumer tells the channel that it has
 	// finished with the message: call Done. Until then the channel keeps
 	// the message where it comes back after a crash or a stop (a mailbox

@@ -43,8 +43,9 @@ func (h *Host) Run(ctx context.Context) error {
 //     Feishu stub answers its webhook 503);
 //  2. the loop answers everything already received and ends, and the
 //     answers are sent — both within the stop timeout; past it, the turns still
-//     in progress are abandoned (a mailbox task comes back on the next
-//     start) and unsent answers are reported;
+//     in progress are abandoned: their messages were never acknowledged, so
+//     they come back on the next start, and Stop's error (ErrUnfinished)
+//     says how many;
 //  3. the channels stop (the mailbox marks the agent offline) within
 //     another stop timeout, and the bus is closed.
 //
@@ -99,9 +100,19 @@ func (h *Host) finish(cancelLoop context.CancelFunc, loopDone <-chan struct{}) e
 	}
 	cancelLoop()
 	<-loopDone
+	unfinished := h.loop.Unfinished() + h.bus.InboundDepth()
 	_ = h.bus.Close() // nothing publishes answers now: the dispatcher ends once it has taken them all
 	if err := h.manager.Drain(ctx); err != nil {
 		h.log.Warn("answers not sent before the stop; the channels report them", "err", err)
 	}
+	if unfinished > 0 {
+		return errors.Join(intakeErr, fmt.Errorf("%w: %d message(s) not answered within %s; they stay with their channels (claimed in the mailbox) and are handled on the next start",
+			ErrUnfinished, unfinished, h.stopTimeout))
+	}
 	return intakeErr
 }
+
+// ErrUnfinished is wrapped by the error of a Stop that could not finish
+// every message it had taken in before its deadline. Nothing is lost:
+// those messages were never acknowledged.
+var ErrUnfinished = errors.New("stopped with work unfinished")

@@ -25,10 +25,11 @@ import (
 )
 
 // The host is stopped while its loop is busy with one message and a second
-// one is already on the bus (taken from the inbox and acknowledged), and a
+// one is already on the bus (taken from the inbox, not acknowledged), and a
 // third arrives once the intake has stopped: the first two are answered
-// before the host stops, the third waits in the inbox and is answered
-// after the next start. Nothing is acknowledged and then lost.
+// (and only then acknowledged) before the host stops, the third waits in
+// the inbox and is answered after the next start. Nothing is acknowledged
+// and then lost.
 func TestHostStopAnswersWhatItReceived(t *testing.T) {
 	w := newWorld(t)
 	st, err := fsstore.Open(fsstore.Options{Root: w.root})
@@ -42,8 +43,8 @@ func TestHostStopAnswersWhatItReceived(t *testing.T) {
 	first := sendAs(t, st, "boss", "coder", "count words in first second third")
 	waitClosed(t, gate.entered, "the turn of the first message")
 	second := sendAs(t, st, "boss", "coder", "count words in x y")
-	events.await(t, "the second message acknowledged", func(ev store.Event) bool {
-		return ev.Kind == store.EventProcessed && ev.MessageID == second
+	events.await(t, "the second message on the bus", func(ev store.Event) bool {
+		return ev.Kind == store.EventDelivered && ev.MessageID == second
 	})
 
 	stopped := make(chan error, 1)

@@ -10,15 +10,19 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox/view"
 )
 
-// onMessage is the handler of a plain message. A request (expects_reply)
-// is held until this agent answers it, unless a reply is stored already
-// (sent before a restart, or by another process). A reply to a task or
+// onMessage is the handler of a plain message. A message handed over
+// again after a crash or a stop that this agent had answered already (a
+// reply to it is stored) is acknowledged and not handed to the agent again.
+// A request (expects_reply) is held until this agent answers it. A reply to a task or
 // request this agent sent is routed to the conversation it began in.
 func (c *Channel) onMessage(ctx context.Context, d *store.Delivery, mt meta.Meta, in bus.InboundMessage) (verdict, error) {
 	m := d.Message
 	held := holdsForReply(m)
-	if held && d.Redelivered && c.storedReply(ctx, view.PendingFromMessage(m)) {
-		return verdict{}, nil // answered already: owed nothing
+	if d.Redelivered && m.ReplyTo == "" && c.storedReply(ctx, view.PendingFromMessage(m)) {
+		// Answered before a restart (the answer was sent, the message not
+		// yet acknowledged), or by another process on this agent's behalf:
+		// owed nothing, and not handed to the agent again.
+		return verdict{}, nil
 	}
 	if m.ReplyTo != "" {
 		rec, ok := c.sent.LookupMessage(m.ReplyTo, m.From)

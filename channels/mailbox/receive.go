@@ -174,13 +174,15 @@ func (c *Channel) refusal(m *envelope.Message) string {
 // channel "mailbox", chat id = the sender.
 func (c *Channel) toInbound(m *envelope.Message, mt meta.Meta) bus.InboundMessage {
 	return bus.InboundMessage{
-		Channel:   ChannelName,
-		SenderID:  m.From,
-		ChatID:    m.From,
-		Content:   contentOf(m),
-		Media:     filePaths(m),
-		Metadata:  meta.With(nil, mt),
-		Timestamp: m.Timestamp.Time,
+		Channel:     ChannelName,
+		SenderID:    m.From,
+		ChatID:      m.From,
+		Content:     contentOf(m),
+		Media:       filePaths(m),
+		Metadata:    meta.With(nil, mt),
+		Timestamp:   m.Timestamp.Time,
+		ID:          m.ID,
+		Redelivered: mt.Redelivered,
 	}
 }
 

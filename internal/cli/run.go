@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"log/slog"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -12,8 +13,9 @@ import (
 
 // runCommand is the host: channels, agent loop and provider from config.
 func (a *app) runCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "run [--config FILE]",
+	var stopTimeout float64
+	cmd := &cobra.Command{
+		Use:   "run [--config FILE] [--stop-timeout SECONDS]",
 		Short: "Run a host: the enabled channels and the agent loop, until SIGINT/SIGTERM",
 		Long: `Run starts an agent from its config file alone: every channel the config
 enables (channels.mailbox, channels.feishu: the Feishu stub), and the agent
@@ -32,19 +34,28 @@ url, credentials, ...).
 It logs to stderr, one line per event, and runs until SIGINT or SIGTERM.
 Then it stops taking in messages (new mailbox mail stays in the inbox, the
 Feishu webhook answers 503), lets the loop answer what it had received and
-sends the answers (within 10 seconds), stops the channels (within 10
-seconds; the mailbox marks the agent offline) and exits 0. --root, when
-given, replaces channels.mailbox.mailboxesRoot.`,
+sends the answers (within --stop-timeout, 10 seconds by default), stops the
+channels (within as long again; the mailbox marks the agent offline) and
+exits 0. A message is acknowledged only once its answer is sent: one whose
+turn did not finish in time, or that was in hand when the process was
+killed, stays claimed and is answered after the next start; run then exits
+1 and says how many. --root, when given, replaces
+channels.mailbox.mailboxesRoot.`,
 		Example: `  switchboard run --config ~/.nanobot/coder.json
   NANOBOT_CHANNELS__MAILBOX__AGENT_ID=coder2 switchboard run --config coder.json`,
 		Args: exactArgs(),
 		RunE: a.action(func(cmd *cobra.Command, _ []string) error {
-			return a.runHost(cmd.Context())
+			if stopTimeout <= 0 || stopTimeout > 3600 {
+				return usagef("--stop-timeout %v: want a number of seconds above 0, at most 3600", stopTimeout)
+			}
+			return a.runHost(cmd.Context(), time.Duration(stopTimeout*float64(time.Second)))
 		}),
 	}
+	cmd.Flags().Float64Var(&stopTimeout, "stop-timeout", 10, "seconds to finish the turns in hand on SIGINT/SIGTERM, and again to stop the channels")
+	return cmd
 }
 
-func (a *app) runHost(ctx context.Context) error {
+func (a *app) runHost(ctx context.Context, stopTimeout time.Duration) error {
 	s, err := a.settings()
 	if err != nil {
 		return err
@@ -54,7 +65,7 @@ func (a *app) runHost(ctx context.Context) error {
 		sec.Raw["mailboxesRoot"] = a.root
 	}
 	logger := a.logger(slog.LevelInfo)
-	h, err := host.New(cfg, host.Options{Logger: logger, Environ: a.env.Environ})
+	h, err := host.New(cfg, host.Options{Logger: logger, Environ: a.env.Environ, StopTimeout: stopTimeout})
 	if err != nil {
 		return err
 	}
