@@ -1,3 +1,5 @@
+//go:build linux || openbsd || dragonfly || solaris
+
 package cli
 
 import (
