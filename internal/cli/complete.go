@@ -132,7 +132,7 @@ func (a *app) readDescriptions(ctx context.Context) map[string]string {
 // empty map.
 func registryDescriptions(path string) map[string]string {
 	out := map[string]string{}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|noFollow|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return out
 	}

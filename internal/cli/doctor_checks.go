@@ -207,7 +207,7 @@ func (d *doctorRun) checkRejected(agent string) {
 
 // quarantineReason reads the reason of a reason file.
 func quarantineReason(path string) string {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|noFollow|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return "no reason recorded"
 	}

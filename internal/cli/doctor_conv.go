@@ -2,11 +2,9 @@ package cli
 
 import (
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/audit"
@@ -196,13 +194,4 @@ func messageFiles(dir string) []messageFile {
 		out = append(out, messageFile{path: filepath.Join(dir, e.Name()), mod: fi.ModTime(), claimed: changeTime(fi)})
 	}
 	return out
-}
-
-// changeTime is when the file's inode last changed (a rename sets it),
-// else its modification time.
-func changeTime(fi fs.FileInfo) time.Time {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return time.Unix(st.Ctim.Sec, st.Ctim.Nsec)
-	}
-	return fi.ModTime()
 }

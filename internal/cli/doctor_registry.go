@@ -22,7 +22,7 @@ func (d *doctorRun) checkRegistry() map[string]envelope.Card {
 		d.add(finding{Check: "registry", Severity: severityError, Path: path, Detail: detail})
 		return nil
 	}
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|noFollow|syscall.O_NONBLOCK, 0)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		return nil // no agent registered yet

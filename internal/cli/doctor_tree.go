@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 )
@@ -182,13 +181,4 @@ func agentOf(rel string, e fs.DirEntry) string {
 func inInbox(rel string) bool {
 	parts := strings.Split(rel, string(filepath.Separator))
 	return len(parts) == 3 && parts[1] == "inbox"
-}
-
-// ownerOf returns the uid that owns fi's file.
-func ownerOf(fi fs.FileInfo) (int, bool) {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return 0, false
-	}
-	return int(st.Uid), true
 }

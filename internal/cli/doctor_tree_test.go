@@ -3,7 +3,6 @@ package cli
 import (
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -70,7 +69,7 @@ func TestDoctorForeign(t *testing.T) {
 	tr.write("b/inbox/1_a.msg.json", message)
 	require.NoError(t, os.Symlink("/etc/passwd", filepath.Join(tr.root, "b", "processed", "2_a.msg.json")))
 	require.NoError(t, os.Symlink("/etc/passwd", filepath.Join(tr.root, "b", "inbox", "3_a.msg.json"))) // the inbox check's
-	require.NoError(t, syscall.Mkfifo(filepath.Join(tr.root, "b", "pipe"), 0o600))
+	mkfifo(t, filepath.Join(tr.root, "b", "pipe"))
 
 	all := tr.doctor()
 	got := problems(all, "foreign")

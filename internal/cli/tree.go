@@ -76,7 +76,7 @@ func readTree(root string, maxBytes int64) ([]storedMessage, error) {
 // symlink, without blocking on a FIFO and without reading more than
 // maxBytes.
 func readMessageFile(path string, maxBytes int64) (*envelope.Message, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|noFollow|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}

@@ -125,7 +125,7 @@ func openAll(dir string) ([]*os.File, error) {
 	}
 	var files []*os.File
 	for _, p := range paths {
-		fh, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+		fh, err := os.OpenFile(p, os.O_RDONLY|noFollow|syscall.O_NONBLOCK, 0)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // rotated away meanwhile
 		}

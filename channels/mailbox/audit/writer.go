@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
-	"syscall"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
@@ -87,8 +86,11 @@ type Writer struct {
 
 // Open returns a Writer for the log in dir (which must exist). It touches
 // nothing until the first Append, so a process that only reads the
-// mailbox leaves no trace.
+// mailbox leaves no trace. On windows it fails with ErrUnsupportedPlatform.
 func Open(dir string, opts Options) (*Writer, error) {
+	if err := checkPlatform(); err != nil {
+		return nil, err
+	}
 	opts.setDefaults()
 	fi, err := os.Stat(dir)
 	if err == nil && !fi.IsDir() {
@@ -129,7 +131,7 @@ func (w *Writer) Locked(fn func() *store.Event) error {
 		fn()
 		return err
 	}
-	defer flock(w.lock, syscall.LOCK_UN) // closing the file would release it too
+	defer unlock(w.lock) // closing the file would release it too
 	ev := fn()
 	if ev == nil {
 		return nil
@@ -162,13 +164,13 @@ func (w *Writer) Locked(fn func() *store.Event) error {
 // holds w.mu.
 func (w *Writer) lockFile() error {
 	if w.lock == nil {
-		lock, err := os.OpenFile(filepath.Join(w.dir, lockName), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+		lock, err := os.OpenFile(filepath.Join(w.dir, lockName), os.O_RDWR|os.O_CREATE|noFollow, 0o600)
 		if err != nil {
 			return fmt.Errorf("audit log: %w", err)
 		}
 		w.lock = lock
 	}
-	if err := flock(w.lock, syscall.LOCK_EX); err != nil {
+	if err := lockExclusive(w.lock); err != nil {
 		return fmt.Errorf("audit log: lock: %w", err)
 	}
 	return nil
@@ -212,7 +214,7 @@ func (w *Writer) reopen() (int64, error) {
 		w.f.Close()
 		w.f = nil
 	}
-	f, err := os.OpenFile(w.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	f, err := os.OpenFile(w.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|noFollow, 0o600)
 	if err != nil {
 		return 0, fmt.Errorf("audit log: open %s: %w", w.path, err)
 	}
@@ -282,21 +284,4 @@ func rotated(path string, i int) string {
 		return path
 	}
 	return path + "." + strconv.Itoa(i)
-}
-
-func inode(fi fs.FileInfo) uint64 {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return st.Ino
-	}
-	return 0
-}
-
-// flock applies op to f, retrying when a signal interrupts the wait.
-func flock(f *os.File, op int) error {
-	for {
-		err := syscall.Flock(int(f.Fd()), op)
-		if !errors.Is(err, syscall.EINTR) {
-			return err
-		}
-	}
 }

@@ -47,11 +47,6 @@ func (s *scanner) literal(word string) bool {
 	return true
 }
 
-// null consumes a null if one is next, after white space.
-func (s *scanner) null() bool {
-	return s.skipSpace() == 'n' && s.literal("null")
-}
-
 // enter consumes the opening byte of an object or array.
 func (s *scanner) enter(open byte) bool {
 	if s.skipSpace() != open || s.depth >= maxDepth {

@@ -5,13 +5,9 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	"github.com/google/uuid"
 )
-
-// noFollow makes open refuse a symlink as the last path element.
-const noFollow = syscall.O_NOFOLLOW
 
 // writeFileAtomic writes data to a uniquely named temp file beside path
 // (created exclusively, mode 0600), optionally fsyncs it, and renames it

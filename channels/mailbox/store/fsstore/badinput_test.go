@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -71,13 +70,13 @@ func TestUnusableInboxEntriesAreQuarantined(t *testing.T) {
 	writeRaw(t, inbox, early+"a_oversized.msg.json", []byte(strings.Repeat(" ", 5000)))
 	require.NoError(t, os.Symlink(outside, filepath.Join(inbox, early+"b_symlink.msg.json")))
 	require.NoError(t, os.Mkdir(filepath.Join(inbox, early+"c_dir.msg.json"), 0o700))
-	require.NoError(t, syscall.Mkfifo(filepath.Join(inbox, early+"d_fifo.msg.json"), 0o600))
+	mkfifo(t, filepath.Join(inbox, early+"d_fifo.msg.json"))
 	writeRaw(t, inbox, early+"e_empty.msg.json", nil)
 	writeRaw(t, inbox, early+"f_wrongto.msg.json", encoded(t, wrongTo))
 	writeRaw(t, inbox, early+"g_array.msg.json", []byte(`[1, 2]`))
 	writeRaw(t, inbox, "notes.txt", []byte("hello"))
 	writeRaw(t, inbox, ".DS_Store", nil)
-	require.NoError(t, syscall.Mkfifo(filepath.Join(inbox, "fifo-other"), 0o600))
+	mkfifo(t, filepath.Join(inbox, "fifo-other"))
 	require.NoError(t, os.Symlink(filepath.Dir(outside), filepath.Join(inbox, "linkdir")))
 	writeRaw(t, inbox, "1745659200_coder.msg.tmp", []byte(`{"partial`)) // a write in progress
 	good := newMsg("alice", "bob", "good")

@@ -32,31 +32,39 @@ func lockInbox(dir, agentID string) (*os.File, error) {
 		}
 		return nil, fmt.Errorf("lock inbox of %q: %w", agentID, err)
 	}
-	for {
-		err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		if !errors.Is(err, syscall.EINTR) {
-			break
-		}
+	locked, err := tryLock(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock inbox of %q: %w", agentID, err)
 	}
-	if errors.Is(err, syscall.EWOULDBLOCK) {
+	if !locked {
 		holder := readHolder(f)
 		f.Close()
 		return nil, fmt.Errorf("inbox of %q is open in %s (lock %s); stop that process first: %w",
 			agentID, holder, path, store.ErrInboxBusy)
 	}
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("lock inbox of %q: %w", agentID, err)
-	}
-	pid := []byte(strconv.Itoa(os.Getpid()) + "\n")
-	if err := f.Truncate(0); err == nil {
-		_, err = f.WriteAt(pid, 0)
-	}
-	if err != nil {
+	if err := writePID(f, os.Getpid()); err != nil {
+		// Without its pid the file would name a former holder (or none)
+		// to whoever finds the inbox busy: give the lock back instead.
 		f.Close()
 		return nil, fmt.Errorf("lock inbox of %q: write pid: %w", agentID, err)
 	}
 	return f, nil
+}
+
+// pidFile is what writePID needs of the lock file.
+type pidFile interface {
+	Truncate(size int64) error
+	WriteAt(b []byte, off int64) (int, error)
+}
+
+// writePID replaces the content of the lock file with pid and a newline.
+func writePID(f pidFile, pid int) error {
+	if err := f.Truncate(0); err != nil {
+		return err
+	}
+	_, err := f.WriteAt([]byte(strconv.Itoa(pid)+"\n"), 0)
+	return err
 }
 
 // readHolder describes the process named in a held lock file.

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -156,7 +155,7 @@ func TestRegistryNotARegularFile(t *testing.T) {
 	})
 	t.Run("fifo does not hang", func(t *testing.T) {
 		s, _ := openRegistryStore(t)
-		require.NoError(t, syscall.Mkfifo(s.registryPath(), 0o600))
+		mkfifo(t, s.registryPath())
 		_, err := s.Cards(context.Background())
 		assert.ErrorContains(t, err, "not a regular file")
 	})

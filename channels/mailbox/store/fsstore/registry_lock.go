@@ -41,17 +41,16 @@ func (s *Store) lockRegistry(ctx context.Context) (unlock func(), err error) {
 		}
 		return nil, fmt.Errorf("lock registry: %w", err)
 	}
-	fd := int(f.Fd())
 	wait := lockRetryMin
 	var timer *time.Timer
 	for {
-		err := syscall.Flock(fd, syscall.LOCK_EX|syscall.LOCK_NB)
-		if err == nil {
-			break
-		}
-		if !errors.Is(err, syscall.EWOULDBLOCK) && !errors.Is(err, syscall.EINTR) {
+		locked, err := tryLock(f)
+		if err != nil {
 			f.Close()
 			return nil, fmt.Errorf("lock registry %s: %w", path, err)
+		}
+		if locked {
+			break
 		}
 		// Jitter keeps waiting writers from retrying in lock step.
 		d := wait/2 + rand.N(wait/2+1)

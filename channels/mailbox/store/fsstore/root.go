@@ -6,7 +6,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/audit"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
@@ -16,8 +15,12 @@ import (
 // if it is missing. It refuses a root that is writable by group or others
 // or owned by another user, because anyone who can write there can read
 // and forge every agent's mail. Symlinks in the root's own path are
-// resolved once here; nothing below the root is ever followed.
+// resolved once here; nothing below the root is ever followed. On windows
+// it fails with ErrUnsupportedPlatform.
 func Open(opts Options) (*Store, error) {
+	if err := checkPlatform(); err != nil {
+		return nil, err
+	}
 	opts.setDefaults()
 	if opts.Root == "" {
 		return nil, errors.New("open mailbox store: Options.Root is required")
@@ -57,10 +60,10 @@ func checkRoot(root string) error {
 		return fmt.Errorf("mailbox root %s is writable by group or others (mode %04o); run: chmod 700 %s",
 			root, perm, root)
 	}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		if uid := os.Geteuid(); int(st.Uid) != uid {
+	if owner, ok := ownerUID(fi); ok {
+		if uid := os.Geteuid(); owner != uid {
 			return fmt.Errorf("mailbox root %s is owned by uid %d, not by you (uid %d); run: chown %d %s && chmod 700 %s",
-				root, st.Uid, uid, uid, root, root)
+				root, owner, uid, uid, root, root)
 		}
 	}
 	return nil

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
 
@@ -106,7 +105,7 @@ func TestEntryNamedLikeMessageDoesNotStopDelivery(t *testing.T) {
 				require.NoError(t, os.Mkdir(blocker, 0o700))
 				require.NoError(t, os.WriteFile(filepath.Join(blocker, "inside"), []byte("inside"), 0o600))
 			case "fifo":
-				require.NoError(t, syscall.Mkfifo(blocker, 0o600))
+				mkfifo(t, blocker)
 			case "symlink":
 				require.NoError(t, os.Symlink(secret, blocker))
 			}

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"syscall"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -91,15 +90,6 @@ func (l *inboxLock) release(ctx context.Context) error {
 		return fmt.Errorf("release inbox lock: %w", err)
 	}
 	return nil
-}
-
-// alive reports whether a process with pid runs on this host.
-func alive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 func hostname() string {

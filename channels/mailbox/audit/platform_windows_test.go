@@ -1,0 +1,22 @@
+package audit
+
+import (
+	"flag"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// TestMain runs only TestOpenUnsupportedPlatform on windows: Open refuses
+// there, so every other test would fail at its first step.
+func TestMain(m *testing.M) {
+	flag.Parse()
+	_ = flag.Set("test.run", "^TestOpenUnsupportedPlatform$")
+	os.Exit(m.Run())
+}
+
+func TestOpenUnsupportedPlatform(t *testing.T) {
+	_, err := Open(t.TempDir(), Options{})
+	require.ErrorIs(t, err, ErrUnsupportedPlatform)
+}

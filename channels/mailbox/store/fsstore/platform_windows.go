@@ -1,0 +1,20 @@
+package fsstore
+
+import (
+	"io/fs"
+	"os"
+)
+
+// noFollow is zero: windows has no O_NOFOLLOW. Open refuses before any
+// file is opened, so nothing relies on it.
+const noFollow = 0
+
+// checkPlatform refuses: windows lacks the flock and O_NOFOLLOW the
+// folder store relies on.
+func checkPlatform() error { return ErrUnsupportedPlatform }
+
+// tryLock never locks on windows.
+func tryLock(*os.File) (bool, error) { return false, ErrUnsupportedPlatform }
+
+// ownerUID knows no owner on windows.
+func ownerUID(fs.FileInfo) (int, bool) { return 0, false }
