@@ -148,11 +148,11 @@ func (a *app) composeAll(ctx context.Context, ms *mailboxStore, s *settings, fro
 }
 
 // hasInbox is ResolveOptions.HasInbox for the store: whether an agent
-// has an inbox folder (filesystem), or messages stored for it (a store
-// that can list them; nil: none has).
+// has an inbox (a store.InboxFinder, as the filesystem store is), or
+// messages stored for it (a store that can list them; nil: none has).
 func (ms *mailboxStore) hasInbox(ctx context.Context) func(agent string) bool {
-	if ms.fs != nil {
-		return func(agent string) bool { _, ok, _ := ms.fs.HasInbox(agent); return ok }
+	if f, ok := ms.be.(store.InboxFinder); ok {
+		return func(agent string) bool { _, ok, _ := f.HasInbox(agent); return ok }
 	}
 	br, ok := ms.be.(store.Browser)
 	if !ok {
