@@ -15,9 +15,9 @@ import (
 
 // listAgents returns every card with its status and depth, then the agents
 // that have messages waiting but no card, each group sorted by id. A store
-// other than the filesystem one that cannot count the inboxes (no
-// permission to read its history) still lists the cards: warn says why
-// the depths are missing.
+// that counts its inboxes through Browse and cannot (no permission to
+// read its history) still lists the cards: warn says why the depths are
+// missing.
 func listAgents(ctx context.Context, m *mailboxStore, now time.Time, offlineAfter time.Duration, warn func(error)) ([]agentLine, error) {
 	agents, err := view.ListAgents(ctx, m.be, now, offlineAfter, false)
 	if err != nil {
@@ -35,7 +35,7 @@ func listAgents(ctx context.Context, m *mailboxStore, now time.Time, offlineAfte
 		ids = append(ids, ag.AgentID)
 	}
 	depths, known, err := inboxDepths(ctx, m, ids)
-	if err != nil && m.fs == nil && ctx.Err() == nil {
+	if _, counts := m.be.(store.InboxCounter); err != nil && !counts && ctx.Err() == nil {
 		warn(fmt.Errorf("inbox depths not shown: %w", err))
 		depths, known, err = map[string]int{}, false, nil
 	}
@@ -89,19 +89,19 @@ func applyPresence(agents []view.Agent, online []store.Presence) {
 
 // inboxDepths counts the messages waiting in the inbox of each agent of
 // registered and of every agent that has an inbox. known is false when
-// the store cannot count them. On a store other than the filesystem one
-// the depth is what inbox lists there: every message not acknowledged
-// yet, pending or claimed (a broker's inbox takes messages ahead of its
+// the store cannot count them. On a store that cannot count them itself
+// (a store.InboxCounter, as the filesystem store is) the depth is what
+// inbox lists there: every message not acknowledged yet, pending or claimed (a broker's inbox takes messages ahead of its
 // receiver, so a backlog shows as claimed while the agent runs).
 func inboxDepths(ctx context.Context, m *mailboxStore, registered []string) (depths map[string]int, known bool, err error) {
 	depths = map[string]int{}
-	if m.fs != nil {
-		dirs, err := m.fs.Agents()
+	if c, ok := m.be.(store.InboxCounter); ok {
+		dirs, err := c.Agents()
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return nil, false, err
 		}
 		for _, id := range append(slices.Clone(registered), dirs...) {
-			n, err := m.fs.Depth(id)
+			n, err := c.Depth(id)
 			if err != nil && !errors.Is(err, fs.ErrNotExist) {
 				return nil, false, fmt.Errorf("inbox of %s: %w", id, err)
 			}

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
 )
 
 // backendFS is channels.mailbox.backend of the filesystem store.
@@ -19,8 +18,6 @@ type mailboxStore struct {
 	// missing root, a NATS server without the mailbox's stream): there
 	// is nothing to list then, and nothing was created.
 	be store.Backend
-	// fs is be when it is the filesystem store, else nil.
-	fs *fsstore.Store
 	// kind is the backend's name ("fs", "nats", ...).
 	kind string
 	// where names the store for people: the root, or the NATS server.
@@ -47,6 +44,12 @@ func (a *app) backendKind(s *settings) string {
 // created: a store that does not exist yet gives a mailboxStore with a nil
 // be.
 func (a *app) openMailbox(readOnly bool) (*mailboxStore, *settings, error) {
+	return a.openMailboxWith(readOnly, nil)
+}
+
+// openMailboxWith is openMailbox, with tune (if not nil) adjusting the
+// store.Config of a backend other than the filesystem one.
+func (a *app) openMailboxWith(readOnly bool, tune func(*store.Config)) (*mailboxStore, *settings, error) {
 	s, err := a.settings()
 	if err != nil {
 		return nil, nil, err
@@ -63,7 +66,7 @@ func (a *app) openMailbox(readOnly bool) (*mailboxStore, *settings, error) {
 			return nil, nil, err
 		}
 		if st != nil {
-			m.be, m.fs = st, st
+			m.be = st
 		}
 		return m, s, nil
 	}
@@ -73,6 +76,9 @@ func (a *app) openMailbox(readOnly bool) (*mailboxStore, *settings, error) {
 	}
 	sc := cfg.StoreConfig()
 	sc.Logger, sc.NoCreate = a.logger(slog.LevelWarn), readOnly
+	if tune != nil {
+		tune(&sc)
+	}
 	be, err := store.Open(kind, sc)
 	if readOnly && errors.Is(err, store.ErrNoStore) {
 		return m, s, nil
@@ -98,6 +104,15 @@ func (a *app) storeWhere(s *settings) string {
 func (m *mailboxStore) in() string {
 	if m.kind == backendFS {
 		return "under " + m.where
+	}
+	return "on " + m.where
+}
+
+// at says where the store is, after "watching coder's inbox": "in ROOT",
+// "on NATS at URL".
+func (m *mailboxStore) at() string {
+	if m.kind == backendFS {
+		return "in " + m.where
 	}
 	return "on " + m.where
 }

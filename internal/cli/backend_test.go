@@ -31,8 +31,8 @@ func init() {
 
 // A store without the optional abilities: send and agents work; each
 // command that needs an ability it lacks fails with one line naming the
-// command and the ability; watch and doctor say they are for the
-// filesystem store only.
+// command and the ability; doctor says it is for the filesystem store
+// only.
 func TestCommandsOnPlainStore(t *testing.T) {
 	conf := filepath.Join(t.TempDir(), "config.json")
 	require.NoError(t, os.WriteFile(conf, []byte(`{"channels": {"mailbox": {"backend": "plain"}}}`), 0o600))
@@ -67,7 +67,7 @@ func TestCommandsOnPlainStore(t *testing.T) {
 		{[]string{"send", "--from", "coder", "--to", "lead", "--reply-to", id, "--text", "ok"},
 			"send --reply-to: the plain store cannot list stored messages"},
 		{[]string{"log"}, "log: the plain store keeps no audit log that can be read back"},
-		{[]string{"watch"}, `watch works on the filesystem store only, and channels.mailbox.backend is "plain" (pass --root DIR to use a mailbox folder)`},
+		{[]string{"watch"}, "watch: the plain store cannot follow new messages"},
 		{[]string{"doctor"}, `doctor works on the filesystem store only, and channels.mailbox.backend is "plain"`},
 	} {
 		code, out, errOut := run(tt.args...)

@@ -51,9 +51,10 @@ func (a *app) inbox(cmd *cobra.Command, agent string, jsonOut bool) error {
 	defer m.close()
 	var lines []messageLine
 	var writeErr error
+	pl, lists := m.be.(store.PendingLister)
 	switch {
-	case m.fs != nil:
-		err = m.fs.Pending(cmd.Context(), agent, func(name string, msg *envelope.Message, err error) bool {
+	case lists:
+		err = pl.Pending(cmd.Context(), agent, func(name string, msg *envelope.Message, err error) bool {
 			line := newMessageLine(name, msg, err)
 			if jsonOut {
 				writeErr = writeJSON(a.env.Stdout, line)
@@ -95,8 +96,9 @@ func (a *app) inbox(cmd *cobra.Command, agent string, jsonOut bool) error {
 	return w.Flush()
 }
 
-// storedInbox lists agent's messages not yet handled in a store other
-// than the filesystem one: pending and claimed (a broker's inbox holds a
+// storedInbox lists agent's messages not yet handled in a store that
+// cannot list its pending ones itself (no store.PendingLister): pending
+// and claimed (a broker's inbox holds a
 // message until its receiver acknowledges it), oldest first.
 func storedInbox(ctx context.Context, m *mailboxStore, agent string) ([]messageLine, error) {
 	br, err := m.browser("inbox")

@@ -148,11 +148,11 @@ func (a *app) composeAll(ctx context.Context, ms *mailboxStore, s *settings, fro
 }
 
 // hasInbox is ResolveOptions.HasInbox for the store: whether an agent
-// has an inbox folder (filesystem), or messages stored for it (a store
-// that can list them; nil: none has).
+// has an inbox (a store.InboxFinder, as the filesystem store is), or
+// messages stored for it (a store that can list them; nil: none has).
 func (m *mailboxStore) hasInbox(ctx context.Context) func(agent string) bool {
-	if m.fs != nil {
-		return func(agent string) bool { _, ok, _ := m.fs.HasInbox(agent); return ok }
+	if f, ok := m.be.(store.InboxFinder); ok {
+		return func(agent string) bool { _, ok, _ := f.HasInbox(agent); return ok }
 	}
 	br, ok := m.be.(store.Browser)
 	if !ok {

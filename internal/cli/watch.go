@@ -1,16 +1,14 @@
 package cli
 
 import (
-	"context"
-	"errors"
 	"fmt"
-	"io/fs"
-	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
 func (a *app) watchCommand() *cobra.Command {
@@ -45,50 +43,43 @@ allow subscribing to them. --root names a mailbox folder instead.`,
 }
 
 func (a *app) watch(cmd *cobra.Command, agent string, jsonOut bool) error {
-	s, err := a.settings()
+	m, err := a.openWatched()
 	if err != nil {
 		return err
 	}
-	show := func(where string, msg *envelope.Message, readErr error) error {
-		return a.printWatched(where, msg, readErr, jsonOut)
+	defer m.close()
+	w, ok := m.be.(store.Watcher)
+	if !ok {
+		return m.lacks("watch", "cannot follow new messages")
 	}
-	switch kind := a.backendKind(s); kind {
-	case backendFS:
-	case natsstore.BackendName:
-		return a.watchNATS(cmd.Context(), s, agent, show)
-	default:
-		return a.fsOnly("watch")
-	}
-	st, _, err := a.openStore()
-	if err != nil {
-		return err
-	}
-	defer st.Close()
-	ready := func() { // said once nothing new can be missed
-		fmt.Fprintf(a.env.Stderr, "watching %s in %s (Ctrl-C to stop)\n", watched(agent), tilde(st.Root()))
-	}
-	ctx, cancel := context.WithCancel(cmd.Context())
-	defer cancel()
-	var writeErr error
-	err = st.WatchReady(ctx, agent, func(name string, msg *envelope.Message) {
-		if writeErr != nil {
-			return
-		}
-		var readErr error
-		if msg == nil {
-			readErr = whyUnreadable(st.Root(), name, s.mailbox.MaxMessageBytes)
-		}
-		if writeErr = show(name, msg, readErr); writeErr != nil {
-			cancel() // stdout is gone: stop watching
-		}
-	}, ready)
-	if writeErr != nil {
-		return writeErr
-	}
+	err = w.Watch(cmd.Context(), agent, store.WatchFuncs{
+		Arrived: func(got store.Watched) error {
+			return a.printWatched(got.Ref, got.Message, got.Err, jsonOut)
+		},
+		Ready: func() { // said once nothing new can be missed
+			fmt.Fprintf(a.env.Stderr, "watching %s %s (Ctrl-C to stop)\n", watched(agent), m.at())
+		},
+		Notice: func(line string) { fmt.Fprintf(a.env.Stderr, "switchboard: %s\n", oneLine(line)) },
+	})
 	if err != nil && !stopped(cmd.Context(), err) {
 		return err
 	}
 	return nil
+}
+
+// openWatched opens the store watch follows: read-only and for watching
+// only (store.Config.WatchOnly), so that a broker's mailbox whose stream
+// does not exist yet is watched without being created. Where no store
+// exists and the backend cannot watch without one (a missing mailbox
+// root), it is opened as a sender would open it, creating the root (mode
+// 0700) so that it can be followed, as the first agent to start would.
+func (a *app) openWatched() (*mailboxStore, error) {
+	m, _, err := a.openMailboxWith(true, func(c *store.Config) { c.WatchOnly = true })
+	if err != nil || m.be != nil {
+		return m, err
+	}
+	m, _, err = a.openMailbox(false)
+	return m, err
 }
 
 // watched names what watch follows: "every inbox", or "coder's inbox".
@@ -99,13 +90,20 @@ func watched(agent string) string {
 	return agent + "'s inbox"
 }
 
-// whyUnreadable says why the message file at rel (under root), which the
-// store could not read, cannot be read: the file may have been set aside
-// by its receiver meanwhile.
-func whyUnreadable(root, rel string, maxBytes int64) error {
-	_, err := readMessageFile(filepath.Join(root, rel), maxBytes)
-	if err == nil || errors.Is(err, fs.ErrNotExist) {
-		return errors.New("cannot be read (set aside by its receiver)")
+// printWatched prints one message watch saw: a message line with --json,
+// else "TIME FROM → TO [TYPE] TEXT", or "TIME unreadable WHERE: REASON".
+func (a *app) printWatched(where string, msg *envelope.Message, readErr error, jsonOut bool) error {
+	if jsonOut {
+		return writeJSON(a.env.Stdout, newMessageLine(where, msg, readErr))
 	}
+	if msg == nil {
+		_, err := fmt.Fprintf(a.env.Stdout, "%s unreadable %s: %v\n", time.Now().Format(time.TimeOnly), where, readErr)
+		return err
+	}
+	line := msg.Timestamp.Local().Format(time.TimeOnly) + " " + msg.From + " → " + msg.To
+	if msg.Type != envelope.TypeMessage {
+		line += " [" + kindLabel(msg.Type, msg.Task) + "]"
+	}
+	_, err := fmt.Fprintln(a.env.Stdout, strings.TrimSpace(line+" "+summary(msg.Content.Parts)))
 	return err
 }

@@ -46,6 +46,12 @@ type Config struct {
 	// backend creates nothing (no folder, stream or bucket) and fails with
 	// an error wrapping ErrNoStore when there is none.
 	NoCreate bool
+	// WatchOnly asks for a store that will only be watched (Watcher) and
+	// closed, on a mailbox that may not exist yet. A backend that can
+	// watch one (a broker: a subscription needs no stream) opens only
+	// what watching needs, creates nothing and fails every other call;
+	// one that cannot ignores WatchOnly and opens as NoCreate says.
+	WatchOnly bool
 }
 
 // Factory opens a backend from its Config.

@@ -116,3 +116,70 @@ type PresenceLister interface {
 	// Online returns the agents online now, sorted by agent id.
 	Online(ctx context.Context) ([]Presence, error)
 }
+
+// Watcher is a Backend that can follow messages as they arrive, without
+// claiming or changing anything: what `switchboard watch` shows.
+type Watcher interface {
+	// Watch reports each message that arrives in agent's inbox (every
+	// agent's when agent is ""), calling w's functions on the caller's
+	// goroutine, one at a time, until ctx ends (it returns nil then) or
+	// w.Arrived returns an error (it returns that error). Messages
+	// already waiting when Watch starts are not reported; a message
+	// arriving after w.Ready is called is reported once (a backend that
+	// can lose some, say while its connection is down or when it falls
+	// behind, says so through w.Notice). Watch fails at once when it
+	// cannot watch at all (an agent id that is not valid, a store that
+	// is closed, credentials that do not allow it).
+	Watch(ctx context.Context, agent string, w WatchFuncs) error
+}
+
+// WatchFuncs are what a Watcher calls. Nil functions are not called.
+type WatchFuncs struct {
+	// Arrived is called with each new message. A non-nil error ends the
+	// Watch, which returns it (the output is gone, say).
+	Arrived func(Watched) error
+	// Ready is called once, when the watch is in place: nothing that
+	// arrives from then on can be missed for want of a watch.
+	Ready func()
+	// Notice is called with one line, for people, about the watch itself
+	// rather than a message: the connection was lost, it is back,
+	// messages were dropped because the watcher fell behind.
+	Notice func(line string)
+}
+
+// Watched is one message a Watcher saw arrive.
+type Watched struct {
+	// Ref says where it arrived: the file's path under the root
+	// ("coder/inbox/X.msg.json"), the subject it was published on.
+	Ref string
+	// Message is the decoded message; nil when Err says why it cannot be
+	// read (malformed, too large, not a regular file, set aside by its
+	// receiver before it could be read).
+	Message *envelope.Message
+	Err     error
+}
+
+// PendingLister is a Backend that can list what waits in one inbox, in
+// delivery order, without claiming it, including what its receiver will
+// set aside as unreadable (the folder store reads its inbox folder).
+// Stores without it list their unhandled messages through Browser.
+type PendingLister interface {
+	// Pending calls fn for each message waiting in agent's inbox, oldest
+	// first, until fn returns false or ctx ends: ref names the item, and
+	// msg is nil when err says why it cannot be read. An agent without an
+	// inbox has nothing pending.
+	Pending(ctx context.Context, agent string, fn func(ref string, msg *envelope.Message, err error) bool) error
+}
+
+// InboxCounter is a Backend that counts the messages waiting in an inbox
+// without reading them (the folder store counts files), and knows which
+// agents have an inbox, registered or not. Stores without it count their
+// unhandled messages through Browser.
+type InboxCounter interface {
+	// Depth returns how many messages wait in agent's inbox (0 for an
+	// agent without one).
+	Depth(agent string) (int, error)
+	// Agents returns the agents the store holds a mailbox for, registered
+	// or not, sorted.
+	Agents() ([]string, error)
+}

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
 type pendingItem struct {
@@ -109,7 +110,7 @@ func TestPeekHelpersOnMissingOrUnsafeAgents(t *testing.T) {
 		_, err := s.Depth(id)
 		require.ErrorIs(t, err, envelope.ErrBadAgentID)
 		if id != "" { // "" watches every agent
-			require.ErrorIs(t, s.Watch(context.Background(), id, nil), envelope.ErrBadAgentID, "%q", id)
+			require.ErrorIs(t, s.Watch(context.Background(), id, store.WatchFuncs{}), envelope.ErrBadAgentID, "%q", id)
 		}
 	}
 
@@ -142,13 +143,14 @@ func watchInBackground(t *testing.T, s *Store, agent string) <-chan string {
 	ready := make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
-		done <- s.watch(ctx, agent, func(name string, msg *envelope.Message) {
+		done <- s.Watch(ctx, agent, store.WatchFuncs{Arrived: func(w store.Watched) error {
 			text := "<unreadable>"
-			if msg != nil {
-				text = msg.Text()
+			if w.Message != nil {
+				text = w.Message.Text()
 			}
-			seen <- name + " " + text
-		}, func() { close(ready) })
+			seen <- w.Ref + " " + text
+			return nil
+		}, Ready: func() { close(ready) }})
 	}()
 	t.Cleanup(func() {
 		cancel()

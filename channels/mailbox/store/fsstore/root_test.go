@@ -114,5 +114,5 @@ func TestStoreCloseEndsEverything(t *testing.T) {
 	assert.ErrorIs(t, err, store.ErrClosed)
 	err = s.Pending(context.Background(), "bob", func(string, *envelope.Message, error) bool { return true })
 	assert.ErrorIs(t, err, store.ErrClosed)
-	assert.True(t, errors.Is(s.Watch(context.Background(), "", nil), store.ErrClosed))
+	assert.True(t, errors.Is(s.Watch(context.Background(), "", store.WatchFuncs{}), store.ErrClosed))
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
 // snapshotTree describes everything under dir (type, mode, size, content
@@ -118,7 +119,7 @@ func TestBadAgentIDsTouchNothing(t *testing.T) {
 			check("Depth", err)
 			check("Pending", s.Pending(ctx, id, func(string, *envelope.Message, error) bool { return true }))
 			if id != "" { // "" means every agent
-				check("Watch", s.Watch(ctx, id, func(string, *envelope.Message) {}))
+				check("Watch", s.Watch(ctx, id, store.WatchFuncs{}))
 			}
 		})
 	}

@@ -71,7 +71,12 @@ type Store struct {
 	knownDirs sync.Map // agent id -> *checkedDirs, the folders deliveryDir checked
 }
 
-var _ store.Backend = (*Store)(nil)
+var (
+	_ store.Backend       = (*Store)(nil)
+	_ store.InboxFinder   = (*Store)(nil)
+	_ store.PendingLister = (*Store)(nil)
+	_ store.InboxCounter  = (*Store)(nil)
+)
 
 // Root returns the store's root folder.
 func (s *Store) Root() string { return s.root }

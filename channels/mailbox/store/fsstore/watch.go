@@ -11,31 +11,29 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
 // watchSeen bounds the memory Watch uses to report each file once.
 const watchSeen = 4096
 
-// Watch calls fn for each message file that appears in agentID's inbox,
-// or in every agent's inbox when agentID is "" (including agents whose
-// folders appear while watching), until ctx ends; then it returns nil.
-// It claims nothing. name is the file's path relative to the root
-// ("coder/inbox/X.msg.json"); msg is nil when the file cannot be read or
-// decoded. A file the receiver claimed before Watch could read it is read
-// from claimed/ or processed/. fn runs on the caller's goroutine. Files
-// that arrive while the kernel's event queue overflows are not reported.
-func (s *Store) Watch(ctx context.Context, agentID string, fn func(name string, msg *envelope.Message)) error {
-	return s.watch(ctx, agentID, fn, nil)
-}
+// errSetAside is why a new message file cannot be read when it left the
+// inbox before Watch read it and is not in claimed/ or processed/ either:
+// its receiver set it aside (quarantined it).
+var errSetAside = errors.New("cannot be read (set aside by its receiver)")
 
-// WatchReady is Watch, calling ready (if not nil) once the watches are
-// set: every file that arrives after ready is called is reported.
-func (s *Store) WatchReady(ctx context.Context, agentID string, fn func(name string, msg *envelope.Message), ready func()) error {
-	return s.watch(ctx, agentID, fn, ready)
-}
+var _ store.Watcher = (*Store)(nil)
 
-// watch is Watch, calling ready (if not nil) once the watches are set.
-func (s *Store) watch(ctx context.Context, agentID string, fn func(string, *envelope.Message), ready func()) error {
+// Watch implements store.Watcher: it reports each message file that
+// appears in agentID's inbox, or in every agent's inbox when agentID is ""
+// (including agents whose folders appear while watching), until ctx ends.
+// It claims nothing. Watched.Ref is the file's path relative to the root
+// ("coder/inbox/X.msg.json"); a file the receiver claimed before Watch
+// could read it is read from claimed/ or processed/, and one that cannot
+// be read or decoded is reported with the reason (the size cap and the
+// decoder are the store's). Files that arrive while the kernel's event
+// queue overflows are not reported, and w.Notice says so.
+func (s *Store) Watch(ctx context.Context, agentID string, w store.WatchFuncs) error {
 	if err := s.checkOpen(); err != nil {
 		return err
 	}
@@ -49,7 +47,7 @@ func (s *Store) watch(ctx context.Context, agentID string, fn func(string, *enve
 		return fmt.Errorf("watch: %w", err)
 	}
 	defer fw.Close()
-	w := &follower{s: s, fw: fw, only: agentID, fn: fn, seen: newRecentSet(watchSeen)}
+	f := &follower{s: s, fw: fw, only: agentID, fn: w.Arrived, seen: newRecentSet(watchSeen)}
 	if err := fw.Add(s.root); err != nil {
 		return fmt.Errorf("watch %s: %w", s.root, err)
 	}
@@ -60,12 +58,19 @@ func (s *Store) watch(ctx context.Context, agentID string, fn func(string, *enve
 		}
 	}
 	for _, a := range agents {
-		w.addAgent(a, false)
+		f.addAgent(a, false)
 	}
-	if ready != nil {
-		ready()
+	if w.Ready != nil {
+		w.Ready()
 	}
-	for {
+	notice := func(line string) {
+		if w.Notice != nil {
+			w.Notice(line)
+		} else {
+			s.opts.Logger.Warn(line)
+		}
+	}
+	for f.err == nil {
 		select {
 		case <-ctx.Done():
 			return nil
@@ -73,18 +78,19 @@ func (s *Store) watch(ctx context.Context, agentID string, fn func(string, *enve
 			if !ok {
 				return nil
 			}
-			w.handle(ev)
+			f.handle(ev)
 		case err, ok := <-fw.Errors:
 			if !ok {
 				return nil
 			}
 			if errors.Is(err, fsnotify.ErrEventOverflow) {
-				s.opts.Logger.Warn("watch: event queue overflowed; some new messages were not reported")
+				notice("watch: event queue overflowed; some new messages were not reported")
 			} else {
-				s.opts.Logger.Warn("watch: fsnotify error", "err", err)
+				notice(fmt.Sprintf("watch: fsnotify error: %v", err))
 			}
 		}
 	}
+	return f.err
 }
 
 // follower is the state of one Watch.
@@ -92,8 +98,9 @@ type follower struct {
 	s    *Store
 	fw   *fsnotify.Watcher
 	only string // "" = every agent
-	fn   func(string, *envelope.Message)
+	fn   func(store.Watched) error
 	seen *recentSet
+	err  error // the first error of fn: the watch ends
 }
 
 // addAgent watches an agent's folder (to see its inbox appear) and inbox.
@@ -144,24 +151,24 @@ func (w *follower) handle(ev fsnotify.Event) {
 }
 
 // report reads a new file (from wherever the receiver has moved it) and
-// passes it to fn once.
+// passes it to fn once, with the reason when it cannot be read.
 func (w *follower) report(agent, name string) {
 	rel := filepath.Join(agent, inboxDir, name)
-	if !w.seen.add(rel) {
+	if w.err != nil || !w.seen.add(rel) {
 		return
 	}
-	var msg *envelope.Message
+	got := store.Watched{Ref: rel, Err: errSetAside}
 	for _, sub := range []string{inboxDir, claimedDir, processedDir} {
 		m, err := readMessage(filepath.Join(w.s.root, agent, sub, name), w.s.opts.MaxMessageBytes)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
-		if err == nil {
-			msg = m
-		}
+		got.Message, got.Err = m, err
 		break
 	}
-	w.fn(rel, msg)
+	if w.fn != nil {
+		w.err = w.fn(got)
+	}
 }
 
 // recentSet remembers the last n strings added.

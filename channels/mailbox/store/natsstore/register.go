@@ -27,7 +27,9 @@ func where(cfg store.Config) string {
 // OpenBackend is the store.Factory of this store: it decodes the
 // channels.mailbox.nats section, connects as the agent and opens the
 // store, which then owns the connection. The mailbox's offlineAfter is the
-// presence TTL and its maxMessageBytes the size cap.
+// presence TTL and its maxMessageBytes the size cap. With cfg.WatchOnly
+// it only connects: the store it gives can Watch (see Store.Watch) and
+// Close, whether the stream exists or not, and fails every other call.
 func OpenBackend(cfg store.Config) (store.Backend, error) {
 	nc, err := DecodeSection(cfg.Section)
 	if err != nil {
@@ -36,6 +38,9 @@ func OpenBackend(cfg store.Config) (store.Backend, error) {
 	conn, err := nc.Connect(cfg.AgentID)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.WatchOnly {
+		return openWatchOnly(conn, nc.SubjectPrefix, cfg.MaxMessageBytes, cfg.Logger), nil
 	}
 	opts := nc.Options(conn)
 	opts.OwnConn = true
