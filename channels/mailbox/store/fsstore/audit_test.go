@@ -26,6 +26,7 @@ func auditEntries(t *testing.T, s *Store, f audit.Filter) []audit.Entry {
 // With AuditLog on, the store's events land in <root>/manifest.jsonl, with
 // thread and task, in the order they happened; Record adds the channel's.
 func TestAuditLogRecordsTheStoresEvents(t *testing.T) {
+	t.Parallel()
 	s, events := openMsgStore(t, func(o *Options) { o.AuditLog = true })
 	in := openTestInbox(t, s, "coder")
 	m := newMsg("researcher", "coder", "hi")
@@ -58,6 +59,7 @@ func TestAuditLogRecordsTheStoresEvents(t *testing.T) {
 }
 
 func TestAuditLogOffByDefault(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	deliver(t, s, newMsg("researcher", "coder", "hi"))
 	assert.Empty(t, auditEntries(t, s, audit.Filter{}))
@@ -66,6 +68,7 @@ func TestAuditLogOffByDefault(t *testing.T) {
 
 // A store rotates the log at AuditMaxBytes.
 func TestAuditLogRotates(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t, func(o *Options) { o.AuditLog, o.AuditMaxBytes, o.AuditKeep = true, 2000, 50 })
 	for range 30 {
 		deliver(t, s, newMsg("researcher", "coder", "hi"))
@@ -80,6 +83,7 @@ func TestAuditLogRotates(t *testing.T) {
 // second store on the root, with its own log writer, as another process
 // would) never logs the claim before the sender's sent line.
 func TestAuditLogSentBeforeClaimed(t *testing.T) {
+	t.Parallel()
 	sender, _ := openMsgStore(t, func(o *Options) { o.AuditLog, o.NoSync = true, false })
 	receiver, err := Open(Options{Root: sender.Root(), NoSync: true, PollInterval: time.Hour, AuditLog: true})
 	require.NoError(t, err)

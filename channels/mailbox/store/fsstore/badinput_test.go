@@ -20,6 +20,7 @@ import (
 const early = "0000000000001_x_"
 
 func TestMalformedFileAmongGoodOnes(t *testing.T) {
+	t.Parallel()
 	// nanobot's defect: one malformed file stopped the poll loop for good.
 	s, events := openMsgStore(t)
 	first, last := newMsg("alice", "bob", "first"), newMsg("alice", "bob", "last")
@@ -46,6 +47,7 @@ func TestMalformedFileAmongGoodOnes(t *testing.T) {
 }
 
 func TestUnusableInboxEntriesAreQuarantined(t *testing.T) {
+	t.Parallel()
 	outside := filepath.Join(t.TempDir(), "secret")
 	require.NoError(t, os.WriteFile(outside, []byte("do not touch"), 0o600))
 	old := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -113,6 +115,7 @@ func TestUnusableInboxEntriesAreQuarantined(t *testing.T) {
 }
 
 func TestNanobotWrittenFileIsDelivered(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	in := openTestInbox(t, s, "researcher")
 	got := nextWhenWaiting(t, in)
@@ -150,6 +153,7 @@ func TestNanobotWrittenFileIsDelivered(t *testing.T) {
 }
 
 func TestJunkLeftInClaimedIsQuarantined(t *testing.T) {
+	t.Parallel()
 	s, events := openMsgStore(t)
 	writeRaw(t, agentPath(s, "bob", claimedDir), early+"bad.msg.json", []byte("nope"))
 	writeRaw(t, agentPath(s, "bob", claimedDir), "stray", nil)
@@ -162,6 +166,7 @@ func TestJunkLeftInClaimedIsQuarantined(t *testing.T) {
 }
 
 func TestOpenInboxSweepsOrphanedStagingFiles(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	tmp := agentPath(s, "bob", tmpDir)
 	writeRaw(t, tmp, "old.msg.json.abc.tmp", []byte("x"))
@@ -174,6 +179,7 @@ func TestOpenInboxSweepsOrphanedStagingFiles(t *testing.T) {
 }
 
 func TestInboxRecreatedIfRemoved(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	in := openTestInbox(t, s, "bob")
 	require.NoError(t, os.Remove(agentPath(s, "bob", inboxDir)))

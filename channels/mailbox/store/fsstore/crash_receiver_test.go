@@ -23,6 +23,7 @@ import (
 // message acknowledged by either process is never handed out again, in
 // a third process.
 func TestReceiverKilledBeforeAck(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts and kills processes")
 	}
@@ -89,6 +90,7 @@ func TestReceiverKilledBeforeAck(t *testing.T) {
 // or died before reporting it taken); and every message ends in
 // processed/.
 func TestReceiverKilledAtRandomPoints(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts and kills processes")
 	}

@@ -31,6 +31,7 @@ import (
 // and never quarantines anything, and the staging files the dead senders
 // left are never seen in the inbox and are swept once they are old.
 func TestSenderKilledAtRandomPoints(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts and kills 24 processes")
 	}

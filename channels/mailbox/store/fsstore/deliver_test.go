@@ -16,6 +16,7 @@ import (
 )
 
 func TestDeliverWritesWholeFileIntoInbox(t *testing.T) {
+	t.Parallel()
 	for _, noSync := range []bool{false, true} {
 		t.Run(map[bool]string{false: "sync", true: "nosync"}[noSync], func(t *testing.T) {
 			s, events := openMsgStore(t, func(o *Options) { o.NoSync = noSync })
@@ -47,6 +48,7 @@ func TestDeliverWritesWholeFileIntoInbox(t *testing.T) {
 }
 
 func TestDeliverRefusesBadAgentIDs(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	for _, tt := range []struct{ name, from, to string }{
 		{"traversal to", "alice", "../x"},
@@ -68,6 +70,7 @@ func TestDeliverRefusesBadAgentIDs(t *testing.T) {
 }
 
 func TestDeliverRefusesInvalidMessages(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	require.Error(t, s.Deliver(context.Background(), nil))
 	for _, tt := range []struct {
@@ -89,6 +92,7 @@ func TestDeliverRefusesInvalidMessages(t *testing.T) {
 }
 
 func TestDeliverRefusesOversized(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t, func(o *Options) { o.MaxMessageBytes = 1024 })
 	m := newMsg("alice", "bob", strings.Repeat("x", 2000))
 	err := s.Deliver(context.Background(), m)
@@ -100,6 +104,7 @@ func TestDeliverRefusesOversized(t *testing.T) {
 }
 
 func TestDeliverCanceledContext(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -107,6 +112,7 @@ func TestDeliverCanceledContext(t *testing.T) {
 }
 
 func TestDeliverTwiceIsHarmless(t *testing.T) {
+	t.Parallel()
 	s, events := openMsgStore(t)
 	m := newMsg("alice", "bob", "x")
 	deliver(t, s, m)
@@ -117,6 +123,7 @@ func TestDeliverTwiceIsHarmless(t *testing.T) {
 }
 
 func TestDeliverNeverReplacesOtherContent(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	m := newMsg("alice", "bob", "mine")
 	inbox := agentPath(s, "bob", inboxDir)
@@ -141,6 +148,7 @@ func TestDeliverNeverReplacesOtherContent(t *testing.T) {
 }
 
 func TestDeliverRefusesSymlinks(t *testing.T) {
+	t.Parallel()
 	for _, sub := range []string{"", inboxDir, tmpDir, processedDir} {
 		t.Run("symlinked "+strings.TrimPrefix(sub+" ", " ")+"folder", func(t *testing.T) {
 			s, _ := openMsgStore(t)
@@ -160,6 +168,7 @@ func TestDeliverRefusesSymlinks(t *testing.T) {
 }
 
 func TestDeliverSameMillisecondSameSender(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	// Two messages in one millisecond (ids too, so that their order in
 	// the file names is the order sent; see newMsg). nanobot named both

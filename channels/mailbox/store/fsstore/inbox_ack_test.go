@@ -16,6 +16,7 @@ import (
 )
 
 func TestAckMovesToProcessed(t *testing.T) {
+	t.Parallel()
 	for _, noSync := range []bool{false, true} {
 		s, events := openMsgStore(t, func(o *Options) { o.NoSync = noSync })
 		m := newMsg("alice", "bob", "x")
@@ -40,6 +41,7 @@ func TestAckMovesToProcessed(t *testing.T) {
 }
 
 func TestAckAndQuarantineErrors(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	for _, m := range []*envelope.Message{newMsg("alice", "bob", "1"), newMsg("alice", "bob", "2")} {
 		deliver(t, s, m)
@@ -71,6 +73,7 @@ func TestAckAndQuarantineErrors(t *testing.T) {
 }
 
 func TestQuarantineByReceiver(t *testing.T) {
+	t.Parallel()
 	s, events := openMsgStore(t, func(o *Options) { o.NoSync = false })
 	m := newMsg("mallory", "bob", "x")
 	deliver(t, s, m)
@@ -123,6 +126,7 @@ func nextSkipsDuplicate(t *testing.T, s *Store, in *Inbox, events *eventLog, m *
 }
 
 func TestRetriedSendOfAckedMessageIsDropped(t *testing.T) {
+	t.Parallel()
 	s, events := openMsgStore(t)
 	m := newMsg("alice", "bob", "x")
 	deliver(t, s, m)
@@ -140,6 +144,7 @@ func TestRetriedSendOfAckedMessageIsDropped(t *testing.T) {
 }
 
 func TestCopyOfMessageInFlightIsDropped(t *testing.T) {
+	t.Parallel()
 	s, events := openMsgStore(t)
 	m := newMsg("alice", "bob", "x")
 	deliver(t, s, m)
@@ -153,6 +158,7 @@ func TestCopyOfMessageInFlightIsDropped(t *testing.T) {
 }
 
 func TestRecoveredClaimThatWasAckedIsNotRedelivered(t *testing.T) {
+	t.Parallel()
 	s, events := openMsgStore(t)
 	m := newMsg("alice", "bob", "x")
 	deliver(t, s, m)
@@ -171,6 +177,7 @@ func TestRecoveredClaimThatWasAckedIsNotRedelivered(t *testing.T) {
 }
 
 func TestNanobotIDsAreNotDeduplicated(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	m := newMsg("coder", "bob", "x")
 	m.ID = "msg_1745659200_coder" // not unique: two messages may share it
@@ -188,6 +195,7 @@ func TestNanobotIDsAreNotDeduplicated(t *testing.T) {
 }
 
 func TestAckIsSafeFromManyGoroutines(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	const n = 50
 	for i := range n {

@@ -31,6 +31,7 @@ func pending(t *testing.T, s *Store, agent string, limit int) []pendingItem {
 }
 
 func TestPendingListsWithoutClaiming(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	var sent []*envelope.Message
 	for _, text := range []string{"a", "b", "c"} {
@@ -65,6 +66,7 @@ func TestPendingListsWithoutClaiming(t *testing.T) {
 }
 
 func TestPendingWalksPastOneBatch(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	const n = peekBatch + 5
 	inbox := agentPath(s, "bob", inboxDir)
@@ -89,6 +91,7 @@ func padded(i int) string {
 }
 
 func TestPendingStopsWithContext(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	deliver(t, s, newMsg("alice", "bob", "x"))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -98,6 +101,7 @@ func TestPendingStopsWithContext(t *testing.T) {
 }
 
 func TestPeekHelpersOnMissingOrUnsafeAgents(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	assert.Empty(t, pending(t, s, "nobody", 0))
 	n, err := s.Depth("nobody")
@@ -122,6 +126,7 @@ func TestPeekHelpersOnMissingOrUnsafeAgents(t *testing.T) {
 }
 
 func TestAgentsListsAgentFolders(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	deliver(t, s, newMsg("alice", "carol", "x"))
 	openTestInbox(t, s, "bob")
@@ -173,6 +178,7 @@ func expectSeen(t *testing.T, seen <-chan string, want string) {
 }
 
 func TestWatchOneAgent(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	seen := watchInBackground(t, s, "bob") // bob has no folder yet
 	deliver(t, s, newMsg("alice", "carol", "not bob"))
@@ -195,6 +201,7 @@ func TestWatchOneAgent(t *testing.T) {
 }
 
 func TestWatchAllAgentsIncludingNewOnes(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	deliver(t, s, newMsg("alice", "bob", "before")) // existing files are not reported
 	seen := watchInBackground(t, s, "")
@@ -206,6 +213,7 @@ func TestWatchAllAgentsIncludingNewOnes(t *testing.T) {
 }
 
 func TestWatchReadsClaimedFiles(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	in := openTestInbox(t, s, "bob")
 	seen := watchInBackground(t, s, "bob")

@@ -21,6 +21,7 @@ import (
 // sender's messages arrive in the order sent. Neither side syncs, to keep
 // the run short; durability against a machine crash is not what is tested.
 func TestTenThousandMessagesFromAnotherProcess(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts a process that sends 10,000 messages")
 	}
@@ -87,6 +88,7 @@ func TestTenThousandMessagesFromAnotherProcess(t *testing.T) {
 // only once the scan before listed it too, and never after a name that
 // scan did not list, so the first message, listed late, still comes first.
 func TestNamesHandedOutOnlyOnceTwoScansListThem(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	in := openTestInbox(t, s, "bob")
 	in.batch = 2

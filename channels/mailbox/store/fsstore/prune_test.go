@@ -24,6 +24,7 @@ func age(t *testing.T, dir string, d time.Duration) {
 }
 
 func TestPruneByAge(t *testing.T) {
+	t.Parallel()
 	s, events := openMsgStore(t)
 	in := openTestInbox(t, s, "coder")
 	old := inTask(newMsg("lead", "coder", "old"), "t1")
@@ -51,6 +52,7 @@ func TestPruneByAge(t *testing.T) {
 }
 
 func TestPruneBySize(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	in := openTestInbox(t, s, "coder")
 	var ms []*envelope.Message

@@ -69,6 +69,7 @@ func TestRegistryHelperProcess(t *testing.T) {
 // appeared every later read holds all of them and nanobot's agents
 // unchanged, and in the end every process's last update is there.
 func TestRegistryManyProcessesLoseNothing(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts processes for a few seconds")
 	}

@@ -81,6 +81,7 @@ func compactJSON(t testing.TB, raw []byte) string {
 }
 
 func TestRegistryUpdateCardCreatesCard(t *testing.T) {
+	t.Parallel()
 	s, _ := openRegistryStore(t)
 	ctx := context.Background()
 
@@ -118,6 +119,7 @@ func TestRegistryUpdateCardCreatesCard(t *testing.T) {
 }
 
 func TestRegistryCardHasNanobotTypes(t *testing.T) {
+	t.Parallel()
 	s, _ := openRegistryStore(t)
 	_, err := s.UpdateCard(context.Background(), "gopher", func(c *envelope.Card) {
 		c.Capabilities, c.AllowFrom, c.CurrentTasks = nil, nil, nil
@@ -141,6 +143,7 @@ func TestRegistryCardHasNanobotTypes(t *testing.T) {
 }
 
 func TestRegistryUpdateSeesStoredCard(t *testing.T) {
+	t.Parallel()
 	s, _ := openRegistryStore(t)
 	ctx := context.Background()
 	first, err := s.UpdateCard(ctx, "gopher", func(c *envelope.Card) {
@@ -165,6 +168,7 @@ func TestRegistryUpdateSeesStoredCard(t *testing.T) {
 }
 
 func TestRegistryUpdateCardErrors(t *testing.T) {
+	t.Parallel()
 	s, _ := openRegistryStore(t)
 	ctx := context.Background()
 	_, err := s.UpdateCard(ctx, "gopher", func(*envelope.Card) {})
@@ -204,6 +208,7 @@ func TestRegistryUpdateCardErrors(t *testing.T) {
 }
 
 func TestRegistryReadErrors(t *testing.T) {
+	t.Parallel()
 	s, _ := openRegistryStore(t)
 	ctx := context.Background()
 
@@ -223,6 +228,7 @@ func TestRegistryReadErrors(t *testing.T) {
 }
 
 func TestRegistryCancelledContext(t *testing.T) {
+	t.Parallel()
 	s, _ := openRegistryStore(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -237,6 +243,7 @@ func TestRegistryCancelledContext(t *testing.T) {
 }
 
 func TestRegistryContextEndsWhileWaitingForLock(t *testing.T) {
+	t.Parallel()
 	s, _ := openRegistryStore(t)
 	unlock, err := s.lockRegistry(context.Background())
 	require.NoError(t, err)
@@ -256,6 +263,7 @@ func TestRegistryContextEndsWhileWaitingForLock(t *testing.T) {
 }
 
 func TestRegistryClosedStore(t *testing.T) {
+	t.Parallel()
 	s, _ := openRegistryStore(t)
 	require.NoError(t, s.Close())
 	ctx := context.Background()
@@ -268,6 +276,7 @@ func TestRegistryClosedStore(t *testing.T) {
 }
 
 func TestRegistryKeepsEntriesItDoesNotKnow(t *testing.T) {
+	t.Parallel()
 	s, logs := openRegistryStore(t)
 	ctx := context.Background()
 	foreign := `{
@@ -303,6 +312,7 @@ func TestRegistryKeepsEntriesItDoesNotKnow(t *testing.T) {
 }
 
 func TestRegistryReplacesItsOwnBadEntry(t *testing.T) {
+	t.Parallel()
 	s, logs := openRegistryStore(t)
 	writeRegistryRaw(t, s, []byte(`{"gopher": {"max_concurrent_tasks": "three"}, "coder": {"agent_id": "coder"}}`))
 	card, err := s.UpdateCard(context.Background(), "gopher", func(c *envelope.Card) {

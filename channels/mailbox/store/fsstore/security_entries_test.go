@@ -24,6 +24,7 @@ import (
 // link itself to rejected/ with a reason and keeps running; and nothing
 // outside the tree changes: not the target's content, mode or time.
 func TestSymlinkedInboxEntryIsNotFollowed(t *testing.T) {
+	t.Parallel()
 	parent := t.TempDir()
 	out, secret := outsideTree(t, parent)
 	old := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -92,6 +93,7 @@ func TestSymlinkedInboxEntryIsNotFollowed(t *testing.T) {
 // it: the message gets another name. The receiver hands the message out,
 // moves the entry aside untouched, and keeps running.
 func TestEntryNamedLikeMessageDoesNotStopDelivery(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{"directory", "fifo", "symlink"} {
 		t.Run(kind, func(t *testing.T) {
 			parent := t.TempDir()
@@ -150,6 +152,7 @@ func TestEntryNamedLikeMessageDoesNotStopDelivery(t *testing.T) {
 // the sticky bit, and Open changes nothing there or beside it (it does
 // not "repair" the mode either).
 func TestUnsafeRootRefusedTouchesNothing(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name string
 		mode os.FileMode

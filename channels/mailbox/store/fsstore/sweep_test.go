@@ -30,6 +30,7 @@ func inTask(m *envelope.Message, task string) *envelope.Message {
 }
 
 func TestSweepTaskMovesItsHandledMessages(t *testing.T) {
+	t.Parallel()
 	s, events := openMsgStore(t)
 	in := openTestInbox(t, s, "coder")
 	a := inTask(newMsg("lead", "coder", "a"), "t1")
@@ -79,6 +80,7 @@ func TestSweepTaskMovesItsHandledMessages(t *testing.T) {
 }
 
 func TestSweepTaskOfATaskAndItsUpdates(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	in := openTestInbox(t, s, "lead")
 	upd := newMsg("coder", "lead", "")
@@ -94,6 +96,7 @@ func TestSweepTaskOfATaskAndItsUpdates(t *testing.T) {
 }
 
 func TestSweepTaskErrors(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	in := openTestInbox(t, s, "lead")
 	_, err := in.SweepTask(context.Background(), "")
