@@ -60,6 +60,7 @@ func (s *sandbox) runOnTerminal(env []string, args ...string) string {
 }
 
 func TestColourOnlyOnTerminal(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	s.writeFixtures()
 	green, grey, yellow := "\x1b[32midle\x1b[0m", "\x1b[90moffline\x1b[0m", "\x1b[33mwarn\x1b[0m"

@@ -23,6 +23,7 @@ func (s *sandbox) complete(args ...string) ([]string, string) {
 const noFiles = ":4"
 
 func TestCompletionCandidates(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	s.writeFixtures()
 	s.sendID("--from", "coder", "--to", "newcomer", "--text", "welcome") // a folder, no card
@@ -57,6 +58,7 @@ func TestCompletionCandidates(t *testing.T) {
 // TestCompletionBash loads the generated bash script into a real bash and
 // completes through it, as a terminal would on Tab.
 func TestCompletionBash(t *testing.T) {
+	t.Parallel()
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Skip("no bash here")
@@ -99,6 +101,7 @@ printf '%s\n' "${COMPREPLY[@]}"
 }
 
 func TestCompletionScripts(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	for _, shell := range []string{"bash", "zsh", "fish", "powershell"} {
 		assert.Contains(t, s.ok("completion", shell), "__complete", shell)

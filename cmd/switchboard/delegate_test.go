@@ -118,6 +118,7 @@ func readOutbox(t *testing.T, path string) []reply {
 // over HTTP; researcher delegates to coder through the mailbox; the sorted
 // list arrives in the user's chat.
 func TestTwoAgentProcessesAnswerInTheFeishuChat(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	researcher := s.start("--config", s.writeConfig("researcher.json", researcherConfig), "run")
 	coder := s.start("--config", s.writeConfig("coder.json", coderConfig), "run")

@@ -34,6 +34,7 @@ func runDemo(t *testing.T, s *sandbox, args ...string) result {
 // TestDemo runs the README's main job: two agent processes, a Feishu
 // message posted over HTTP, the answer in the user's chat.
 func TestDemo(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	dir := filepath.Join(s.home, "demo")
 	r := runDemo(t, s, "--dir", dir, "--timeout", "40s")
@@ -75,6 +76,7 @@ func TestDemo(t *testing.T) {
 }
 
 func TestDemoRemovesItsTemporaryFolder(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	r := runDemo(t, s, "--timeout", "40s")
 	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
@@ -84,6 +86,7 @@ func TestDemoRemovesItsTemporaryFolder(t *testing.T) {
 }
 
 func TestDemoErrors(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	full := filepath.Join(s.home, "full")
 	require.NoError(t, os.MkdirAll(filepath.Join(full, "x"), 0o700))
@@ -144,6 +147,7 @@ func (p *proc) awaitStdout(want string) string {
 // TestDemoKeep leaves the agents running after the conversation: the
 // printed webhook takes another message, and Ctrl-C stops both agents.
 func TestDemoKeep(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	dir := filepath.Join(s.home, "demo")
 	demo := startDemo(t, s, "--keep", "--dir", dir, "--timeout", "40s")

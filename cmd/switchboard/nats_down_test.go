@@ -70,6 +70,7 @@ func natsConf(s *sandbox, url, more string) string {
 // with one line naming the server and the key to fix; completion offers
 // nothing and succeeds.
 func TestNATSServerDown(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	url := closedURL(t)
 	s.global = []string{"--config", natsConf(s, url, "")}
@@ -90,6 +91,7 @@ func TestNATSServerDown(t *testing.T) {
 // after a few seconds whatever that timeout (it would otherwise outlast
 // the test's wait limit).
 func TestNATSServerSilent(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	url := silentURL(t)
 	s.global = []string{"--config", natsConf(s, url, `"connectTimeout": 1`)}
@@ -104,6 +106,7 @@ func TestNATSServerSilent(t *testing.T) {
 // watch with credentials that may not subscribe to every inbox fails at
 // once, exit 1, with one line saying what it needs.
 func TestNATSWatchNeedsPermission(t *testing.T) {
+	t.Parallel()
 	srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: server.RANDOM_PORT, NoLog: true, NoSigs: true,
 		Users: []*server.User{{Username: "coder", Password: "secret", Permissions: &server.Permissions{
 			Publish:   &server.SubjectPermission{Allow: []string{">"}},
@@ -137,6 +140,7 @@ func startNATSOn(t *testing.T, port int, dir string) *server.Server {
 // watch on NATS says on stderr when it loses the server and when it is
 // back, keeps running, and shows what is sent once it is back.
 func TestNATSWatchServerLost(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	srv := startNATSOn(t, server.RANDOM_PORT, dir)
 	url := srv.ClientURL()

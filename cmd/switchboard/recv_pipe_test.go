@@ -16,6 +16,7 @@ import (
 // message: exit 0, the agent marked offline, and the message it could not
 // print named on stderr.
 func TestRecvReaderGoesAway(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
 	defer cancel()

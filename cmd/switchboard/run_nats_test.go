@@ -53,6 +53,7 @@ func natsCards(t *testing.T, url string) map[string]envelope.Card {
 // embedded nats-server, a Feishu message posted over HTTP, the sorted list
 // in the user's chat.
 func TestTwoAgentProcessesOnNATS(t *testing.T) {
+	t.Parallel()
 	url := startNATS(t)
 	s := newSandbox(t)
 	onNATS := fmt.Sprintf(`"backend": "nats", "nats": {"url": %q}`, url)
@@ -102,6 +103,7 @@ func TestTwoAgentProcessesOnNATS(t *testing.T) {
 // A host whose NATS server cannot be reached fails to start with the key
 // to fix.
 func TestRunNATSUnreachable(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	conf := s.writeConfig("c.json", `{"channels": {"mailbox": {"enabled": true, "agentId": "coder",
 		"backend": "nats", "nats": {"url": "nats://127.0.0.1:1", "connectTimeout": 1}}}}`)

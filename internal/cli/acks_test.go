@@ -12,6 +12,7 @@ import (
 )
 
 func TestAckLog(t *testing.T) {
+	t.Parallel()
 	synctest.Test(t, func(t *testing.T) {
 		l := newAckLog(2)
 		l.observe(store.Event{Kind: store.EventClaimed, MessageID: "m1"})
