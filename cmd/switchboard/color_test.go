@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // openPTY opens a pseudo-terminal and returns its two ends.
@@ -41,7 +42,7 @@ func (s *sandbox) runOnTerminal(env []string, args ...string) string {
 	s.t.Helper()
 	master, tty := openPTY(s.t)
 	defer master.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)
 	defer cancel()
 	cmd := s.command(ctx, args...)
 	cmd.Env = append(cmd.Env, env...)

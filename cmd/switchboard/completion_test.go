@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // complete asks the binary for completions the way the shell scripts do
@@ -83,7 +84,7 @@ COMP_POINT=${#COMP_LINE}
 __start_switchboard
 printf '%s\n' "${COMPREPLY[@]}"
 `
-		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+		ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, bash, "--norc", "--noprofile", "-c", prog)
 		cmd.Env = s.env()

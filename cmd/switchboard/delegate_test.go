@@ -16,6 +16,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // The configs of examples/feishu-stub/README.md, with the webhook on a
@@ -74,7 +75,7 @@ type reply struct {
 // contains want; it returns that reply and every reply before it.
 func awaitChatReply(t *testing.T, webhook, chat, want string) (reply, []reply) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)
 	defer cancel()
 	var all []reply
 	for {

@@ -13,13 +13,14 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // runDemo runs `switchboard demo args...` (without --root) with TMPDIR in
 // the sandbox, to its end.
 func runDemo(t *testing.T, s *sandbox, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*waitLimit)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*testkit.WaitLimit)
 	defer cancel()
 	cmd := s.command(ctx)
 	cmd.Args = append(cmd.Args[:1], append([]string{"demo"}, args...)...)

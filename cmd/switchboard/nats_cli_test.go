@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // agentsByID runs agents --json and returns its lines by agent id.
@@ -83,7 +84,7 @@ func TestNATSAgentsSendRecv(t *testing.T) {
 func TestNATSAgentsPresenceFromKV(t *testing.T) {
 	t.Parallel()
 	w := newNATSWorld(t)
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)
 	defer cancel()
 	card, err := w.open().UpdateCard(ctx, "ghost", func(c *envelope.Card) {
 		c.Status, c.LastHeartbeat = envelope.StatusIdle, envelope.NewTime(time.Now())

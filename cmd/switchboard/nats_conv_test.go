@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // The reading commands on a NATS server that has no mailbox yet say there
@@ -125,7 +126,7 @@ func TestNATSLog(t *testing.T) {
 func TestNATSWithoutHistory(t *testing.T) {
 	t.Parallel()
 	w := newNATSWorld(t)
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)
 	defer cancel()
 	_, err := w.open().UpdateCard(ctx, "coder", func(c *envelope.Card) {
 		c.Status, c.LastHeartbeat = envelope.StatusIdle, envelope.NewTime(time.Now())

@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // closedURL returns the URL of a port on 127.0.0.1 nothing listens on.
@@ -97,7 +98,7 @@ func TestNATSServerSilent(t *testing.T) {
 	s.global = []string{"--config", natsConf(s, url, `"connectTimeout": 1`)}
 	assertOneLineError(t, s.run("agents"), 1, "connect to NATS at "+url)
 
-	s.global = []string{"--config", natsConf(s, url, fmt.Sprintf(`"connectTimeout": %d`, int((3*waitLimit).Seconds())))}
+	s.global = []string{"--config", natsConf(s, url, fmt.Sprintf(`"connectTimeout": %d`, int((3*testkit.WaitLimit).Seconds())))}
 	got, directive := s.complete("inbox", "")
 	assert.Empty(t, got)
 	assert.Equal(t, noFiles, directive)
@@ -114,7 +115,7 @@ func TestNATSWatchNeedsPermission(t *testing.T) {
 		}}}})
 	require.NoError(t, err)
 	go srv.Start()
-	require.True(t, srv.ReadyForConnections(waitLimit), "nats-server did not start")
+	require.True(t, srv.ReadyForConnections(testkit.WaitLimit), "nats-server did not start")
 	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
 
 	s := newSandbox(t)
@@ -132,7 +133,7 @@ func startNATSOn(t *testing.T, port int, dir string) *server.Server {
 		MaxPayload: 4 << 20, NoLog: true, NoSigs: true})
 	require.NoError(t, err)
 	go srv.Start()
-	require.True(t, srv.ReadyForConnections(waitLimit), "nats-server did not start")
+	require.True(t, srv.ReadyForConnections(testkit.WaitLimit), "nats-server did not start")
 	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
 	return srv
 }

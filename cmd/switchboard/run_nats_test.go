@@ -18,6 +18,7 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
 	_ "github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore" // the backend "nats"
 	"github.com/switchboard-dev/switchboard/config"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // startNATS starts an embedded nats-server with JetStream on a free port,
@@ -37,7 +38,7 @@ func natsCards(t *testing.T, url string) map[string]envelope.Card {
 	st, err := store.Open(cfg.Backend, cfg.StoreConfig())
 	require.NoError(t, err)
 	defer st.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)
 	defer cancel()
 	cards, err := st.Cards(ctx)
 	require.NoError(t, err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/audit"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 func auditEntries(t *testing.T, s *Store, f audit.Filter) []audit.Entry {
@@ -52,7 +53,7 @@ func TestAuditLogRecordsTheStoresEvents(t *testing.T) {
 		assert.False(t, e.Time.IsZero())
 	}
 	assert.NotEmpty(t, got[1].Reason)
-	assert.Len(t, events.all(), 5, "the observer sees the same events")
+	assert.Len(t, events.All(), 5, "the observer sees the same events")
 
 	require.NoError(t, s.Close())
 	assert.ErrorIs(t, s.Record(context.Background(), store.Event{Kind: store.EventSent}), store.ErrClosed)
@@ -94,7 +95,7 @@ func TestAuditLogSentBeforeClaimed(t *testing.T) {
 	go func() {
 		defer close(done)
 		for range n {
-			ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+			ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)
 			d, err := in.Next(ctx)
 			cancel()
 			if !assert.NoError(t, err) {

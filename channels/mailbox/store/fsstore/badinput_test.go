@@ -33,7 +33,7 @@ func TestMalformedFileAmongGoodOnes(t *testing.T) {
 	in := openTestInbox(t, s, "bob")
 	assert.Equal(t, "first", next(t, in).Message.Text())
 	assert.Equal(t, "last", next(t, in).Message.Text())
-	ev := events.waitFor(t, store.EventQuarantined, nil)
+	ev := events.TakeKind(t, store.EventQuarantined, nil)
 	assert.Equal(t, bad, ev.Ref)
 	assert.Contains(t, ev.Reason, "malformed message")
 	rec := readReason(t, agentPath(s, "bob", rejectedDir, bad+reasonSuffix))
@@ -91,7 +91,7 @@ func TestUnusableInboxEntriesAreQuarantined(t *testing.T) {
 
 	got := map[string]string{}
 	for range cases {
-		ev := events.waitFor(t, store.EventQuarantined, nil)
+		ev := events.TakeKind(t, store.EventQuarantined, nil)
 		got[ev.Ref] = ev.Reason
 	}
 	for name, want := range cases {
@@ -161,7 +161,7 @@ func TestJunkLeftInClaimedIsQuarantined(t *testing.T) {
 	deliver(t, s, m)
 	in := openTestInbox(t, s, "bob")
 	assert.Equal(t, m.ID, next(t, in).Message.ID)
-	refs := []string{events.waitFor(t, store.EventQuarantined, nil).Ref, events.waitFor(t, store.EventQuarantined, nil).Ref}
+	refs := []string{events.TakeKind(t, store.EventQuarantined, nil).Ref, events.TakeKind(t, store.EventQuarantined, nil).Ref}
 	assert.ElementsMatch(t, []string{early + "bad.msg.json", "stray"}, refs)
 }
 

@@ -40,7 +40,7 @@ func TestDeliverWritesWholeFileIntoInbox(t *testing.T) {
 			assert.Equal(t, m.ID, got.ID)
 			assert.Equal(t, "hello", got.Text())
 
-			ev := events.waitFor(t, store.EventSent, nil)
+			ev := events.TakeKind(t, store.EventSent, nil)
 			assert.Equal(t, store.Event{Time: ev.Time, Kind: store.EventSent, Agent: "bob", MessageID: m.ID,
 				From: "alice", Ref: name}, ev)
 		})
@@ -119,7 +119,7 @@ func TestDeliverTwiceIsHarmless(t *testing.T) {
 	deliver(t, s, m)
 	assert.Equal(t, []string{envelope.FileName(m)}, names(t, agentPath(s, "bob", inboxDir)))
 	assert.Empty(t, names(t, agentPath(s, "bob", tmpDir)))
-	assert.Equal(t, 1, events.count(store.EventSent))
+	assert.Equal(t, 1, events.CountKind(store.EventSent))
 }
 
 func TestDeliverNeverReplacesOtherContent(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 func TestAckMovesToProcessed(t *testing.T) {
@@ -27,13 +28,13 @@ func TestAckMovesToProcessed(t *testing.T) {
 		name := envelope.FileName(m)
 		assert.Equal(t, []string{name}, names(t, agentPath(s, "bob", processedDir)), "same name as in inbox/")
 		assert.Empty(t, names(t, agentPath(s, "bob", claimedDir)))
-		ev := events.waitFor(t, store.EventProcessed, nil)
+		ev := events.TakeKind(t, store.EventProcessed, nil)
 		assert.Equal(t, m.ID, ev.MessageID)
 		assert.Equal(t, "alice", ev.From)
 		assert.Equal(t, name, ev.Ref)
 
 		ack(t, in, d) // twice is harmless
-		assert.Equal(t, 1, events.count(store.EventProcessed))
+		assert.Equal(t, 1, events.CountKind(store.EventProcessed))
 		journal, err := os.ReadFile(agentPath(s, "bob", stateDir, journalName))
 		require.NoError(t, err)
 		assert.Equal(t, m.ID+"\n", string(journal))
@@ -89,7 +90,7 @@ func TestQuarantineByReceiver(t *testing.T) {
 	assert.Equal(t, "bob", rec["agent"])
 	assert.Equal(t, m.ID, rec["message_id"])
 	assert.NotEmpty(t, rec["time"])
-	ev := events.waitFor(t, store.EventRefused, nil)
+	ev := events.TakeKind(t, store.EventRefused, nil)
 	assert.Equal(t, store.Event{Time: ev.Time, Kind: store.EventRefused, Agent: "bob", MessageID: m.ID,
 		From: "mallory", Ref: name, Reason: "unauthorized: sender mallory not in allowFrom"}, ev)
 
@@ -109,7 +110,7 @@ func readReason(t *testing.T, path string) map[string]string {
 // nextSkipsDuplicate starts Next, waits until it dropped m's copy as a
 // duplicate, then proves nothing was handed out by delivering a sentinel
 // that must come next.
-func nextSkipsDuplicate(t *testing.T, s *Store, in *Inbox, events *eventLog, m *envelope.Message) {
+func nextSkipsDuplicate(t *testing.T, s *Store, in *Inbox, events *testkit.Events, m *envelope.Message) {
 	t.Helper()
 	got := make(chan *store.Delivery, 1)
 	go func() {
@@ -117,7 +118,7 @@ func nextSkipsDuplicate(t *testing.T, s *Store, in *Inbox, events *eventLog, m *
 		assert.NoError(t, err)
 		got <- d
 	}()
-	events.waitFor(t, store.EventDuplicate, func(e store.Event) bool { return e.MessageID == m.ID })
+	events.TakeKind(t, store.EventDuplicate, func(e store.Event) bool { return e.MessageID == m.ID })
 	sentinel := newMsg("zed", in.agent, "sentinel")
 	deliver(t, s, sentinel)
 	d := receive(t, got)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 func TestOpenInboxCreatesFolders(t *testing.T) {
@@ -119,7 +120,7 @@ func TestNextInFileNameOrder(t *testing.T) {
 		d := next(t, in)
 		assert.Equal(t, sent[i].ID, d.Message.ID)
 		assert.False(t, d.Redelivered)
-		ev := events.waitFor(t, store.EventClaimed, nil)
+		ev := events.TakeKind(t, store.EventClaimed, nil)
 		assert.Equal(t, sent[i].ID, ev.MessageID)
 		assert.Equal(t, envelope.FileName(sent[i]), ev.Ref)
 	}
@@ -146,7 +147,7 @@ func nextWhenWaiting(t *testing.T, in *Inbox) <-chan *store.Delivery {
 	}()
 	select {
 	case <-waiting:
-	case <-time.After(waitLimit):
+	case <-time.After(testkit.WaitLimit):
 		t.Fatal("Next never waited")
 	}
 	return got
@@ -157,7 +158,7 @@ func receive(t *testing.T, got <-chan *store.Delivery) *store.Delivery {
 	select {
 	case d := <-got:
 		return d
-	case <-time.After(waitLimit):
+	case <-time.After(testkit.WaitLimit):
 		t.Fatal("Next did not wake up for a new message")
 	}
 	return nil
@@ -209,7 +210,7 @@ func TestWatcherRescansOnOverflow(t *testing.T) {
 		}
 		select {
 		case <-notify:
-		case <-time.After(waitLimit):
+		case <-time.After(testkit.WaitLimit):
 			t.Fatalf("no rescan after %v", ev)
 		}
 	}

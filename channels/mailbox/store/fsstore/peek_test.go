@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 type pendingItem struct {
@@ -161,7 +162,7 @@ func watchInBackground(t *testing.T, s *Store, agent string) <-chan string {
 	})
 	select {
 	case <-ready:
-	case <-time.After(waitLimit):
+	case <-time.After(testkit.WaitLimit):
 		t.Fatal("watch not ready")
 	}
 	return seen
@@ -172,7 +173,7 @@ func expectSeen(t *testing.T, seen <-chan string, want string) {
 	select {
 	case got := <-seen:
 		assert.Equal(t, want, got)
-	case <-time.After(waitLimit):
+	case <-time.After(testkit.WaitLimit):
 		t.Fatalf("watch did not report %q", want)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // TestTenThousandMessagesFromAnotherProcess has a second process deliver
@@ -34,9 +35,9 @@ func TestTenThousandMessagesFromAnotherProcess(t *testing.T) {
 	}
 	require.Equal(t, 10000, total)
 
-	events := &countEvents{}
+	events := testkit.NewEvents()
 	root := filepath.Join(t.TempDir(), "mailboxes")
-	s, err := Open(Options{Root: root, NoSync: true, PollInterval: time.Second, Observer: events.observe})
+	s, err := Open(Options{Root: root, NoSync: true, PollInterval: time.Second, Observer: events.Observe})
 	require.NoError(t, err)
 	defer s.Close()
 	in := openTestInbox(t, s, "bob")
@@ -75,9 +76,9 @@ func TestTenThousandMessagesFromAnotherProcess(t *testing.T) {
 	assert.Empty(t, names(t, agentPath(s, "bob", tmpDir)), "no staging file left")
 	assert.Empty(t, names(t, agentPath(s, "bob", rejectedDir)))
 	assert.Len(t, names(t, agentPath(s, "bob", processedDir)), total)
-	assert.Zero(t, events.count(store.EventQuarantined))
-	assert.Zero(t, events.count(store.EventDuplicate))
-	assert.Equal(t, total, events.count(store.EventProcessed))
+	assert.Zero(t, events.CountKind(store.EventQuarantined))
+	assert.Zero(t, events.CountKind(store.EventDuplicate))
+	assert.Equal(t, total, events.CountKind(store.EventProcessed))
 	t.Logf("%d messages from another process received in %s (%.0f/s, process start included)",
 		total, elapsed.Round(time.Millisecond), float64(total)/elapsed.Seconds())
 }

@@ -47,7 +47,7 @@ func TestPruneByAge(t *testing.T) {
 	assert.Equal(t, []string{envelope.FileName(fresh)}, names(t, agentPath(s, "coder", "processed")))
 	assert.Equal(t, []string{"by-task"}, names(t, agentPath(s, "coder", "archive")), "the emptied task folder goes")
 	assert.Len(t, names(t, agentPath(s, "coder", "claimed")), 1, "claimed messages are never pruned")
-	ev := events.waitFor(t, store.EventPruned, nil)
+	ev := events.TakeKind(t, store.EventPruned, nil)
 	assert.Contains(t, ev.Reason, "removed 1 file(s)")
 }
 

@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,33 +15,16 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 var registryTestNow = time.Date(2026, 4, 26, 10, 0, 0, 123456000, time.UTC)
 
-// syncBuffer is a bytes.Buffer safe for a logger used from many goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // openRegistryStore opens a store on a fresh root with a fixed clock and
 // a logger whose output is returned.
-func openRegistryStore(t testing.TB) (*Store, *syncBuffer) {
+func openRegistryStore(t testing.TB) (*Store, *testkit.Buffer) {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &testkit.Buffer{}
 	s, err := Open(Options{
 		Root:   t.TempDir(),
 		NoSync: true,

@@ -64,7 +64,7 @@ func TestSymlinkedInboxEntryIsNotFollowed(t *testing.T) {
 
 	reasons := map[string]string{}
 	for range links {
-		ev := events.waitFor(t, store.EventQuarantined, nil)
+		ev := events.TakeKind(t, store.EventQuarantined, nil)
 		reasons[ev.Ref] = ev.Reason
 	}
 	for link, target := range links {
@@ -121,7 +121,7 @@ func TestEntryNamedLikeMessageDoesNotStopDelivery(t *testing.T) {
 			assert.NotEqual(t, name, d.Ref.(*claimRef).name, "delivered under another name")
 			ack(t, in, d)
 
-			ev := events.waitFor(t, store.EventQuarantined, nil)
+			ev := events.TakeKind(t, store.EventQuarantined, nil)
 			assert.Equal(t, name, ev.Ref)
 			assert.Contains(t, ev.Reason, "not a regular file ("+kind+")")
 			moved := agentPath(s, "bob", rejectedDir, name)

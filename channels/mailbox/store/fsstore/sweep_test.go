@@ -52,7 +52,7 @@ func TestSweepTaskMovesItsHandledMessages(t *testing.T) {
 	assert.Len(t, names(t, agentPath(s, "coder", "processed")), 2, "other tasks' and plain messages stay")
 	assert.Len(t, names(t, agentPath(s, "coder", "claimed")), 1, "a message being handled stays")
 	assert.Len(t, names(t, agentPath(s, "coder", "inbox")), 1, "a message not read yet stays")
-	ev := events.waitFor(t, store.EventSwept, nil)
+	ev := events.TakeKind(t, store.EventSwept, nil)
 	assert.Equal(t, a.ID, ev.MessageID)
 	assert.Equal(t, "t1", ev.TaskID)
 	assert.Equal(t, filepath.Join("archive", "by-task", "t1", envelope.FileName(a)), ev.Ref)

@@ -154,7 +154,7 @@ func TestAuditBatches(t *testing.T) {
 // before; Close does not hang.
 func TestAuditWithoutHistoryStream(t *testing.T) {
 	ts := sharedServer(t)
-	var log logBuffer
+	var log testkit.Buffer
 	opts := ts.options(t, nil)
 	opts.AuditLog, opts.Logger = true, slog.New(slog.NewTextHandler(&log, nil))
 	be := openWith(t, opts)

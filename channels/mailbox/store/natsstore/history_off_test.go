@@ -33,7 +33,7 @@ func TestHistoryConfigKey(t *testing.T) {
 // and SweepTask fail with ErrNoHistory, naming the key.
 func TestHistoryOff(t *testing.T) {
 	ts := sharedServer(t)
-	var log logBuffer
+	var log testkit.Buffer
 	ev := testkit.NewEvents()
 	cfg, err := natsstore.DecodeConfig(ts.section(map[string]any{"history": false}))
 	require.NoError(t, err)

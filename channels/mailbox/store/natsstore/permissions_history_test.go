@@ -1,10 +1,8 @@
 package natsstore_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,28 +15,12 @@ import (
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
-// logBuffer collects what a store logs.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+// testkit.Buffer collects what a store logs.
 
 // openAs opens a store on url as user (testdata/agents.conf), acting for
 // the agent of that name with the audit log on, as the mailbox opens it,
 // logging to log.
-func openAs(t *testing.T, url, user, password string, log *logBuffer) *natsstore.Store {
+func openAs(t *testing.T, url, user, password string, log *testkit.Buffer) *natsstore.Store {
 	t.Helper()
 	nc, cfg := connectAs(t, url, user, password)
 	o := cfg.Options(nc)
@@ -55,7 +37,7 @@ func openAs(t *testing.T, url, user, password string, log *logBuffer) *natsstore
 func TestPerAgentHistory(t *testing.T) {
 	t.Parallel()
 	url := startAgentsServer(t)
-	var log logBuffer
+	var log testkit.Buffer
 	admin := openAs(t, url, "admin", "admin-secret", &log) // creates the streams
 	researcher := openAs(t, url, "researcher", "researcher-secret", &log)
 	coder := openAs(t, url, "coder", "coder-secret", &log)
@@ -136,7 +118,7 @@ func TestRePublishRefused(t *testing.T) {
 	defer nc.Close()
 	js, err := jetstream.New(nc)
 	require.NoError(t, err)
-	var log logBuffer
+	var log testkit.Buffer
 	require.NoError(t, openAs(t, url, "admin", "admin-secret", &log).Close()) // the streams and buckets
 	stream, err := js.Stream(testkit.Ctx(t), "MAILBOX")
 	require.NoError(t, err)
