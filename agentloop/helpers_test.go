@@ -11,11 +11,8 @@ import (
 
 	"github.com/switchboard-dev/switchboard/agentloop"
 	"github.com/switchboard-dev/switchboard/bus"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
-
-// waitLimit bounds every wait of a test; it is a failure guard, never a
-// synchronisation.
-const waitLimit = 10 * time.Second
 
 // providerFunc adapts a function to agentloop.Provider.
 type providerFunc func(ctx context.Context, req agentloop.Request) (*agentloop.Response, error)
@@ -93,7 +90,7 @@ func start(t *testing.T, cfg agentloop.Config) *started {
 				if !errors.Is(err, context.Canceled) {
 					t.Errorf("Run returned %v, want context.Canceled", err)
 				}
-			case <-time.After(waitLimit):
+			case <-time.After(testkit.WaitLimit):
 				t.Error("Run did not return after cancel")
 			}
 		})
@@ -104,7 +101,7 @@ func start(t *testing.T, cfg agentloop.Config) *started {
 
 func (s *started) send(t *testing.T, in bus.InboundMessage) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)
 	defer cancel()
 	require.NoError(t, s.bus.PublishInbound(ctx, in))
 }
@@ -122,7 +119,7 @@ func (s *started) recv(t *testing.T) bus.OutboundMessage {
 // take returns the next answer as the loop published it, not delivered.
 func (s *started) take(t *testing.T) bus.OutboundMessage {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)
 	defer cancel()
 	out, err := s.bus.ConsumeOutbound(ctx)
 	require.NoError(t, err, "no reply")
@@ -140,7 +137,7 @@ func waitFor[T any](t *testing.T, ch <-chan T, what string) T {
 	select {
 	case v := <-ch:
 		return v
-	case <-time.After(waitLimit):
+	case <-time.After(testkit.WaitLimit):
 		t.Fatalf("timed out waiting for %s", what)
 		var zero T
 		return zero

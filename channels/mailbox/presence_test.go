@@ -181,8 +181,7 @@ func TestHelperProcess(t *testing.T) {
 // once its heartbeat is older than offlineAfter.
 func TestDefect7CrashedAgentIsOffline(t *testing.T) {
 	e := newEnv(t)
-	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperProcess$")
-	cmd.Env = append(os.Environ(), crashEnv+"="+e.root)
+	cmd := testkit.HelperCommand("TestHelperProcess", crashEnv+"="+e.root)
 	out, err := cmd.StdoutPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())

@@ -1,9 +1,7 @@
 package mailboxtest_test
 
 import (
-	"bytes"
 	"log/slog"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -25,8 +23,8 @@ import (
 // keep (ending a task sweeps its messages when the store can).
 func TestTaskWithoutHistory(t *testing.T) {
 	ts := natstest.Start(t, "")
-	start := func(id string) (*mailbox.Channel, *bus.Bus, *logBuffer) {
-		var log logBuffer
+	start := func(id string) (*mailbox.Channel, *bus.Bus, *testkit.Buffer) {
+		var log testkit.Buffer
 		cfg := mailbox.DefaultConfig()
 		cfg.Enabled, cfg.AgentID, cfg.Backend = true, id, natsstore.BackendName
 		cfg.Stores = natsSection(map[string]any{"url": ts.URL(), "history": false})
@@ -53,7 +51,7 @@ func TestTaskWithoutHistory(t *testing.T) {
 	}
 	require.NoError(t, bob.Stop(testkit.Ctx(t)))
 	require.NoError(t, alice.Stop(testkit.Ctx(t)))
-	for who, log := range map[string]*logBuffer{"alice": aliceLog, "bob": bobLog} {
+	for who, log := range map[string]*testkit.Buffer{"alice": aliceLog, "bob": bobLog} {
 		assert.NotContains(t, log.String(), "level=WARN", who)
 	}
 }
@@ -89,22 +87,4 @@ func TestChannelsOnTheNATSBackendFromConfig(t *testing.T) {
 // keeps it.
 func natsSection(raw map[string]any) map[string]config.Section {
 	return map[string]config.Section{natsstore.BackendName: {Path: natsstore.ConfigPath, Raw: raw}}
-}
-
-// logBuffer is a log a test reads while the channel writes it.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
 }

@@ -21,6 +21,7 @@ func (s *sandbox) sendIDs(args ...string) []string {
 }
 
 func TestSendToGroups(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	s.writeFixtures() // researcher (offline; web_search, ...), coder (online; code_write, test_run, review)
 

@@ -44,6 +44,7 @@ func (s *sandbox) agentIDs(args ...string) []string {
 }
 
 func TestAgentsRoles(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	s.writeTeam()
 
@@ -72,6 +73,7 @@ func TestAgentsRoles(t *testing.T) {
 }
 
 func TestAgentsFilters(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	s.writeTeam()
 
@@ -94,6 +96,7 @@ func TestAgentsFilters(t *testing.T) {
 }
 
 func TestAgentsByRole(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	s.writeTeam()
 
@@ -124,6 +127,7 @@ func TestAgentsByRole(t *testing.T) {
 }
 
 func TestAgentsFilterUsageErrors(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	s.writeTeam()
 	for _, args := range [][]string{
@@ -141,6 +145,7 @@ func TestAgentsFilterUsageErrors(t *testing.T) {
 // TestAgentsRoleOfRunningHost: the roles of a host's config reach its card
 // and are found by --role and --by-role while it runs.
 func TestAgentsRoleOfRunningHost(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	conf := s.writeConfig("host.json", `{"channels": {"mailbox": {"enabled": true, "agentId": "host",
 		"capabilities": ["review"], "roles": ["reviewer"], "maxConcurrentTasks": 5}}}`)

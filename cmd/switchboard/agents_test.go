@@ -12,6 +12,7 @@ import (
 )
 
 func TestAgents(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	s.writeFixtures()
 	s.sendID("--from", "coder", "--to", "newcomer", "--text", "welcome")
@@ -54,12 +55,14 @@ func TestAgents(t *testing.T) {
 }
 
 func TestAgentsEmptyRoot(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	assert.Empty(t, s.ok("agents", "--json"))
 	assert.Equal(t, "no agents in "+s.root+"\n", s.ok("agents"))
 }
 
 func TestInboxListsUnreadableFiles(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	s.writeFixtures()
 	s.writeFile("coder/inbox/1745659300_writer.msg.json", `{"id": "msg_1745659300_writer", "from": "wri`)
@@ -76,6 +79,7 @@ func TestInboxListsUnreadableFiles(t *testing.T) {
 }
 
 func TestInboxOfUnknownAgent(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	before := snapshot(t, s.root)
 	assert.Empty(t, s.ok("inbox", "nobody", "--json"))
@@ -86,6 +90,7 @@ func TestInboxOfUnknownAgent(t *testing.T) {
 // TestAgentsStatusFromHeartbeats: the status shown is computed from the
 // heartbeat and the tasks, not taken from the card.
 func TestAgentsStatusFromHeartbeats(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	now := time.Now().UTC()
 	card := func(id, status string, heartbeat time.Time, tasks string) string {

@@ -12,11 +12,13 @@ import (
 )
 
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	assert.Equal(t, "switchboard "+testVersion+" "+runtime.Version()+" "+runtime.GOOS+"/"+runtime.GOARCH+"\n", s.ok("version"))
 }
 
 func TestUsageErrors(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	tests := []struct {
 		name string
@@ -43,6 +45,7 @@ func TestUsageErrors(t *testing.T) {
 }
 
 func TestHelp(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	for _, args := range [][]string{{"help"}, {"--help"}, {"help", "send"}, {"send", "--help"}} {
 		out := s.ok(args...)
@@ -53,6 +56,7 @@ func TestHelp(t *testing.T) {
 }
 
 func TestConfigFile(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	other := filepath.Join(s.home, "other")
 	require.NoError(t, os.Mkdir(other, 0o700))

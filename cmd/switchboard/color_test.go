@@ -15,6 +15,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // openPTY opens a pseudo-terminal and returns its two ends.
@@ -41,7 +42,7 @@ func (s *sandbox) runOnTerminal(env []string, args ...string) string {
 	s.t.Helper()
 	master, tty := openPTY(s.t)
 	defer master.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)
 	defer cancel()
 	cmd := s.command(ctx, args...)
 	cmd.Env = append(cmd.Env, env...)
@@ -60,6 +61,7 @@ func (s *sandbox) runOnTerminal(env []string, args ...string) string {
 }
 
 func TestColourOnlyOnTerminal(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	s.writeFixtures()
 	green, grey, yellow := "\x1b[32midle\x1b[0m", "\x1b[90moffline\x1b[0m", "\x1b[33mwarn\x1b[0m"

@@ -8,6 +8,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // complete asks the binary for completions the way the shell scripts do
@@ -23,6 +24,7 @@ func (s *sandbox) complete(args ...string) ([]string, string) {
 const noFiles = ":4"
 
 func TestCompletionCandidates(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	s.writeFixtures()
 	s.sendID("--from", "coder", "--to", "newcomer", "--text", "welcome") // a folder, no card
@@ -57,6 +59,7 @@ func TestCompletionCandidates(t *testing.T) {
 // TestCompletionBash loads the generated bash script into a real bash and
 // completes through it, as a terminal would on Tab.
 func TestCompletionBash(t *testing.T) {
+	t.Parallel()
 	bash, err := exec.LookPath("bash")
 	if err != nil {
 		t.Skip("no bash here")
@@ -81,7 +84,7 @@ COMP_POINT=${#COMP_LINE}
 __start_switchboard
 printf '%s\n' "${COMPREPLY[@]}"
 `
-		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+		ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, bash, "--norc", "--noprofile", "-c", prog)
 		cmd.Env = s.env()
@@ -99,6 +102,7 @@ printf '%s\n' "${COMPREPLY[@]}"
 }
 
 func TestCompletionScripts(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	for _, shell := range []string{"bash", "zsh", "fish", "powershell"} {
 		assert.Contains(t, s.ok("completion", shell), "__complete", shell)

@@ -39,6 +39,7 @@ func helpFlags(help, heading string) []string {
 // TestContractFlags holds the command line to DESIGN.md's contract: every
 // command and flag it names exists under exactly that name.
 func TestContractFlags(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	contract := map[string][]string{
 		"send": {"from", "to", "type", "text", "data", "file", "reply-to", "ttl", "task-id", "task-state",
@@ -107,6 +108,7 @@ func keys(m map[string]any) []string {
 // TestJSONOutput checks every --json output: one object per line, snake_case
 // names, and the documented fields (docs/cli.md).
 func TestJSONOutput(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	s.writeFixtures()
 	file := filepath.Join(s.home, "notes.md")
@@ -151,6 +153,7 @@ func TestJSONOutput(t *testing.T) {
 // TestFailuresAreOneLine runs every kind of failure that is not the
 // caller's fault: exit status 1, nothing on stdout, one line on stderr.
 func TestFailuresAreOneLine(t *testing.T) {
+	t.Parallel()
 	insecure := func(s *sandbox) { require.NoError(t, os.Chmod(s.root, 0o777)) }
 	rootIsFile := func(s *sandbox) {
 		require.NoError(t, os.Remove(s.root))

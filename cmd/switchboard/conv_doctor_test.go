@@ -34,6 +34,7 @@ func (s *sandbox) message(to, box, id, from, extra string) string {
 }
 
 func TestDoctorConversations(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	s.convRegistry()
 	goneInbox := s.message("gone", "inbox", "m1", "coder", "")

@@ -16,6 +16,7 @@ import (
 // conversation back whole from an inbox, a claimed/ folder, a processed/
 // folder and the task's archive.
 func TestThreadAfterARealTaskSweep(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	task := s.sendID("--from", "lead", "--to", "coder", "--type", "task", "--task-id", "t9", "--text", "write a sort")
 	s.ok("recv", "coder", "--count", "1") // accepts; the task stays claimed (recv never finishes it)

@@ -13,6 +13,7 @@ import (
 // the thread, and thread reads it back whole wherever its messages are
 // (an archive, a processed/ folder, an inbox).
 func TestThreadAcrossInboxProcessedAndArchive(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	q := s.sendID("--from", "researcher", "--to", "coder", "--text", "which api?", "--subject", "api-design",
 		"--priority", "2", "--expects-reply", "--reply-by", "1h", "--for-task", "t1")
@@ -56,6 +57,7 @@ func TestThreadAcrossInboxProcessedAndArchive(t *testing.T) {
 }
 
 func TestSendConversationFlagsUsage(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	base := []string{"send", "--from", "a", "--to", "b", "--text", "x"}
 	for _, tt := range []struct {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // The configs of examples/feishu-stub/README.md, with the webhook on a
@@ -74,7 +75,7 @@ type reply struct {
 // contains want; it returns that reply and every reply before it.
 func awaitChatReply(t *testing.T, webhook, chat, want string) (reply, []reply) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)
 	defer cancel()
 	var all []reply
 	for {
@@ -118,6 +119,7 @@ func readOutbox(t *testing.T, path string) []reply {
 // over HTTP; researcher delegates to coder through the mailbox; the sorted
 // list arrives in the user's chat.
 func TestTwoAgentProcessesAnswerInTheFeishuChat(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	researcher := s.start("--config", s.writeConfig("researcher.json", researcherConfig), "run")
 	coder := s.start("--config", s.writeConfig("coder.json", coderConfig), "run")

@@ -32,6 +32,7 @@ var demoTranscript = []string{
 // TestDemoOnNATS runs the demo with both agents on NATS JetStream, on the
 // nats-server the demo embeds.
 func TestDemoOnNATS(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	dir := filepath.Join(s.home, "demo")
 	r := runDemo(t, s, "--backend", "nats", "--dir", dir, "--timeout", "40s")
@@ -60,6 +61,7 @@ func TestDemoOnNATS(t *testing.T) {
 
 // With --nats-url the demo uses that server, and leaves it running.
 func TestDemoOnNATSURL(t *testing.T) {
+	t.Parallel()
 	url := startNATS(t)
 	s := newSandbox(t)
 	r := runDemo(t, s, "--backend", "nats", "--nats-url", url, "--timeout", "40s")
@@ -79,6 +81,7 @@ func TestDemoOnNATSURL(t *testing.T) {
 }
 
 func TestDemoBackendErrors(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	assertOneLineError(t, runDemo(t, s, "--backend", "redis"), 2, `--backend: want fs or nats, got "redis"`)
 	assertOneLineError(t, runDemo(t, s, "--nats-url", "nats://127.0.0.1:4222"), 2, "--nats-url goes with --backend nats")

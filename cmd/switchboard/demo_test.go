@@ -13,13 +13,14 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // runDemo runs `switchboard demo args...` (without --root) with TMPDIR in
 // the sandbox, to its end.
 func runDemo(t *testing.T, s *sandbox, args ...string) result {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*waitLimit)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*testkit.WaitLimit)
 	defer cancel()
 	cmd := s.command(ctx)
 	cmd.Args = append(cmd.Args[:1], append([]string{"demo"}, args...)...)
@@ -34,6 +35,7 @@ func runDemo(t *testing.T, s *sandbox, args ...string) result {
 // TestDemo runs the README's main job: two agent processes, a Feishu
 // message posted over HTTP, the answer in the user's chat.
 func TestDemo(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	dir := filepath.Join(s.home, "demo")
 	r := runDemo(t, s, "--dir", dir, "--timeout", "40s")
@@ -75,6 +77,7 @@ func TestDemo(t *testing.T) {
 }
 
 func TestDemoRemovesItsTemporaryFolder(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	r := runDemo(t, s, "--timeout", "40s")
 	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
@@ -84,6 +87,7 @@ func TestDemoRemovesItsTemporaryFolder(t *testing.T) {
 }
 
 func TestDemoErrors(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	full := filepath.Join(s.home, "full")
 	require.NoError(t, os.MkdirAll(filepath.Join(full, "x"), 0o700))
@@ -144,6 +148,7 @@ func (p *proc) awaitStdout(want string) string {
 // TestDemoKeep leaves the agents running after the conversation: the
 // printed webhook takes another message, and Ctrl-C stops both agents.
 func TestDemoKeep(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	dir := filepath.Join(s.home, "demo")
 	demo := startDemo(t, s, "--keep", "--dir", dir, "--timeout", "40s")

@@ -30,6 +30,7 @@ func findingsOf(all []map[string]any, check string) []map[string]any {
 }
 
 func TestDoctor(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	s.writeFixtures()
 	old := time.Now().Add(-2 * time.Minute)
@@ -134,6 +135,7 @@ func modeOf(t *testing.T, path string) os.FileMode {
 }
 
 func TestDoctorErrors(t *testing.T) {
+	t.Parallel()
 	t.Run("corrupt registry", func(t *testing.T) {
 		s := newSandbox(t)
 		s.writeFixtures()

@@ -20,11 +20,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
-
-// waitLimit bounds every wait of the tests for a process; it is a
-// deadline for failing, never a way to synchronise.
-const waitLimit = 20 * time.Second
 
 // testVersion is stamped into the binary with -ldflags.
 const testVersion = "v0.0.0-test"
@@ -109,7 +106,7 @@ type result struct {
 // run runs the binary to its end.
 func (s *sandbox) run(args ...string) result {
 	s.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)
 	defer cancel()
 	cmd := s.command(ctx, args...)
 	var out, errOut bytes.Buffer
@@ -192,7 +189,7 @@ func (p *proc) stderrSoFar() string {
 }
 
 // next returns the next line of ch, failing the test at EOF or after
-// waitLimit.
+// testkit.WaitLimit.
 func (p *proc) next(ch <-chan string, what string) string {
 	p.t.Helper()
 	select {
@@ -202,8 +199,8 @@ func (p *proc) next(ch <-chan string, what string) string {
 			p.t.Fatalf("%s: output ended (exit %d), stderr:\n%s", what, p.code, p.stderrSoFar())
 		}
 		return line
-	case <-time.After(waitLimit):
-		p.t.Fatalf("%s: nothing within %s, stderr:\n%s", what, waitLimit, p.stderrSoFar())
+	case <-time.After(testkit.WaitLimit):
+		p.t.Fatalf("%s: nothing within %s, stderr:\n%s", what, testkit.WaitLimit, p.stderrSoFar())
 	}
 	return ""
 }
@@ -230,8 +227,8 @@ func (p *proc) wait() int {
 	select {
 	case <-p.done:
 		return p.code
-	case <-time.After(waitLimit):
-		p.t.Fatalf("still running after %s, stderr:\n%s", waitLimit, p.stderrSoFar())
+	case <-time.After(testkit.WaitLimit):
+		p.t.Fatalf("still running after %s, stderr:\n%s", testkit.WaitLimit, p.stderrSoFar())
 	}
 	return -1
 }

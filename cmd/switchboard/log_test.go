@@ -18,6 +18,7 @@ func kindsOf(lines []map[string]any) []string {
 }
 
 func TestLogRecordsSendsAndReceives(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	assert.Equal(t, "no audit entries in "+s.root+"\n", s.ok("log"))
 
@@ -51,6 +52,7 @@ func TestLogRecordsSendsAndReceives(t *testing.T) {
 }
 
 func TestLogUsage(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	assertOneLineError(t, s.run("log", "--kind", "bogus"), 2, `--kind "bogus": want one of sent, claimed`)
 	assertOneLineError(t, s.run("log", "--since", "yesterday"), 2, "--since: want an RFC 3339 time")

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // agentsByID runs agents --json and returns its lines by agent id.
@@ -28,6 +29,7 @@ func agentsByID(t *testing.T, s *sandbox, args ...string) map[string]map[string]
 // reaches each of them once, with every conversation flag; after recv
 // stops they are offline.
 func TestNATSAgentsSendRecv(t *testing.T) {
+	t.Parallel()
 	w := newNATSWorld(t)
 	coder := w.as(w.agentConf("coder", `"capabilities": ["review", "code"], "description": "writes code"`)).
 		start("recv", "coder", "--count", "1", "--json")
@@ -80,8 +82,9 @@ func TestNATSAgentsSendRecv(t *testing.T) {
 // On NATS the status comes from the presence bucket: a card that says idle
 // with a fresh heartbeat is offline once its presence key is gone.
 func TestNATSAgentsPresenceFromKV(t *testing.T) {
+	t.Parallel()
 	w := newNATSWorld(t)
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)
 	defer cancel()
 	card, err := w.open().UpdateCard(ctx, "ghost", func(c *envelope.Card) {
 		c.Status, c.LastHeartbeat = envelope.StatusIdle, envelope.NewTime(time.Now())
@@ -101,6 +104,7 @@ func TestNATSAgentsPresenceFromKV(t *testing.T) {
 // recv takes the agent's inbox on NATS: a second recv of the same agent
 // fails with one line naming the holder.
 func TestNATSRecvBusy(t *testing.T) {
+	t.Parallel()
 	w := newNATSWorld(t)
 	first := w.start("recv", "coder")
 	first.awaitStderr("listening as coder in NATS at " + w.url)
@@ -114,6 +118,7 @@ func TestNATSRecvBusy(t *testing.T) {
 // watch on NATS follows the inbox subjects: every inbox, or one agent's,
 // without claiming anything (recv then gets the message).
 func TestNATSWatch(t *testing.T) {
+	t.Parallel()
 	w := newNATSWorld(t)
 	all := w.start("watch", "--json")
 	all.awaitStderr("watching every inbox on NATS at " + w.url)
@@ -145,6 +150,7 @@ func TestNATSWatch(t *testing.T) {
 // puts every command on the filesystem store, whatever the config's
 // backend.
 func TestNATSFilesystemOnly(t *testing.T) {
+	t.Parallel()
 	w := newNATSWorld(t)
 	r := w.run("doctor")
 	assertOneLineError(t, r, 1, `doctor works on the filesystem store only, and channels.mailbox.backend is "nats" (pass --root DIR`)

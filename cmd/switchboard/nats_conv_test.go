@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // The reading commands on a NATS server that has no mailbox yet say there
@@ -19,6 +20,7 @@ import (
 // nothing: no stream or bucket, no message stored, removed or
 // acknowledged.
 func TestNATSReadingCommandsCreateNothing(t *testing.T) {
+	t.Parallel()
 	w := newNATSWorld(t)
 	where := "NATS at " + w.url
 	assert.Equal(t, "no agents in "+where+"\n", w.ok("agents"))
@@ -58,6 +60,7 @@ const ageColumn = `(just now|\d+[smh] ago)`
 // thread, pending and inbox on NATS: a request and its reply sent with
 // send --reply-to are one thread; the request is pending until answered.
 func TestNATSThreadPendingInbox(t *testing.T) {
+	t.Parallel()
 	w := newNATSWorld(t)
 	q := w.sendID("--from", "lead", "--to", "coder", "--text", "which order?", "--expects-reply", "--subject", "sort-order")
 	inbox := decodeLines(t, w.ok("inbox", "coder", "--json"))
@@ -92,6 +95,7 @@ func TestNATSThreadPendingInbox(t *testing.T) {
 // log on NATS reads the store's audit log: a message sent and received is
 // sent, then claimed; the filters apply.
 func TestNATSLog(t *testing.T) {
+	t.Parallel()
 	w := newNATSWorld(t)
 	id := w.sendID("--from", "lead", "--to", "coder", "--text", "hello")
 	recv := w.start("recv", "coder", "--count", "1", "--json")
@@ -120,8 +124,9 @@ func TestNATSLog(t *testing.T) {
 // removed): agents still lists the cards, without inbox depths, and says
 // why on stderr; thread fails naming what it cannot read.
 func TestNATSWithoutHistory(t *testing.T) {
+	t.Parallel()
 	w := newNATSWorld(t)
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)
 	defer cancel()
 	_, err := w.open().UpdateCard(ctx, "coder", func(c *envelope.Card) {
 		c.Status, c.LastHeartbeat = envelope.StatusIdle, envelope.NewTime(time.Now())
@@ -139,6 +144,7 @@ func TestNATSWithoutHistory(t *testing.T) {
 // On NATS a message the running receiver holds (a request until it is
 // answered) is still in its inbox, and agents counts what inbox lists.
 func TestNATSDepthCountsHeldMessages(t *testing.T) {
+	t.Parallel()
 	w := newNATSWorld(t)
 	recv := w.as(w.agentConf("coder", "")).start("recv", "coder", "--json")
 	recv.awaitStderr("listening as coder in NATS at " + w.url)

@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // closedURL returns the URL of a port on 127.0.0.1 nothing listens on.
@@ -70,6 +71,7 @@ func natsConf(s *sandbox, url, more string) string {
 // with one line naming the server and the key to fix; completion offers
 // nothing and succeeds.
 func TestNATSServerDown(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	url := closedURL(t)
 	s.global = []string{"--config", natsConf(s, url, "")}
@@ -90,12 +92,13 @@ func TestNATSServerDown(t *testing.T) {
 // after a few seconds whatever that timeout (it would otherwise outlast
 // the test's wait limit).
 func TestNATSServerSilent(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	url := silentURL(t)
 	s.global = []string{"--config", natsConf(s, url, `"connectTimeout": 1`)}
 	assertOneLineError(t, s.run("agents"), 1, "connect to NATS at "+url)
 
-	s.global = []string{"--config", natsConf(s, url, fmt.Sprintf(`"connectTimeout": %d`, int((3*waitLimit).Seconds())))}
+	s.global = []string{"--config", natsConf(s, url, fmt.Sprintf(`"connectTimeout": %d`, int((3*testkit.WaitLimit).Seconds())))}
 	got, directive := s.complete("inbox", "")
 	assert.Empty(t, got)
 	assert.Equal(t, noFiles, directive)
@@ -104,6 +107,7 @@ func TestNATSServerSilent(t *testing.T) {
 // watch with credentials that may not subscribe to every inbox fails at
 // once, exit 1, with one line saying what it needs.
 func TestNATSWatchNeedsPermission(t *testing.T) {
+	t.Parallel()
 	srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: server.RANDOM_PORT, NoLog: true, NoSigs: true,
 		Users: []*server.User{{Username: "coder", Password: "secret", Permissions: &server.Permissions{
 			Publish:   &server.SubjectPermission{Allow: []string{">"}},
@@ -111,7 +115,7 @@ func TestNATSWatchNeedsPermission(t *testing.T) {
 		}}}})
 	require.NoError(t, err)
 	go srv.Start()
-	require.True(t, srv.ReadyForConnections(waitLimit), "nats-server did not start")
+	require.True(t, srv.ReadyForConnections(testkit.WaitLimit), "nats-server did not start")
 	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
 
 	s := newSandbox(t)
@@ -129,7 +133,7 @@ func startNATSOn(t *testing.T, port int, dir string) *server.Server {
 		MaxPayload: 4 << 20, NoLog: true, NoSigs: true})
 	require.NoError(t, err)
 	go srv.Start()
-	require.True(t, srv.ReadyForConnections(waitLimit), "nats-server did not start")
+	require.True(t, srv.ReadyForConnections(testkit.WaitLimit), "nats-server did not start")
 	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
 	return srv
 }
@@ -137,6 +141,7 @@ func startNATSOn(t *testing.T, port int, dir string) *server.Server {
 // watch on NATS says on stderr when it loses the server and when it is
 // back, keeps running, and shows what is sent once it is back.
 func TestNATSWatchServerLost(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	srv := startNATSOn(t, server.RANDOM_PORT, dir)
 	url := srv.ClientURL()

@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
 	"github.com/switchboard-dev/switchboard/config"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // natsWorld is a sandbox whose commands work on the mailbox on an
@@ -85,7 +86,7 @@ func (w *natsWorld) jetStream() jetstream.JetStream {
 // acknowledged (an acknowledged message leaves the work-queue stream).
 func (w *natsWorld) streams() map[string]string {
 	w.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)
 	defer cancel()
 	out := map[string]string{}
 	lister := w.jetStream().ListStreams(ctx)

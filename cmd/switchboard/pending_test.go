@@ -17,6 +17,7 @@ func pendingIDs(lines []map[string]any) []any {
 }
 
 func TestPendingRepliesFromTheShell(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	assert.Equal(t, "no replies pending\n", s.ok("pending"))
 	q := s.sendID("--from", "researcher", "--to", "coder", "--text", "which api?", "--expects-reply",
@@ -55,6 +56,7 @@ func TestPendingRepliesFromTheShell(t *testing.T) {
 }
 
 func TestPendingUsage(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	assertOneLineError(t, s.run("pending", "../x"), 2, "invalid agent id")
 	assertOneLineError(t, s.run("pending", "a", "b"), 2, `unexpected argument "b"`)

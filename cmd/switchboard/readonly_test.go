@@ -12,6 +12,7 @@ import (
 // the tree and checks that the tree is exactly as it was: no file, folder,
 // lock or mode changed.
 func TestReadingCommandsWriteNothing(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	s.writeFixtures()
 	s.writeFile("coder/inbox/1745659300_writer.msg.json", `{"id": "msg_1745659300_writer", "from": "wri`) // torn
@@ -41,6 +42,7 @@ func TestReadingCommandsWriteNothing(t *testing.T) {
 // doctor on a root that does not exist say there is nothing, and do not
 // create it.
 func TestReadingCommandsCreateNoRoot(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	require.NoError(t, os.Remove(s.root))
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // TestRecvReaderGoesAway: when the program reading recv's output exits
@@ -16,8 +17,9 @@ import (
 // message: exit 0, the agent marked offline, and the message it could not
 // print named on stderr.
 func TestRecvReaderGoesAway(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)
 	defer cancel()
 	cmd := s.command(ctx, "recv", "worker")
 	out, stdout, err := os.Pipe()

@@ -11,6 +11,7 @@ import (
 )
 
 func TestRecvCount(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	recv := s.start("recv", "worker", "--count", "2", "--json")
 	recv.awaitStderr("listening as worker")
@@ -57,6 +58,7 @@ func TestRecvCount(t *testing.T) {
 }
 
 func TestRecvHumanOutput(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	s.writeFixtures()
 	recv := s.start("recv", "coder", "--count", "2")
@@ -71,6 +73,7 @@ func TestRecvHumanOutput(t *testing.T) {
 }
 
 func TestRecvSignalStopsCleanly(t *testing.T) {
+	t.Parallel()
 	for _, sig := range []os.Signal{os.Interrupt, sigterm} {
 		t.Run(sig.String(), func(t *testing.T) {
 			s := newSandbox(t)
@@ -90,6 +93,7 @@ func TestRecvSignalStopsCleanly(t *testing.T) {
 }
 
 func TestRecvAgentAlreadyRunning(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	first := s.start("recv", "worker")
 	first.awaitStderr("listening as worker")
@@ -103,6 +107,7 @@ func TestRecvAgentAlreadyRunning(t *testing.T) {
 }
 
 func TestRecvUsage(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	before := snapshot(t, s.root)
 	assertOneLineError(t, s.run("recv"), 2, "missing argument AGENT")
@@ -128,6 +133,7 @@ func agentCard(t *testing.T, s *sandbox, agent string) map[string]any {
 // TestRecvJSONMailboxDetails: the nanobot task waiting in the inbox and a
 // message with a file and data part, as recv --json prints them.
 func TestRecvJSONMailboxDetails(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	s.writeFixtures()
 	file := filepath.Join(s.home, "report.pdf")

@@ -18,6 +18,7 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
 	_ "github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore" // the backend "nats"
 	"github.com/switchboard-dev/switchboard/config"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // startNATS starts an embedded nats-server with JetStream on a free port,
@@ -37,7 +38,7 @@ func natsCards(t *testing.T, url string) map[string]envelope.Card {
 	st, err := store.Open(cfg.Backend, cfg.StoreConfig())
 	require.NoError(t, err)
 	defer st.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)
 	defer cancel()
 	cards, err := st.Cards(ctx)
 	require.NoError(t, err)
@@ -53,6 +54,7 @@ func natsCards(t *testing.T, url string) map[string]envelope.Card {
 // embedded nats-server, a Feishu message posted over HTTP, the sorted list
 // in the user's chat.
 func TestTwoAgentProcessesOnNATS(t *testing.T) {
+	t.Parallel()
 	url := startNATS(t)
 	s := newSandbox(t)
 	onNATS := fmt.Sprintf(`"backend": "nats", "nats": {"url": %q}`, url)
@@ -102,6 +104,7 @@ func TestTwoAgentProcessesOnNATS(t *testing.T) {
 // A host whose NATS server cannot be reached fails to start with the key
 // to fix.
 func TestRunNATSUnreachable(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	conf := s.writeConfig("c.json", `{"channels": {"mailbox": {"enabled": true, "agentId": "coder",
 		"backend": "nats", "nats": {"url": "nats://127.0.0.1:1", "connectTimeout": 1}}}}`)

@@ -35,6 +35,7 @@ func awaitReply(t *testing.T, recv *proc) map[string]any {
 }
 
 func TestRunHost(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	conf := s.writeConfig("host.json", `{"channels": {"mailbox": {"enabled": true, "agentId": "host",
 		"description": "a host", "mailboxesRoot": "/elsewhere"}}}`)
@@ -62,6 +63,7 @@ func TestRunHost(t *testing.T) {
 // TestRunOpenAIProvider runs a host whose provider is an OpenAI-compatible
 // server (a local one speaking the chat completions API).
 func TestRunOpenAIProvider(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var auth, body string
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -101,6 +103,7 @@ func TestRunOpenAIProvider(t *testing.T) {
 }
 
 func TestRunWithoutChannels(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	assertOneLineError(t, s.run("run"), 1, "no channel is enabled")
 
@@ -109,6 +112,7 @@ func TestRunWithoutChannels(t *testing.T) {
 }
 
 func TestRunConfigErrors(t *testing.T) {
+	t.Parallel()
 	busy, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
 	defer busy.Close()

@@ -46,6 +46,7 @@ func decodeLines(t *testing.T, out string) []map[string]any {
 }
 
 func TestSendThenInbox(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	s.writeFixtures()
 	id := s.sendID("--from", "researcher", "--to", "coder", "--text", "hi", "--data", `{"n": 1}`)
@@ -83,6 +84,7 @@ func TestSendThenInbox(t *testing.T) {
 }
 
 func TestSendTaskFields(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	file := filepath.Join(t.TempDir(), "spec.md")
 	require.NoError(t, os.WriteFile(file, []byte("# spec"), 0o600))
@@ -107,6 +109,7 @@ func TestSendTaskFields(t *testing.T) {
 }
 
 func TestSendDeadlineDuration(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	before := time.Now()
 	s.sendID("--from", "a", "--to", "b", "--type", "task", "--text", "x", "--deadline", "10m")
@@ -116,6 +119,7 @@ func TestSendDeadlineDuration(t *testing.T) {
 }
 
 func TestSendRelativeFileBecomesAbsolute(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	require.NoError(t, os.WriteFile(filepath.Join(s.home, "notes.txt"), []byte("n"), 0o600))
 	s.sendID("--from", "a", "--to", "b", "--file", "notes.txt") // the binary runs in s.home
@@ -124,6 +128,7 @@ func TestSendRelativeFileBecomesAbsolute(t *testing.T) {
 }
 
 func TestSendUsageErrors(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	s.writeFixtures()
 	before := snapshot(t, s.root)
@@ -171,6 +176,7 @@ func TestSendUsageErrors(t *testing.T) {
 }
 
 func TestSendToInsecureRootFails(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	require.NoError(t, os.Chmod(s.root, 0o777))
 	before := snapshot(t, s.root)

@@ -9,6 +9,7 @@ import (
 )
 
 func TestThread(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	s.writeFixtures()
 	// nanobot's task (coder/inbox) ← nanobot's accepted update (researcher/processed) ← a reply sent now.
@@ -39,6 +40,7 @@ func TestThread(t *testing.T) {
 }
 
 func TestThreadNotFound(t *testing.T) {
+	t.Parallel()
 	s := newSandbox(t)
 	s.writeFixtures()
 	assertOneLineError(t, s.run("thread", "msg_0_nobody"), 1, "message msg_0_nobody not found under "+s.root)

@@ -42,6 +42,7 @@ func TestMainExitCodes(t *testing.T) {
 }
 
 func TestUsageError(t *testing.T) {
+	t.Parallel()
 	base := errors.New("bad")
 	err := asUsage(base)
 	assert.True(t, isUsage(err))
@@ -52,15 +53,18 @@ func TestUsageError(t *testing.T) {
 }
 
 func TestOneLine(t *testing.T) {
+	t.Parallel()
 	assert.Equal(t, "a b c", oneLine("a\n\n\tb  c\n"))
 }
 
 func TestUnknownName(t *testing.T) {
+	t.Parallel()
 	assert.Equal(t, "sned", unknownName(`unknown command "sned" for "switchboard"`))
 	assert.Equal(t, "", unknownName(`unknown command sned`))
 }
 
 func TestStopped(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	assert.False(t, stopped(ctx, context.Canceled), "ctx still running")
 	cancel()

@@ -10,6 +10,7 @@ import (
 )
 
 func TestRegistryDescriptions(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), registryFile)
 	assert.Empty(t, registryDescriptions(path), "no registry")
 

@@ -15,6 +15,7 @@ import (
 // now (handled or still waiting); messages stamped before the demo began
 // (another run's, on a server named by --nats-url) are left out.
 func TestDemoMailOnNATS(t *testing.T) {
+	t.Parallel()
 	srv, err := startDemoNATS(t.TempDir())
 	require.NoError(t, err)
 	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })

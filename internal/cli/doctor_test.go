@@ -49,6 +49,7 @@ func problems(all []finding, check string) []finding {
 const message = `{"id": "m1", "from": "a", "to": "b", "timestamp": "2026-04-26T10:00:00+00:00", "type": "message"}`
 
 func TestDoctorRegistry(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name     string
 		setup    func(tr *tree)
@@ -94,6 +95,7 @@ func TestDoctorRegistry(t *testing.T) {
 }
 
 func TestDoctorRoot(t *testing.T) {
+	t.Parallel()
 	tr := newTree(t)
 	require.NoError(t, os.Chmod(tr.root, 0o750))
 	got := tr.doctor()
@@ -110,6 +112,7 @@ func TestDoctorRoot(t *testing.T) {
 }
 
 func TestDoctorInbox(t *testing.T) {
+	t.Parallel()
 	tr := newTree(t)
 	tr.write("b/inbox/1_a.msg.json", message)
 	tr.write("c/inbox/1_a.msg.json", message) // addressed to b
@@ -131,6 +134,7 @@ func TestDoctorInbox(t *testing.T) {
 }
 
 func TestDoctorRejectedAndOffline(t *testing.T) {
+	t.Parallel()
 	tr := newTree(t)
 	tr.write("b/rejected/1.msg.json", "{")
 	tr.write("b/rejected/1.msg.json"+reasonSuffix, `{"reason": "malformed message: truncated JSON"}`)

@@ -19,6 +19,7 @@ func mode(t *testing.T, path string) os.FileMode {
 }
 
 func TestDoctorPermissions(t *testing.T) {
+	t.Parallel()
 	tr := newTree(t)
 	msg := tr.write("b/inbox/1_a.msg.json", message)
 	tr.write("c/processed/1_a.msg.json", message) // private: fine
@@ -47,6 +48,7 @@ func TestDoctorPermissions(t *testing.T) {
 }
 
 func TestDoctorOwner(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("giving a file to another user needs root")
 	}
@@ -63,6 +65,7 @@ func TestDoctorOwner(t *testing.T) {
 }
 
 func TestDoctorForeign(t *testing.T) {
+	t.Parallel()
 	tr := newTree(t)
 	require.NoError(t, os.Symlink("/tmp", filepath.Join(tr.root, "elsewhere")))
 	tr.write("b/processed/1_a.msg.json", message)
@@ -85,6 +88,7 @@ func TestDoctorForeign(t *testing.T) {
 }
 
 func TestAgentOf(t *testing.T) {
+	t.Parallel()
 	tr := newTree(t)
 	dir, err := os.ReadDir(filepath.Dir(tr.root))
 	require.NoError(t, err)
@@ -99,6 +103,7 @@ func TestAgentOf(t *testing.T) {
 }
 
 func TestDoctorSummary(t *testing.T) {
+	t.Parallel()
 	ok := finding{Severity: severityOK}
 	warn := finding{Severity: severityWarn}
 	fixable := finding{Severity: severityError, Fixable: true}

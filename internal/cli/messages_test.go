@@ -13,6 +13,7 @@ import (
 )
 
 func TestMessageLineJSON(t *testing.T) {
+	t.Parallel()
 	msg := &envelope.Message{ID: "m1", From: "a", To: "b", Type: envelope.TypeMessage, TTL: 2,
 		Timestamp: envelope.NewTime(time.Date(2026, 4, 26, 10, 0, 0, 0, time.UTC)),
 		Content:   envelope.Content{Parts: []envelope.Part{envelope.TextPart("hi <there>")}}}
@@ -35,6 +36,7 @@ func TestMessageLineJSON(t *testing.T) {
 }
 
 func TestKindLabel(t *testing.T) {
+	t.Parallel()
 	task := &envelope.Task{ID: "t1", State: envelope.StatePending}
 	assert.Equal(t, "message", kindLabel(envelope.TypeMessage, nil))
 	assert.Equal(t, "message", kindLabel(envelope.TypeMessage, task))
@@ -43,6 +45,7 @@ func TestKindLabel(t *testing.T) {
 }
 
 func TestSummary(t *testing.T) {
+	t.Parallel()
 	assert.Equal(t, "", summary(nil))
 	assert.Equal(t, "one ⏎ two three", summary([]envelope.Part{
 		envelope.TextPart("one\ntwo"), envelope.TextPart(""), envelope.TextPart("three")}))

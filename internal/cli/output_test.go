@@ -12,6 +12,7 @@ import (
 )
 
 func TestAgo(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 4, 26, 10, 0, 0, 0, time.UTC)
 	tests := []struct {
 		then time.Time
@@ -35,12 +36,14 @@ func TestAgo(t *testing.T) {
 }
 
 func TestClip(t *testing.T) {
+	t.Parallel()
 	assert.Equal(t, "abc", clip("abc", 3))
 	assert.Equal(t, "ab…", clip("abcd", 3))
 	assert.Equal(t, "帮我…", clip("帮我写排序函数", 3), "counts runes, not bytes")
 }
 
 func TestCells(t *testing.T) {
+	t.Parallel()
 	assert.Equal(t, "-", orDash(""))
 	assert.Equal(t, "x", orDash("x"))
 	assert.Equal(t, "-", list(nil))
@@ -48,6 +51,7 @@ func TestCells(t *testing.T) {
 }
 
 func TestPalette(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	assert.False(t, newPalette(&buf, nil).on, "not a file")
 	f, err := os.CreateTemp(t.TempDir(), "out")
@@ -67,6 +71,7 @@ func TestPalette(t *testing.T) {
 }
 
 func TestTable(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	w := table(&buf)
 	row(w, "A", "BB")
@@ -76,6 +81,7 @@ func TestTable(t *testing.T) {
 }
 
 func TestWriteJSON(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	require.NoError(t, writeJSON(&buf, map[string]string{"text": "<b> & 排序"}))
 	assert.Equal(t, `{"text":"<b> & 排序"}`+"\n", buf.String(), "one line, nothing escaped")

@@ -13,6 +13,7 @@ import (
 )
 
 func TestParseDeadline(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 4, 26, 10, 0, 0, 0, time.UTC)
 	tests := []struct {
 		in      string
@@ -43,6 +44,7 @@ func TestParseDeadline(t *testing.T) {
 }
 
 func TestSendRequest(t *testing.T) {
+	t.Parallel()
 	now := time.Now()
 	f := sendFlags{from: "a", to: "b", kind: "task", text: "x", ttl: 4, cbChannel: "feishu", cbSK: "feishu:oc_1"}
 	req, err := f.request(now, true)
@@ -74,6 +76,7 @@ func TestSendRequest(t *testing.T) {
 // otherwise the send joins the thread of the earliest copy, unless it has
 // a thread already.
 func TestComposeOptionsReplyTo(t *testing.T) {
+	t.Parallel()
 	s := &settings{mailbox: mailbox.DefaultConfig()}
 	at := func(min int) envelope.Time { return envelope.NewTime(time.Date(2026, 4, 26, 10, min, 0, 0, time.UTC)) }
 	toCoder := &envelope.Message{ID: "q", From: "lead", To: "coder", Type: envelope.TypeMessage, TTL: 2,

@@ -25,6 +25,7 @@ func ids(chain []storedMessage) []string {
 }
 
 func TestThreadOf(t *testing.T) {
+	t.Parallel()
 	all := []storedMessage{
 		stored("b/processed/3.msg.json", "r2", "r1", 3),
 		stored("a/inbox/4.msg.json", "other", "", 4),
@@ -48,6 +49,7 @@ func TestThreadOf(t *testing.T) {
 }
 
 func TestThreadOfCycle(t *testing.T) {
+	t.Parallel()
 	all := []storedMessage{
 		stored("a/inbox/1.msg.json", "x", "y", 1),
 		stored("b/inbox/2.msg.json", "y", "x", 2),
@@ -58,6 +60,7 @@ func TestThreadOfCycle(t *testing.T) {
 }
 
 func TestThreadOfDuplicateIDs(t *testing.T) {
+	t.Parallel()
 	// nanobot's ids are msg_<ts>_<from>: two messages in one second share one.
 	all := []storedMessage{
 		stored("b/inbox/1.msg.json", "msg_1_a", "", 1),

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // Environment of a writer process (TestAuditWriterProcess).
@@ -71,8 +72,8 @@ func TestManyProcessesAppendWholeLines(t *testing.T) {
 	var cmds []*exec.Cmd
 	var starts []io.WriteCloser
 	for p := range procs {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestAuditWriterProcess$", "-test.count=1")
-		cmd.Env = append(os.Environ(), envChild+"="+strconv.Itoa(p), envDir+"="+dir, envLines+"="+strconv.Itoa(lines))
+		cmd := testkit.HelperCommand("TestAuditWriterProcess", envChild+"="+strconv.Itoa(p), envDir+"="+dir,
+			envLines+"="+strconv.Itoa(lines))
 		stdin, err := cmd.StdinPipe()
 		require.NoError(t, err)
 		var stderr strings.Builder

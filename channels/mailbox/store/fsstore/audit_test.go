@@ -10,6 +10,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/audit"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 func auditEntries(t *testing.T, s *Store, f audit.Filter) []audit.Entry {
@@ -26,6 +27,7 @@ func auditEntries(t *testing.T, s *Store, f audit.Filter) []audit.Entry {
 // With AuditLog on, the store's events land in <root>/manifest.jsonl, with
 // thread and task, in the order they happened; Record adds the channel's.
 func TestAuditLogRecordsTheStoresEvents(t *testing.T) {
+	t.Parallel()
 	s, events := openMsgStore(t, func(o *Options) { o.AuditLog = true })
 	in := openTestInbox(t, s, "coder")
 	m := newMsg("researcher", "coder", "hi")
@@ -51,13 +53,14 @@ func TestAuditLogRecordsTheStoresEvents(t *testing.T) {
 		assert.False(t, e.Time.IsZero())
 	}
 	assert.NotEmpty(t, got[1].Reason)
-	assert.Len(t, events.all(), 5, "the observer sees the same events")
+	assert.Len(t, events.All(), 5, "the observer sees the same events")
 
 	require.NoError(t, s.Close())
 	assert.ErrorIs(t, s.Record(context.Background(), store.Event{Kind: store.EventSent}), store.ErrClosed)
 }
 
 func TestAuditLogOffByDefault(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	deliver(t, s, newMsg("researcher", "coder", "hi"))
 	assert.Empty(t, auditEntries(t, s, audit.Filter{}))
@@ -66,6 +69,7 @@ func TestAuditLogOffByDefault(t *testing.T) {
 
 // A store rotates the log at AuditMaxBytes.
 func TestAuditLogRotates(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t, func(o *Options) { o.AuditLog, o.AuditMaxBytes, o.AuditKeep = true, 2000, 50 })
 	for range 30 {
 		deliver(t, s, newMsg("researcher", "coder", "hi"))
@@ -80,6 +84,7 @@ func TestAuditLogRotates(t *testing.T) {
 // second store on the root, with its own log writer, as another process
 // would) never logs the claim before the sender's sent line.
 func TestAuditLogSentBeforeClaimed(t *testing.T) {
+	t.Parallel()
 	sender, _ := openMsgStore(t, func(o *Options) { o.AuditLog, o.NoSync = true, false })
 	receiver, err := Open(Options{Root: sender.Root(), NoSync: true, PollInterval: time.Hour, AuditLog: true})
 	require.NoError(t, err)
@@ -90,7 +95,7 @@ func TestAuditLogSentBeforeClaimed(t *testing.T) {
 	go func() {
 		defer close(done)
 		for range n {
-			ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+			ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)
 			d, err := in.Next(ctx)
 			cancel()
 			if !assert.NoError(t, err) {

@@ -19,6 +19,7 @@ import (
 const early = "0000000000001_x_"
 
 func TestMalformedFileAmongGoodOnes(t *testing.T) {
+	t.Parallel()
 	// nanobot's defect: one malformed file stopped the poll loop for good.
 	s, events := openMsgStore(t)
 	first, last := newMsg("alice", "bob", "first"), newMsg("alice", "bob", "last")
@@ -31,7 +32,7 @@ func TestMalformedFileAmongGoodOnes(t *testing.T) {
 	in := openTestInbox(t, s, "bob")
 	assert.Equal(t, "first", next(t, in).Message.Text())
 	assert.Equal(t, "last", next(t, in).Message.Text())
-	ev := events.waitFor(t, store.EventQuarantined, nil)
+	ev := events.TakeKind(t, store.EventQuarantined, nil)
 	assert.Equal(t, bad, ev.Ref)
 	assert.Contains(t, ev.Reason, "malformed message")
 	rec := readReason(t, agentPath(s, "bob", rejectedDir, bad+reasonSuffix))
@@ -45,6 +46,7 @@ func TestMalformedFileAmongGoodOnes(t *testing.T) {
 }
 
 func TestUnusableInboxEntriesAreQuarantined(t *testing.T) {
+	t.Parallel()
 	outside := filepath.Join(t.TempDir(), "secret")
 	require.NoError(t, os.WriteFile(outside, []byte("do not touch"), 0o600))
 	old := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -88,7 +90,7 @@ func TestUnusableInboxEntriesAreQuarantined(t *testing.T) {
 
 	got := map[string]string{}
 	for range cases {
-		ev := events.waitFor(t, store.EventQuarantined, nil)
+		ev := events.TakeKind(t, store.EventQuarantined, nil)
 		got[ev.Ref] = ev.Reason
 	}
 	for name, want := range cases {
@@ -112,6 +114,7 @@ func TestUnusableInboxEntriesAreQuarantined(t *testing.T) {
 }
 
 func TestNanobotWrittenFileIsDelivered(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	in := openTestInbox(t, s, "researcher")
 	got := nextWhenWaiting(t, in)
@@ -149,6 +152,7 @@ func TestNanobotWrittenFileIsDelivered(t *testing.T) {
 }
 
 func TestJunkLeftInClaimedIsQuarantined(t *testing.T) {
+	t.Parallel()
 	s, events := openMsgStore(t)
 	writeRaw(t, agentPath(s, "bob", claimedDir), early+"bad.msg.json", []byte("nope"))
 	writeRaw(t, agentPath(s, "bob", claimedDir), "stray", nil)
@@ -156,11 +160,12 @@ func TestJunkLeftInClaimedIsQuarantined(t *testing.T) {
 	deliver(t, s, m)
 	in := openTestInbox(t, s, "bob")
 	assert.Equal(t, m.ID, next(t, in).Message.ID)
-	refs := []string{events.waitFor(t, store.EventQuarantined, nil).Ref, events.waitFor(t, store.EventQuarantined, nil).Ref}
+	refs := []string{events.TakeKind(t, store.EventQuarantined, nil).Ref, events.TakeKind(t, store.EventQuarantined, nil).Ref}
 	assert.ElementsMatch(t, []string{early + "bad.msg.json", "stray"}, refs)
 }
 
 func TestOpenInboxSweepsOrphanedStagingFiles(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	tmp := agentPath(s, "bob", tmpDir)
 	writeRaw(t, tmp, "old.msg.json.abc.tmp", []byte("x"))
@@ -173,6 +178,7 @@ func TestOpenInboxSweepsOrphanedStagingFiles(t *testing.T) {
 }
 
 func TestInboxRecreatedIfRemoved(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	in := openTestInbox(t, s, "bob")
 	require.NoError(t, os.Remove(agentPath(s, "bob", inboxDir)))

@@ -18,6 +18,7 @@ import (
 // store. Every Open is a Store of its own on one root, as separate
 // processes would have.
 func TestConformance(t *testing.T) {
+	t.Parallel()
 	storetest.Run(t, func(t *testing.T) *storetest.Harness {
 		root := filepath.Join(t.TempDir(), "mailboxes")
 		return &storetest.Harness{

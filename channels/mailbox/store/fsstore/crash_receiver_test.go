@@ -14,6 +14,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // TestReceiverKilledBeforeAck kills a receiving process with SIGKILL after
@@ -23,6 +24,7 @@ import (
 // message acknowledged by either process is never handed out again, in
 // a third process.
 func TestReceiverKilledBeforeAck(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts and kills processes")
 	}
@@ -77,7 +79,7 @@ func TestReceiverKilledBeforeAck(t *testing.T) {
 	last := newMsg("zed", "bob", "last")
 	deliver(t, s, last)
 	assert.Equal(t, last.ID, receive(t, got).Message.ID)
-	assert.Zero(t, events.count(store.EventQuarantined))
+	assert.Zero(t, events.CountKind(store.EventQuarantined))
 }
 
 // TestReceiverKilledAtRandomPoints lets receiving processes work through
@@ -89,6 +91,7 @@ func TestReceiverKilledBeforeAck(t *testing.T) {
 // or died before reporting it taken); and every message ends in
 // processed/.
 func TestReceiverKilledAtRandomPoints(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts and kills processes")
 	}
@@ -151,7 +154,7 @@ func TestReceiverKilledAtRandomPoints(t *testing.T) {
 	assert.Empty(t, names(t, agentPath(s, "bob", rejectedDir)))
 	assert.Len(t, names(t, agentPath(s, "bob", processedDir)), n)
 	in := openTestInbox(t, s, "bob") // and nothing is left to hand out
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)
 	defer cancel()
 	waiting := waitingCh(in)
 	go func() {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // TestSenderKilledAtRandomPoints kills a sending process with SIGKILL 24
@@ -31,6 +32,7 @@ import (
 // and never quarantines anything, and the staging files the dead senders
 // left are never seen in the inbox and are swept once they are old.
 func TestSenderKilledAtRandomPoints(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts and kills 24 processes")
 	}
@@ -39,9 +41,9 @@ func TestSenderKilledAtRandomPoints(t *testing.T) {
 	t.Logf("random seed %d", seed)
 	rng := rand.New(rand.NewPCG(seed, seed>>1))
 
-	events := &countEvents{}
+	events := testkit.NewEvents()
 	root := filepath.Join(t.TempDir(), "mailboxes")
-	s, err := Open(Options{Root: root, NoSync: true, PollInterval: time.Second, Observer: events.observe})
+	s, err := Open(Options{Root: root, NoSync: true, PollInterval: time.Second, Observer: events.Observe})
 	require.NoError(t, err)
 	defer s.Close()
 	in := openTestInbox(t, s, "bob")
@@ -96,7 +98,7 @@ func TestSenderKilledAtRandomPoints(t *testing.T) {
 	for _, name := range orphans {
 		assert.True(t, strings.HasSuffix(name, tmpSuffix), "staging file %s", name)
 	}
-	assert.Zero(t, events.count(store.EventQuarantined), "nothing partial was ever claimed")
+	assert.Zero(t, events.CountKind(store.EventQuarantined), "nothing partial was ever claimed")
 	assert.Empty(t, names(t, agentPath(s, "bob", rejectedDir)))
 	t.Logf("%d rounds: %d messages reported sent, %d more whose sender died before reporting, "+
 		"%d staging files orphaned, %d samples of the inbox while sending", rounds, reportedTotal, cutShort, len(orphans), samples)

@@ -15,6 +15,7 @@ import (
 // After the first send the recipient's folders are not checked again, so
 // a folder removed later must be noticed by the next send and recreated.
 func TestDeliverRecreatesRemovedFolders(t *testing.T) {
+	t.Parallel()
 	for _, gone := range []string{"", inboxDir, tmpDir} {
 		t.Run("removed "+gone+"/", func(t *testing.T) {
 			s, _ := openMsgStore(t)
@@ -38,6 +39,7 @@ func TestDeliverRecreatesRemovedFolders(t *testing.T) {
 // A folder replaced by a symlink while the recipient was gone is refused
 // when the folders are checked anew, and nothing is written through it.
 func TestDeliverRefusesSymlinkAfterRemoval(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	deliver(t, s, newMsg("alice", "bob", "first"))
 	require.NoError(t, os.RemoveAll(agentPath(s, "bob")))
@@ -54,6 +56,7 @@ func TestDeliverRefusesSymlinkAfterRemoval(t *testing.T) {
 // tmp/ and inbox/, so no send fails on a missing folder) is noticed by the
 // next send: refused, nothing written through the link.
 func TestDeliverRefusesFolderSwappedForSymlink(t *testing.T) {
+	t.Parallel()
 	for _, swapped := range []string{"", inboxDir, tmpDir} {
 		t.Run("swapped "+swapped+"/", func(t *testing.T) {
 			s, _ := openMsgStore(t)

@@ -16,6 +16,7 @@ import (
 )
 
 func TestDeliverWritesWholeFileIntoInbox(t *testing.T) {
+	t.Parallel()
 	for _, noSync := range []bool{false, true} {
 		t.Run(map[bool]string{false: "sync", true: "nosync"}[noSync], func(t *testing.T) {
 			s, events := openMsgStore(t, func(o *Options) { o.NoSync = noSync })
@@ -39,7 +40,7 @@ func TestDeliverWritesWholeFileIntoInbox(t *testing.T) {
 			assert.Equal(t, m.ID, got.ID)
 			assert.Equal(t, "hello", got.Text())
 
-			ev := events.waitFor(t, store.EventSent, nil)
+			ev := events.TakeKind(t, store.EventSent, nil)
 			assert.Equal(t, store.Event{Time: ev.Time, Kind: store.EventSent, Agent: "bob", MessageID: m.ID,
 				From: "alice", Ref: name}, ev)
 		})
@@ -47,6 +48,7 @@ func TestDeliverWritesWholeFileIntoInbox(t *testing.T) {
 }
 
 func TestDeliverRefusesBadAgentIDs(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	for _, tt := range []struct{ name, from, to string }{
 		{"traversal to", "alice", "../x"},
@@ -68,6 +70,7 @@ func TestDeliverRefusesBadAgentIDs(t *testing.T) {
 }
 
 func TestDeliverRefusesInvalidMessages(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	require.Error(t, s.Deliver(context.Background(), nil))
 	for _, tt := range []struct {
@@ -89,6 +92,7 @@ func TestDeliverRefusesInvalidMessages(t *testing.T) {
 }
 
 func TestDeliverRefusesOversized(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t, func(o *Options) { o.MaxMessageBytes = 1024 })
 	m := newMsg("alice", "bob", strings.Repeat("x", 2000))
 	err := s.Deliver(context.Background(), m)
@@ -100,6 +104,7 @@ func TestDeliverRefusesOversized(t *testing.T) {
 }
 
 func TestDeliverCanceledContext(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -107,16 +112,18 @@ func TestDeliverCanceledContext(t *testing.T) {
 }
 
 func TestDeliverTwiceIsHarmless(t *testing.T) {
+	t.Parallel()
 	s, events := openMsgStore(t)
 	m := newMsg("alice", "bob", "x")
 	deliver(t, s, m)
 	deliver(t, s, m)
 	assert.Equal(t, []string{envelope.FileName(m)}, names(t, agentPath(s, "bob", inboxDir)))
 	assert.Empty(t, names(t, agentPath(s, "bob", tmpDir)))
-	assert.Equal(t, 1, events.count(store.EventSent))
+	assert.Equal(t, 1, events.CountKind(store.EventSent))
 }
 
 func TestDeliverNeverReplacesOtherContent(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	m := newMsg("alice", "bob", "mine")
 	inbox := agentPath(s, "bob", inboxDir)
@@ -141,6 +148,7 @@ func TestDeliverNeverReplacesOtherContent(t *testing.T) {
 }
 
 func TestDeliverRefusesSymlinks(t *testing.T) {
+	t.Parallel()
 	for _, sub := range []string{"", inboxDir, tmpDir, processedDir} {
 		t.Run("symlinked "+strings.TrimPrefix(sub+" ", " ")+"folder", func(t *testing.T) {
 			s, _ := openMsgStore(t)
@@ -160,6 +168,7 @@ func TestDeliverRefusesSymlinks(t *testing.T) {
 }
 
 func TestDeliverSameMillisecondSameSender(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	// Two messages in one millisecond (ids too, so that their order in
 	// the file names is the order sent; see newMsg). nanobot named both

@@ -13,9 +13,11 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 func TestAckMovesToProcessed(t *testing.T) {
+	t.Parallel()
 	for _, noSync := range []bool{false, true} {
 		s, events := openMsgStore(t, func(o *Options) { o.NoSync = noSync })
 		m := newMsg("alice", "bob", "x")
@@ -26,13 +28,13 @@ func TestAckMovesToProcessed(t *testing.T) {
 		name := envelope.FileName(m)
 		assert.Equal(t, []string{name}, names(t, agentPath(s, "bob", processedDir)), "same name as in inbox/")
 		assert.Empty(t, names(t, agentPath(s, "bob", claimedDir)))
-		ev := events.waitFor(t, store.EventProcessed, nil)
+		ev := events.TakeKind(t, store.EventProcessed, nil)
 		assert.Equal(t, m.ID, ev.MessageID)
 		assert.Equal(t, "alice", ev.From)
 		assert.Equal(t, name, ev.Ref)
 
 		ack(t, in, d) // twice is harmless
-		assert.Equal(t, 1, events.count(store.EventProcessed))
+		assert.Equal(t, 1, events.CountKind(store.EventProcessed))
 		journal, err := os.ReadFile(agentPath(s, "bob", stateDir, journalName))
 		require.NoError(t, err)
 		assert.Equal(t, m.ID+"\n", string(journal))
@@ -40,6 +42,7 @@ func TestAckMovesToProcessed(t *testing.T) {
 }
 
 func TestAckAndQuarantineErrors(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	for _, m := range []*envelope.Message{newMsg("alice", "bob", "1"), newMsg("alice", "bob", "2")} {
 		deliver(t, s, m)
@@ -71,6 +74,7 @@ func TestAckAndQuarantineErrors(t *testing.T) {
 }
 
 func TestQuarantineByReceiver(t *testing.T) {
+	t.Parallel()
 	s, events := openMsgStore(t, func(o *Options) { o.NoSync = false })
 	m := newMsg("mallory", "bob", "x")
 	deliver(t, s, m)
@@ -86,7 +90,7 @@ func TestQuarantineByReceiver(t *testing.T) {
 	assert.Equal(t, "bob", rec["agent"])
 	assert.Equal(t, m.ID, rec["message_id"])
 	assert.NotEmpty(t, rec["time"])
-	ev := events.waitFor(t, store.EventRefused, nil)
+	ev := events.TakeKind(t, store.EventRefused, nil)
 	assert.Equal(t, store.Event{Time: ev.Time, Kind: store.EventRefused, Agent: "bob", MessageID: m.ID,
 		From: "mallory", Ref: name, Reason: "unauthorized: sender mallory not in allowFrom"}, ev)
 
@@ -106,7 +110,7 @@ func readReason(t *testing.T, path string) map[string]string {
 // nextSkipsDuplicate starts Next, waits until it dropped m's copy as a
 // duplicate, then proves nothing was handed out by delivering a sentinel
 // that must come next.
-func nextSkipsDuplicate(t *testing.T, s *Store, in *Inbox, events *eventLog, m *envelope.Message) {
+func nextSkipsDuplicate(t *testing.T, s *Store, in *Inbox, events *testkit.Events, m *envelope.Message) {
 	t.Helper()
 	got := make(chan *store.Delivery, 1)
 	go func() {
@@ -114,7 +118,7 @@ func nextSkipsDuplicate(t *testing.T, s *Store, in *Inbox, events *eventLog, m *
 		assert.NoError(t, err)
 		got <- d
 	}()
-	events.waitFor(t, store.EventDuplicate, func(e store.Event) bool { return e.MessageID == m.ID })
+	events.TakeKind(t, store.EventDuplicate, func(e store.Event) bool { return e.MessageID == m.ID })
 	sentinel := newMsg("zed", in.agent, "sentinel")
 	deliver(t, s, sentinel)
 	d := receive(t, got)
@@ -123,6 +127,7 @@ func nextSkipsDuplicate(t *testing.T, s *Store, in *Inbox, events *eventLog, m *
 }
 
 func TestRetriedSendOfAckedMessageIsDropped(t *testing.T) {
+	t.Parallel()
 	s, events := openMsgStore(t)
 	m := newMsg("alice", "bob", "x")
 	deliver(t, s, m)
@@ -140,6 +145,7 @@ func TestRetriedSendOfAckedMessageIsDropped(t *testing.T) {
 }
 
 func TestCopyOfMessageInFlightIsDropped(t *testing.T) {
+	t.Parallel()
 	s, events := openMsgStore(t)
 	m := newMsg("alice", "bob", "x")
 	deliver(t, s, m)
@@ -153,6 +159,7 @@ func TestCopyOfMessageInFlightIsDropped(t *testing.T) {
 }
 
 func TestRecoveredClaimThatWasAckedIsNotRedelivered(t *testing.T) {
+	t.Parallel()
 	s, events := openMsgStore(t)
 	m := newMsg("alice", "bob", "x")
 	deliver(t, s, m)
@@ -171,6 +178,7 @@ func TestRecoveredClaimThatWasAckedIsNotRedelivered(t *testing.T) {
 }
 
 func TestNanobotIDsAreNotDeduplicated(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	m := newMsg("coder", "bob", "x")
 	m.ID = "msg_1745659200_coder" // not unique: two messages may share it
@@ -188,6 +196,7 @@ func TestNanobotIDsAreNotDeduplicated(t *testing.T) {
 }
 
 func TestAckIsSafeFromManyGoroutines(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	const n = 50
 	for i := range n {

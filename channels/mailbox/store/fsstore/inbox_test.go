@@ -15,9 +15,11 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 func TestOpenInboxCreatesFolders(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	in := openTestInbox(t, s, "bob")
 	assert.Equal(t, "bob", in.Agent())
@@ -33,6 +35,7 @@ func TestOpenInboxCreatesFolders(t *testing.T) {
 }
 
 func TestOpenInboxRefusesBadIDs(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	for _, id := range []string{"../x", "a/b", "", "..", "_registry"} {
 		_, err := s.OpenInbox(context.Background(), id)
@@ -42,6 +45,7 @@ func TestOpenInboxRefusesBadIDs(t *testing.T) {
 }
 
 func TestOpenInboxRefusesSymlinks(t *testing.T) {
+	t.Parallel()
 	for _, sub := range []string{"", inboxDir, claimedDir, stateDir} {
 		t.Run("symlinked "+sub, func(t *testing.T) {
 			s, _ := openMsgStore(t)
@@ -60,6 +64,7 @@ func TestOpenInboxRefusesSymlinks(t *testing.T) {
 }
 
 func TestOpenInboxRefusesSymlinkedLockFile(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	target := t.TempDir() + "/target"
 	require.NoError(t, os.MkdirAll(agentPath(s, "bob"), 0o700))
@@ -70,6 +75,7 @@ func TestOpenInboxRefusesSymlinkedLockFile(t *testing.T) {
 }
 
 func TestOpenInboxBusy(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	first := openTestInbox(t, s, "bob")
 	_, err := s.OpenInbox(context.Background(), "bob")
@@ -90,6 +96,7 @@ func TestOpenInboxBusy(t *testing.T) {
 }
 
 func TestOpenInboxCanceledContext(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -98,6 +105,7 @@ func TestOpenInboxCanceledContext(t *testing.T) {
 }
 
 func TestNextInFileNameOrder(t *testing.T) {
+	t.Parallel()
 	s, events := openMsgStore(t)
 	var sent []*envelope.Message
 	for i := range 5 {
@@ -112,7 +120,7 @@ func TestNextInFileNameOrder(t *testing.T) {
 		d := next(t, in)
 		assert.Equal(t, sent[i].ID, d.Message.ID)
 		assert.False(t, d.Redelivered)
-		ev := events.waitFor(t, store.EventClaimed, nil)
+		ev := events.TakeKind(t, store.EventClaimed, nil)
 		assert.Equal(t, sent[i].ID, ev.MessageID)
 		assert.Equal(t, envelope.FileName(sent[i]), ev.Ref)
 	}
@@ -139,7 +147,7 @@ func nextWhenWaiting(t *testing.T, in *Inbox) <-chan *store.Delivery {
 	}()
 	select {
 	case <-waiting:
-	case <-time.After(waitLimit):
+	case <-time.After(testkit.WaitLimit):
 		t.Fatal("Next never waited")
 	}
 	return got
@@ -150,13 +158,14 @@ func receive(t *testing.T, got <-chan *store.Delivery) *store.Delivery {
 	select {
 	case d := <-got:
 		return d
-	case <-time.After(waitLimit):
+	case <-time.After(testkit.WaitLimit):
 		t.Fatal("Next did not wake up for a new message")
 	}
 	return nil
 }
 
 func TestNextWakesOnFsnotify(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t) // poll interval one hour: only fsnotify can wake Next
 	in := openTestInbox(t, s, "bob")
 	got := nextWhenWaiting(t, in)
@@ -166,6 +175,7 @@ func TestNextWakesOnFsnotify(t *testing.T) {
 }
 
 func TestNextRescansEveryPollInterval(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	in := openTestInbox(t, s, "bob")
 	in.watch.stop() // no fsnotify (the folder to watch is missing): only the safety net
@@ -177,6 +187,7 @@ func TestNextRescansEveryPollInterval(t *testing.T) {
 }
 
 func TestWatcherRescansOnOverflow(t *testing.T) {
+	t.Parallel()
 	events := make(chan fsnotify.Event)
 	errs := make(chan error)
 	notify := make(chan struct{}, 1)
@@ -199,13 +210,14 @@ func TestWatcherRescansOnOverflow(t *testing.T) {
 		}
 		select {
 		case <-notify:
-		case <-time.After(waitLimit):
+		case <-time.After(testkit.WaitLimit):
 			t.Fatalf("no rescan after %v", ev)
 		}
 	}
 }
 
 func TestNextCanceledContext(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	in := openTestInbox(t, s, "bob")
 	ctx, cancel := context.WithCancel(context.Background())
@@ -220,6 +232,7 @@ func TestNextCanceledContext(t *testing.T) {
 }
 
 func TestNextAfterClose(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	in := openTestInbox(t, s, "bob")
 	require.NoError(t, in.Close())
@@ -229,6 +242,7 @@ func TestNextAfterClose(t *testing.T) {
 }
 
 func TestCloseRacingBlockedNext(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	for range 20 {
 		in, err := s.OpenInbox(context.Background(), "bob")
@@ -251,6 +265,7 @@ func TestCloseRacingBlockedNext(t *testing.T) {
 }
 
 func TestRedeliveryAfterReopen(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	a, b := newMsg("alice", "bob", "a"), newMsg("alice", "bob", "b")
 	deliver(t, s, a)
@@ -273,6 +288,7 @@ func TestRedeliveryAfterReopen(t *testing.T) {
 }
 
 func TestNextStreamsLargeBacklogInBatches(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	const n = 300
 	var sent []*envelope.Message

@@ -21,6 +21,7 @@ func ids(n int) []string {
 }
 
 func TestJournalRemembersAcrossReopen(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), journalName)
 	j, err := openJournal(path, 100, true)
 	require.NoError(t, err)
@@ -50,6 +51,7 @@ func TestJournalRemembersAcrossReopen(t *testing.T) {
 }
 
 func TestJournalKeepsTheLastIDs(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), journalName)
 	j, err := openJournal(path, 10, false)
 	require.NoError(t, err)
@@ -79,6 +81,7 @@ func TestJournalKeepsTheLastIDs(t *testing.T) {
 }
 
 func TestJournalReadsOnlyTheTail(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), journalName)
 	all := ids(5000)
 	require.NoError(t, os.WriteFile(path, []byte(strings.Join(all, "\n")+"\n"), 0o600))
@@ -91,6 +94,7 @@ func TestJournalReadsOnlyTheTail(t *testing.T) {
 }
 
 func TestJournalRepairsATornLastLine(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), journalName)
 	good, torn, later := envelope.NewID(), envelope.NewID(), envelope.NewID()
 	require.NoError(t, os.WriteFile(path, []byte(good+"\n"+torn[:10]), 0o600))
@@ -107,6 +111,7 @@ func TestJournalRepairsATornLastLine(t *testing.T) {
 }
 
 func TestJournalErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	require.NoError(t, os.Mkdir(filepath.Join(dir, "adir"), 0o700))
 	_, err := openJournal(filepath.Join(dir, "adir"), 10, false)

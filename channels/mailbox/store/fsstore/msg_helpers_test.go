@@ -6,8 +6,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"slices"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,79 +14,16 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
-
-// waitLimit bounds every wait in these tests; reaching it is a failure.
-const waitLimit = 20 * time.Second
-
-// eventLog records a store's events and lets a test wait for one.
-type eventLog struct {
-	mu      sync.Mutex
-	events  []store.Event
-	used    []bool
-	changed chan struct{} // closed and replaced on every event
-}
-
-func newEventLog() *eventLog { return &eventLog{changed: make(chan struct{})} }
-
-func (l *eventLog) observe(ev store.Event) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.events = append(l.events, ev)
-	l.used = append(l.used, false)
-	close(l.changed)
-	l.changed = make(chan struct{})
-}
-
-// waitFor returns the first event of kind (matching match, if given) not
-// returned before, waiting for it up to waitLimit.
-func (l *eventLog) waitFor(t *testing.T, kind store.EventKind, match func(store.Event) bool) store.Event {
-	t.Helper()
-	deadline := time.NewTimer(waitLimit)
-	defer deadline.Stop()
-	for {
-		l.mu.Lock()
-		for i, ev := range l.events {
-			if !l.used[i] && ev.Kind == kind && (match == nil || match(ev)) {
-				l.used[i] = true
-				l.mu.Unlock()
-				return ev
-			}
-		}
-		changed := l.changed
-		l.mu.Unlock()
-		select {
-		case <-changed:
-		case <-deadline.C:
-			t.Fatalf("no %s event within %s; events: %+v", kind, waitLimit, l.all())
-		}
-	}
-}
-
-// count returns how many events of kind were seen.
-func (l *eventLog) count(kind store.EventKind) int {
-	n := 0
-	for _, ev := range l.all() {
-		if ev.Kind == kind {
-			n++
-		}
-	}
-	return n
-}
-
-func (l *eventLog) all() []store.Event {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return slices.Clone(l.events)
-}
 
 // openMsgStore opens a store on a fresh temp root: no fsync (speed), a
 // poll interval long enough that only fsnotify wakes a waiting Next.
-func openMsgStore(t *testing.T, mods ...func(*Options)) (*Store, *eventLog) {
+func openMsgStore(t *testing.T, mods ...func(*Options)) (*Store, *testkit.Events) {
 	t.Helper()
-	events := newEventLog()
+	events := testkit.NewEvents()
 	opts := Options{Root: filepath.Join(t.TempDir(), "mailboxes"), NoSync: true,
-		PollInterval: time.Hour, Observer: events.observe}
+		PollInterval: time.Hour, Observer: events.Observe}
 	for _, m := range mods {
 		m(&opts)
 	}
@@ -125,10 +60,10 @@ func deliver(t *testing.T, s *Store, m *envelope.Message) {
 	require.NoError(t, s.Deliver(context.Background(), m))
 }
 
-// next returns the next delivery, failing after waitLimit.
+// next returns the next delivery, failing after testkit.WaitLimit.
 func next(t *testing.T, in *Inbox) *store.Delivery {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)
 	defer cancel()
 	d, err := in.Next(ctx)
 	require.NoError(t, err)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 type pendingItem struct {
@@ -32,6 +33,7 @@ func pending(t *testing.T, s *Store, agent string, limit int) []pendingItem {
 }
 
 func TestPendingListsWithoutClaiming(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	var sent []*envelope.Message
 	for _, text := range []string{"a", "b", "c"} {
@@ -66,6 +68,7 @@ func TestPendingListsWithoutClaiming(t *testing.T) {
 }
 
 func TestPendingWalksPastOneBatch(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	const n = peekBatch + 5
 	inbox := agentPath(s, "bob", inboxDir)
@@ -90,6 +93,7 @@ func padded(i int) string {
 }
 
 func TestPendingStopsWithContext(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	deliver(t, s, newMsg("alice", "bob", "x"))
 	ctx, cancel := context.WithCancel(context.Background())
@@ -99,6 +103,7 @@ func TestPendingStopsWithContext(t *testing.T) {
 }
 
 func TestPeekHelpersOnMissingOrUnsafeAgents(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	assert.Empty(t, pending(t, s, "nobody", 0))
 	n, err := s.Depth("nobody")
@@ -123,6 +128,7 @@ func TestPeekHelpersOnMissingOrUnsafeAgents(t *testing.T) {
 }
 
 func TestAgentsListsAgentFolders(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	deliver(t, s, newMsg("alice", "carol", "x"))
 	openTestInbox(t, s, "bob")
@@ -158,7 +164,7 @@ func watchInBackground(t *testing.T, s *Store, agent string) <-chan string {
 	})
 	select {
 	case <-ready:
-	case <-time.After(waitLimit):
+	case <-time.After(testkit.WaitLimit):
 		t.Fatal("watch not ready")
 	}
 	return seen
@@ -169,12 +175,13 @@ func expectSeen(t *testing.T, seen <-chan string, want string) {
 	select {
 	case got := <-seen:
 		assert.Equal(t, want, got)
-	case <-time.After(waitLimit):
+	case <-time.After(testkit.WaitLimit):
 		t.Fatalf("watch did not report %q", want)
 	}
 }
 
 func TestWatchOneAgent(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	seen := watchInBackground(t, s, "bob") // bob has no folder yet
 	deliver(t, s, newMsg("alice", "carol", "not bob"))
@@ -197,6 +204,7 @@ func TestWatchOneAgent(t *testing.T) {
 }
 
 func TestWatchAllAgentsIncludingNewOnes(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	deliver(t, s, newMsg("alice", "bob", "before")) // existing files are not reported
 	seen := watchInBackground(t, s, "")
@@ -208,6 +216,7 @@ func TestWatchAllAgentsIncludingNewOnes(t *testing.T) {
 }
 
 func TestWatchReadsClaimedFiles(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	in := openTestInbox(t, s, "bob")
 	seen := watchInBackground(t, s, "bob")

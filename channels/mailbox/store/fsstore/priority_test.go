@@ -17,6 +17,7 @@ func withPriority(m *envelope.Message, p int) *envelope.Message {
 // Among pending messages, higher priority is handed out first, and within
 // a priority the order of the file names (delivery order) holds.
 func TestPriorityOrdersPendingMessages(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	var ids []string
 	for _, p := range []int{0, 0, 3, 1, 3, 2, 0} {
@@ -39,6 +40,7 @@ func TestPriorityOrdersPendingMessages(t *testing.T) {
 // A priority message that arrives while a batch of ordinary ones is being
 // handed out goes before the rest of the batch.
 func TestPriorityOvertakesALoadedBatch(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	var ids []string
 	for range 3 {
@@ -60,6 +62,7 @@ func TestPriorityOvertakesALoadedBatch(t *testing.T) {
 // A marker whose message is gone, or that names no message, is dropped;
 // a message whose marker is lost is still delivered in name order.
 func TestPriorityStaleAndLostMarkers(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	a := withPriority(newMsg("researcher", "coder", "a"), 2)
 	deliver(t, s, a)

@@ -18,7 +18,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // Environment of the sender and receiver processes (TestMailboxHelperProcess).
@@ -153,8 +153,8 @@ type helper struct {
 // running, when the test ends.
 func startHelper(t *testing.T, role, root string, env ...string) *helper {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestMailboxHelperProcess$", "-test.count=1")
-	cmd.Env = append(append(os.Environ(), helperEnvRole+"="+role, helperEnvRoot+"="+root), env...)
+	cmd := testkit.HelperCommand("TestMailboxHelperProcess",
+		append([]string{helperEnvRole + "=" + role, helperEnvRoot + "=" + root}, env...)...)
 	h := &helper{cmd: cmd, done: make(chan struct{}), changed: make(chan struct{})}
 	cmd.Stderr = &h.stderr
 	out, err := cmd.StdoutPipe()
@@ -182,10 +182,10 @@ func startHelper(t *testing.T, role, root string, env ...string) *helper {
 // waitLines waits until the process printed n lines that satisfy keep (nil
 // keeps all) or printed a line that satisfies stop (may be nil), and
 // returns whether n lines were reached. It fails the test if the process
-// ends first or after waitLimit.
+// ends first or after testkit.WaitLimit.
 func (h *helper) waitLines(t *testing.T, n int, keep, stop func(string) bool) bool {
 	t.Helper()
-	deadline := time.NewTimer(waitLimit)
+	deadline := time.NewTimer(testkit.WaitLimit)
 	defer deadline.Stop()
 	for {
 		ended := false
@@ -214,7 +214,7 @@ func (h *helper) waitLines(t *testing.T, n int, keep, stop func(string) bool) bo
 		case <-changed:
 		case <-h.done:
 		case <-deadline.C:
-			t.Fatalf("helper process printed %d of %d lines within %s\n%s", kept, n, waitLimit, h.diag())
+			t.Fatalf("helper process printed %d of %d lines within %s\n%s", kept, n, testkit.WaitLimit, h.diag())
 		}
 	}
 }
@@ -245,8 +245,8 @@ func (h *helper) wait(t *testing.T) {
 	t.Helper()
 	select {
 	case <-h.done:
-	case <-time.After(waitLimit):
-		t.Fatalf("helper process did not end within %s\n%s", waitLimit, h.diag())
+	case <-time.After(testkit.WaitLimit):
+		t.Fatalf("helper process did not end within %s\n%s", testkit.WaitLimit, h.diag())
 	}
 }
 
@@ -270,25 +270,4 @@ func (h *helper) output() []string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return append([]string(nil), h.lines...)
-}
-
-// countEvents counts a store's events by kind.
-type countEvents struct {
-	mu sync.Mutex
-	n  map[store.EventKind]int
-}
-
-func (c *countEvents) observe(ev store.Event) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.n == nil {
-		c.n = map[store.EventKind]int{}
-	}
-	c.n[ev.Kind]++
-}
-
-func (c *countEvents) count(kind store.EventKind) int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.n[kind]
 }

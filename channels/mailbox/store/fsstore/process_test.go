@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // TestTenThousandMessagesFromAnotherProcess has a second process deliver
@@ -21,6 +22,7 @@ import (
 // sender's messages arrive in the order sent. Neither side syncs, to keep
 // the run short; durability against a machine crash is not what is tested.
 func TestTenThousandMessagesFromAnotherProcess(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts a process that sends 10,000 messages")
 	}
@@ -33,9 +35,9 @@ func TestTenThousandMessagesFromAnotherProcess(t *testing.T) {
 	}
 	require.Equal(t, 10000, total)
 
-	events := &countEvents{}
+	events := testkit.NewEvents()
 	root := filepath.Join(t.TempDir(), "mailboxes")
-	s, err := Open(Options{Root: root, NoSync: true, PollInterval: time.Second, Observer: events.observe})
+	s, err := Open(Options{Root: root, NoSync: true, PollInterval: time.Second, Observer: events.Observe})
 	require.NoError(t, err)
 	defer s.Close()
 	in := openTestInbox(t, s, "bob")
@@ -74,9 +76,9 @@ func TestTenThousandMessagesFromAnotherProcess(t *testing.T) {
 	assert.Empty(t, names(t, agentPath(s, "bob", tmpDir)), "no staging file left")
 	assert.Empty(t, names(t, agentPath(s, "bob", rejectedDir)))
 	assert.Len(t, names(t, agentPath(s, "bob", processedDir)), total)
-	assert.Zero(t, events.count(store.EventQuarantined))
-	assert.Zero(t, events.count(store.EventDuplicate))
-	assert.Equal(t, total, events.count(store.EventProcessed))
+	assert.Zero(t, events.CountKind(store.EventQuarantined))
+	assert.Zero(t, events.CountKind(store.EventDuplicate))
+	assert.Equal(t, total, events.CountKind(store.EventProcessed))
 	t.Logf("%d messages from another process received in %s (%.0f/s, process start included)",
 		total, elapsed.Round(time.Millisecond), float64(total)/elapsed.Seconds())
 }
@@ -87,6 +89,7 @@ func TestTenThousandMessagesFromAnotherProcess(t *testing.T) {
 // only once the scan before listed it too, and never after a name that
 // scan did not list, so the first message, listed late, still comes first.
 func TestNamesHandedOutOnlyOnceTwoScansListThem(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	in := openTestInbox(t, s, "bob")
 	in.batch = 2

@@ -17,6 +17,7 @@ import (
 )
 
 func TestRegistryCorruptFile(t *testing.T) {
+	t.Parallel()
 	whole := `{"coder": {"agent_id": "coder", "status": "idle"}, "writer": {"agent_id": "writer"}}`
 	tests := []struct {
 		name     string
@@ -76,6 +77,7 @@ func TestRegistryCorruptFile(t *testing.T) {
 }
 
 func TestRegistryEmptyFileIsEmpty(t *testing.T) {
+	t.Parallel()
 	s, _ := openRegistryStore(t)
 	writeRegistryRaw(t, s, []byte(" \n"))
 	cards, err := s.Cards(context.Background())
@@ -89,6 +91,7 @@ func TestRegistryEmptyFileIsEmpty(t *testing.T) {
 }
 
 func TestSalvageRegistry(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		in   string
 		want []string
@@ -112,6 +115,7 @@ func TestSalvageRegistry(t *testing.T) {
 }
 
 func TestRegistrySymlinksRefused(t *testing.T) {
+	t.Parallel()
 	t.Run("registry", func(t *testing.T) {
 		s, _ := openRegistryStore(t)
 		target := filepath.Join(t.TempDir(), "elsewhere.json")
@@ -145,6 +149,7 @@ func TestRegistrySymlinksRefused(t *testing.T) {
 }
 
 func TestRegistryNotARegularFile(t *testing.T) {
+	t.Parallel()
 	t.Run("folder", func(t *testing.T) {
 		s, _ := openRegistryStore(t)
 		require.NoError(t, os.Mkdir(s.registryPath(), 0o700))
@@ -165,6 +170,7 @@ func TestRegistryNotARegularFile(t *testing.T) {
 // lock, replacing the registry between UpdateCard's read and its rename:
 // the update starts over from the new file and loses nothing.
 func TestRegistryReplacedDuringUpdate(t *testing.T) {
+	t.Parallel()
 	s, _ := openRegistryStore(t)
 	ctx := context.Background()
 	writeRegistryRaw(t, s, []byte(`{"coder": {"agent_id": "coder"}}`))
@@ -190,6 +196,7 @@ func TestRegistryReplacedDuringUpdate(t *testing.T) {
 }
 
 func TestRegistryUnchanged(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	path := filepath.Join(dir, registryName)
 	same, err := registryUnchanged(path, nil)
@@ -220,12 +227,14 @@ func TestRegistryUnchanged(t *testing.T) {
 }
 
 func TestRegistryManyGoroutinesLoseNothing(t *testing.T) {
+	t.Parallel()
 	s, _ := openRegistryStore(t)
 	ctx := context.Background()
 	const writers, rounds = 50, 20
 
 	var wg sync.WaitGroup
 	errs := make(chan error, writers)
+	updated := make(chan struct{}, 1) // a card changed since the last sample
 	for w := range writers {
 		wg.Go(func() {
 			id := fmt.Sprintf("agent-%02d", w)
@@ -240,20 +249,24 @@ func TestRegistryManyGoroutinesLoseNothing(t *testing.T) {
 					errs <- err
 					return
 				}
+				select {
+				case updated <- struct{}{}:
+				default:
+				}
 			}
 		})
 	}
 	done := make(chan struct{})
 	go func() { wg.Wait(); close(done) }()
 
-	// Sample while the writers run: every read parses, and an agent seen
-	// once is seen in every later sample.
+	// Sample after updates while the writers run: every read parses,
+	// and an agent seen once is seen in every later sample.
 	seen := map[string]bool{}
 	for running := true; running; {
 		select {
 		case <-done:
 			running = false
-		default:
+		case <-updated:
 		}
 		cards, err := s.Cards(ctx)
 		require.NoError(t, err)
@@ -285,6 +298,7 @@ func TestRegistryManyGoroutinesLoseNothing(t *testing.T) {
 // ensure_ascii=False, isoformat timestamps) and checks that updating a
 // different agent leaves nanobot's entries as they were.
 func TestRegistryNanobotFile(t *testing.T) {
+	t.Parallel()
 	s, _ := openRegistryStore(t)
 	ctx := context.Background()
 	golden, err := os.ReadFile(filepath.Join("testdata", "nanobot_registry.json"))

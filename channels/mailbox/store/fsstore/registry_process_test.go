@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // Environment of a registry writer process (TestRegistryHelperProcess).
@@ -69,6 +69,7 @@ func TestRegistryHelperProcess(t *testing.T) {
 // appeared every later read holds all of them and nanobot's agents
 // unchanged, and in the end every process's last update is there.
 func TestRegistryManyProcessesLoseNothing(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("starts processes for a few seconds")
 	}
@@ -96,8 +97,7 @@ func TestRegistryManyProcessesLoseNothing(t *testing.T) {
 	for i := range writers {
 		r := &result{agent: fmt.Sprintf("writer-%d", i)}
 		results[i] = r
-		cmd := exec.Command(os.Args[0], "-test.run=^TestRegistryHelperProcess$", "-test.count=1")
-		cmd.Env = append(os.Environ(),
+		cmd := testkit.HelperCommand("TestRegistryHelperProcess",
 			helperEnvRole+"="+helperRoleWriter,
 			helperEnvRoot+"="+root,
 			helperEnvAgent+"="+r.agent,

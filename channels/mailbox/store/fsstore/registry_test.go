@@ -7,7 +7,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,33 +15,16 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 var registryTestNow = time.Date(2026, 4, 26, 10, 0, 0, 123456000, time.UTC)
 
-// syncBuffer is a bytes.Buffer safe for a logger used from many goroutines.
-type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
-
 // openRegistryStore opens a store on a fresh root with a fixed clock and
 // a logger whose output is returned.
-func openRegistryStore(t testing.TB) (*Store, *syncBuffer) {
+func openRegistryStore(t testing.TB) (*Store, *testkit.Buffer) {
 	t.Helper()
-	logs := &syncBuffer{}
+	logs := &testkit.Buffer{}
 	s, err := Open(Options{
 		Root:   t.TempDir(),
 		NoSync: true,
@@ -81,6 +63,7 @@ func compactJSON(t testing.TB, raw []byte) string {
 }
 
 func TestRegistryUpdateCardCreatesCard(t *testing.T) {
+	t.Parallel()
 	s, _ := openRegistryStore(t)
 	ctx := context.Background()
 
@@ -118,6 +101,7 @@ func TestRegistryUpdateCardCreatesCard(t *testing.T) {
 }
 
 func TestRegistryCardHasNanobotTypes(t *testing.T) {
+	t.Parallel()
 	s, _ := openRegistryStore(t)
 	_, err := s.UpdateCard(context.Background(), "gopher", func(c *envelope.Card) {
 		c.Capabilities, c.AllowFrom, c.CurrentTasks = nil, nil, nil
@@ -141,6 +125,7 @@ func TestRegistryCardHasNanobotTypes(t *testing.T) {
 }
 
 func TestRegistryUpdateSeesStoredCard(t *testing.T) {
+	t.Parallel()
 	s, _ := openRegistryStore(t)
 	ctx := context.Background()
 	first, err := s.UpdateCard(ctx, "gopher", func(c *envelope.Card) {
@@ -165,6 +150,7 @@ func TestRegistryUpdateSeesStoredCard(t *testing.T) {
 }
 
 func TestRegistryUpdateCardErrors(t *testing.T) {
+	t.Parallel()
 	s, _ := openRegistryStore(t)
 	ctx := context.Background()
 	_, err := s.UpdateCard(ctx, "gopher", func(*envelope.Card) {})
@@ -204,6 +190,7 @@ func TestRegistryUpdateCardErrors(t *testing.T) {
 }
 
 func TestRegistryReadErrors(t *testing.T) {
+	t.Parallel()
 	s, _ := openRegistryStore(t)
 	ctx := context.Background()
 
@@ -223,6 +210,7 @@ func TestRegistryReadErrors(t *testing.T) {
 }
 
 func TestRegistryCancelledContext(t *testing.T) {
+	t.Parallel()
 	s, _ := openRegistryStore(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
@@ -237,6 +225,7 @@ func TestRegistryCancelledContext(t *testing.T) {
 }
 
 func TestRegistryContextEndsWhileWaitingForLock(t *testing.T) {
+	t.Parallel()
 	s, _ := openRegistryStore(t)
 	unlock, err := s.lockRegistry(context.Background())
 	require.NoError(t, err)
@@ -256,6 +245,7 @@ func TestRegistryContextEndsWhileWaitingForLock(t *testing.T) {
 }
 
 func TestRegistryClosedStore(t *testing.T) {
+	t.Parallel()
 	s, _ := openRegistryStore(t)
 	require.NoError(t, s.Close())
 	ctx := context.Background()
@@ -268,6 +258,7 @@ func TestRegistryClosedStore(t *testing.T) {
 }
 
 func TestRegistryKeepsEntriesItDoesNotKnow(t *testing.T) {
+	t.Parallel()
 	s, logs := openRegistryStore(t)
 	ctx := context.Background()
 	foreign := `{
@@ -303,6 +294,7 @@ func TestRegistryKeepsEntriesItDoesNotKnow(t *testing.T) {
 }
 
 func TestRegistryReplacesItsOwnBadEntry(t *testing.T) {
+	t.Parallel()
 	s, logs := openRegistryStore(t)
 	writeRegistryRaw(t, s, []byte(`{"gopher": {"max_concurrent_tasks": "three"}, "coder": {"agent_id": "coder"}}`))
 	card, err := s.UpdateCard(context.Background(), "gopher", func(c *envelope.Card) {

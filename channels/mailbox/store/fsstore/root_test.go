@@ -15,11 +15,13 @@ import (
 )
 
 func TestOpenRequiresRoot(t *testing.T) {
+	t.Parallel()
 	_, err := Open(Options{})
 	require.ErrorContains(t, err, "Root is required")
 }
 
 func TestOpenCreatesRootPrivate(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join(t.TempDir(), "a", "b", "mailboxes")
 	s, err := Open(Options{Root: root})
 	require.NoError(t, err)
@@ -31,6 +33,7 @@ func TestOpenCreatesRootPrivate(t *testing.T) {
 }
 
 func TestOpenResolvesSymlinkedRoot(t *testing.T) {
+	t.Parallel()
 	real := filepath.Join(t.TempDir(), "real")
 	require.NoError(t, os.Mkdir(real, 0o700))
 	link := filepath.Join(t.TempDir(), "link")
@@ -44,6 +47,7 @@ func TestOpenResolvesSymlinkedRoot(t *testing.T) {
 }
 
 func TestOpenRefusesUnsafeRoot(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name string
 		mode os.FileMode
@@ -65,6 +69,7 @@ func TestOpenRefusesUnsafeRoot(t *testing.T) {
 }
 
 func TestOpenAcceptsReadableRoot(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join(t.TempDir(), "mb")
 	require.NoError(t, os.Mkdir(root, 0o700))
 	require.NoError(t, os.Chmod(root, 0o755))
@@ -74,6 +79,7 @@ func TestOpenAcceptsReadableRoot(t *testing.T) {
 }
 
 func TestOpenRefusesRootOwnedByAnother(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() != 0 {
 		t.Skip("needs root to give the folder to another user")
 	}
@@ -87,6 +93,7 @@ func TestOpenRefusesRootOwnedByAnother(t *testing.T) {
 }
 
 func TestOpenRefusesFileAsRoot(t *testing.T) {
+	t.Parallel()
 	root := filepath.Join(t.TempDir(), "file")
 	require.NoError(t, os.WriteFile(root, nil, 0o600))
 	_, err := Open(Options{Root: root})
@@ -94,6 +101,7 @@ func TestOpenRefusesFileAsRoot(t *testing.T) {
 }
 
 func TestStoreCloseEndsEverything(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	in := openTestInbox(t, s, "bob")
 	blocked := make(chan error, 1)

@@ -23,6 +23,7 @@ import (
 // link itself to rejected/ with a reason and keeps running; and nothing
 // outside the tree changes: not the target's content, mode or time.
 func TestSymlinkedInboxEntryIsNotFollowed(t *testing.T) {
+	t.Parallel()
 	parent := t.TempDir()
 	out, secret := outsideTree(t, parent)
 	old := time.Date(2020, 1, 2, 3, 4, 5, 0, time.UTC)
@@ -62,7 +63,7 @@ func TestSymlinkedInboxEntryIsNotFollowed(t *testing.T) {
 
 	reasons := map[string]string{}
 	for range links {
-		ev := events.waitFor(t, store.EventQuarantined, nil)
+		ev := events.TakeKind(t, store.EventQuarantined, nil)
 		reasons[ev.Ref] = ev.Reason
 	}
 	for link, target := range links {
@@ -91,6 +92,7 @@ func TestSymlinkedInboxEntryIsNotFollowed(t *testing.T) {
 // it: the message gets another name. The receiver hands the message out,
 // moves the entry aside untouched, and keeps running.
 func TestEntryNamedLikeMessageDoesNotStopDelivery(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []string{"directory", "fifo", "symlink"} {
 		t.Run(kind, func(t *testing.T) {
 			parent := t.TempDir()
@@ -118,7 +120,7 @@ func TestEntryNamedLikeMessageDoesNotStopDelivery(t *testing.T) {
 			assert.NotEqual(t, name, d.Ref.(*claimRef).name, "delivered under another name")
 			ack(t, in, d)
 
-			ev := events.waitFor(t, store.EventQuarantined, nil)
+			ev := events.TakeKind(t, store.EventQuarantined, nil)
 			assert.Equal(t, name, ev.Ref)
 			assert.Contains(t, ev.Reason, "not a regular file ("+kind+")")
 			moved := agentPath(s, "bob", rejectedDir, name)
@@ -149,6 +151,7 @@ func TestEntryNamedLikeMessageDoesNotStopDelivery(t *testing.T) {
 // the sticky bit, and Open changes nothing there or beside it (it does
 // not "repair" the mode either).
 func TestUnsafeRootRefusedTouchesNothing(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		name string
 		mode os.FileMode

@@ -78,6 +78,7 @@ func outsideTree(t *testing.T, parent string) (dir, file string) {
 // the tree changes, not even a folder named as the traversal would
 // reach it.
 func TestBadAgentIDsTouchNothing(t *testing.T) {
+	t.Parallel()
 	parent := t.TempDir()
 	require.NoError(t, os.Mkdir(filepath.Join(parent, "x"), 0o700)) // where "../x" leads
 	require.NoError(t, os.WriteFile(filepath.Join(parent, "x", "keep"), []byte("keep"), 0o600))
@@ -134,6 +135,7 @@ func TestBadAgentIDsTouchNothing(t *testing.T) {
 // written or read through an agent folder or state folder that is a
 // symlink out of the tree.
 func TestStateRefusesSymlinkedAgentFolder(t *testing.T) {
+	t.Parallel()
 	for _, sub := range []string{"", stateDir} {
 		t.Run("symlinked "+map[string]string{"": "agent", stateDir: "state"}[sub]+" folder", func(t *testing.T) {
 			parent := t.TempDir()

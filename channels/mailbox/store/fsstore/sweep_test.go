@@ -30,6 +30,7 @@ func inTask(m *envelope.Message, task string) *envelope.Message {
 }
 
 func TestSweepTaskMovesItsHandledMessages(t *testing.T) {
+	t.Parallel()
 	s, events := openMsgStore(t)
 	in := openTestInbox(t, s, "coder")
 	a := inTask(newMsg("lead", "coder", "a"), "t1")
@@ -51,7 +52,7 @@ func TestSweepTaskMovesItsHandledMessages(t *testing.T) {
 	assert.Len(t, names(t, agentPath(s, "coder", "processed")), 2, "other tasks' and plain messages stay")
 	assert.Len(t, names(t, agentPath(s, "coder", "claimed")), 1, "a message being handled stays")
 	assert.Len(t, names(t, agentPath(s, "coder", "inbox")), 1, "a message not read yet stays")
-	ev := events.waitFor(t, store.EventSwept, nil)
+	ev := events.TakeKind(t, store.EventSwept, nil)
 	assert.Equal(t, a.ID, ev.MessageID)
 	assert.Equal(t, "t1", ev.TaskID)
 	assert.Equal(t, filepath.Join("archive", "by-task", "t1", envelope.FileName(a)), ev.Ref)
@@ -79,6 +80,7 @@ func TestSweepTaskMovesItsHandledMessages(t *testing.T) {
 }
 
 func TestSweepTaskOfATaskAndItsUpdates(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	in := openTestInbox(t, s, "lead")
 	upd := newMsg("coder", "lead", "")
@@ -94,6 +96,7 @@ func TestSweepTaskOfATaskAndItsUpdates(t *testing.T) {
 }
 
 func TestSweepTaskErrors(t *testing.T) {
+	t.Parallel()
 	s, _ := openMsgStore(t)
 	in := openTestInbox(t, s, "lead")
 	_, err := in.SweepTask(context.Background(), "")

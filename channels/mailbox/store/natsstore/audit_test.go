@@ -23,7 +23,7 @@ import (
 // or off.
 func (ts *testServer) openAudited(t *testing.T, on bool, obs store.Observer) *natsstore.Store {
 	t.Helper()
-	opts := testOptions(ts.connect(t), obs)
+	opts := ts.options(t, obs)
 	opts.AuditLog = on
 	return openWith(t, opts)
 }
@@ -32,7 +32,7 @@ func (ts *testServer) openAudited(t *testing.T, on bool, obs store.Observer) *na
 func readAudit(t *testing.T, r store.AuditReader) []store.Event {
 	t.Helper()
 	var got []store.Event
-	require.NoError(t, r.ReadAudit(waitCtx(t), func(ev store.Event) bool { got = append(got, ev); return true }))
+	require.NoError(t, r.ReadAudit(testkit.Ctx(t), func(ev store.Event) bool { got = append(got, ev); return true }))
 	return got
 }
 
@@ -42,21 +42,21 @@ func readAudit(t *testing.T, r store.AuditReader) []store.Event {
 // history's copy of the message, stamped when the stream stored it),
 // then the receiver's batch. Close stores what is buffered.
 func TestAuditLogFromTwoStores(t *testing.T) {
-	ts := startServer(t, "")
+	ts := sharedServer(t)
 	sender, receiver := ts.openAudited(t, true, nil), ts.openAudited(t, true, nil)
 	m := storetest.NewMessage("alice", "bob", "hello")
 	m.ThreadID, m.TaskID = "th-9", "task-9"
 	before := time.Now()
-	require.NoError(t, sender.Deliver(waitCtx(t), m))
+	require.NoError(t, sender.Deliver(testkit.Ctx(t), m))
 	require.NoError(t, sender.Close())
 
-	in, err := receiver.OpenInbox(waitCtx(t), "bob")
+	in, err := receiver.OpenInbox(testkit.Ctx(t), "bob")
 	require.NoError(t, err)
-	d, err := in.Next(waitCtx(t))
+	d, err := in.Next(testkit.Ctx(t))
 	require.NoError(t, err)
-	require.NoError(t, receiver.Record(waitCtx(t), store.Event{Kind: store.EventDelivered, Agent: "bob",
+	require.NoError(t, receiver.Record(testkit.Ctx(t), store.Event{Kind: store.EventDelivered, Agent: "bob",
 		MessageID: m.ID, From: m.From, ThreadID: m.ThreadID}))
-	require.NoError(t, in.Ack(waitCtx(t), d))
+	require.NoError(t, in.Ack(testkit.Ctx(t), d))
 	require.NoError(t, in.Close())
 	require.NoError(t, receiver.Close())
 
@@ -83,19 +83,19 @@ func TestAuditLogFromTwoStores(t *testing.T) {
 // still reach the Observer and the store writes nothing; the log shows
 // the message as sent all the same (the history's copy of it).
 func TestAuditLogOff(t *testing.T) {
-	ts := startServer(t, "")
+	ts := sharedServer(t)
 	ev := testkit.NewEvents()
 	be := ts.openAudited(t, false, ev.Observe)
 	m := storetest.NewMessage("alice", "bob", "hello")
-	require.NoError(t, be.Deliver(waitCtx(t), m))
-	require.NoError(t, be.Record(waitCtx(t), store.Event{Kind: store.EventOverdue, Agent: "alice", MessageID: m.ID}))
+	require.NoError(t, be.Deliver(testkit.Ctx(t), m))
+	require.NoError(t, be.Record(testkit.Ctx(t), store.Event{Kind: store.EventOverdue, Agent: "alice", MessageID: m.ID}))
 	ev.WaitKind(t, store.EventSent, func(e store.Event) bool { return e.MessageID == m.ID })
 	ev.WaitKind(t, store.EventOverdue, func(e store.Event) bool { return e.MessageID == m.ID })
-	in, err := be.OpenInbox(waitCtx(t), "bob")
+	in, err := be.OpenInbox(testkit.Ctx(t), "bob")
 	require.NoError(t, err)
-	d, err := in.Next(waitCtx(t))
+	d, err := in.Next(testkit.Ctx(t))
 	require.NoError(t, err)
-	require.NoError(t, in.Ack(waitCtx(t), d))
+	require.NoError(t, in.Ack(testkit.Ctx(t), d))
 	ev.WaitKind(t, store.EventProcessed, func(e store.Event) bool { return e.MessageID == m.ID })
 	require.NoError(t, be.Close())
 
@@ -104,17 +104,17 @@ func TestAuditLogOff(t *testing.T) {
 		kinds = append(kinds, e.Kind)
 	}
 	assert.Equal(t, []store.EventKind{store.EventSent}, kinds)
-	assert.Error(t, be.Record(waitCtx(t), store.Event{Kind: store.EventOverdue, Agent: "alice"}), "closed")
+	assert.Error(t, be.Record(testkit.Ctx(t), store.Event{Kind: store.EventOverdue, Agent: "alice"}), "closed")
 }
 
 // TestAuditReadOwnWrites: a store reads back what it recorded a moment
 // ago, without waiting for the batch to go out; another store finds it
 // within the batch delay.
 func TestAuditReadOwnWrites(t *testing.T) {
-	ts := startServer(t, "")
+	ts := sharedServer(t)
 	be, other := ts.openAudited(t, true, nil), ts.openAudited(t, false, nil)
 	ev := store.Event{Kind: store.EventOverdue, Agent: "alice", MessageID: "m-1", From: "bob"}
-	require.NoError(t, be.Record(waitCtx(t), ev))
+	require.NoError(t, be.Record(testkit.Ctx(t), ev))
 	got := readAudit(t, be)
 	require.Len(t, got, 1)
 	assert.Equal(t, "m-1", got[0].MessageID)
@@ -125,11 +125,11 @@ func TestAuditReadOwnWrites(t *testing.T) {
 // lines, far fewer stored messages than entries, and read back one by
 // one in the order they were written.
 func TestAuditBatches(t *testing.T) {
-	ts := startServer(t, "")
+	ts := sharedServer(t)
 	be := ts.openAudited(t, true, nil)
 	const n = 640
 	for i := range n {
-		require.NoError(t, be.Record(waitCtx(t), store.Event{Kind: store.EventDelivered, Agent: "bob",
+		require.NoError(t, be.Record(testkit.Ctx(t), store.Event{Kind: store.EventDelivered, Agent: "bob",
 			MessageID: strconv.Itoa(i)}))
 	}
 	require.NoError(t, be.Close())
@@ -138,13 +138,13 @@ func TestAuditBatches(t *testing.T) {
 	for i, ev := range got {
 		assert.Equal(t, strconv.Itoa(i), ev.MessageID)
 	}
-	js, err := jetstream.New(ts.connect(t))
+	js, err := jetstream.New(ts.Connect(t))
 	require.NoError(t, err)
-	hist, err := js.Stream(waitCtx(t), "MAILBOX_HISTORY")
+	hist, err := js.Stream(testkit.Ctx(t), ts.ns.HistoryStream)
 	require.NoError(t, err)
-	info, err := hist.Info(waitCtx(t), jetstream.WithSubjectFilter("mailbox.bob.audit"))
+	info, err := hist.Info(testkit.Ctx(t), jetstream.WithSubjectFilter(ts.subject("bob.audit")))
 	require.NoError(t, err)
-	stored := info.State.Subjects["mailbox.bob.audit"]
+	stored := info.State.Subjects[ts.subject("bob.audit")]
 	assert.Positive(t, stored)
 	assert.Less(t, stored, uint64(n), "entries stored in batches")
 }
@@ -153,26 +153,26 @@ func TestAuditBatches(t *testing.T) {
 // batches cannot be stored: that is logged once, and messages go on as
 // before; Close does not hang.
 func TestAuditWithoutHistoryStream(t *testing.T) {
-	ts := startServer(t, "")
-	var log logBuffer
-	opts := testOptions(ts.connect(t), nil)
+	ts := sharedServer(t)
+	var log testkit.Buffer
+	opts := ts.options(t, nil)
 	opts.AuditLog, opts.Logger = true, slog.New(slog.NewTextHandler(&log, nil))
 	be := openWith(t, opts)
-	js, err := jetstream.New(ts.connect(t))
+	js, err := jetstream.New(ts.Connect(t))
 	require.NoError(t, err)
-	require.NoError(t, js.DeleteStream(waitCtx(t), "MAILBOX_HISTORY"))
+	require.NoError(t, js.DeleteStream(testkit.Ctx(t), ts.ns.HistoryStream))
 
-	in, err := be.OpenInbox(waitCtx(t), "bob")
+	in, err := be.OpenInbox(testkit.Ctx(t), "bob")
 	require.NoError(t, err)
 	for range 2 {
 		m := storetest.NewMessage("alice", "bob", "still delivered")
-		require.NoError(t, be.Deliver(waitCtx(t), m))
-		d, err := in.Next(waitCtx(t))
+		require.NoError(t, be.Deliver(testkit.Ctx(t), m))
+		d, err := in.Next(testkit.Ctx(t))
 		require.NoError(t, err)
 		assert.Equal(t, m.ID, d.Message.ID)
-		require.NoError(t, in.Ack(waitCtx(t), d))
-		require.NoError(t, be.Record(waitCtx(t), store.Event{Kind: store.EventDelivered, Agent: "bob", MessageID: m.ID}))
-		_ = be.ReadAudit(waitCtx(t), func(store.Event) bool { return true }) // sends this store's batch
+		require.NoError(t, in.Ack(testkit.Ctx(t), d))
+		require.NoError(t, be.Record(testkit.Ctx(t), store.Event{Kind: store.EventDelivered, Agent: "bob", MessageID: m.ID}))
+		_ = be.ReadAudit(testkit.Ctx(t), func(store.Event) bool { return true }) // sends this store's batch
 	}
 	require.NoError(t, in.Close())
 	require.NoError(t, be.Close())
@@ -198,24 +198,24 @@ func waitForAudit(t *testing.T, r store.AuditReader, done func([]store.Event) bo
 // TestAuditRecordNeedsAnAgent: an event without a valid agent is refused
 // (its subject names the agent).
 func TestAuditRecordNeedsAnAgent(t *testing.T) {
-	ts := startServer(t, "")
+	ts := sharedServer(t)
 	be := ts.openAudited(t, true, nil)
-	assert.Error(t, be.Record(waitCtx(t), store.Event{Kind: store.EventDelivered}))
-	assert.Error(t, be.Record(waitCtx(t), store.Event{Kind: store.EventDelivered, Agent: "../x"}))
+	assert.Error(t, be.Record(testkit.Ctx(t), store.Event{Kind: store.EventDelivered}))
+	assert.Error(t, be.Record(testkit.Ctx(t), store.Event{Kind: store.EventDelivered, Agent: "../x"}))
 }
 
 // TestAuditLogFromMailboxConfig: the mailbox's auditLog key (store.Config)
 // turns the audit log of a store opened as backend "nats" on or off;
 // both stores' messages are in it as sent (the history's copies).
 func TestAuditLogFromMailboxConfig(t *testing.T) {
-	ts := startServer(t, "")
+	ts := sharedServer(t)
 	send := func(auditLog bool) string {
 		be, err := store.Open(natsstore.BackendName, store.Config{AgentID: "alice", AuditLog: auditLog,
-			Section: config.Section{Path: natsstore.ConfigPath, Raw: map[string]any{"url": ts.url()}}})
+			Section: config.Section{Path: natsstore.ConfigPath, Raw: ts.section(nil)}})
 		require.NoError(t, err)
 		m := storetest.NewMessage("alice", "bob", "hello")
-		require.NoError(t, be.Deliver(waitCtx(t), m))
-		require.NoError(t, be.(store.Auditor).Record(waitCtx(t), store.Event{Kind: store.EventOverdue,
+		require.NoError(t, be.Deliver(testkit.Ctx(t), m))
+		require.NoError(t, be.(store.Auditor).Record(testkit.Ctx(t), store.Event{Kind: store.EventOverdue,
 			Agent: "bob", From: "alice", MessageID: m.ID}))
 		require.NoError(t, be.Close())
 		return m.ID

@@ -67,13 +67,13 @@ type ends struct {
 // auditLog). noHistory turns the history, and with it the audit log, off.
 func storeEnds(b *testing.B, ts *testServer, async, noHistory bool) ends {
 	run := nextRun()
-	opts := natsstore.Options{Conn: ts.connect(b), Stream: "BENCH" + run, SubjectPrefix: "bench" + run,
+	opts := natsstore.Options{Conn: ts.Connect(b), Stream: "BENCH" + run, SubjectPrefix: "bench" + run,
 		HistoryStream: "HIST" + run, RegistryBucket: "reg" + run, PresenceBucket: "pres" + run,
 		StateBucket: "state" + run, LockBucket: "lock" + run, AsyncAck: async,
 		AuditLog: true, NoHistory: noHistory}
 	be := openWith(b, opts)
 	recvOpts := opts
-	recvOpts.Conn = ts.connect(b)
+	recvOpts.Conn = ts.Connect(b)
 	rx := openWith(b, recvOpts)
 	ctx := context.Background()
 	in, err := rx.OpenInbox(ctx, "bob")
@@ -106,13 +106,13 @@ func storeEnds(b *testing.B, ts *testServer, async, noHistory bool) ends {
 func rawEnds(b *testing.B, ts *testServer, async, codec bool) ends {
 	run := nextRun()
 	ctx := context.Background()
-	js, err := jetstream.New(ts.connect(b))
+	js, err := jetstream.New(ts.Connect(b))
 	require.NoError(b, err)
 	stream := "RAW" + run
 	_, err = js.CreateStream(ctx, jetstream.StreamConfig{Name: stream, Subjects: []string{"raw" + run + ".>"},
 		Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage, Duplicates: 2 * time.Minute})
 	require.NoError(b, err)
-	rjs, err := jetstream.New(ts.connect(b))
+	rjs, err := jetstream.New(ts.Connect(b))
 	require.NoError(b, err)
 	cons, err := rjs.CreateOrUpdateConsumer(ctx, stream, jetstream.ConsumerConfig{Durable: "bob",
 		FilterSubject: "raw" + run + ".bob.inbox.*", AckPolicy: jetstream.AckExplicitPolicy, AckWait: 30 * time.Second})

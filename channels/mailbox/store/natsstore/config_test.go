@@ -102,6 +102,7 @@ func TestDecodeConfigErrorsNameTheKey(t *testing.T) {
 // TestOpenFromStoreConfig: store.Open("nats", ...) decodes the backend's
 // own section, and a connection failure names the key.
 func TestOpenFromStoreConfig(t *testing.T) {
+	t.Parallel()
 	_, err := store.Open(natsstore.BackendName, store.Config{AgentID: "carol",
 		Section: config.Section{Path: natsstore.ConfigPath, Raw: map[string]any{"url": "nats://127.0.0.1:1", "connectTimeout": 1}}})
 	require.Error(t, err)

@@ -1,27 +1,30 @@
 package natsstore_test
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore/natstest"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/storetest"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
-// TestConformance runs the backend conformance suite on JetStream: each
-// test gets its own embedded server, and every Open is a Store on its own
-// connection, as separate processes would have.
+// TestConformance runs the backend conformance suite on JetStream: one
+// server for the test binary, a namespace of its own for each test, and
+// every Open a Store on its own connection, as separate processes would
+// have.
 func TestConformance(t *testing.T) {
+	t.Parallel()
+	srv := natstest.Shared(t)
 	storetest.Run(t, func(t *testing.T) *storetest.Harness {
-		ts := startServer(t, "")
+		ts := &testServer{Server: srv, ns: natstest.NewNamespace()}
 		return &storetest.Harness{
 			Open: func(t *testing.T, obs store.Observer) store.Backend { return ts.openAudited(t, true, obs) },
 			InjectRaw: func(t *testing.T, agent, from string, data []byte) {
-				publishRaw(t, ts, "mailbox."+agent+".inbox."+from, data)
+				publishRaw(t, ts, ts.subject(agent+".inbox."+from), data)
 			},
 		}
 	}, storetest.Features{MaxDeliver: 3, NoPrune: true, ReadAhead: true})
@@ -31,10 +34,8 @@ func TestConformance(t *testing.T) {
 // its own, and waits for the stream to store it.
 func publishRaw(t *testing.T, ts *testServer, subject string, data []byte) {
 	t.Helper()
-	js, err := jetstream.New(ts.connect(t))
+	js, err := jetstream.New(ts.Connect(t))
 	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	_, err = js.Publish(ctx, subject, data)
+	_, err = js.Publish(testkit.Ctx(t), subject, data)
 	require.NoError(t, err)
 }

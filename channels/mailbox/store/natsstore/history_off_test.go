@@ -32,47 +32,47 @@ func TestHistoryConfigKey(t *testing.T) {
 // Observer and writes no audit log (auditLog is on); Browse, ReadAudit
 // and SweepTask fail with ErrNoHistory, naming the key.
 func TestHistoryOff(t *testing.T) {
-	ts := startServer(t, "")
-	var log logBuffer
+	ts := sharedServer(t)
+	var log testkit.Buffer
 	ev := testkit.NewEvents()
-	cfg, err := natsstore.DecodeConfig(map[string]any{"url": ts.url(), "history": false})
+	cfg, err := natsstore.DecodeConfig(ts.section(map[string]any{"history": false}))
 	require.NoError(t, err)
-	opts := cfg.Options(ts.connect(t))
+	opts := cfg.Options(ts.Connect(t))
 	opts.AuditLog, opts.Observer = true, ev.Observe
 	opts.Logger = slog.New(slog.NewTextHandler(&log, nil))
 	be := openWith(t, opts)
 
-	assert.NotContains(t, streamNames(t, ts), "MAILBOX_HISTORY")
-	js, err := jetstream.New(ts.connect(t))
+	assert.NotContains(t, streamNames(t, ts), ts.ns.HistoryStream)
+	js, err := jetstream.New(ts.Connect(t))
 	require.NoError(t, err)
-	main, err := js.Stream(waitCtx(t), "MAILBOX")
+	main, err := js.Stream(testkit.Ctx(t), ts.ns.Stream)
 	require.NoError(t, err)
 	assert.Nil(t, main.CachedInfo().Config.RePublish)
 
 	m := taskMessage("alice", "bob", "sort 2 1", "t-1")
-	require.NoError(t, be.Deliver(waitCtx(t), m))
-	in, err := be.OpenInbox(waitCtx(t), "bob")
+	require.NoError(t, be.Deliver(testkit.Ctx(t), m))
+	in, err := be.OpenInbox(testkit.Ctx(t), "bob")
 	require.NoError(t, err)
 	defer in.Close()
-	d, err := in.Next(waitCtx(t))
+	d, err := in.Next(testkit.Ctx(t))
 	require.NoError(t, err)
 	require.Equal(t, m.ID, d.Message.ID)
-	require.NoError(t, in.Ack(waitCtx(t), d))
-	require.NoError(t, be.Record(waitCtx(t), store.Event{Kind: store.EventDelivered, Agent: "bob", MessageID: m.ID}))
+	require.NoError(t, in.Ack(testkit.Ctx(t), d))
+	require.NoError(t, be.Record(testkit.Ctx(t), store.Event{Kind: store.EventDelivered, Agent: "bob", MessageID: m.ID}))
 	ev.WaitKind(t, store.EventProcessed, func(e store.Event) bool { return e.MessageID == m.ID })
 	ev.WaitKind(t, store.EventDelivered, func(e store.Event) bool { return e.MessageID == m.ID })
 
 	errs := map[string]error{
-		"browse":    be.Browse(waitCtx(t), func(store.Stored) bool { return true }),
-		"readAudit": be.ReadAudit(waitCtx(t), func(store.Event) bool { return true }),
+		"browse":    be.Browse(testkit.Ctx(t), func(store.Stored) bool { return true }),
+		"readAudit": be.ReadAudit(testkit.Ctx(t), func(store.Event) bool { return true }),
 	}
-	_, errs["sweepTask"] = in.(store.TaskSweeper).SweepTask(waitCtx(t), "t-1")
+	_, errs["sweepTask"] = in.(store.TaskSweeper).SweepTask(testkit.Ctx(t), "t-1")
 	for what, err := range errs {
 		require.ErrorIs(t, err, natsstore.ErrNoHistory, what)
 		require.ErrorIs(t, err, store.ErrTurnedOff, what)
 		assert.Contains(t, err.Error(), "channels.mailbox.nats.history is false", what)
 	}
-	_, err = view.Thread(waitCtx(t), be, m.ID)
+	_, err = view.Thread(testkit.Ctx(t), be, m.ID)
 	assert.ErrorIs(t, err, natsstore.ErrNoHistory, "threads say why")
 	require.NoError(t, in.Close())
 	require.NoError(t, be.Close())
@@ -83,18 +83,18 @@ func TestHistoryOff(t *testing.T) {
 // main stream that republishes (made with the history on) leaves the
 // republish as it is, and so the history stream goes on getting copies.
 func TestHistoryOffLeavesRePublish(t *testing.T) {
-	ts := startServer(t, "")
+	ts := sharedServer(t)
 	ts.open(t, nil) // history on: makes both streams
-	opts := testOptions(ts.connect(t), nil)
+	opts := ts.options(t, nil)
 	opts.NoHistory = true
 	be := openWith(t, opts)
-	js, err := jetstream.New(ts.connect(t))
+	js, err := jetstream.New(ts.Connect(t))
 	require.NoError(t, err)
-	main, err := js.Stream(waitCtx(t), "MAILBOX")
+	main, err := js.Stream(testkit.Ctx(t), ts.ns.Stream)
 	require.NoError(t, err)
 	require.NotNil(t, main.CachedInfo().Config.RePublish, "left as it was")
 
 	m := storetest.NewMessage("alice", "bob", "copied all the same")
-	require.NoError(t, be.Deliver(waitCtx(t), m))
+	require.NoError(t, be.Deliver(testkit.Ctx(t), m))
 	assert.Contains(t, browseAll(t, ts.open(t, nil)), m.ID, "found by a store with the history on")
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore/natstest"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/storetest"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
@@ -19,7 +20,7 @@ import (
 func browseAll(t *testing.T, b store.Browser) map[string]store.Stored {
 	t.Helper()
 	got := map[string]store.Stored{}
-	require.NoError(t, b.Browse(waitCtx(t), func(s store.Stored) bool {
+	require.NoError(t, b.Browse(testkit.Ctx(t), func(s store.Stored) bool {
 		_, dup := got[s.Message.ID]
 		assert.False(t, dup, "message %s found twice", s.Message.ID)
 		got[s.Message.ID] = s
@@ -41,13 +42,13 @@ func taskMessage(from, to, text, id string) *envelope.Message {
 // found; the message of an agent that never opened its inbox stays in the
 // inbox.
 func TestBrowseFollowsAMessagesLife(t *testing.T) {
-	ts := startServer(t, "")
+	ts := sharedServer(t)
 	ev := testkit.NewEvents()
 	be := ts.open(t, ev.Observe)
 	first := taskMessage("alice", "bob", "sort 3 1 2", "task-1")
 	waiting := storetest.NewMessage("alice", "carol", "for later")
-	require.NoError(t, be.Deliver(waitCtx(t), first))
-	require.NoError(t, be.Deliver(waitCtx(t), waiting))
+	require.NoError(t, be.Deliver(testkit.Ctx(t), first))
+	require.NoError(t, be.Deliver(testkit.Ctx(t), waiting))
 
 	got := browseAll(t, be)
 	require.Len(t, got, 2)
@@ -57,29 +58,29 @@ func TestBrowseFollowsAMessagesLife(t *testing.T) {
 	assert.Regexp(t, `^#\d+$`, got[first.ID].Ref)
 	assert.Equal(t, store.BoxInbox, got[waiting.ID].Box)
 
-	in, err := be.OpenInbox(waitCtx(t), "bob")
+	in, err := be.OpenInbox(testkit.Ctx(t), "bob")
 	require.NoError(t, err)
 	defer in.Close()
-	d, err := in.Next(waitCtx(t))
+	d, err := in.Next(testkit.Ctx(t))
 	require.NoError(t, err)
 	assert.Equal(t, store.BoxClaimed, browseAll(t, be)[first.ID].Box)
-	require.NoError(t, in.Ack(waitCtx(t), d))
+	require.NoError(t, in.Ack(testkit.Ctx(t), d))
 	assert.Equal(t, store.BoxProcessed, browseAll(t, be)[first.ID].Box)
 
 	update := taskMessage("alice", "bob", "more", "task-1")
 	poison := storetest.NewMessage("alice", "bob", "refused")
-	require.NoError(t, be.Deliver(waitCtx(t), update))
-	require.NoError(t, be.Deliver(waitCtx(t), poison))
+	require.NoError(t, be.Deliver(testkit.Ctx(t), update))
+	require.NoError(t, be.Deliver(testkit.Ctx(t), poison))
 	got = browseAll(t, be)
 	assert.Contains(t, []store.Box{store.BoxInbox, store.BoxClaimed}, got[update.ID].Box, "pending (maybe pulled ahead)")
-	d, err = in.Next(waitCtx(t))
+	d, err = in.Next(testkit.Ctx(t))
 	require.NoError(t, err)
 	require.Equal(t, update.ID, d.Message.ID)
-	require.NoError(t, in.Ack(waitCtx(t), d))
-	d, err = in.Next(waitCtx(t))
+	require.NoError(t, in.Ack(testkit.Ctx(t), d))
+	d, err = in.Next(testkit.Ctx(t))
 	require.NoError(t, err)
 	require.Equal(t, poison.ID, d.Message.ID)
-	require.NoError(t, in.Quarantine(waitCtx(t), d, "not allowed"))
+	require.NoError(t, in.Quarantine(testkit.Ctx(t), d, "not allowed"))
 
 	got = browseAll(t, be)
 	assert.NotContains(t, got, poison.ID, "a message set aside is left out")
@@ -87,7 +88,7 @@ func TestBrowseFollowsAMessagesLife(t *testing.T) {
 
 	sw, ok := in.(store.TaskSweeper)
 	require.True(t, ok)
-	n, err := sw.SweepTask(waitCtx(t), "task-1")
+	n, err := sw.SweepTask(testkit.Ctx(t), "task-1")
 	require.NoError(t, err)
 	assert.Equal(t, 2, n)
 	got = browseAll(t, be)
@@ -98,14 +99,14 @@ func TestBrowseFollowsAMessagesLife(t *testing.T) {
 	assert.Equal(t, "task-1", swept.TaskID)
 	assert.Equal(t, got[update.ID].Ref, swept.Ref)
 
-	n, err = sw.SweepTask(waitCtx(t), "task-1")
+	n, err = sw.SweepTask(testkit.Ctx(t), "task-1")
 	require.NoError(t, err)
 	assert.Zero(t, n, "swept already")
 }
 
 // TestBrowseEmptyStore: a store without messages has nothing to browse.
 func TestBrowseEmptyStore(t *testing.T) {
-	ts := startServer(t, "")
+	ts := sharedServer(t)
 	be := ts.open(t, nil)
 	assert.Empty(t, browseAll(t, be))
 }
@@ -113,20 +114,21 @@ func TestBrowseEmptyStore(t *testing.T) {
 // TestHistorySurvivesRestart: handled messages are found after the server
 // restarts, in the box they were in.
 func TestHistorySurvivesRestart(t *testing.T) {
+	t.Parallel()
 	ts := startServer(t, "")
 	be := ts.open(t, nil)
 	done, open := storetest.NewMessage("alice", "bob", "done"), storetest.NewMessage("alice", "bob", "open")
-	require.NoError(t, be.Deliver(waitCtx(t), done))
-	in, err := be.OpenInbox(waitCtx(t), "bob")
+	require.NoError(t, be.Deliver(testkit.Ctx(t), done))
+	in, err := be.OpenInbox(testkit.Ctx(t), "bob")
 	require.NoError(t, err)
-	d, err := in.Next(waitCtx(t))
+	d, err := in.Next(testkit.Ctx(t))
 	require.NoError(t, err)
-	require.NoError(t, in.Ack(waitCtx(t), d))
+	require.NoError(t, in.Ack(testkit.Ctx(t), d))
 	require.NoError(t, in.Close())
-	require.NoError(t, be.Deliver(waitCtx(t), open))
+	require.NoError(t, be.Deliver(testkit.Ctx(t), open))
 	require.NoError(t, be.Close())
 
-	ts.restart(t)
+	ts.Restart(t)
 	got := browseAll(t, ts.open(t, nil))
 	require.Len(t, got, 2)
 	assert.Equal(t, store.BoxProcessed, got[done.ID].Box)
@@ -137,66 +139,69 @@ func TestHistorySurvivesRestart(t *testing.T) {
 // republish (by an older version) is given it when a store opens, and the
 // messages stored from then on are found.
 func TestOlderStreamGetsRePublish(t *testing.T) {
-	ts := startServer(t, "")
-	js, err := jetstream.New(ts.connect(t))
+	ts := sharedServer(t)
+	js, err := jetstream.New(ts.Connect(t))
 	require.NoError(t, err)
-	_, err = js.CreateStream(waitCtx(t), jetstream.StreamConfig{Name: "MAILBOX",
-		Subjects:  []string{"mailbox.*.inbox.*", "mailbox.*.priority.*", "mailbox.*.dead"},
+	_, err = js.CreateStream(testkit.Ctx(t), jetstream.StreamConfig{Name: ts.ns.Stream,
+		Subjects:  []string{ts.subject("*.inbox.*"), ts.subject("*.priority.*"), ts.subject("*.dead")},
 		Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage})
 	require.NoError(t, err)
 
 	be := ts.open(t, nil)
-	info, err := js.Stream(waitCtx(t), "MAILBOX")
+	info, err := js.Stream(testkit.Ctx(t), ts.ns.Stream)
 	require.NoError(t, err)
 	require.NotNil(t, info.CachedInfo().Config.RePublish)
-	assert.Equal(t, "mailbox.*.*.*", info.CachedInfo().Config.RePublish.Source)
+	assert.Equal(t, ts.subject("*.*.*"), info.CachedInfo().Config.RePublish.Source)
 	m := storetest.NewMessage("alice", "bob", "after the upgrade")
-	require.NoError(t, be.Deliver(waitCtx(t), m))
+	require.NoError(t, be.Deliver(testkit.Ctx(t), m))
 	assert.Contains(t, browseAll(t, be), m.ID)
 }
 
 // TestHistoryLimits: the history stream is made with the configured
 // bounds; 0 and -1 set none.
 func TestHistoryLimits(t *testing.T) {
-	ts := startServer(t, "")
-	js, err := jetstream.New(ts.connect(t))
+	ts := sharedServer(t)
+	js, err := jetstream.New(ts.Connect(t))
 	require.NoError(t, err)
 	limits := func(stream string) jetstream.StreamConfig {
-		s, err := js.Stream(waitCtx(t), stream)
+		s, err := js.Stream(testkit.Ctx(t), stream)
 		require.NoError(t, err)
 		return s.CachedInfo().Config
 	}
 	ts.open(t, nil)
-	def := limits("MAILBOX_HISTORY")
+	def := limits(ts.ns.HistoryStream)
 	assert.Equal(t, 30*24*time.Hour, def.MaxAge)
 	assert.Equal(t, int64(1<<30), def.MaxBytes)
 	assert.Equal(t, jetstream.LimitsPolicy, def.Retention)
 
-	cfg, err := natsstore.DecodeConfig(map[string]any{"url": ts.url(), "stream": "OTHER", "subjectPrefix": "other",
-		"historyStream": "OTHER_HISTORY", "historyMaxAge": 0, "historyMaxBytes": -1,
-		"registryBucket": "o-reg", "presenceBucket": "o-pres", "stateBucket": "o-state", "lockBucket": "o-lock"})
+	other := natstest.NewNamespace()
+	raw := other.Section(ts.Server)
+	raw["historyMaxAge"], raw["historyMaxBytes"] = 0, -1
+	cfg, err := natsstore.DecodeConfig(raw)
 	require.NoError(t, err)
-	opts := cfg.Options(ts.connect(t))
+	opts := cfg.Options(ts.Connect(t))
 	openWith(t, opts)
-	none := limits("OTHER_HISTORY")
+	none := limits(other.HistoryStream)
 	assert.Zero(t, none.MaxAge)
 	assert.Equal(t, int64(-1), none.MaxBytes)
-	assert.Equal(t, []string{"other.*.history.*", "other.*.audit", "other.*.swept"}, none.Subjects)
+	p := other.SubjectPrefix
+	assert.Equal(t, []string{p + ".*.history.*", p + ".*.audit", p + ".*.swept"}, none.Subjects)
 }
 
 // TestHistorySharedByTwoPrefixes: a store of another subject prefix and
 // stream on the same server adds its subjects to the history stream, and
 // each store browses its own messages only.
 func TestHistorySharedByTwoPrefixes(t *testing.T) {
-	ts := startServer(t, "")
+	ts := sharedServer(t)
 	first := ts.open(t, nil)
-	opts := testOptions(ts.connect(t), nil)
-	opts.Stream, opts.SubjectPrefix = "TEAM", "team"
-	opts.RegistryBucket, opts.PresenceBucket, opts.StateBucket, opts.LockBucket = "t-reg", "t-pres", "t-state", "t-lock"
+	opts := ts.options(t, nil)
+	team := natstest.NewNamespace()
+	team.HistoryStream = ts.ns.HistoryStream
+	team.Apply(&opts)
 	second := openWith(t, opts)
 	a, b := storetest.NewMessage("alice", "bob", "first"), storetest.NewMessage("alice", "bob", "second")
-	require.NoError(t, first.Deliver(waitCtx(t), a))
-	require.NoError(t, second.Deliver(waitCtx(t), b))
+	require.NoError(t, first.Deliver(testkit.Ctx(t), a))
+	require.NoError(t, second.Deliver(testkit.Ctx(t), b))
 	assert.Equal(t, []string{a.ID}, keys(browseAll(t, first)))
 	assert.Equal(t, []string{b.ID}, keys(browseAll(t, second)))
 }

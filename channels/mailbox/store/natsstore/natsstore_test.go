@@ -1,7 +1,6 @@
 package natsstore_test
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -18,66 +17,59 @@ import (
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
-func waitCtx(t *testing.T) context.Context {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(t.Context(), testkit.WaitLimit)
-	t.Cleanup(cancel)
-	return ctx
-}
-
 // TestSpoofedSenderSetAside: a message whose "from" is not the sender the
 // subject names (the identity the server's permissions vouch for) is set
 // aside, and the dead letter says why.
 func TestSpoofedSenderSetAside(t *testing.T) {
-	ts := startServer(t, "")
+	ts := sharedServer(t)
 	ev := testkit.NewEvents()
 	be := ts.open(t, ev.Observe)
 	forged := storetest.NewMessage("researcher", "bob", "trust me")
 	data, err := envelope.Encode(forged)
 	require.NoError(t, err)
-	publishRaw(t, ts, "mailbox.bob.inbox.mallory", data)
+	publishRaw(t, ts, ts.subject("bob.inbox.mallory"), data)
 	good := storetest.NewMessage("alice", "bob", "hello")
-	require.NoError(t, be.Deliver(waitCtx(t), good))
+	require.NoError(t, be.Deliver(testkit.Ctx(t), good))
 
-	in, err := be.OpenInbox(waitCtx(t), "bob")
+	in, err := be.OpenInbox(testkit.Ctx(t), "bob")
 	require.NoError(t, err)
 	defer in.Close()
-	d, err := in.Next(waitCtx(t))
+	d, err := in.Next(testkit.Ctx(t))
 	require.NoError(t, err)
 	assert.Equal(t, good.ID, d.Message.ID, "the forged message is not handed out")
 	got := ev.WaitKind(t, store.EventQuarantined, func(e store.Event) bool { return e.MessageID == forged.ID })
 	assert.Contains(t, got.Reason, "sender mismatch")
 
-	dead, err := be.DeadLetters(waitCtx(t), "bob", 0)
+	dead, err := be.DeadLetters(testkit.Ctx(t), "bob", 0)
 	require.NoError(t, err)
 	require.Len(t, dead, 1)
 	assert.Contains(t, dead[0].Reason, `published as "mallory"`)
-	assert.Equal(t, "mailbox.bob.inbox.mallory", dead[0].Subject)
+	assert.Equal(t, ts.subject("bob.inbox.mallory"), dead[0].Subject)
 	assert.Equal(t, data, dead[0].Data, "kept as it arrived")
 }
 
 // TestAgentIDsThatAreNotSubjectTokens: ids with '.' or non-ASCII letters
 // get subjects, consumers and keys of their own.
 func TestAgentIDsThatAreNotSubjectTokens(t *testing.T) {
-	ts := startServer(t, "")
+	ts := sharedServer(t)
 	be := ts.open(t, nil)
 	ids := []string{"team.lead", "team", "données", "a_b-c"}
 	for _, to := range ids {
 		m := storetest.NewMessage("team.lead", to, "for "+to)
-		require.NoError(t, be.Deliver(waitCtx(t), m))
-		_, err := be.UpdateCard(waitCtx(t), to, func(c *envelope.Card) { c.Description = to })
+		require.NoError(t, be.Deliver(testkit.Ctx(t), m))
+		_, err := be.UpdateCard(testkit.Ctx(t), to, func(c *envelope.Card) { c.Description = to })
 		require.NoError(t, err)
 	}
 	for _, to := range ids {
-		in, err := be.OpenInbox(waitCtx(t), to)
+		in, err := be.OpenInbox(testkit.Ctx(t), to)
 		require.NoError(t, err)
-		d, err := in.Next(waitCtx(t))
+		d, err := in.Next(testkit.Ctx(t))
 		require.NoError(t, err)
 		assert.Equal(t, "for "+to, d.Message.Text())
-		require.NoError(t, in.Ack(waitCtx(t), d))
+		require.NoError(t, in.Ack(testkit.Ctx(t), d))
 		require.NoError(t, in.Close())
 	}
-	cards, err := be.Cards(waitCtx(t))
+	cards, err := be.Cards(testkit.Ctx(t))
 	require.NoError(t, err)
 	var got []string
 	for _, c := range cards {
@@ -90,11 +82,11 @@ func TestAgentIDsThatAreNotSubjectTokens(t *testing.T) {
 // host that no longer runs does not block the next owner; one held by a
 // live process elsewhere does, naming it.
 func TestLockOfDeadProcessTakenOver(t *testing.T) {
-	ts := startServer(t, "")
+	ts := sharedServer(t)
 	be := ts.open(t, nil)
-	js, err := jetstream.New(ts.connect(t))
+	js, err := jetstream.New(ts.Connect(t))
 	require.NoError(t, err)
-	locks, err := js.KeyValue(waitCtx(t), "mailbox-locks")
+	locks, err := js.KeyValue(testkit.Ctx(t), ts.ns.LockBucket)
 	require.NoError(t, err)
 
 	gone := exec.Command("true")
@@ -102,16 +94,16 @@ func TestLockOfDeadProcessTakenOver(t *testing.T) {
 	host, _ := os.Hostname()
 	put := func(agent string, pid int, host string) {
 		v, _ := json.Marshal(map[string]any{"pid": pid, "host": host})
-		_, err := locks.Put(waitCtx(t), agent, v)
+		_, err := locks.Put(testkit.Ctx(t), agent, v)
 		require.NoError(t, err)
 	}
 	put("bob", gone.Process.Pid, host)
-	in, err := be.OpenInbox(waitCtx(t), "bob")
+	in, err := be.OpenInbox(testkit.Ctx(t), "bob")
 	require.NoError(t, err, "the dead process's lock is taken over")
 	require.NoError(t, in.Close())
 
 	put("carol", 1, "another-machine")
-	_, err = be.OpenInbox(waitCtx(t), "carol")
+	_, err = be.OpenInbox(testkit.Ctx(t), "carol")
 	require.ErrorIs(t, err, store.ErrInboxBusy)
 	assert.Contains(t, err.Error(), "process 1 on another-machine")
 }
@@ -120,24 +112,24 @@ func TestLockOfDeadProcessTakenOver(t *testing.T) {
 // for longer than AckWait is kept claimed (the inbox reports progress), so
 // it is not handed out twice.
 func TestLongTaskNotRedelivered(t *testing.T) {
-	ts := startServer(t, "")
-	opts := testOptions(ts.connect(t), nil)
+	ts := sharedServer(t)
+	opts := ts.options(t, nil)
 	opts.AckWait = time.Second
 	be := openWith(t, opts)
 	m, sentinel := storetest.NewMessage("alice", "bob", "long"), storetest.NewMessage("alice", "bob", "sentinel")
-	require.NoError(t, be.Deliver(waitCtx(t), m))
-	in, err := be.OpenInbox(waitCtx(t), "bob")
+	require.NoError(t, be.Deliver(testkit.Ctx(t), m))
+	in, err := be.OpenInbox(testkit.Ctx(t), "bob")
 	require.NoError(t, err)
 	defer in.Close()
-	d, err := in.Next(waitCtx(t))
+	d, err := in.Next(testkit.Ctx(t))
 	require.NoError(t, err)
 	// Three AckWaits pass while the task runs: wait for them on the
 	// server's clock by waiting for a message published after them.
 	timer := time.NewTimer(3 * opts.AckWait)
 	<-timer.C
-	require.NoError(t, be.Deliver(waitCtx(t), sentinel))
-	next, err := in.Next(waitCtx(t))
+	require.NoError(t, be.Deliver(testkit.Ctx(t), sentinel))
+	next, err := in.Next(testkit.Ctx(t))
 	require.NoError(t, err)
 	assert.Equal(t, sentinel.ID, next.Message.ID, "the long task was not handed out again")
-	require.NoError(t, in.Ack(waitCtx(t), d))
+	require.NoError(t, in.Ack(testkit.Ctx(t), d))
 }

@@ -17,7 +17,7 @@ import (
 // streamNames lists the streams on the server (buckets included).
 func streamNames(t *testing.T, ts *testServer) []string {
 	t.Helper()
-	js, err := jetstream.New(ts.connect(t))
+	js, err := jetstream.New(ts.Connect(t))
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -34,10 +34,11 @@ func streamNames(t *testing.T, ts *testServer) []string {
 // store.ErrNoStore and creates nothing; once the mailbox exists it opens
 // it and reads it.
 func TestOpenNoCreate(t *testing.T) {
-	ts := startServer(t, "")
+	t.Parallel()
+	ts := startServer(t, "") // it looks at every stream of the server
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	opts := testOptions(ts.connect(t), nil)
+	opts := ts.options(t, nil)
 	opts.NoCreate = true
 	_, err := natsstore.Open(ctx, opts)
 	require.ErrorIs(t, err, store.ErrNoStore)
@@ -46,7 +47,7 @@ func TestOpenNoCreate(t *testing.T) {
 	_, err = ts.open(t, nil).UpdateCard(ctx, "coder", func(c *envelope.Card) { c.Status = envelope.StatusIdle })
 	require.NoError(t, err)
 	created := streamNames(t, ts)
-	opts = testOptions(ts.connect(t), nil) // the failed Open closed its connection
+	opts = ts.options(t, nil) // the failed Open closed its connection
 	opts.NoCreate = true
 	reader := openWith(t, opts)
 	cards, err := reader.Cards(ctx)
@@ -59,7 +60,7 @@ func TestOpenNoCreate(t *testing.T) {
 // Online lists the agents whose presence key lives: a heartbeat puts it,
 // a card marked offline deletes it.
 func TestOnline(t *testing.T) {
-	ts := startServer(t, "")
+	ts := sharedServer(t)
 	st := ts.open(t, nil)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()

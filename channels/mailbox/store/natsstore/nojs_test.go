@@ -1,9 +1,7 @@
 package natsstore_test
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nats.go"
@@ -11,21 +9,20 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore/natstest"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // TestOpenWithoutJetStream: a server without JetStream is named as such,
 // not as "no responders".
 func TestOpenWithoutJetStream(t *testing.T) {
-	srv, err := server.NewServer(&server.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true})
+	t.Parallel()
+	srv := &natstest.Server{Opts: server.Options{Host: "127.0.0.1", Port: -1, NoLog: true, NoSigs: true}}
+	require.NoError(t, srv.Launch())
+	t.Cleanup(srv.Stop)
+	nc, err := nats.Connect(srv.URL())
 	require.NoError(t, err)
-	go srv.Start()
-	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
-	require.True(t, srv.ReadyForConnections(20*time.Second))
-	nc, err := nats.Connect(srv.ClientURL())
-	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	_, err = natsstore.Open(ctx, natsstore.Options{Conn: nc, OwnConn: true})
+	_, err = natsstore.Open(testkit.Ctx(t), natsstore.Options{Conn: nc, OwnConn: true})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "JetStream is not enabled on the server at nats://127.0.0.1:")
 	assert.True(t, nc.IsClosed(), "the store closes the connection it owns")

@@ -1,10 +1,8 @@
 package natsstore_test
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
-	"sync"
 	"testing"
 	"time"
 
@@ -14,30 +12,15 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
-// logBuffer collects what a store logs.
-type logBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (b *logBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.Write(p)
-}
-
-func (b *logBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.buf.String()
-}
+// testkit.Buffer collects what a store logs.
 
 // openAs opens a store on url as user (testdata/agents.conf), acting for
 // the agent of that name with the audit log on, as the mailbox opens it,
 // logging to log.
-func openAs(t *testing.T, url, user, password string, log *logBuffer) *natsstore.Store {
+func openAs(t *testing.T, url, user, password string, log *testkit.Buffer) *natsstore.Store {
 	t.Helper()
 	nc, cfg := connectAs(t, url, user, password)
 	o := cfg.Options(nc)
@@ -52,38 +35,39 @@ func openAs(t *testing.T, url, user, password string, log *logBuffer) *natsstore
 // reading the whole history (threads, the audit log) is the
 // administrator's.
 func TestPerAgentHistory(t *testing.T) {
+	t.Parallel()
 	url := startAgentsServer(t)
-	var log logBuffer
+	var log testkit.Buffer
 	admin := openAs(t, url, "admin", "admin-secret", &log) // creates the streams
 	researcher := openAs(t, url, "researcher", "researcher-secret", &log)
 	coder := openAs(t, url, "coder", "coder-secret", &log)
 
 	task := taskMessage("researcher", "coder", "sort 3 1 2", "t-1")
-	require.NoError(t, researcher.Deliver(waitCtx(t), task))
-	in, err := coder.OpenInbox(waitCtx(t), "coder")
+	require.NoError(t, researcher.Deliver(testkit.Ctx(t), task))
+	in, err := coder.OpenInbox(testkit.Ctx(t), "coder")
 	require.NoError(t, err)
-	d, err := in.Next(waitCtx(t))
+	d, err := in.Next(testkit.Ctx(t))
 	require.NoError(t, err)
-	require.NoError(t, coder.Record(waitCtx(t), store.Event{Kind: store.EventDelivered, Agent: "coder",
+	require.NoError(t, coder.Record(testkit.Ctx(t), store.Event{Kind: store.EventDelivered, Agent: "coder",
 		MessageID: task.ID, From: task.From}))
-	require.NoError(t, in.Ack(waitCtx(t), d))
+	require.NoError(t, in.Ack(testkit.Ctx(t), d))
 	require.NoError(t, in.Close())
 	require.NoError(t, coder.Close())
 
 	// The task ends in the agent's next run, which knows of the message
 	// only through its part of the history.
 	coder = openAs(t, url, "coder", "coder-secret", &log)
-	in, err = coder.OpenInbox(waitCtx(t), "coder")
+	in, err = coder.OpenInbox(testkit.Ctx(t), "coder")
 	require.NoError(t, err)
 	defer in.Close()
-	n, err := in.(store.TaskSweeper).SweepTask(waitCtx(t), "t-1")
+	n, err := in.(store.TaskSweeper).SweepTask(testkit.Ctx(t), "t-1")
 	require.NoError(t, err)
 	assert.Equal(t, 1, n, "found in the agent's own part of the history")
 	require.NoError(t, in.Close())
 	require.NoError(t, coder.Close())
 	// The asker records that coder owes a reply: an entry about coder,
 	// written on researcher's own subject.
-	require.NoError(t, researcher.Record(waitCtx(t), store.Event{Kind: store.EventOverdue, Agent: "coder",
+	require.NoError(t, researcher.Record(testkit.Ctx(t), store.Event{Kind: store.EventOverdue, Agent: "coder",
 		From: "researcher", MessageID: "question-1"}))
 	require.NoError(t, researcher.Close())
 
@@ -128,32 +112,33 @@ func TestPerAgentHistory(t *testing.T) {
 // with a warning that says what is missing; messages are delivered as
 // before.
 func TestRePublishRefused(t *testing.T) {
+	t.Parallel()
 	url := startAgentsServer(t)
 	nc, _ := connectAs(t, url, "admin", "admin-secret")
 	defer nc.Close()
 	js, err := jetstream.New(nc)
 	require.NoError(t, err)
-	var log logBuffer
+	var log testkit.Buffer
 	require.NoError(t, openAs(t, url, "admin", "admin-secret", &log).Close()) // the streams and buckets
-	stream, err := js.Stream(waitCtx(t), "MAILBOX")
+	stream, err := js.Stream(testkit.Ctx(t), "MAILBOX")
 	require.NoError(t, err)
 	old := stream.CachedInfo().Config
 	old.RePublish = nil // as an older version made it
-	_, err = js.UpdateStream(waitCtx(t), old)
+	_, err = js.UpdateStream(testkit.Ctx(t), old)
 	require.NoError(t, err)
 
 	coder := openAs(t, url, "coder", "coder-secret", &log)
 	assert.Contains(t, log.String(), "stream does not copy its messages to the history stream")
-	stream, err = js.Stream(waitCtx(t), "MAILBOX")
+	stream, err = js.Stream(testkit.Ctx(t), "MAILBOX")
 	require.NoError(t, err)
 	assert.Nil(t, stream.CachedInfo().Config.RePublish, "left as it was")
 
 	m := taskMessage("coder", "coder", "note to self", "t-2")
-	require.NoError(t, coder.Deliver(waitCtx(t), m))
-	in, err := coder.OpenInbox(waitCtx(t), "coder")
+	require.NoError(t, coder.Deliver(testkit.Ctx(t), m))
+	in, err := coder.OpenInbox(testkit.Ctx(t), "coder")
 	require.NoError(t, err)
 	defer in.Close()
-	d, err := in.Next(waitCtx(t))
+	d, err := in.Next(testkit.Ctx(t))
 	require.NoError(t, err)
 	assert.Equal(t, m.ID, d.Message.ID)
 }

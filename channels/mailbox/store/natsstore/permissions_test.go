@@ -2,7 +2,6 @@ package natsstore_test
 
 import (
 	"context"
-	"net"
 	"strconv"
 	"testing"
 	"time"
@@ -14,7 +13,9 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore/natstest"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/storetest"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // TestPerAgentPermissions runs the server configuration of
@@ -22,6 +23,7 @@ import (
 // with its own user, may send only as itself (priority messages too) and
 // consume only its own inbox's two consumers.
 func TestPerAgentPermissions(t *testing.T) {
+	t.Parallel()
 	url := startAgentsServer(t)
 	connect := func(user, password string) (*nats.Conn, natsstore.Config) {
 		t.Helper()
@@ -44,26 +46,26 @@ func TestPerAgentPermissions(t *testing.T) {
 	researcher := open("researcher", "researcher-secret")
 
 	ask := storetest.NewMessage("researcher", "coder", "sort 3 1 2")
-	require.NoError(t, researcher.Deliver(waitCtx(t), ask))
+	require.NoError(t, researcher.Deliver(testkit.Ctx(t), ask))
 	urgent := storetest.NewMessage("researcher", "coder", "stop")
 	urgent.Priority = 2
-	require.NoError(t, researcher.Deliver(waitCtx(t), urgent), "a priority message as itself")
-	_, err := coder.UpdateCard(waitCtx(t), "coder", func(c *envelope.Card) { c.Capabilities = []string{"sort"} })
+	require.NoError(t, researcher.Deliver(testkit.Ctx(t), urgent), "a priority message as itself")
+	_, err := coder.UpdateCard(testkit.Ctx(t), "coder", func(c *envelope.Card) { c.Capabilities = []string{"sort"} })
 	require.NoError(t, err, "own card")
-	in, err := coder.OpenInbox(waitCtx(t), "coder")
+	in, err := coder.OpenInbox(testkit.Ctx(t), "coder")
 	require.NoError(t, err, "own inbox")
 	defer in.Close()
 	for _, want := range []string{urgent.ID, ask.ID} { // both consumers of its own inbox
-		d, err := in.Next(waitCtx(t))
+		d, err := in.Next(testkit.Ctx(t))
 		require.NoError(t, err)
 		assert.Equal(t, want, d.Message.ID)
-		require.NoError(t, in.Ack(waitCtx(t), d))
+		require.NoError(t, in.Ack(testkit.Ctx(t), d))
 	}
-	require.NoError(t, coder.Deliver(waitCtx(t), storetest.NewMessage("coder", "researcher", "1 2 3")), "reply as itself")
-	cards, err := coder.Cards(waitCtx(t))
+	require.NoError(t, coder.Deliver(testkit.Ctx(t), storetest.NewMessage("coder", "researcher", "1 2 3")), "reply as itself")
+	cards, err := coder.Cards(testkit.Ctx(t))
 	require.NoError(t, err, "read every card")
 	assert.Len(t, cards, 1)
-	require.NoError(t, coder.SaveState(waitCtx(t), "coder", "sent-tasks", []byte("[]")), "own state")
+	require.NoError(t, coder.SaveState(testkit.Ctx(t), "coder", "sent-tasks", []byte("[]")), "own state")
 
 	// A denied request gets no answer: each of these fails on its deadline.
 	short := func() context.Context {
@@ -83,38 +85,37 @@ func TestPerAgentPermissions(t *testing.T) {
 
 	// researcher's priority consumer exists and holds a message for it;
 	// coder's user cannot pull it, researcher's own inbox gets it.
-	rin, err := researcher.OpenInbox(waitCtx(t), "researcher")
+	rin, err := researcher.OpenInbox(testkit.Ctx(t), "researcher")
 	require.NoError(t, err)
 	require.NoError(t, rin.Close())
 	note := storetest.NewMessage("coder", "researcher", "look at this first")
 	note.Priority = 1
-	require.NoError(t, coder.Deliver(waitCtx(t), note))
+	require.NoError(t, coder.Deliver(testkit.Ctx(t), note))
 	spy, _ := connect("coder", "coder-secret")
 	defer spy.Close()
 	_, err = spy.RequestWithContext(short(), "$JS.API.CONSUMER.MSG.NEXT.MAILBOX.prio-researcher", []byte(`{"batch":1}`))
 	assert.Error(t, err, "pull from another agent's priority consumer")
-	rin, err = researcher.OpenInbox(waitCtx(t), "researcher")
+	rin, err = researcher.OpenInbox(testkit.Ctx(t), "researcher")
 	require.NoError(t, err)
 	defer rin.Close()
-	d, err := rin.Next(waitCtx(t))
+	d, err := rin.Next(testkit.Ctx(t))
 	require.NoError(t, err)
 	assert.Equal(t, note.ID, d.Message.ID)
-	require.NoError(t, rin.Ack(waitCtx(t), d))
+	require.NoError(t, rin.Ack(testkit.Ctx(t), d))
 }
 
-// startAgentsServer starts a server with testdata/agents.conf and returns
-// its URL.
+// startAgentsServer starts a server of the test's own with
+// testdata/agents.conf (its users and permissions name the default
+// stream, subjects and buckets) and returns its URL.
 func startAgentsServer(t *testing.T) string {
 	t.Helper()
 	opts, err := server.ProcessConfigFile("testdata/agents.conf")
 	require.NoError(t, err)
 	opts.Host, opts.Port, opts.StoreDir, opts.NoLog, opts.NoSigs = "127.0.0.1", -1, t.TempDir(), true, true
-	srv, err := server.NewServer(opts)
-	require.NoError(t, err)
-	go srv.Start()
-	require.True(t, srv.ReadyForConnections(20*time.Second))
-	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
-	return "nats://127.0.0.1:" + itoa(srv.Addr().(*net.TCPAddr).Port)
+	srv := &natstest.Server{Opts: *opts}
+	require.NoError(t, srv.Launch())
+	t.Cleanup(srv.Stop)
+	return srv.URL()
 }
 
 // connectAs connects to url as user, with the config an agent of that

@@ -16,11 +16,11 @@ import (
 // marked offline reports it offline; and an agent that stops
 // heartbeating is reported offline when its presence key expires.
 func TestWatchPresence(t *testing.T) {
-	ts := startServer(t, "")
-	opts := testOptions(ts.connect(t), nil)
+	ts := sharedServer(t)
+	opts := ts.options(t, nil)
 	opts.PresenceTTL = time.Second
 	be := openWith(t, opts)
-	events, err := be.WatchPresence(waitCtx(t))
+	events, err := be.WatchPresence(testkit.Ctx(t))
 	require.NoError(t, err)
 	next := func() store.Presence {
 		t.Helper()
@@ -34,7 +34,7 @@ func TestWatchPresence(t *testing.T) {
 		return store.Presence{}
 	}
 	beat := func(id string, st envelope.Status) {
-		_, err := be.UpdateCard(waitCtx(t), id, func(c *envelope.Card) {
+		_, err := be.UpdateCard(testkit.Ctx(t), id, func(c *envelope.Card) {
 			c.Status, c.LastHeartbeat = st, envelope.NewTime(time.Now())
 		})
 		require.NoError(t, err)

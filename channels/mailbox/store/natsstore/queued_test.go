@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/storetest"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // TestQueuedNotRedelivered: messages the inbox pulled ahead and has not
@@ -16,32 +17,32 @@ import (
 // runs, so each is handed out once and not marked redelivered, whatever
 // its id (ids not of NewID's form are not deduplicated by the inbox).
 func TestQueuedNotRedelivered(t *testing.T) {
-	ts := startServer(t, "")
-	opts := testOptions(ts.connect(t), nil)
+	ts := sharedServer(t)
+	opts := ts.options(t, nil)
 	opts.AckWait, opts.Prefetch = time.Second, 2
 	be := openWith(t, opts)
 	for i := range 6 {
 		m := storetest.NewMessage("alice", "bob", fmt.Sprint(i))
 		m.ID = fmt.Sprintf("external-%d", i)
-		require.NoError(t, be.Deliver(waitCtx(t), m))
+		require.NoError(t, be.Deliver(testkit.Ctx(t), m))
 	}
-	in, err := be.OpenInbox(waitCtx(t), "bob")
+	in, err := be.OpenInbox(testkit.Ctx(t), "bob")
 	require.NoError(t, err)
 	defer in.Close()
-	d, err := in.Next(waitCtx(t))
+	d, err := in.Next(testkit.Ctx(t))
 	require.NoError(t, err)
 	// Three AckWaits pass while the first task runs (see
 	// TestLongTaskNotRedelivered); the sentinel comes after them.
 	timer := time.NewTimer(3 * opts.AckWait)
 	<-timer.C
 	sentinel := storetest.NewMessage("alice", "bob", "sentinel")
-	require.NoError(t, be.Deliver(waitCtx(t), sentinel))
-	require.NoError(t, in.Ack(waitCtx(t), d))
+	require.NoError(t, be.Deliver(testkit.Ctx(t), sentinel))
+	require.NoError(t, in.Ack(testkit.Ctx(t), d))
 	got := map[string]int{d.Message.ID: 1}
 	for {
-		d, err := in.Next(waitCtx(t))
+		d, err := in.Next(testkit.Ctx(t))
 		require.NoError(t, err)
-		require.NoError(t, in.Ack(waitCtx(t), d))
+		require.NoError(t, in.Ack(testkit.Ctx(t), d))
 		if d.Message.ID == sentinel.ID {
 			break
 		}

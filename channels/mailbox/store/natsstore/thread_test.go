@@ -10,6 +10,7 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/storetest"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/view"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // converse runs a short conversation between alice and bob, each with a
@@ -21,38 +22,38 @@ func converse(t *testing.T, ts *testServer) (ask, answer, again *envelope.Messag
 	alice, bob := ts.open(t, nil), ts.open(t, nil)
 	ask = storetest.NewMessage("alice", "bob", "what is 2+2?")
 	ask.ExpectsReply, ask.ThreadID = true, "th-1"
-	require.NoError(t, alice.Deliver(waitCtx(t), ask))
-	bobIn, err := bob.OpenInbox(waitCtx(t), "bob")
+	require.NoError(t, alice.Deliver(testkit.Ctx(t), ask))
+	bobIn, err := bob.OpenInbox(testkit.Ctx(t), "bob")
 	require.NoError(t, err)
 	t.Cleanup(func() { bobIn.Close() })
-	d, err := bobIn.Next(waitCtx(t))
+	d, err := bobIn.Next(testkit.Ctx(t))
 	require.NoError(t, err)
-	require.NoError(t, bobIn.Ack(waitCtx(t), d))
+	require.NoError(t, bobIn.Ack(testkit.Ctx(t), d))
 
 	answer = storetest.NewMessage("bob", "alice", "4")
 	answer.ReplyTo, answer.ThreadID = ask.ID, "th-1"
-	require.NoError(t, bob.Deliver(waitCtx(t), answer))
-	aliceIn, err := alice.OpenInbox(waitCtx(t), "alice")
+	require.NoError(t, bob.Deliver(testkit.Ctx(t), answer))
+	aliceIn, err := alice.OpenInbox(testkit.Ctx(t), "alice")
 	require.NoError(t, err)
 	t.Cleanup(func() { aliceIn.Close() })
-	d, err = aliceIn.Next(waitCtx(t))
+	d, err = aliceIn.Next(testkit.Ctx(t))
 	require.NoError(t, err)
 	require.Equal(t, answer.ID, d.Message.ID)
 
 	again = storetest.NewMessage("alice", "bob", "and 3+3?")
 	again.ExpectsReply = true
-	require.NoError(t, alice.Deliver(waitCtx(t), again))
+	require.NoError(t, alice.Deliver(testkit.Ctx(t), again))
 	return ask, answer, again
 }
 
 // TestThreadOverNATS: view.Thread finds a conversation across two
 // agents' mailboxes, in causal order, wherever its messages are.
 func TestThreadOverNATS(t *testing.T) {
-	ts := startServer(t, "")
+	ts := sharedServer(t)
 	ask, answer, _ := converse(t, ts)
 	reader := ts.open(t, nil)
 	for _, id := range []string{ask.ID, answer.ID} {
-		thread, err := view.Thread(waitCtx(t), reader, id)
+		thread, err := view.Thread(testkit.Ctx(t), reader, id)
 		require.NoError(t, err)
 		require.Len(t, thread, 2, "thread of %s", id)
 		assert.Equal(t, ask.ID, thread[0].Message.ID)
@@ -64,25 +65,25 @@ func TestThreadOverNATS(t *testing.T) {
 		assert.Equal(t, store.BoxClaimed, thread[1].Box)
 		assert.Equal(t, 1, thread[1].Depth)
 	}
-	_, err := view.Thread(waitCtx(t), reader, "no-such-id")
+	_, err := view.Thread(testkit.Ctx(t), reader, "no-such-id")
 	assert.ErrorIs(t, err, view.ErrNotFound)
 }
 
 // TestFindPendingOverNATS: the request bob answered is not pending, the
 // one nobody answered is, for both agents.
 func TestFindPendingOverNATS(t *testing.T) {
-	ts := startServer(t, "")
+	ts := sharedServer(t)
 	_, _, again := converse(t, ts)
 	reader := ts.open(t, nil)
 	for _, agent := range []string{"", "alice", "bob"} {
-		pending, err := view.FindPending(waitCtx(t), reader, view.PendingFilter{Agent: agent})
+		pending, err := view.FindPending(testkit.Ctx(t), reader, view.PendingFilter{Agent: agent})
 		require.NoError(t, err)
 		require.Len(t, pending, 1, "agent %q", agent)
 		assert.Equal(t, again.ID, pending[0].MessageID)
 		assert.Contains(t, []store.Box{store.BoxInbox, store.BoxClaimed}, pending[0].Where.Box,
 			"bob's inbox is open: the request may be pulled ahead")
 	}
-	pending, err := view.FindPending(waitCtx(t), reader, view.PendingFilter{Agent: "carol"})
+	pending, err := view.FindPending(testkit.Ctx(t), reader, view.PendingFilter{Agent: "carol"})
 	require.NoError(t, err)
 	assert.Empty(t, pending)
 }

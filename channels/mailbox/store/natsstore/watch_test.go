@@ -47,7 +47,7 @@ func publishOn(t *testing.T, srv *natstest.Server, subject string, data []byte) 
 func TestWatchReportsNewMessagesOnce(t *testing.T) {
 	srv := natstest.Start(t, "")
 	st := watchedStore(t, srv)
-	ctx := waitCtx(t)
+	ctx := testkit.Ctx(t)
 	before := storetest.NewMessage("alice", "bob", "before")
 	require.NoError(t, st.Deliver(ctx, before))
 
@@ -83,7 +83,7 @@ func TestWatchReportsNewMessagesOnce(t *testing.T) {
 func TestWatchOneAgent(t *testing.T) {
 	srv := natstest.Start(t, "")
 	st := watchedStore(t, srv)
-	ctx := waitCtx(t)
+	ctx := testkit.Ctx(t)
 	w := storetest.StartWatch(t, st, "bob")
 
 	require.NoError(t, st.Deliver(ctx, storetest.NewMessage("alice", "carol", "not for bob")))
@@ -128,13 +128,13 @@ func TestWatchOnlyStore(t *testing.T) {
 	assert.Equal(t, "mailbox.bob.priority.alice", got.Ref)
 	assert.ErrorContains(t, got.Err, "message too large")
 
-	_, err = be.Cards(waitCtx(t))
+	_, err = be.Cards(testkit.Ctx(t))
 	assert.ErrorContains(t, err, "watching only")
-	assert.ErrorContains(t, be.Deliver(waitCtx(t), msg), "watching only")
+	assert.ErrorContains(t, be.Deliver(testkit.Ctx(t), msg), "watching only")
 
 	js, err := jetstream.New(srv.Connect(t))
 	require.NoError(t, err)
-	names := js.StreamNames(waitCtx(t))
+	names := js.StreamNames(testkit.Ctx(t))
 	for range names.Name() {
 		t.Error("a stream was created")
 	}
@@ -157,7 +157,7 @@ func TestWatchServerRestarted(t *testing.T) {
 	})
 
 	after := storetest.NewMessage("alice", "bob", "after the restart")
-	require.NoError(t, st.Deliver(waitCtx(t), after))
+	require.NoError(t, st.Deliver(testkit.Ctx(t), after))
 	got := w.Next(t)
 	require.NoError(t, got.Err)
 	assert.Equal(t, after.ID, got.Message.ID)
@@ -191,7 +191,7 @@ func TestWatchNeedsPermission(t *testing.T) {
 func TestWatchRefusesAndEnds(t *testing.T) {
 	srv := natstest.Start(t, "")
 	st := watchedStore(t, srv)
-	require.ErrorIs(t, st.Watch(waitCtx(t), "a/b", store.WatchFuncs{}), envelope.ErrBadAgentID)
+	require.ErrorIs(t, st.Watch(testkit.Ctx(t), "a/b", store.WatchFuncs{}), envelope.ErrBadAgentID)
 
 	nc := srv.Connect(t)
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)

@@ -2,8 +2,9 @@ package storetest
 
 import (
 	"fmt"
-	"github.com/switchboard-dev/switchboard/internal/testkit"
 	"testing"
+
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -12,12 +13,12 @@ import (
 )
 
 func (s *suite) runAbilities(t *testing.T) {
-	t.Run("Declared", s.testDeclared)
-	t.Run("Browse", s.testBrowse)
-	t.Run("Record", s.testRecord)
-	t.Run("ReadAudit", s.testReadAudit)
-	t.Run("SweepTask", s.testSweepTask)
-	t.Run("Prune", s.testPrune)
+	t.Run("Declared", testkit.Parallel(s.testDeclared))
+	t.Run("Browse", testkit.Parallel(s.testBrowse))
+	t.Run("Record", testkit.Parallel(s.testRecord))
+	t.Run("ReadAudit", testkit.Parallel(s.testReadAudit))
+	t.Run("SweepTask", testkit.Parallel(s.testSweepTask))
+	t.Run("Prune", testkit.Parallel(s.testPrune))
 }
 
 // Ability is one optional interface of package store and the Features

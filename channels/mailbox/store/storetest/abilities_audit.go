@@ -1,10 +1,11 @@
 package storetest
 
 import (
-	"github.com/switchboard-dev/switchboard/internal/testkit"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

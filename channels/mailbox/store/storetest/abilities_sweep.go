@@ -1,8 +1,9 @@
 package storetest
 
 import (
-	"github.com/switchboard-dev/switchboard/internal/testkit"
 	"testing"
+
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

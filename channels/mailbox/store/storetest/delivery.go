@@ -2,11 +2,12 @@ package storetest
 
 import (
 	"fmt"
-	"github.com/switchboard-dev/switchboard/internal/testkit"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -16,14 +17,14 @@ import (
 )
 
 func (s *suite) runDelivery(t *testing.T) {
-	t.Run("RoundTrip", s.testRoundTrip)
-	t.Run("QueuedForUnregisteredAgent", s.testQueued)
-	t.Run("OrderPerSender", s.testOrderPerSender)
-	t.Run("WakesWaitingReceiver", s.testWakes)
-	t.Run("DuplicateHandedOnce", s.testDuplicate)
-	t.Run("InvalidRefused", s.testInvalidRefused)
-	t.Run("TooLargeRefused", s.testTooLarge)
-	t.Run("Events", s.testEvents)
+	t.Run("RoundTrip", testkit.Parallel(s.testRoundTrip))
+	t.Run("QueuedForUnregisteredAgent", testkit.Parallel(s.testQueued))
+	t.Run("OrderPerSender", testkit.Parallel(s.testOrderPerSender))
+	t.Run("WakesWaitingReceiver", testkit.Parallel(s.testWakes))
+	t.Run("DuplicateHandedOnce", testkit.Parallel(s.testDuplicate))
+	t.Run("InvalidRefused", testkit.Parallel(s.testInvalidRefused))
+	t.Run("TooLargeRefused", testkit.Parallel(s.testTooLarge))
+	t.Run("Events", testkit.Parallel(s.testEvents))
 }
 
 // testRoundTrip: every field of a message survives delivery.

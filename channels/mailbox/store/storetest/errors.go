@@ -2,8 +2,9 @@ package storetest
 
 import (
 	"context"
-	"github.com/switchboard-dev/switchboard/internal/testkit"
 	"testing"
+
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -13,10 +14,10 @@ import (
 )
 
 func (s *suite) runErrors(t *testing.T) {
-	t.Run("InboxBusy", s.testInboxBusy)
-	t.Run("InboxClosed", s.testInboxClosed)
-	t.Run("BackendClosed", s.testBackendClosed)
-	t.Run("ContextCanceled", s.testCanceled)
+	t.Run("InboxBusy", testkit.Parallel(s.testInboxBusy))
+	t.Run("InboxClosed", testkit.Parallel(s.testInboxClosed))
+	t.Run("BackendClosed", testkit.Parallel(s.testBackendClosed))
+	t.Run("ContextCanceled", testkit.Parallel(s.testCanceled))
 }
 
 // testInboxBusy: an inbox is owned by one opener at a time, in this

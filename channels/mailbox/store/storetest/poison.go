@@ -1,9 +1,10 @@
 package storetest
 
 import (
-	"github.com/switchboard-dev/switchboard/internal/testkit"
 	"strings"
 	"testing"
+
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 
 	"github.com/stretchr/testify/assert"
 
@@ -15,7 +16,7 @@ func (s *suite) runPoison(t *testing.T) {
 	if s.feat.NoRawInput {
 		t.Skip("the backend cannot hold input that does not decode")
 	}
-	t.Run("SetAsideAndContinue", s.testPoisonSetAside)
+	t.Run("SetAsideAndContinue", testkit.Parallel(s.testPoisonSetAside))
 }
 
 // testPoisonSetAside: input that does not decode, is too large or is

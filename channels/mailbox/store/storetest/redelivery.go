@@ -1,8 +1,9 @@
 package storetest
 
 import (
-	"github.com/switchboard-dev/switchboard/internal/testkit"
 	"testing"
+
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -11,14 +12,14 @@ import (
 )
 
 func (s *suite) runRedelivery(t *testing.T) {
-	t.Run("AfterCrash", s.testRedeliveredAfterCrash)
-	t.Run("InAnotherProcess", s.testRedeliveredElsewhere)
-	t.Run("AckedNotRedelivered", s.testAckedStays)
-	t.Run("QuarantinedNotRedelivered", s.testQuarantinedStays)
-	t.Run("SettleTwice", s.testSettleTwice)
-	t.Run("ForeignDelivery", s.testForeignDelivery)
+	t.Run("AfterCrash", testkit.Parallel(s.testRedeliveredAfterCrash))
+	t.Run("InAnotherProcess", testkit.Parallel(s.testRedeliveredElsewhere))
+	t.Run("AckedNotRedelivered", testkit.Parallel(s.testAckedStays))
+	t.Run("QuarantinedNotRedelivered", testkit.Parallel(s.testQuarantinedStays))
+	t.Run("SettleTwice", testkit.Parallel(s.testSettleTwice))
+	t.Run("ForeignDelivery", testkit.Parallel(s.testForeignDelivery))
 	if s.feat.MaxDeliver > 0 {
-		t.Run("MaxDeliver", s.testMaxDeliver)
+		t.Run("MaxDeliver", testkit.Parallel(s.testMaxDeliver))
 	}
 }
 

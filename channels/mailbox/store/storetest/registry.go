@@ -2,11 +2,12 @@ package storetest
 
 import (
 	"fmt"
-	"github.com/switchboard-dev/switchboard/internal/testkit"
 	"slices"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -16,12 +17,12 @@ import (
 )
 
 func (s *suite) runRegistry(t *testing.T) {
-	t.Run("CardRoundTrip", s.testCardRoundTrip)
-	t.Run("Defaults", s.testCardDefaults)
-	t.Run("Unknown", s.testUnknownAgent)
-	t.Run("BadInput", s.testCardBadInput)
-	t.Run("ConcurrentUpdates", s.testConcurrentCards)
-	t.Run("OfflineDetection", s.testOffline)
+	t.Run("CardRoundTrip", testkit.Parallel(s.testCardRoundTrip))
+	t.Run("Defaults", testkit.Parallel(s.testCardDefaults))
+	t.Run("Unknown", testkit.Parallel(s.testUnknownAgent))
+	t.Run("BadInput", testkit.Parallel(s.testCardBadInput))
+	t.Run("ConcurrentUpdates", testkit.Parallel(s.testConcurrentCards))
+	t.Run("OfflineDetection", testkit.Parallel(s.testOffline))
 }
 
 // testCardRoundTrip: a card written by one process is read whole by

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // Factory makes one fresh, empty mailbox store for a test and returns the
@@ -74,13 +75,13 @@ type Features struct {
 func Run(t *testing.T, f Factory, features Features) {
 	t.Helper()
 	s := &suite{f: f, feat: features}
-	t.Run("Delivery", s.runDelivery)
-	t.Run("Redelivery", s.runRedelivery)
-	t.Run("Poison", s.runPoison)
-	t.Run("Registry", s.runRegistry)
-	t.Run("State", s.runState)
-	t.Run("Errors", s.runErrors)
-	t.Run("Abilities", s.runAbilities)
+	t.Run("Delivery", testkit.Parallel(s.runDelivery))
+	t.Run("Redelivery", testkit.Parallel(s.runRedelivery))
+	t.Run("Poison", testkit.Parallel(s.runPoison))
+	t.Run("Registry", testkit.Parallel(s.runRegistry))
+	t.Run("State", testkit.Parallel(s.runState))
+	t.Run("Errors", testkit.Parallel(s.runErrors))
+	t.Run("Abilities", testkit.Parallel(s.runAbilities))
 }
 
 type suite struct {

@@ -39,10 +39,13 @@ func Start(t testing.TB, dir string) *Server {
 }
 
 // DefaultOptions are the server options of the tests: loopback, a free
-// port, JetStream in dir, 4 MiB payloads, no logs, no signal handlers.
+// port, JetStream in dir, 4 MiB payloads, no logs, no signal handlers. Its
+// file storage limit is far above the disk's, because every history stream
+// reserves its bound (1 GiB by default) and a shared server holds the
+// streams of many namespaces, which write little.
 func DefaultOptions(dir string) server.Options {
 	return server.Options{Host: "127.0.0.1", Port: -1, JetStream: true, StoreDir: dir,
-		MaxPayload: 4 << 20, NoLog: true, NoSigs: true}
+		JetStreamMaxStore: 1 << 50, MaxPayload: 4 << 20, NoLog: true, NoSigs: true}
 }
 
 // Launch starts the server with s.Opts; the port it got is kept in
