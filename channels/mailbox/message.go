@@ -18,7 +18,7 @@ import (
 func (c *Channel) onMessage(ctx context.Context, d *store.Delivery, mt meta.Meta, in bus.InboundMessage) (verdict, error) {
 	m := d.Message
 	held := holdsForReply(m)
-	if d.Redelivered && m.ReplyTo == "" && c.storedReply(ctx, view.PendingFromMessage(m)) {
+	if d.Redelivered && c.storedReply(ctx, view.PendingFromMessage(m)) {
 		// Answered before a restart (the answer was sent, the message not
 		// yet acknowledged), or by another process on this agent's behalf:
 		// owed nothing, and not handed to the agent again.

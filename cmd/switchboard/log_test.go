@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -27,9 +28,21 @@ func TestLogRecordsSendsAndReceives(t *testing.T) {
 	s.ok("recv", "coder", "--count", "2")
 
 	all := decodeLines(t, s.ok("log", "--json"))
-	assert.Equal(t, []string{"sent " + first, "sent " + second,
-		"claimed " + first, "delivered " + first, "processed " + first,
-		"claimed " + second, "delivered " + second, "processed " + second}, kindsOf(all))
+	got := kindsOf(all)
+	require.Len(t, got, 8)
+	assert.Equal(t, []string{"sent " + first, "sent " + second}, got[:2])
+	// Each message in the order of its life; recv may take the second
+	// before it has printed (and so acknowledged) the first.
+	for _, id := range []string{first, second} {
+		var life []string
+		for _, k := range got {
+			if kind, of, _ := strings.Cut(k, " "); of == id {
+				life = append(life, kind)
+			}
+		}
+		assert.Equal(t, []string{"sent", "claimed", "delivered", "processed"}, life, id)
+	}
+	assert.Less(t, slices.Index(got, "claimed "+first), slices.Index(got, "claimed "+second), "in send order")
 	for _, l := range all {
 		assert.Equal(t, "coder", l["agent"])
 		assert.NotEmpty(t, l["time"])
