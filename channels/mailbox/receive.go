@@ -112,8 +112,10 @@ func (c *Channel) handle(ctx context.Context, d *store.Delivery) error {
 
 	// bus
 	if v.publish {
+		recorded := make(chan struct{}) // the ack's audit entry comes after "delivered"
+		defer close(recorded)
 		if !v.hold {
-			v.in.Ack = c.ackWhenDone(d, v.sweep)
+			v.in.Ack = c.ackWhenDone(d, v.sweep, recorded)
 		}
 		if err := c.Bus().PublishInbound(ctx, v.in); err != nil {
 			if v.undo != nil {
@@ -143,10 +145,12 @@ func (c *Channel) finish(ctx context.Context, d *store.Delivery, sweep string) e
 // ackWhenDone is the bus.InboundMessage.Ack of delivery d: the agent says
 // it has finished with the message, and only then is it acknowledged (so a
 // crash or a stop mid-turn brings it back). A second call does nothing.
-func (c *Channel) ackWhenDone(d *store.Delivery, sweep string) func() {
+// It waits for recorded, closed once the receive path is done with d.
+func (c *Channel) ackWhenDone(d *store.Delivery, sweep string, recorded <-chan struct{}) func() {
 	var once sync.Once
 	return func() {
 		once.Do(func() {
+			<-recorded // the receive path has logged the hand-over
 			ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
 			defer cancel()
 			if err := c.finish(ctx, d, sweep); err != nil {
