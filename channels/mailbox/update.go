@@ -13,8 +13,10 @@ import (
 // onUpdate is the handler of a task_update. A cancel from the agent that
 // gave this agent a task ends that task; any other update is about a task
 // this agent delegated: its state is recorded and it is routed to the
-// conversation the task began in. A terminal update archives the task's
-// messages.
+// conversation the task began in, and a terminal one archives the task's
+// messages — only when it comes from the agent the task was sent to: an
+// update from anyone else is handed over as a plain notice and changes
+// nothing.
 func (c *Channel) onUpdate(ctx context.Context, d *store.Delivery, mt meta.Meta, in bus.InboundMessage) (verdict, error) {
 	task := d.Message.Task
 	if task.State == envelope.StateCanceled {
@@ -26,15 +28,15 @@ func (c *Channel) onUpdate(ctx context.Context, d *store.Delivery, mt meta.Meta,
 			return verdict{publish: true, in: in, sweep: task.ID}, nil
 		}
 	}
+	v := verdict{publish: true, in: in}
 	if rec, ok := c.sent.Lookup(task.ID, mt.From); ok {
 		if err := c.sent.SetState(ctx, rec.TaskID, task.State); err != nil {
 			c.Logger().Warn("record task state", "task", rec.TaskID, "err", err)
 		}
-		in = routed(in, mt, rec.Callback)
-	}
-	v := verdict{publish: true, in: in}
-	if task.State.Terminal() {
-		v.sweep = task.ID // the task this agent delegated is over
+		v.in = routed(in, mt, rec.Callback)
+		if task.State.Terminal() {
+			v.sweep = task.ID // the task this agent delegated is over
+		}
 	}
 	return v, nil
 }
