@@ -29,6 +29,7 @@ type Base struct {
 	allowFrom []string
 	bus       *bus.Bus
 	logger    *slog.Logger
+	journal   *Journal // nil: messages are not journaled
 }
 
 // NewBase returns a Base for the named channel. A nil logger discards.
@@ -63,6 +64,12 @@ func (b *Base) IsAllowed(senderID string) bool { return IsAllowed(b.allowFrom, s
 // bus as an inbound message of this channel. A refused sender is logged and
 // reported as ErrNotAllowed; bus errors (context end, closed bus) are
 // returned as they are.
+//
+// With a journal (UseJournal), the message is first recorded durably and
+// handed over with an Ack that records it finished: when HandleMessage
+// returns nil the message is safe, and the channel may answer its platform
+// that it was taken. A message whose ID is in hand already (the platform's
+// retry) is taken without being handed over twice.
 func (b *Base) HandleMessage(ctx context.Context, msg bus.InboundMessage) error {
 	if !b.IsAllowed(msg.SenderID) {
 		b.logger.Warn("message refused: sender not in allowFrom", "sender", msg.SenderID)
@@ -71,5 +78,52 @@ func (b *Base) HandleMessage(ctx context.Context, msg bus.InboundMessage) error 
 	if msg.Channel == "" {
 		msg.Channel = b.name
 	}
-	return b.bus.PublishInbound(ctx, msg)
+	if b.journal == nil {
+		return b.bus.PublishInbound(ctx, msg)
+	}
+	rec, added, err := b.journal.Add(msg)
+	if err != nil {
+		return fmt.Errorf("channel %q: %w", b.name, err)
+	}
+	if !added {
+		return nil // in hand already
+	}
+	if err := b.bus.PublishInbound(ctx, rec); err != nil {
+		if derr := b.journal.Drop(rec.ID); derr != nil {
+			b.logger.Warn("journal: message not dropped; it is handed over on the next start", "id", rec.ID, "err", derr)
+		}
+		return err
+	}
+	return nil
+}
+
+// UseJournal makes HandleMessage record every message in j before handing
+// it over (see HandleMessage and Journal); the channel closes j when it
+// stops. Call Resume once the channel runs, to hand over what an earlier
+// run took in and did not finish.
+func (b *Base) UseJournal(j *Journal) { b.journal = j }
+
+// Journal returns the journal set with UseJournal, or nil.
+func (b *Base) Journal() *Journal { return b.journal }
+
+// Resume hands over again, in order, what the journal kept from an earlier
+// run: messages taken in (and answered "taken" to their platform) whose
+// turn did not finish. Each is marked Redelivered, so that the agent sends
+// an answer it already made rather than answer again. It returns the
+// number handed over; what ctx cut short stays for the next start.
+func (b *Base) Resume(ctx context.Context) (int, error) {
+	if b.journal == nil {
+		return 0, nil
+	}
+	n := 0
+	for _, msg := range b.journal.Pending() {
+		if err := b.bus.PublishInbound(ctx, msg); err != nil {
+			return n, err
+		}
+		n++
+	}
+	if n > 0 {
+		b.logger.Info("handed over again what an earlier run took in and did not finish", "messages", n)
+	}
+	return n, nil
 }

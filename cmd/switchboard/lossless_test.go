@@ -17,6 +17,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
+	feishustub "github.com/switchboard-dev/switchboard/examples/feishu-stub"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
@@ -161,4 +162,44 @@ func TestHostLosesNothingWhenKilled(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestFeishuMessageTakenSurvivesAStop: a Feishu message the stub answered
+// 200 is journaled; the host is stopped mid-turn (SIGTERM past its stop
+// timeout) and, once restarted, answers it in the user's chat, once.
+func TestFeishuMessageTakenSurvivesAStop(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	llm := newModel(0) // holds every request until unblocked
+	srv := httptest.NewServer(llm)
+	defer srv.Close()
+	conf := s.writeConfig("bot.json", `{"agents": {"defaults": {"provider": "openai", "workspace": "`+s.home+`/ws"}},
+		"providers": {"openai": {"apiKey": "k", "apiBase": "`+srv.URL+`/v1", "model": "m", "maxRetries": 0}},
+		"channels": {"feishu": {"enabled": true, "listen": "127.0.0.1:0", "outbox": "`+s.home+`/outbox.jsonl"}}}`)
+
+	host := s.start("--config", conf, "run", "--stop-timeout", "1")
+	m := webhookAttr.FindStringSubmatch(host.awaitLine("host running"))
+	require.NotNil(t, m)
+	ev := feishustub.MessageEvent("ev_1", "ou_ada", "oc_ada", "om_1", "m-1", time.Now())
+	require.NoError(t, feishustub.PostEvent(testkit.Ctx(t), m[1], ev))
+	llm.requests.WaitCount(t, "the model asked", 1, nil)
+	host.signal(sigterm)
+	assert.Equal(t, 1, host.wait(), "stopped with a message unanswered")
+
+	llm.unblock()
+	again := s.start("--config", conf, "run")
+	defer func() { again.signal(sigterm); again.wait() }()
+	m = webhookAttr.FindStringSubmatch(again.awaitLine("host running"))
+	require.NotNil(t, m)
+	replies, err := feishustub.NextReplies(testkit.Ctx(t), m[1], "oc_ada", 0, 10*time.Second)
+	require.NoError(t, err)
+	require.NotEmpty(t, replies, "the message taken before the stop is answered after it")
+	assert.Equal(t, "done m-1", replies[0].Content)
+	require.NoError(t, feishustub.PostEvent(testkit.Ctx(t), m[1], feishustub.MessageEvent("ev_2", "ou_ada", "oc_ada", "om_2", "m-2", time.Now())))
+	more, err := feishustub.NextReplies(testkit.Ctx(t), m[1], "oc_ada", len(replies), 10*time.Second)
+	require.NoError(t, err)
+	require.NotEmpty(t, more)
+	assert.Equal(t, "done m-2", more[0].Content, "m-1 was answered once")
+	_, answered := llm.counts()
+	assert.Equal(t, map[string]int{"m-1": 1, "m-2": 1}, answered)
 }

@@ -27,13 +27,17 @@ func Factory(section config.Section, deps channels.Deps) (channels.Channel, erro
 	if err != nil {
 		return nil, err
 	}
+	if cfg.Journal == "" && deps.Config != nil {
+		cfg.Journal = filepath.Join(deps.Config.Agents.Defaults.Workspace, "feishu-journal.jsonl")
+	}
 	return New(cfg, deps.Bus, deps.Logger)
 }
 
 // Channel is the stub Feishu channel.
 type Channel struct {
 	channels.Base
-	cfg Config
+	cfg        Config
+	stopResume context.CancelFunc
 
 	mu     sync.Mutex
 	srv    *http.Server
@@ -96,10 +100,15 @@ func (c *Channel) Start(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := c.openJournal(); err != nil {
+		out.close()
+		return err
+	}
 	var lc net.ListenConfig
 	ln, err := lc.Listen(ctx, "tcp", c.cfg.Listen)
 	if err != nil {
 		out.close()
+		c.closeJournal()
 		return fmt.Errorf("channels.feishu.listen: %w", err)
 	}
 	mux := http.NewServeMux()
@@ -110,6 +119,13 @@ func (c *Channel) Start(ctx context.Context) error {
 	c.srv, c.addr, c.out, c.served = srv, ln.Addr(), out, served
 	go func() { served <- srv.Serve(ln) }()
 	c.Logger().Info("feishu stub listening", "addr", ln.Addr().String(), "path", c.cfg.WebhookPath, "outbox", path)
+	resume, cancel := context.WithCancel(context.Background())
+	c.stopResume = cancel
+	go func() { // what an earlier run took in and did not answer
+		if _, err := c.Resume(resume); err != nil && resume.Err() == nil {
+			c.Logger().Warn("messages of an earlier run not handed over; they are on the next start", "err", err)
+		}
+	}()
 	return nil
 }
 
@@ -117,17 +133,44 @@ func (c *Channel) Start(ctx context.Context) error {
 // deadline) and closes the outbox.
 func (c *Channel) Stop(ctx context.Context) error {
 	c.mu.Lock()
-	srv, out, served := c.srv, c.out, c.served
+	srv, out, served, stopResume := c.srv, c.out, c.served, c.stopResume
 	c.srv = nil
 	c.mu.Unlock()
 	if srv == nil {
 		return nil
 	}
+	stopResume()
 	err := srv.Shutdown(ctx)
 	if serr := <-served; serr != nil && !errors.Is(serr, http.ErrServerClosed) {
 		err = errors.Join(err, serr)
 	}
-	return errors.Join(err, out.close())
+	return errors.Join(err, out.close(), c.closeJournal())
+}
+
+// openJournal opens the journal of channels.feishu.journal, when set, for
+// HandleMessage (see channels.Journal).
+func (c *Channel) openJournal() error {
+	if c.cfg.Journal == "" {
+		return nil
+	}
+	path, err := config.ExpandHome(c.cfg.Journal)
+	if err != nil {
+		return fmt.Errorf("channels.feishu.journal: %w", err)
+	}
+	j, err := channels.OpenJournal(path)
+	if err != nil {
+		return fmt.Errorf("channels.feishu.journal: %w", err)
+	}
+	c.UseJournal(j)
+	return nil
+}
+
+// closeJournal closes the journal, if one is open.
+func (c *Channel) closeJournal() error {
+	if j := c.Journal(); j != nil {
+		return j.Close()
+	}
+	return nil
 }
 
 // Send "sends" a reply to a Feishu chat: one line in the outbox file and

@@ -25,6 +25,11 @@ type Config struct {
 	// Outbox is the JSON-lines file replies are appended to (default
 	// ~/.nanobot/feishu-outbox.jsonl).
 	Outbox string `json:"outbox"`
+	// Journal is the file where the stub keeps each message from the
+	// moment it answers the webhook 200 until the agent has answered it
+	// (default: feishu-journal.jsonl under agents.defaults.workspace), so
+	// that a crash or a stop loses no message Feishu was told was taken.
+	Journal string `json:"journal"`
 }
 
 // DefaultConfig returns the defaults; allowFrom is ["*"].

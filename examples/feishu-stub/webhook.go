@@ -55,6 +55,7 @@ func (c *Channel) handleEvent(w http.ResponseWriter, r *http.Request) {
 		Content:   text,
 		Metadata:  map[string]any{"message_id": m.MessageID, "chat_type": m.ChatType},
 		Timestamp: time.Now().UTC(),
+		ID:        m.MessageID,
 	}
 	if err := c.HandleMessage(r.Context(), in); err != nil {
 		// Not taken in: Feishu's retry of this event must not be dropped
