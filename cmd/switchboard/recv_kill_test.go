@@ -18,7 +18,7 @@ import (
 )
 
 // recvKillMessages is how many messages TestRecvLosesNothingUnderSIGKILL
-// drains: 2,000 in the suite, SWITCHBOARD_RECV_KILL_MESSAGES to change it
+// drains: 1,000 in the suite, SWITCHBOARD_RECV_KILL_MESSAGES to change it
 // (.ci/run drains 10,000 in a run of its own, without the race detector).
 func recvKillMessages(t *testing.T) int {
 	if v := os.Getenv("SWITCHBOARD_RECV_KILL_MESSAGES"); v != "" {
@@ -26,7 +26,7 @@ func recvKillMessages(t *testing.T) int {
 		require.NoError(t, err, "SWITCHBOARD_RECV_KILL_MESSAGES")
 		return n
 	}
-	return 2_000
+	return 1_000
 }
 
 // TestRecvLosesNothingUnderSIGKILL drains the waiting messages with
@@ -58,17 +58,14 @@ func TestRecvLosesNothingUnderSIGKILL(t *testing.T) {
 		recv := s.start("recv", "worker", "--json")
 		quota := 1 + rng.IntN(max(2, n/40)) // lines to read before the kill
 		for got := 0; got < quota && len(printed) < n; got++ {
-			var line struct {
-				Mailbox struct {
-					MessageID string `json:"message_id"`
-				} `json:"mailbox"`
-			}
-			require.NoError(t, json.Unmarshal([]byte(recv.next(recv.stdout, "a message")), &line))
-			printed[line.Mailbox.MessageID]++
+			printed[messageID(t, recv.next(recv.stdout, "a message"))]++
 		}
 		require.NoError(t, recv.cmd.Process.Kill())
 		<-recv.done
 		kills++
+		for _, l := range recv.rest(recv.stdout) { // printed before the kill
+			printed[messageID(t, l)]++
+		}
 	}
 	var lost, extra int
 	for id := range want {
@@ -91,13 +88,7 @@ func TestRecvLosesNothingUnderSIGKILL(t *testing.T) {
 	final.signal(sigterm)
 	assert.Equal(t, 0, final.wait())
 	for _, l := range final.rest(final.stdout) {
-		var line struct {
-			Mailbox struct {
-				MessageID string `json:"message_id"`
-			} `json:"mailbox"`
-		}
-		require.NoError(t, json.Unmarshal([]byte(l), &line))
-		require.True(t, want[line.Mailbox.MessageID])
+		require.True(t, want[messageID(t, l)])
 	}
 	assert.Empty(t, s.msgFiles("worker", "inbox"), "nothing waits")
 }
@@ -110,4 +101,16 @@ func countOver(m map[string]int, n int) int {
 		}
 	}
 	return c
+}
+
+// messageID returns the mailbox message id of a recv --json line.
+func messageID(t *testing.T, line string) string {
+	t.Helper()
+	var l struct {
+		Mailbox struct {
+			MessageID string `json:"message_id"`
+		} `json:"mailbox"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(line), &l), "recv line %q", line)
+	return l.Mailbox.MessageID
 }
