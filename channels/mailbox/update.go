@@ -29,16 +29,36 @@ func (c *Channel) onUpdate(ctx context.Context, d *store.Delivery, mt meta.Meta,
 		}
 	}
 	v := verdict{publish: true, in: in}
-	if rec, ok := c.sent.Lookup(task.ID, mt.From); ok {
+	rec, ok := c.sent.Lookup(task.ID, mt.From)
+	if ok {
 		if err := c.sent.SetState(ctx, rec.TaskID, task.State); err != nil {
 			c.Logger().Warn("record task state", "task", rec.TaskID, "err", err)
 		}
 		v.in = routed(in, mt, rec.Callback)
-		if task.State.Terminal() {
-			v.sweep = task.ID // the task this agent delegated is over
-		}
+	}
+	if task.State.Terminal() && (ok || c.storedTask(ctx, task.ID, mt.From)) {
+		v.sweep = task.ID // the task this agent delegated is over
 	}
 	return v, nil
+}
+
+// storedTask reports whether the store holds the task taskID this agent
+// sent to agent `to`: a task sent on this agent's behalf from elsewhere
+// (the command line) has no record here, and its final update still ends
+// it.
+func (c *Channel) storedTask(ctx context.Context, taskID, to string) bool {
+	b, ok := c.backend.(store.Browser)
+	if !ok {
+		return false
+	}
+	found := false
+	_ = b.Browse(ctx, func(s store.Stored) bool {
+		m := s.Message
+		found = m.Type == envelope.TypeTask && m.Task != nil && m.Task.ID == taskID &&
+			m.From == c.cfg.AgentID && m.To == to
+		return !found
+	})
+	return found
 }
 
 // routed returns in addressed to the conversation cb names (the one a

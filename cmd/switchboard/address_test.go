@@ -13,7 +13,7 @@ import (
 // sendIDs runs send and returns the ids it printed, one per line.
 func (s *sandbox) sendIDs(args ...string) []string {
 	s.t.Helper()
-	out := strings.Split(strings.TrimSuffix(s.ok(append([]string{"send"}, args...)...), "\n"), "\n")
+	out := strings.Split(strings.TrimSuffix(s.ok(append([]string{"send", "--new"}, args...)...), "\n"), "\n")
 	for _, id := range out {
 		require.Regexp(s.t, uuidV7, id)
 	}

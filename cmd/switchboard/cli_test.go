@@ -65,13 +65,13 @@ func TestConfigFile(t *testing.T) {
 		"mailboxesRoot": "`+other+`", "defaultTtl": 7, "offlineAfter": 60}}}`), 0o600))
 
 	// The root comes from the config when --root is not given.
-	out := runWithout(t, s, "--config", conf, "send", "--from", "a", "--to", "b", "--text", "x")
+	out := runWithout(t, s, "--config", conf, "send", "--new", "--from", "a", "--to", "b", "--text", "x")
 	require.Equal(t, 0, out.code, out.stderr)
 	assert.Len(t, filesIn(t, other, "b", "inbox"), 1)
 	assert.Empty(t, files(t, s.root))
 
 	// --root wins over the config; defaultTtl applies.
-	s.ok("--config", conf, "send", "--from", "a", "--to", "b", "--text", "x")
+	s.ok("--config", conf, "send", "--new", "--from", "a", "--to", "b", "--text", "x")
 	assert.Equal(t, float64(6), s.inboxLines("b")[0]["ttl"])
 
 	// A bad config is a failure, naming the key.
@@ -83,7 +83,7 @@ func TestConfigFile(t *testing.T) {
 	require.NoError(t, os.MkdirAll(filepath.Join(s.home, ".nanobot"), 0o700))
 	require.NoError(t, os.WriteFile(filepath.Join(s.home, ".nanobot", "config.json"),
 		[]byte(`{"channels": {"mailbox": {"mailboxesRoot": "~/other"}}}`), 0o600))
-	out = runWithout(t, s, "send", "--from", "a", "--to", "c", "--text", "x")
+	out = runWithout(t, s, "send", "--new", "--from", "a", "--to", "c", "--text", "x")
 	require.Equal(t, 0, out.code, out.stderr)
 	assert.Len(t, filesIn(t, other, "c", "inbox"), 1, "~ expanded")
 }

@@ -44,7 +44,7 @@ func TestContractFlags(t *testing.T) {
 	contract := map[string][]string{
 		"send": {"from", "to", "type", "text", "data", "file", "reply-to", "ttl", "task-id", "task-state",
 			"deadline", "callback-channel", "callback-chat-id", "callback-session",
-			"subject", "priority", "expects-reply", "reply-by", "for-task"},
+			"subject", "priority", "expects-reply", "reply-by", "for-task", "new"},
 		"log":     {"agent", "kind", "since", "until", "id", "thread", "task", "json"},
 		"pending": {"task", "overdue", "json"},
 		"recv":    {"count", "json"},
@@ -168,7 +168,7 @@ func TestFailuresAreOneLine(t *testing.T) {
 		require.NoError(t, os.MkdirAll(filepath.Join(s.home, ".nanobot"), 0o700))
 		require.NoError(t, os.WriteFile(filepath.Join(s.home, ".nanobot", "config.json"), []byte(`{"channels": {"mailbox": {"pollInterval": "often"}}}`), 0o600))
 	}
-	send := []string{"send", "--from", "a", "--to", "coder", "--text", "x"}
+	send := []string{"send", "--new", "--from", "a", "--to", "coder", "--text", "x"}
 	tests := []struct {
 		name  string
 		setup func(*sandbox)

@@ -19,7 +19,7 @@ var uuidV7 = regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-
 // sendID runs send and returns the id it printed.
 func (s *sandbox) sendID(args ...string) string {
 	s.t.Helper()
-	out := s.ok(append([]string{"send"}, args...)...)
+	out := s.ok(append([]string{"send", "--new"}, args...)...)
 	id := strings.TrimSuffix(out, "\n")
 	require.Regexp(s.t, uuidV7, id, "send prints the new id and a newline only")
 	return id
@@ -183,4 +183,21 @@ func TestSendToInsecureRootFails(t *testing.T) {
 	r := s.run("send", "--from", "a", "--to", "b", "--text", "x")
 	assertOneLineError(t, r, 1, "writable by group or others")
 	requireUnchanged(t, before, s.root, "a refused send")
+}
+
+// A recipient with neither a card nor an inbox is most often a typo: send
+// refuses it, naming the closest agent, unless --new says the agent has
+// simply not started yet. An agent with a card (offline or not) or with an
+// inbox gets its message.
+func TestSendRefusesAnUnknownAgentWithoutNew(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	s.writeFixtures() // researcher (offline), coder (online)
+	r := s.run("send", "--from", "boss", "--to", "codr", "--text", "hi")
+	assertOneLineError(t, r, 2, `no agent "codr" is registered and it has no inbox (did you mean "coder"?); pass --new`)
+	assert.Empty(t, s.msgFiles("codr", "inbox"), "nothing written")
+	s.ok("send", "--from", "boss", "--to", "researcher", "--text", "offline agents with a card still queue")
+	s.ok("send", "--new", "--from", "boss", "--to", "newcomer", "--text", "waits for it")
+	s.ok("send", "--from", "boss", "--to", "newcomer", "--text", "it has an inbox now")
+	assert.Len(t, s.msgFiles("newcomer", "inbox"), 2)
 }

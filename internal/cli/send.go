@@ -25,6 +25,8 @@ type sendFlags struct {
 	deadline                string
 	cbChannel, cbChat, cbSK string
 	conv                    convFlags
+	// newAgent allows a recipient that has neither a card nor an inbox.
+	newAgent bool
 }
 
 func (a *app) sendCommand() *cobra.Command {
@@ -81,6 +83,7 @@ names a mailbox folder instead.`,
 	fl.StringVar(&f.cbChannel, "callback-channel", "", "task only: channel the task began in (results are routed there)")
 	fl.StringVar(&f.cbChat, "callback-chat-id", "", "task only: chat id the task began in")
 	fl.StringVar(&f.cbSK, "callback-session", "", "task only: session key the task began in")
+	fl.BoolVar(&f.newAgent, "new", false, "allow a recipient that has no card and no inbox yet (an agent that has not started): its message waits for it")
 	f.conv.add(fl)
 	a.completeSendFlags(cmd)
 	return cmd
@@ -103,6 +106,11 @@ func (a *app) send(cmd *cobra.Command, f sendFlags) error {
 	msgs, err := a.composeAll(cmd.Context(), m, s, f.from, f.to, req, now)
 	if err != nil {
 		return err
+	}
+	if !f.newAgent && len(msgs) == 1 {
+		if err := knownRecipient(cmd.Context(), m, msgs[0].To); err != nil {
+			return err
+		}
 	}
 	for _, msg := range msgs {
 		if err := m.be.Deliver(cmd.Context(), msg); err != nil {
