@@ -30,9 +30,17 @@ func TestCompletionCandidates(t *testing.T) {
 	s.sendID("--from", "coder", "--to", "newcomer", "--text", "welcome") // a folder, no card
 
 	agents := []string{"coder\t负责代码编写和修改的 agent", "newcomer", "researcher\t负责信息检索和分析的 agent"}
-	for _, args := range [][]string{{"inbox", ""}, {"recv", ""}, {"watch", ""}, {"send", "--to", ""}, {"send", "--from", "x", "--to", ""}} {
+	for _, args := range [][]string{{"inbox", ""}, {"recv", ""}, {"watch", ""}, {"send", "--from", ""}} {
 		got, directive := s.complete(args...)
 		assert.Equal(t, agents, got, "%v", args)
+		assert.Equal(t, noFiles, directive, "%v", args)
+	}
+	for _, args := range [][]string{{"send", "--to", ""}, {"send", "--from", "x", "--to", ""}} {
+		got, directive := s.complete(args...)
+		assert.Equal(t, agents, got[:len(agents)], "%v: the agents first", args)
+		assert.Contains(t, got, "all\tevery registered agent but the sender")
+		assert.Contains(t, got, "cap:code_write\tevery holder of capability code_write")
+		assert.Contains(t, got, "any:web_search\tthe least loaded online holder of web_search")
 		assert.Equal(t, noFiles, directive, "%v", args)
 	}
 	got, _ := s.complete("inbox", "coder", "")

@@ -46,3 +46,22 @@ func TestThreadNotFound(t *testing.T) {
 	assertOneLineError(t, s.run("thread", "msg_0_nobody"), 1, "message msg_0_nobody not found under "+s.root)
 	assertOneLineError(t, s.run("thread"), 2, "missing argument ID")
 }
+
+// A task id names the task's thread: as the argument when no message has
+// that id, and with --task.
+func TestThreadByTaskID(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	task := s.sendID("--from", "lead", "--to", "coder", "--type", "task", "--task-id", "sort-7", "--text", "sort 2 1")
+	done := s.sendID("--from", "coder", "--to", "lead", "--reply-to", task, "--type", "task_update",
+		"--task-id", "sort-7", "--task-state", "completed", "--text", "1 2")
+	for _, args := range [][]string{{"thread", "sort-7", "--json"}, {"thread", "--task", "sort-7", "--json"}} {
+		var ids []string
+		for _, l := range decodeLines(t, s.ok(args...)) {
+			ids = append(ids, l["id"].(string))
+		}
+		assert.Equal(t, []string{task, done}, ids, "%v", args)
+	}
+	assertOneLineError(t, s.run("thread", "--task", task), 1, "task "+task+" not found")
+	assert.Contains(t, s.ok("--version"), "switchboard "+testVersion)
+}

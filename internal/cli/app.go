@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"syscall"
 
@@ -90,10 +91,12 @@ which agent processes (switchboard or nanobot) exchange messages and tasks.
 
 Exit status: 0 on success, 1 on failure, 2 on bad usage. Listing commands
 take --json and then print one JSON object per line.`,
+		Version:            a.env.Version,
 		SilenceUsage:       true,
 		SilenceErrors:      true,
 		DisableSuggestions: true, // Main adds its own, on one line
 	}
+	root.SetVersionTemplate(fmt.Sprintf("switchboard {{.Version}} %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH))
 	root.SuggestionsMinimumDistance = 2
 	root.SetHelpCommand(a.helpCommand())
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return asUsage(err) })

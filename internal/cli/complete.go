@@ -132,6 +132,24 @@ func (a *app) readDescriptions(ctx context.Context) map[string]string {
 // empty map.
 func registryDescriptions(path string) map[string]string {
 	out := map[string]string{}
+	for id, c := range registryCards(path) {
+		out[id] = c.Description
+	}
+	return out
+}
+
+// completionCard is what completion uses of a card.
+type completionCard struct {
+	Description  string   `json:"description"`
+	Capabilities []string `json:"capabilities"`
+	Roles        []string `json:"roles"`
+}
+
+// registryCards reads the registry at path and returns the cards of the
+// valid agent ids; an unreadable registry gives an empty map, an odd card
+// a zero one.
+func registryCards(path string) map[string]completionCard {
+	out := map[string]completionCard{}
 	f, err := os.OpenFile(path, os.O_RDONLY|noFollow|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return out
@@ -147,11 +165,9 @@ func registryDescriptions(path string) map[string]string {
 		if envelope.ValidateAgentID(id) != nil {
 			continue
 		}
-		var card struct {
-			Description string `json:"description"`
-		}
+		var card completionCard
 		_ = json.Unmarshal(raw, &card) // an odd card still completes its id
-		out[id] = card.Description
+		out[id] = card
 	}
 	return out
 }
@@ -168,7 +184,7 @@ func completeFlag(cmd *cobra.Command, name string, fn cobra.CompletionFunc) {
 // message types and task states, files for --file, nothing for the rest.
 func (a *app) completeSendFlags(cmd *cobra.Command) {
 	completeFlag(cmd, "from", a.completeAgentFlag)
-	completeFlag(cmd, "to", a.completeAgentFlag)
+	completeFlag(cmd, "to", a.completeTarget)
 	completeFlag(cmd, "type", cobra.FixedCompletions(messageTypes, cobra.ShellCompDirectiveNoFileComp))
 	completeFlag(cmd, "task-state", cobra.FixedCompletions(taskStates, cobra.ShellCompDirectiveNoFileComp))
 	for _, name := range []string{"text", "data", "reply-to", "ttl", "task-id", "deadline",

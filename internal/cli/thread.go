@@ -14,16 +14,18 @@ import (
 )
 
 func (a *app) threadCommand() *cobra.Command {
-	var jsonOut bool
+	var jsonOut, task bool
 	cmd := &cobra.Command{
-		Use:   "thread ID [--json]",
+		Use:   "thread ID [--task] [--json]",
 		Short: "Show the reply chain of a message, in causal order",
 		Long: `Thread finds message ID wherever it is now (any agent's inbox/, claimed/,
 processed/ or archive/), gathers its conversation (the messages linked to it
 by reply_to, up and down, and those sharing its thread_id) and prints them
 in causal order: a message after the one it answers, otherwise by
 timestamp, then file name; each with its depth below the message it
-answers. The file column is the path under the root.
+answers. The file column is the path under the root. ID may also be a
+task id (no message has it): the thread of the task's request is shown;
+--task takes ID as a task id only.
 
 It works on the configured store (channels.mailbox.backend; --root names a
 mailbox folder instead), on any store that can list its messages.`,
@@ -35,14 +37,15 @@ mailbox folder instead), on any store that can list its messages.`,
 			if strings.TrimSpace(args[0]) == "" {
 				return usagef("ID is empty")
 			}
-			return a.thread(cmd.Context(), args[0], jsonOut)
+			return a.thread(cmd.Context(), args[0], task, jsonOut)
 		}),
 	}
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print one JSON object per message")
+	cmd.Flags().BoolVar(&task, "task", false, "ID is a task id: show the thread of the task's request")
 	return cmd
 }
 
-func (a *app) thread(ctx context.Context, id string, jsonOut bool) error {
+func (a *app) thread(ctx context.Context, id string, task, jsonOut bool) error {
 	m, _, err := a.openMailbox(true)
 	if err != nil {
 		return err
@@ -56,7 +59,12 @@ func (a *app) thread(ctx context.Context, id string, jsonOut bool) error {
 	if err != nil {
 		return err
 	}
-	chain, err := view.Thread(ctx, br, id)
+	find := view.Thread
+	if task {
+		find = view.TaskThread
+		notFound = fmt.Errorf("task %s not found %s", id, m.in())
+	}
+	chain, err := find(ctx, br, id)
 	if errors.Is(err, view.ErrNotFound) {
 		return notFound
 	}

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
@@ -26,8 +27,9 @@ type ThreadEntry struct {
 
 // Thread returns the conversation message id belongs to, wherever its
 // messages are now (pending, claimed, handled or archived), in causal
-// order: see ThreadOf. It fails with ErrNotFound when b holds no message
-// with that id.
+// order: see ThreadOf. When no message has that id, id is taken as a task
+// id (see ThreadOfTask). It fails with ErrNotFound when neither names a
+// message b holds.
 func Thread(ctx context.Context, b store.Browser, id string) ([]ThreadEntry, error) {
 	var all []store.Stored
 	if err := b.Browse(ctx, func(s store.Stored) bool { all = append(all, s); return true }); err != nil {
@@ -35,9 +37,48 @@ func Thread(ctx context.Context, b store.Browser, id string) ([]ThreadEntry, err
 	}
 	chain := ThreadOf(all, id)
 	if len(chain) == 0 {
+		chain = ThreadOfTask(all, id) // a task id names the task's thread
+	}
+	if len(chain) == 0 {
 		return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
 	}
 	return chain, nil
+}
+
+// TaskThread is Thread for a task id only: the thread of the task's
+// request (see ThreadOfTask).
+func TaskThread(ctx context.Context, b store.Browser, taskID string) ([]ThreadEntry, error) {
+	var all []store.Stored
+	if err := b.Browse(ctx, func(s store.Stored) bool { all = append(all, s); return true }); err != nil {
+		return nil, err
+	}
+	chain := ThreadOfTask(all, taskID)
+	if len(chain) == 0 {
+		return nil, fmt.Errorf("%w: no message of task %s", ErrNotFound, taskID)
+	}
+	return chain, nil
+}
+
+// ThreadOfTask returns the thread of task taskID among all: the thread of
+// its request (the earliest message of type task with that task id), or,
+// when the request is gone, of the earliest message that belongs to it.
+func ThreadOfTask(all []store.Stored, taskID string) []ThreadEntry {
+	var start *store.Stored
+	for i := range all {
+		m := all[i].Message
+		if m.TaskOf() != taskID {
+			continue
+		}
+		isTask := m.Type == envelope.TypeTask
+		if start == nil || isTask && start.Message.Type != envelope.TypeTask ||
+			isTask == (start.Message.Type == envelope.TypeTask) && CompareStored(all[i], *start) < 0 {
+			start = &all[i]
+		}
+	}
+	if start == nil {
+		return nil
+	}
+	return ThreadOf(all, start.Message.ID)
 }
 
 // ThreadOf returns the thread of message id among all: every message
