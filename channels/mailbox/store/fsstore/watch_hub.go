@@ -33,9 +33,9 @@ type watchHub struct {
 	newWatcher func() (*fsnotify.Watcher, error)
 
 	mu   sync.Mutex
-	fw   *fsnotify.Watcher                // nil while nothing is watched
+	fw   *fsnotify.Watcher              // nil while nothing is watched
 	subs map[string]map[subscriber]bool // folder → its subscribers
-	log  *slog.Logger                     // the last subscriber's, for the hub's own warnings
+	log  *slog.Logger                   // the last subscriber's, for the hub's own warnings
 }
 
 func newWatchHub(newWatcher func() (*fsnotify.Watcher, error)) *watchHub {
