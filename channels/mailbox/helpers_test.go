@@ -52,6 +52,16 @@ func (h *hookedStore) UpdateCard(ctx context.Context, id string, f func(*envelop
 	return c, err
 }
 
+// Heartbeat implements store.Heartbeater: a heartbeat is recorded as the
+// card it returns, as readers now see it.
+func (h *hookedStore) Heartbeat(ctx context.Context, id string, now time.Time, maxAge time.Duration) (envelope.Card, error) {
+	c, err := h.Store.Heartbeat(ctx, id, now, maxAge)
+	if err == nil {
+		h.cards.Add(c)
+	}
+	return c, err
+}
+
 // env is one mailbox tree on disk with its store, shared by the agents of
 // a test.
 type env struct {

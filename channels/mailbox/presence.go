@@ -34,8 +34,7 @@ func (c *Channel) fillIdentity(card *envelope.Card, now envelope.Time) {
 	card.PID, card.Host = os.Getpid(), hostname()
 }
 
-// heartbeatLoop renews last_heartbeat (and status and current_tasks, which
-// also heals a card that another writer clobbered) at every tick of t.
+// heartbeatLoop renews the heartbeat at every tick of t (see beat).
 func (c *Channel) heartbeatLoop(ctx context.Context, t clock.Ticker) {
 	defer t.Stop()
 	for {
@@ -43,7 +42,7 @@ func (c *Channel) heartbeatLoop(ctx context.Context, t clock.Ticker) {
 		case <-ctx.Done():
 			return
 		case <-t.C():
-			if err := c.syncCard(ctx); err != nil && ctx.Err() == nil {
+			if err := c.beat(ctx); err != nil && ctx.Err() == nil {
 				c.Logger().Warn("heartbeat failed", "err", err)
 			}
 		}
@@ -66,12 +65,7 @@ func (c *Channel) syncCard(ctx context.Context) error {
 		if card.AgentID == "" || card.RegisteredAt.IsZero() {
 			c.fillIdentity(card, now)
 		}
-		card.CurrentTasks = tasks
-		card.Status = envelope.StatusIdle
-		if len(tasks) > 0 {
-			card.Status = envelope.StatusBusy
-		}
-		card.LastHeartbeat = now
+		card.CurrentTasks, card.Status, card.LastHeartbeat = tasks, statusOf(tasks), now
 	})
 	return err
 }

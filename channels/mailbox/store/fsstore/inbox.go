@@ -65,7 +65,8 @@ var _ store.Inbox = (*Inbox)(nil)
 // needed, takes the flock on <agent>/.lock (failing with an error wrapping
 // store.ErrInboxBusy, naming the holder's pid, if another process or Inbox
 // holds it), loads the dedup journal and starts watching inbox/ with
-// fsnotify, plus a rescan every Options.PollInterval as a safety net.
+// fsnotify (through the process's one watcher, shared by every inbox),
+// plus a rescan every Options.PollInterval as a safety net.
 // Messages a crashed owner left in claimed/ are handed out first, marked
 // Redelivered.
 func (s *Store) OpenInbox(ctx context.Context, agentID string) (store.Inbox, error) {
@@ -100,8 +101,9 @@ func (s *Store) OpenInbox(ctx context.Context, agentID string) (store.Inbox, err
 	in.sweepStaging()
 	// The watch starts before the first scan (which Next makes), so no
 	// file that arrives in between goes unnoticed.
-	in.watch = startWatcher(filepath.Join(dir, inboxDir), s.opts.PollInterval, in.notify, in.log)
-	in.pwatch = startWatcher(filepath.Join(dir, priorityDir), s.opts.PollInterval, in.prio, in.log)
+	hub := s.watchHub()
+	in.watch = startWatcher(hub, filepath.Join(dir, inboxDir), s.opts.PollInterval, in.notify, in.log)
+	in.pwatch = startWatcher(hub, filepath.Join(dir, priorityDir), s.opts.PollInterval, in.prio, in.log)
 	in.pokePriority() // read the markers before the first pending name
 	if err := s.inboxes.Add(in); err != nil {
 		return nil, err

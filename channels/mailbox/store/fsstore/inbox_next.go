@@ -95,7 +95,7 @@ func (in *Inbox) refill() (wait bool, err error) {
 	sc, err := scanDir(inbox, 2*in.batch, "")
 	if errors.Is(err, fs.ErrNotExist) { // removed under us: recreate it
 		if _, err = in.s.ensureAgentDirs(in.agent, inboxDir, claimedDir, processedDir, rejectedDir); err == nil {
-			in.watch.rewatch(inbox, in.log)
+			in.watch.rewatch(in.log)
 			sc, err = scanDir(inbox, 2*in.batch, "")
 		}
 	}

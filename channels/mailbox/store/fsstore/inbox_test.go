@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/fsnotify/fsnotify"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -179,41 +178,11 @@ func TestNextRescansEveryPollInterval(t *testing.T) {
 	s, _ := openMsgStore(t)
 	in := openTestInbox(t, s, "bob")
 	in.watch.stop() // no fsnotify (the folder to watch is missing): only the safety net
-	in.watch = startWatcher(t.TempDir()+"/missing", 10*time.Millisecond, in.notify, in.log)
+	in.watch = startWatcher(s.watchHub(), t.TempDir()+"/missing", 10*time.Millisecond, in.notify, in.log)
 	got := nextWhenWaiting(t, in)
 	m := newMsg("alice", "bob", "found by polling")
 	deliver(t, s, m)
 	assert.Equal(t, m.ID, receive(t, got).Message.ID)
-}
-
-func TestWatcherRescansOnOverflow(t *testing.T) {
-	t.Parallel()
-	events := make(chan fsnotify.Event)
-	errs := make(chan error)
-	notify := make(chan struct{}, 1)
-	w := &watcher{quit: make(chan struct{}), done: make(chan struct{})}
-	go w.run(events, errs, time.Hour, notify, discardLogger())
-	defer w.stop()
-
-	events <- fsnotify.Event{Name: "x", Op: fsnotify.Remove}
-	select {
-	case <-notify:
-		t.Fatal("a removal is no news")
-	default:
-	}
-	for _, ev := range []any{fsnotify.ErrEventOverflow, errors.New("other"), fsnotify.Event{Name: "x", Op: fsnotify.Create}} {
-		switch ev := ev.(type) {
-		case error:
-			errs <- ev
-		case fsnotify.Event:
-			events <- ev
-		}
-		select {
-		case <-notify:
-		case <-time.After(testkit.WaitLimit):
-			t.Fatalf("no rescan after %v", ev)
-		}
-	}
 }
 
 func TestNextCanceledContext(t *testing.T) {

@@ -92,8 +92,9 @@ func (s *Store) UpdateCard(ctx context.Context, agentID string, update func(*env
 	}
 }
 
-// Card implements store.Registry: agentID's card as the registry holds it.
-// It reads without locking. A corrupt registry, or an entry for agentID
+// Card implements store.Registry: agentID's card as the registry holds it,
+// with the later heartbeat of the card and the agent's heartbeat file (see
+// Heartbeat). It reads without locking. A corrupt registry, or an entry for agentID
 // that is not a card, is an error wrapping ErrRegistryCorrupt.
 func (s *Store) Card(ctx context.Context, agentID string) (envelope.Card, error) {
 	if err := envelope.ValidateAgentID(agentID); err != nil {
@@ -111,10 +112,12 @@ func (s *Store) Card(ctx context.Context, agentID string) (envelope.Card, error)
 	if err != nil {
 		return envelope.Card{}, fmt.Errorf("%s: entry %q: %w", s.registryPath(), agentID, err)
 	}
+	s.withHeartbeat(&card)
 	return card, nil
 }
 
-// Cards implements store.Registry: every card, sorted by agent id. It reads
+// Cards implements store.Registry: every card, sorted by agent id, each
+// with the later heartbeat of the card and its heartbeat file. It reads
 // without locking. Keys that are not valid agent ids are left out, and so
 // are entries that are not cards (each with a warning): one bad entry does
 // not hide the other agents. A corrupt registry is an error wrapping
@@ -139,6 +142,7 @@ func (s *Store) Cards(ctx context.Context) ([]envelope.Card, error) {
 				"file", s.registryPath(), "agent", id, "err", err)
 			continue
 		}
+		s.withHeartbeat(&card)
 		cards = append(cards, card)
 	}
 	return cards, nil

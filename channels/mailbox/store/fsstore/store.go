@@ -69,6 +69,17 @@ type Store struct {
 	inboxes store.InboxSet[*Inbox] // open inboxes, closed with the store
 
 	knownDirs sync.Map // agent id -> *checkedDirs, the folders deliveryDir checked
+
+	hub *watchHub // nil: processHub, the process's one fsnotify watcher
+}
+
+// watchHub returns the fsnotify watcher the store's inboxes and watches
+// share.
+func (s *Store) watchHub() *watchHub {
+	if s.hub != nil {
+		return s.hub
+	}
+	return processHub
 }
 
 var (

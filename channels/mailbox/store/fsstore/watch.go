@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/fsnotify/fsnotify"
 
@@ -33,6 +34,12 @@ var _ store.Watcher = (*Store)(nil)
 // be read or decoded is reported with the reason (the size cap and the
 // decoder are the store's). Files that arrive while the kernel's event
 // queue overflows are not reported, and w.Notice says so.
+//
+// The events come from the process's one fsnotify watcher. When it cannot
+// watch a folder (no watcher can be made, the system's limit on watches
+// is reached), Watch says so once through w.Notice and looks for new files
+// every Options.PollInterval instead; a file that arrives and is claimed
+// between two looks is not reported then.
 func (s *Store) Watch(ctx context.Context, agentID string, w store.WatchFuncs) error {
 	if err := s.checkOpen(); err != nil {
 		return err
@@ -42,17 +49,23 @@ func (s *Store) Watch(ctx context.Context, agentID string, w store.WatchFuncs) e
 			return err
 		}
 	}
-	fw, err := fsnotify.NewWatcher()
-	if err != nil {
-		return fmt.Errorf("watch: %w", err)
+	notice := func(line string) {
+		if w.Notice != nil {
+			w.Notice(line)
+		} else {
+			s.opts.Logger.Warn(line)
+		}
 	}
-	defer fw.Close()
-	f := &follower{s: s, fw: fw, only: agentID, fn: w.Arrived, seen: newRecentSet(watchSeen)}
-	if err := fw.Add(s.root); err != nil {
+	f := &follower{s: s, hub: s.watchHub(), only: agentID, fn: w.Arrived, notice: notice,
+		seen: newRecentSet(watchSeen), events: make(chan fsnotify.Event, watchBuffer), lost: make(chan error, 1)}
+	defer f.unsubscribe()
+	if err := checkDir(s.root); err != nil {
 		return fmt.Errorf("watch %s: %w", s.root, err)
 	}
+	f.subscribe(s.root)
 	agents := []string{agentID}
 	if agentID == "" {
+		var err error
 		if agents, err = s.Agents(); err != nil {
 			return err
 		}
@@ -63,44 +76,91 @@ func (s *Store) Watch(ctx context.Context, agentID string, w store.WatchFuncs) e
 	if w.Ready != nil {
 		w.Ready()
 	}
-	notice := func(line string) {
-		if w.Notice != nil {
-			w.Notice(line)
-		} else {
-			s.opts.Logger.Warn(line)
-		}
-	}
 	for f.err == nil {
 		select {
 		case <-ctx.Done():
 			return nil
-		case ev, ok := <-fw.Events:
-			if !ok {
-				return nil
-			}
+		case ev := <-f.events:
 			f.handle(ev)
-		case err, ok := <-fw.Errors:
-			if !ok {
-				return nil
-			}
+		case err := <-f.lost:
 			if errors.Is(err, fsnotify.ErrEventOverflow) {
 				notice("watch: event queue overflowed; some new messages were not reported")
 			} else {
 				notice(fmt.Sprintf("watch: fsnotify error: %v", err))
 			}
+		case <-f.tick():
+			f.poll()
 		}
 	}
 	return f.err
 }
 
+// watchBuffer is how many events a Watch holds for its caller; beyond
+// that they are dropped and the Watch says so, rather than hold up the
+// process's other watches.
+const watchBuffer = 4096
+
 // follower is the state of one Watch.
 type follower struct {
-	s    *Store
-	fw   *fsnotify.Watcher
-	only string // "" = every agent
-	fn   func(store.Watched) error
-	seen *recentSet
-	err  error // the first error of fn: the watch ends
+	s      *Store
+	hub    *watchHub
+	only   string // "" = every agent
+	fn     func(store.Watched) error
+	notice func(line string)
+	seen   *recentSet
+	err    error // the first error of fn: the watch ends
+
+	events chan fsnotify.Event // from the hub
+	lost   chan error          // events were lost: the reason, once per burst
+	dirs   []string            // the folders subscribed to
+
+	// Set once a folder cannot be watched: the follower scans instead.
+	ticker *time.Ticker
+	listed map[string]map[string]bool // agent → its inbox's message names at the last scan
+}
+
+// event implements subscriber; it never blocks the hub.
+func (w *follower) event(ev fsnotify.Event) {
+	if !ev.Has(fsnotify.Create) {
+		return
+	}
+	select {
+	case w.events <- ev:
+	default:
+		w.rescan(fsnotify.ErrEventOverflow)
+	}
+}
+
+// rescan implements subscriber: events were lost.
+func (w *follower) rescan(err error) {
+	select {
+	case w.lost <- err:
+	default:
+	}
+}
+
+// subscribe watches dir, or falls back to polling when it cannot. It
+// reports whether dir is there to be looked at.
+func (w *follower) subscribe(dir string) bool {
+	err := w.hub.add(dir, w, w.s.opts.Logger)
+	switch {
+	case err == nil:
+		w.dirs = append(w.dirs, dir)
+	case errors.Is(err, fs.ErrNotExist):
+		return false // removed meanwhile
+	default:
+		w.startPolling(err)
+	}
+	return true
+}
+
+func (w *follower) unsubscribe() {
+	for _, dir := range w.dirs {
+		w.hub.remove(dir, w)
+	}
+	if w.ticker != nil {
+		w.ticker.Stop()
+	}
 }
 
 // addAgent watches an agent's folder (to see its inbox appear) and inbox.
@@ -108,7 +168,7 @@ type follower struct {
 // in its inbox are new, so they are reported.
 func (w *follower) addAgent(agent string, fresh bool) {
 	dir := filepath.Join(w.s.root, agent)
-	if checkDir(dir) != nil || w.fw.Add(dir) != nil {
+	if checkDir(dir) != nil || !w.subscribe(dir) {
 		return
 	}
 	w.addInbox(agent, fresh)
@@ -116,7 +176,7 @@ func (w *follower) addAgent(agent string, fresh bool) {
 
 func (w *follower) addInbox(agent string, fresh bool) {
 	inbox := filepath.Join(w.s.root, agent, inboxDir)
-	if checkDir(inbox) != nil || w.fw.Add(inbox) != nil || !fresh {
+	if checkDir(inbox) != nil || !w.subscribe(inbox) || !fresh {
 		return
 	}
 	_ = eachEntry(inbox, func(e fs.DirEntry) {
@@ -128,9 +188,6 @@ func (w *follower) addInbox(agent string, fresh bool) {
 
 // handle follows the tree: new agent folders, new inboxes, new files.
 func (w *follower) handle(ev fsnotify.Event) {
-	if !ev.Has(fsnotify.Create) {
-		return
-	}
 	rel, err := filepath.Rel(w.s.root, ev.Name)
 	if err != nil {
 		return
