@@ -50,7 +50,7 @@ func TestContractFlags(t *testing.T) {
 		"recv":    {"count", "json"},
 		"inbox":   {"json"},
 		"agents":  {"capability", "role", "by-role", "json"},
-		"thread":  {"json"},
+		"thread":  {"task", "json"},
 		"watch":   {"json"},
 		"doctor":  {"fix", "json"},
 		"version": {},
