@@ -38,7 +38,8 @@ works on a tree the store refuses:
                  --fix makes it private (chmod go-rwx)
   permissions    files and folders that group or others can read or write
                  (--fix makes them private), or that another user owns
-  foreign        symlinks and special files in the tree
+  foreign        symlinks, special files and hard-linked files in the
+                 tree (--fix never changes a hard-linked file)
   registry       _registry.json parses and holds cards; copies of a
                  corrupt registry (_registry.json.corrupt-*): --fix
                  removes all but the newest
