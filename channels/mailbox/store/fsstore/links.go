@@ -17,8 +17,8 @@ import (
 func (in *Inbox) extraLinks(dir, name string) string {
 	path := filepath.Join(dir, name)
 	fi, err := os.Lstat(path)
-	if err != nil || linkCount(fi) <= 1 {
-		return "" // readMessage reports a missing or odd file
+	if err != nil || !fi.Mode().IsRegular() || linkCount(fi) <= 1 {
+		return "" // readMessage reports a missing or odd file (a folder has several links)
 	}
 	in.removeStagingTwin(fi)
 	if fi, err = os.Lstat(path); err != nil {
