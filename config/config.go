@@ -127,14 +127,19 @@ func (c *Config) validate(p *problems) {
 		p.invalid(prefix+"temperature", "want a number of 0 or more, got %s", show(d.Temperature))
 	}
 	for name, pc := range c.Providers {
-		if pc.Timeout < 0 {
-			p.invalid("providers."+name+".timeout", "want a number of seconds of 0 or more, got %s", show(pc.Timeout))
+		if msg := providerTimeoutRange.Problem(pc.Timeout); msg != "" {
+			p.invalid("providers."+name+".timeout", "%s", msg)
 		}
 		if pc.MaxRetries < 0 {
 			p.invalid("providers."+name+".maxRetries", "want a whole number of 0 or more, got %d", pc.MaxRetries)
 		}
 	}
 }
+
+// providerTimeoutRange bounds a provider's timeout: a request needs some
+// time, and a day is longer than any request should take (and far from
+// what a time.Duration holds).
+var providerTimeoutRange = SecondsRange{Min: MinPeriod, Max: Day, Zero: "the default (60 s)"}
 
 // Section returns the raw section of channel type name ("mailbox"); a
 // snake_case name is looked up in camelCase too.

@@ -60,7 +60,7 @@ func TestValidate(t *testing.T) {
 		"agents.defaults.maxToolIterations: want a whole number of 1 or more, got -1",
 		"agents.defaults.temperature: want a number of 0 or more, got -0.5",
 		"providers.openai.maxRetries: want a whole number of 0 or more, got -1",
-		"providers.openai.timeout: want a number of seconds of 0 or more, got -2",
+		"providers.openai.timeout: want a number of seconds from 0.01 to 86400 (1 day), or 0 for the default (60 s), got -2",
 	}, errLines(err))
 }
 

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
-	"os"
 	"slices"
 	"strings"
 
@@ -79,10 +78,10 @@ func Load(opts LoadOptions) (*Config, error) {
 	return cfg, nil
 }
 
-// readFile reads and parses the JSON object in path. found is false, and
-// the tree empty, when there is no such file.
+// readFile reads (see readConfigFile) and parses the JSON object in path.
+// found is false, and the tree empty, when there is no such file.
 func readFile(path string) (tree map[string]any, found bool, err error) {
-	data, err := os.ReadFile(path)
+	data, err := readConfigFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[string]any{}, false, nil
 	}

@@ -219,7 +219,7 @@ func TestLoadFileNotAnObject(t *testing.T) {
 func TestLoadUnreadableFile(t *testing.T) {
 	dir := t.TempDir()
 	_, err := Load(LoadOptions{Path: dir})
-	assert.EqualError(t, err, "config: read "+dir+": is a directory")
+	assert.EqualError(t, err, "config: "+dir+" is a directory, not a regular file; name a JSON file (--config FILE)")
 }
 
 func TestLoadOtherUserPath(t *testing.T) {

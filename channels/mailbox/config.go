@@ -89,13 +89,7 @@ func (c *Config) Validate(prefix string) error {
 	if c.MaxConcurrentTasks < 1 {
 		errs = append(errs, fmt.Errorf("%s: want at least 1, got %d", key("maxConcurrentTasks"), c.MaxConcurrentTasks))
 	}
-	positive := map[string]float64{"pollInterval": c.PollInterval,
-		"heartbeatInterval": c.HeartbeatInterval, "taskTimeout": c.TaskTimeout}
-	for _, name := range []string{"pollInterval", "heartbeatInterval", "taskTimeout"} {
-		if positive[name] <= 0 {
-			errs = append(errs, fmt.Errorf("%s: want a number of seconds above 0, got %v", key(name), positive[name]))
-		}
-	}
+	errs = append(errs, c.validateDurations(key)...)
 	if c.OfflineAfter <= c.HeartbeatInterval {
 		errs = append(errs, fmt.Errorf("%s: want more than heartbeatInterval (%v), got %v",
 			key("offlineAfter"), c.HeartbeatInterval, c.OfflineAfter))

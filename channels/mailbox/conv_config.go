@@ -59,7 +59,8 @@ func DefaultConversations() Conversations {
 	}
 }
 
-// validate checks the values; key names a key under the section.
+// validate checks the sizes and counts; key names a key under the
+// section. Config.validateDurations checks the durations.
 func (c *Conversations) validate(key func(string) string) []error {
 	var errs []error
 	atLeast := func(name string, v, min int64) {
@@ -72,22 +73,6 @@ func (c *Conversations) validate(key func(string) string) []error {
 	atLeast("maxFanout", int64(c.MaxFanout), 1)
 	atLeast("processedMaxBytes", c.ProcessedMaxBytes, 0)
 	atLeast("archiveMaxBytes", c.ArchiveMaxBytes, 0)
-	for _, s := range []struct {
-		name     string
-		v        float64
-		zeroOkay bool
-	}{
-		{"replyTimeout", c.ReplyTimeout, false}, {"pruneInterval", c.PruneInterval, false},
-		{"orphanAfter", c.OrphanAfter, false},
-		{"processedMaxAge", c.ProcessedMaxAge, true}, {"archiveMaxAge", c.ArchiveMaxAge, true},
-	} {
-		switch {
-		case s.zeroOkay && s.v < 0:
-			errs = append(errs, fmt.Errorf("%s: want a number of seconds, 0 for no limit, got %v", key(s.name), s.v))
-		case !s.zeroOkay && s.v <= 0:
-			errs = append(errs, fmt.Errorf("%s: want a number of seconds above 0, got %v", key(s.name), s.v))
-		}
-	}
 	return errs
 }
 

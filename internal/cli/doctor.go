@@ -38,8 +38,11 @@ works on a tree the store refuses:
                  --fix makes it private (chmod go-rwx)
   permissions    files and folders that group or others can read or write
                  (--fix makes them private), or that another user owns
-  foreign        symlinks and special files in the tree
-  registry       _registry.json parses and holds cards
+  foreign        symlinks, special files and hard-linked files in the
+                 tree (--fix never changes a hard-linked file)
+  registry       _registry.json parses and holds cards; copies of a
+                 corrupt registry (_registry.json.corrupt-*): --fix
+                 removes all but the newest
   staging        orphan staging files older than a minute (tmp/, nanobot's
                  *.tmp in inbox/, the registry's *.tmp); --fix deletes them
   rejected       files quarantined in rejected/, with their reasons

@@ -51,6 +51,7 @@ func (d *doctorRun) run() []finding {
 	}
 	d.checkTree()
 	cards := d.checkRegistry()
+	d.checkRegistryCopies()
 	agents, err := agentDirs(d.root)
 	if err != nil {
 		d.add(finding{Check: "root", Severity: severityError, Path: d.root, Detail: "cannot list: " + err.Error()})

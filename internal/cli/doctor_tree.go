@@ -63,6 +63,10 @@ func (d *doctorRun) checkTree() {
 		if err != nil {
 			return nil // gone meanwhile
 		}
+		if n := linkCount(fi); !fi.IsDir() && n > 1 {
+			d.addHardLink(agent, rel, path, n) // never chmodded: it may be a file outside the tree
+			return nil
+		}
 		d.checkEntry(group(agent), rel, path, fi)
 		return nil
 	})

@@ -42,5 +42,5 @@ func isUsage(err error) bool {
 // oneLine folds a possibly multi-line message (cobra's suggestions) into
 // one line.
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(s), " ")
+	return safeText(strings.Join(strings.Fields(s), " "))
 }

@@ -25,10 +25,26 @@ func table(w io.Writer) *tabwriter.Writer {
 	return tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 }
 
-// row writes one table row.
-func row(w io.Writer, cells ...string) {
-	fmt.Fprintln(w, strings.Join(cells, "\t"))
+// row writes one table row. Every cell is escaped (safeText), so no text
+// from the tree can break the row or reach the terminal as a control
+// sequence; a painted cell was escaped when it was painted.
+func row(w io.Writer, cells ...any) {
+	out := make([]string, len(cells))
+	for i, c := range cells {
+		switch c := c.(type) {
+		case painted:
+			out[i] = string(c)
+		case string:
+			out[i] = safeText(c)
+		default:
+			out[i] = safeText(fmt.Sprint(c))
+		}
+	}
+	fmt.Fprintln(w, strings.Join(out, "\t"))
 }
+
+// painted is a table cell already escaped and wrapped in colour codes.
+type painted string
 
 // palette colours table cells when stdout is a terminal and NO_COLOR is
 // unset. Every code has the same length, so that tabwriter, which counts
@@ -59,13 +75,15 @@ func newPalette(w io.Writer, environ []string) palette {
 	return palette{on: err == nil && fi.Mode()&os.ModeCharDevice != 0}
 }
 
-// paint wraps s in colour code (colorDefault for a plain cell of a painted
-// column).
-func (p palette) paint(code, s string) string {
+// paint escapes s (safeText) and wraps it in colour code (colorDefault for
+// a plain cell of a painted column): the palette's codes are the only
+// escape sequences a table holds.
+func (p palette) paint(code, s string) painted {
+	s = safeText(s)
 	if !p.on {
-		return s
+		return painted(s)
 	}
-	return "\x1b[" + code + "m" + s + "\x1b[0m"
+	return painted("\x1b[" + code + "m" + s + "\x1b[0m")
 }
 
 // ago says how long before now t was: "3s ago", "5m ago", "2h ago",

@@ -65,9 +65,9 @@ func TestPalette(t *testing.T) {
 	}
 
 	on := palette{on: true}
-	assert.Equal(t, "\x1b[32midle\x1b[0m", on.paint(colorGreen, "idle"))
+	assert.Equal(t, painted("\x1b[32midle\x1b[0m"), on.paint(colorGreen, "idle"))
 	assert.Equal(t, len(on.paint(colorDefault, "x")), len(on.paint(colorRed, "x")), "same width for tabwriter")
-	assert.Equal(t, "idle", palette{}.paint(colorGreen, "idle"))
+	assert.Equal(t, painted("idle"), palette{}.paint(colorGreen, "idle"))
 }
 
 func TestTable(t *testing.T) {

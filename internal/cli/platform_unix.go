@@ -18,3 +18,11 @@ func ownerOf(fi fs.FileInfo) (int, bool) {
 	}
 	return int(st.Uid), true
 }
+
+// linkCount returns how many hard links fi's file has (1 if unknown).
+func linkCount(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 1
+}

@@ -8,3 +8,6 @@ const noFollow = 0
 
 // ownerOf knows no owner on windows.
 func ownerOf(fs.FileInfo) (int, bool) { return 0, false }
+
+// linkCount is 1 on windows, where the folder mailbox does not run.
+func linkCount(fs.FileInfo) uint64 { return 1 }

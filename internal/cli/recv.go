@@ -146,7 +146,7 @@ func (a *app) reportUnprinted(in bus.InboundMessage, why string) {
 	if m, ok := meta.Of(in.Metadata); ok {
 		id = m.MessageID
 	}
-	fmt.Fprintf(a.env.Stderr, "switchboard: message %s arrived after %s; not printed\n", id, why)
+	fmt.Fprintf(a.env.Stderr, "switchboard: message %s arrived after %s; not printed\n", safeText(id), why)
 }
 
 // printInbound prints one received message: time, sender, the type with
@@ -174,6 +174,6 @@ func (a *app) printInbound(in bus.InboundMessage, jsonOut bool) error {
 	if text == "" {
 		text = summary([]envelope.Part{envelope.TextPart(in.Content)})
 	}
-	_, err := fmt.Fprintln(a.env.Stdout, strings.TrimSpace(line+" "+text))
+	_, err := fmt.Fprintln(a.env.Stdout, safeText(strings.TrimSpace(line+" "+text)))
 	return err
 }

@@ -97,13 +97,14 @@ func (a *app) printWatched(where string, msg *envelope.Message, readErr error, j
 		return writeJSON(a.env.Stdout, newMessageLine(where, msg, readErr))
 	}
 	if msg == nil {
-		_, err := fmt.Fprintf(a.env.Stdout, "%s unreadable %s: %v\n", time.Now().Format(time.TimeOnly), where, readErr)
+		_, err := fmt.Fprintf(a.env.Stdout, "%s unreadable %s\n", time.Now().Format(time.TimeOnly),
+			safeText(fmt.Sprintf("%s: %v", where, readErr)))
 		return err
 	}
 	line := msg.Timestamp.Local().Format(time.TimeOnly) + " " + msg.From + " → " + msg.To
 	if msg.Type != envelope.TypeMessage {
 		line += " [" + kindLabel(msg.Type, msg.Task) + "]"
 	}
-	_, err := fmt.Fprintln(a.env.Stdout, strings.TrimSpace(line+" "+summary(msg.Content.Parts)))
+	_, err := fmt.Fprintln(a.env.Stdout, safeText(strings.TrimSpace(line+" "+summary(msg.Content.Parts))))
 	return err
 }

@@ -79,6 +79,8 @@ type Writer struct {
 	lock   *os.File      // the lock file, flocked around each line
 	f      *os.File      // the current log file, opened for appending
 	ino    uint64        // its inode, to notice a rotation by another process
+	size   int64         // its size when last looked at, under the flock
+	end    int64         // its size after this Writer's last whole line; -1: unknown
 	buf    bytes.Buffer  // the line being encoded
 	enc    *json.Encoder // writes into buf
 	closed bool
@@ -147,6 +149,10 @@ func (w *Writer) Locked(fn func() *store.Event) error {
 	if err := w.rotateIfFull(size, int64(len(line))); err != nil {
 		return err
 	}
+	if line, err = w.closeTornLine(line); err != nil {
+		return err
+	}
+	w.end = -1
 	n, err := w.f.Write(line)
 	if err == nil && n != len(line) {
 		err = fmt.Errorf("short write (%d of %d bytes)", n, len(line))
@@ -157,6 +163,7 @@ func (w *Writer) Locked(fn func() *store.Event) error {
 	if err != nil {
 		return fmt.Errorf("audit log %s: append: %w", w.path, err)
 	}
+	w.end = w.size + int64(n)
 	return nil
 }
 
@@ -200,7 +207,8 @@ func (w *Writer) current() (int64, error) {
 	fi, err := os.Lstat(w.path)
 	switch {
 	case err == nil && w.f != nil && inode(fi) == w.ino:
-		return fi.Size(), nil // the file this Writer holds: no fstat needed
+		w.size = fi.Size()
+		return w.size, nil // the file this Writer holds: no fstat needed
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return 0, fmt.Errorf("audit log: %w", err)
 	}
@@ -214,7 +222,8 @@ func (w *Writer) reopen() (int64, error) {
 		w.f.Close()
 		w.f = nil
 	}
-	f, err := os.OpenFile(w.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|noFollow, 0o600)
+	// Read as well as append: closeTornLine reads the last byte.
+	f, err := os.OpenFile(w.path, os.O_RDWR|os.O_APPEND|os.O_CREATE|noFollow, 0o600)
 	if err != nil {
 		return 0, fmt.Errorf("audit log: open %s: %w", w.path, err)
 	}
@@ -227,8 +236,8 @@ func (w *Writer) reopen() (int64, error) {
 		f.Close()
 		return 0, fmt.Errorf("audit log: %s is not a regular file", w.path)
 	}
-	w.f, w.ino = f, inode(fi)
-	return fi.Size(), nil
+	w.f, w.ino, w.size, w.end = f, inode(fi), fi.Size(), -1
+	return w.size, nil
 }
 
 // rotateIfFull renames the files one number up (dropping the oldest) and

@@ -23,12 +23,12 @@ func (c *checkedDirs) paths() [3]string {
 }
 
 // stillSame reports whether the remembered folders are still the same
-// real folders: one lstat each, no symlink followed. A folder replaced
-// (by a symlink, or anything else) fails it.
+// real folders with the same mode: one lstat each, no symlink followed. A
+// folder replaced (by a symlink, or anything else) or chmodded fails it.
 func (c *checkedDirs) stillSame() bool {
 	for i, p := range c.paths() {
 		fi, err := os.Lstat(p)
-		if err != nil || !fi.IsDir() || !os.SameFile(fi, c.infos[i]) {
+		if err != nil || !fi.IsDir() || !os.SameFile(fi, c.infos[i]) || fi.Mode() != c.infos[i].Mode() {
 			return false
 		}
 	}

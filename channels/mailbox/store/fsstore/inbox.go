@@ -19,9 +19,9 @@ import (
 const scanBatch = 1024
 
 // stagingMaxAge is how old a staging file in tmp/ must be before the
-// inbox's owner removes it as the orphan of a crashed sender. Senders hold
-// a staging file for milliseconds.
-const stagingMaxAge = time.Hour
+// inbox's owner removes it as the orphan of a crashed sender (see
+// dropStaging). Senders hold a staging file for milliseconds.
+const stagingMaxAge = time.Minute
 
 // Inbox is one agent's inbox, owned by this process from Store.OpenInbox
 // until Close. Next may be called from one goroutine at a time (calls
@@ -136,7 +136,8 @@ func (in *Inbox) Close() error {
 	return err
 }
 
-// sweepStaging removes staging files that crashed senders left in tmp/.
+// sweepStaging removes staging files that crashed senders left in tmp/
+// (see dropStaging). It runs when the inbox is opened and with each Prune.
 func (in *Inbox) sweepStaging() {
 	tmp := filepath.Join(in.dir, tmpDir)
 	cutoff := in.s.opts.Now().Add(-stagingMaxAge)
@@ -145,9 +146,7 @@ func (in *Inbox) sweepStaging() {
 			return
 		}
 		if fi, err := e.Info(); err == nil && fi.ModTime().Before(cutoff) {
-			if os.Remove(filepath.Join(tmp, e.Name())) == nil {
-				in.log.Info("removed orphaned staging file", "file", e.Name())
-			}
+			in.dropStaging(tmp, e.Name(), fi)
 		}
 	})
 	if err != nil {

@@ -29,6 +29,10 @@ func (in *Inbox) take(name string, recovered bool) *store.Delivery {
 		name = got
 	}
 	in.progress = true
+	if reason := in.extraLinks(claimed, name); reason != "" {
+		in.quarantine(claimedDir, name, reason, store.EventQuarantined, nil)
+		return nil
+	}
 	msg, err := readMessage(filepath.Join(claimed, name), in.s.opts.MaxMessageBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil

@@ -41,3 +41,12 @@ func ownerUID(fi fs.FileInfo) (int, bool) {
 	}
 	return int(st.Uid), true
 }
+
+// linkCount returns how many hard links the file fi describes has (1 when
+// the system does not say).
+func linkCount(fi fs.FileInfo) uint64 {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return uint64(st.Nlink)
+	}
+	return 1
+}

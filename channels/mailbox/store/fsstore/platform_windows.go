@@ -18,3 +18,6 @@ func tryLock(*os.File) (bool, error) { return false, ErrUnsupportedPlatform }
 
 // ownerUID knows no owner on windows.
 func ownerUID(fs.FileInfo) (int, bool) { return 0, false }
+
+// linkCount is 1 on windows, where the store does not run.
+func linkCount(fs.FileInfo) uint64 { return 1 }

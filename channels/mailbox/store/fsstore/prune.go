@@ -28,7 +28,9 @@ type pruneFile struct {
 // retention's age (by modification time, which is when the message was
 // written), then the oldest ones until the folder's total is within its
 // size; task folders left empty go too. One EventPruned per folder says
-// how much was removed.
+// how much was removed. It also sweeps the staging files that senders
+// which died left in tmp/ (sweepStaging), so they go within a prune
+// interval.
 func (in *Inbox) Prune(ctx context.Context, r store.Retention) (store.PruneReport, error) {
 	in.mu.Lock()
 	closed := in.closed
@@ -36,6 +38,7 @@ func (in *Inbox) Prune(ctx context.Context, r store.Retention) (store.PruneRepor
 	if closed {
 		return store.PruneReport{}, store.ErrClosed
 	}
+	in.sweepStaging()  // orphans of senders that died since the inbox was opened
 	in.tasks.mu.Lock() // the sweeps write archive/
 	defer in.tasks.mu.Unlock()
 	var total store.PruneReport

@@ -182,8 +182,9 @@ func registryUnchanged(path string, before os.FileInfo) (bool, error) {
 }
 
 // backupCorruptRegistry keeps data, a registry that could not be parsed, as
-// _registry.json.corrupt-<unix> (with a counter if that exists) and
-// returns the copy's path.
+// _registry.json.corrupt-<unix> (with a counter if that exists), removes
+// the copies beyond the KeepCorruptRegistryCopies newest and returns the
+// copy's path.
 func backupCorruptRegistry(root string, data []byte, now time.Time, sync bool) (string, error) {
 	base := filepath.Join(root, fmt.Sprintf("%s.corrupt-%d", registryName, now.Unix()))
 	for i := 1; i <= 100; i++ {
@@ -209,6 +210,7 @@ func backupCorruptRegistry(root string, data []byte, now time.Time, sync bool) (
 			os.Remove(path)
 			return "", err
 		}
+		_, _ = PruneCorruptRegistryCopies(root, KeepCorruptRegistryCopies) // best effort: doctor reports the rest
 		return path, nil
 	}
 	return "", fmt.Errorf("too many copies named %s-*; remove old ones", base)

@@ -115,13 +115,17 @@ func (s *Store) ensureAgentDirs(agentID string, subs ...string) (string, error) 
 }
 
 // ensureDir creates path as a 0700 folder, or checks that what is there is
-// a real folder (not a symlink to one).
+// a real folder (not a symlink to one) that only this user can write to
+// (checkPrivate).
 func ensureDir(path string) error {
 	err := os.Mkdir(path, 0o700)
 	if err != nil && !errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("create %s: %w", path, err)
 	}
-	return checkDir(path)
+	if err := checkDir(path); err != nil {
+		return err
+	}
+	return checkPrivate(path)
 }
 
 // checkDir fails unless path is a folder and not a symlink.

@@ -100,6 +100,15 @@ func DefaultConfig() Config {
 	}
 }
 
+// Bounds of the duration keys (seconds): at least a second, at most a day
+// for waits, an hour to connect and a year of history, so that no value
+// overflows a time.Duration.
+var (
+	waitRange       = config.SecondsRange{Min: 1, Max: config.Day}
+	connectRange    = config.SecondsRange{Min: 1, Max: config.Hour}
+	historyAgeRange = config.SecondsRange{Min: 1, Max: config.Year, Zero: "no bound"}
+)
+
 // minHistoryBytes is the smallest bound of the history stream's size.
 const minHistoryBytes = 1 << 20
 
@@ -180,8 +189,8 @@ func (c *Config) Validate() error {
 	} else if c.HistoryStream == c.Stream {
 		bad("historyStream", "%q is also %s; the history needs its own stream", c.HistoryStream, key("stream"))
 	}
-	if v := c.HistoryMaxAge; v != 0 && v != -1 && v < 1 {
-		bad("historyMaxAge", "want a number of seconds, at least 1 (0 or -1: no bound), got %v", v)
+	if v := c.HistoryMaxAge; v != -1 && historyAgeRange.Problem(v) != "" {
+		bad("historyMaxAge", "want a number of seconds from 1 to %d (1 year), or 0 or -1 for no bound, got %v", config.Year, v)
 	}
 	if v := c.HistoryMaxBytes; v != 0 && v != -1 && v < minHistoryBytes {
 		bad("historyMaxBytes", "want at least %d bytes (0 or -1: no bound), got %d", minHistoryBytes, v)
@@ -199,10 +208,13 @@ func (c *Config) Validate() error {
 		}
 		buckets[b[1]] = b[0]
 	}
-	positive := [][2]any{{"ackWait", c.AckWait}, {"lockTtl", c.LockTTL}, {"connectTimeout", c.ConnectTimeout}}
-	for _, p := range positive {
-		if v := p[1].(float64); v < 1 {
-			bad(p[0].(string), "want a number of seconds, at least 1, got %v", v)
+	for _, d := range []struct {
+		name string
+		v    float64
+		r    config.SecondsRange
+	}{{"ackWait", c.AckWait, waitRange}, {"lockTtl", c.LockTTL, waitRange}, {"connectTimeout", c.ConnectTimeout, connectRange}} {
+		if p := d.r.Problem(d.v); p != "" {
+			bad(d.name, "%s", p)
 		}
 	}
 	if c.MaxDeliver < 1 {

@@ -83,7 +83,7 @@ func TestDecodeConfigErrorsNameTheKey(t *testing.T) {
 		{map[string]any{"replicas": 6}, "channels.mailbox.nats.replicas: want 1 to 5"},
 		{map[string]any{"historyStream": "MAILBOX"}, "channels.mailbox.nats.historyStream: \"MAILBOX\" is also channels.mailbox.nats.stream"},
 		{map[string]any{"historyStream": "HIST ORY"}, "channels.mailbox.nats.historyStream"},
-		{map[string]any{"historyMaxAge": 0.5}, "channels.mailbox.nats.historyMaxAge: want a number of seconds, at least 1 (0 or -1: no bound)"},
+		{map[string]any{"historyMaxAge": 0.5}, "channels.mailbox.nats.historyMaxAge: want a number of seconds from 1 to 31536000 (1 year), or 0 or -1 for no bound, got 0.5"},
 		{map[string]any{"historyMaxAge": -2}, "channels.mailbox.nats.historyMaxAge"},
 		{map[string]any{"historyMaxBytes": 1000}, "channels.mailbox.nats.historyMaxBytes: want at least 1048576 bytes (0 or -1: no bound)"},
 		{map[string]any{"historyMaxBytes": -5}, "channels.mailbox.nats.historyMaxBytes"},
