@@ -150,7 +150,9 @@ func (c *Channel) Start(ctx context.Context) error {
 	// returns moves them.
 	beat := c.clk.NewTicker(seconds(c.cfg.HeartbeatInterval))
 	prune := c.clk.NewTicker(seconds(c.cfg.PruneInterval))
+	stale := c.clk.NewTicker(seconds(c.cfg.OfflineAfter))
 	c.wg.Go(func() { c.heartbeatLoop(runCtx, beat) })
+	c.wg.Go(func() { c.staleLoop(runCtx, stale) })
 	c.wg.Go(func() { c.delegatedDeadlines(runCtx, sent) })
 	c.wg.Go(func() { c.replyDeadlines(runCtx, ledger) })
 	c.wg.Go(func() { c.pruneLoop(runCtx, prune) })

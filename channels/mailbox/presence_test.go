@@ -227,8 +227,11 @@ func TestDefect7CrashedAgentIsOffline(t *testing.T) {
 	for _, a := range all {
 		byID[a.AgentID] = a
 	}
-	assert.Equal(t, envelope.StatusIdle, byID["crashy"].Status, "the card itself still says idle")
 	assert.Equal(t, envelope.StatusOffline, byID["crashy"].Effective)
+	marked := e.waitCard(t, "crashy", "marked offline by a live agent", func(c envelope.Card) bool {
+		return c.Status == envelope.StatusOffline
+	})
+	assert.True(t, marked.LastHeartbeat.Equal(card.LastHeartbeat.Time), "only the status changes")
 	online, err := view.ListAgents(context.Background(), e.store, clk.Now(), 30*time.Second, true)
 	require.NoError(t, err)
 	for _, a := range online {
