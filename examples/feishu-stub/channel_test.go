@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/bus"
 	feishustub "github.com/switchboard-dev/switchboard/examples/feishu-stub"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 type stub struct {
@@ -113,8 +115,7 @@ func TestWebhookRejectsBadInput(t *testing.T) {
 		{"not json", `{"schema":`, http.StatusBadRequest, "not valid JSON"},
 		{"wrong token", `{"type":"url_verification","challenge":"x","token":"nope"}`, http.StatusUnauthorized, "verificationToken"},
 		{"sender not allowed", messageEvent("e1", "ou_stranger", "c", "hi"), http.StatusForbidden, "not allowed"},
-		{"unsupported message type", image, http.StatusBadRequest, "message_type"},
-		{"other event type", `{"schema":"2.0","header":{"event_type":"im.chat.updated_v1","token":"tok"}}`, http.StatusBadRequest, "not supported"},
+		{"image without its key", image, http.StatusBadRequest, "image without image_key"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -124,6 +125,40 @@ func TestWebhookRejectsBadInput(t *testing.T) {
 		})
 	}
 	assert.Zero(t, s.bus.InboundDepth(), "nothing published for bad input")
+}
+
+// Events the stub does not hand over are answered 200 all the same, so that
+// Feishu does not retry them; images and files reach the agent as media.
+func TestWebhookIgnoresOtherEventsAndTakesMedia(t *testing.T) {
+	s := startStub(t, nil)
+	ev := func(typ, content string) string {
+		return `{"schema":"2.0","header":{"event_id":"e-` + typ + `","event_type":"im.message.receive_v1"},` +
+			`"event":{"sender":{"sender_id":{"open_id":"ou_u"}},"message":{"message_id":"om_` + typ +
+			`","chat_id":"c","message_type":"` + typ + `","content":` + strconv.Quote(content) + `}}}`
+	}
+	for _, body := range []string{
+		`{"schema":"2.0","header":{"event_id":"e-upd","event_type":"im.chat.updated_v1"}}`,
+		ev("sticker", `{"file_key":"s1"}`),
+	} {
+		code, out := s.post(t, body)
+		assert.Equal(t, http.StatusOK, code)
+		assert.Contains(t, out["ignored"], "is not handled")
+	}
+	assert.Zero(t, s.bus.InboundDepth(), "nothing handed over for them")
+
+	code, _ := s.post(t, ev("image", `{"image_key":"img_1"}`))
+	require.Equal(t, http.StatusOK, code)
+	code, _ = s.post(t, ev("file", `{"file_key":"f_1","file_name":"report.pdf"}`))
+	require.Equal(t, http.StatusOK, code)
+	img, err := s.bus.ConsumeInbound(testkit.Ctx(t))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"feishu:image/img_1"}, img.Media)
+	assert.Equal(t, "[image]", img.Content)
+	file, err := s.bus.ConsumeInbound(testkit.Ctx(t))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"feishu:file/f_1"}, file.Media)
+	assert.Equal(t, "[file report.pdf]", file.Content)
+	assert.Equal(t, "om_file", file.ID)
 }
 
 func TestURLVerificationEchoesChallenge(t *testing.T) {

@@ -38,9 +38,14 @@ func (c *Channel) handleEvent(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, map[string]string{"challenge": ev.Challenge})
 		return
 	}
-	text, err := ev.text()
+	msg, err := ev.message()
 	if err != nil {
 		httpError(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	if msg.ignored != "" {
+		c.Logger().Info("feishu event ignored", "event_id", ev.Header.EventID, "reason", msg.ignored)
+		writeJSON(w, http.StatusOK, map[string]any{"ok": true, "ignored": msg.ignored})
 		return
 	}
 	if ev.Header.EventID != "" && !c.seen.add(ev.Header.EventID) {
@@ -52,7 +57,8 @@ func (c *Channel) handleEvent(w http.ResponseWriter, r *http.Request) {
 		Channel:   ChannelName,
 		SenderID:  ev.Event.Sender.SenderID.OpenID,
 		ChatID:    m.ChatID,
-		Content:   text,
+		Content:   msg.text,
+		Media:     msg.media,
 		Metadata:  map[string]any{"message_id": m.MessageID, "chat_type": m.ChatType},
 		Timestamp: time.Now().UTC(),
 		ID:        m.MessageID,
