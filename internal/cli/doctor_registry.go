@@ -44,7 +44,8 @@ func (d *doctorRun) checkRegistry() map[string]envelope.Card {
 	}
 	var entries map[string]json.RawMessage
 	if err := json.Unmarshal(data, &entries); err != nil || entries == nil {
-		return bad(fmt.Sprintf("corrupt (%s): cards cannot be read; the next agent to start rewrites it, keeping a copy", describeJSON(err)))
+		d.add(d.repairRegistry(path, describeJSON(err)))
+		return nil
 	}
 	cards := map[string]envelope.Card{}
 	for _, id := range slices.Sorted(maps.Keys(entries)) {

@@ -94,8 +94,9 @@ func (s *Store) UpdateCard(ctx context.Context, agentID string, update func(*env
 
 // Card implements store.Registry: agentID's card as the registry holds it,
 // with the later heartbeat of the card and the agent's heartbeat file (see
-// Heartbeat). It reads without locking. A corrupt registry, or an entry for agentID
-// that is not a card, is an error wrapping ErrRegistryCorrupt.
+// Heartbeat). It reads without locking. A corrupt registry is read as far
+// as it can be (see salvagedEntries); an entry for agentID that is not a
+// card is an error wrapping ErrRegistryCorrupt.
 func (s *Store) Card(ctx context.Context, agentID string) (envelope.Card, error) {
 	if err := envelope.ValidateAgentID(agentID); err != nil {
 		return envelope.Card{}, fmt.Errorf("card: %w", err)
@@ -120,8 +121,8 @@ func (s *Store) Card(ctx context.Context, agentID string) (envelope.Card, error)
 // with the later heartbeat of the card and its heartbeat file. It reads
 // without locking. Keys that are not valid agent ids are left out, and so
 // are entries that are not cards (each with a warning): one bad entry does
-// not hide the other agents. A corrupt registry is an error wrapping
-// ErrRegistryCorrupt.
+// not hide the other agents. A corrupt registry is read as far as it can be,
+// with a warning (see salvagedEntries).
 func (s *Store) Cards(ctx context.Context) ([]envelope.Card, error) {
 	entries, err := s.readRegistry(ctx)
 	if err != nil {
@@ -165,7 +166,7 @@ func (s *Store) readRegistry(ctx context.Context) (map[string]json.RawMessage, e
 	}
 	entries, err := parseRegistry(snap.data)
 	if err != nil {
-		return nil, fmt.Errorf("registry %s: %w (the next card update repairs it)", path, err)
+		return s.salvagedEntries(snap.data, err), nil
 	}
 	return entries, nil
 }

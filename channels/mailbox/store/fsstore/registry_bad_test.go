@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
 func TestRegistryCorruptFile(t *testing.T) {
@@ -39,11 +41,22 @@ func TestRegistryCorruptFile(t *testing.T) {
 			ctx := context.Background()
 			writeRegistryRaw(t, s, []byte(tt.data))
 
-			_, err := s.Cards(ctx)
-			assert.ErrorIs(t, err, ErrRegistryCorrupt)
-			assert.Contains(t, err.Error(), s.registryPath(), "the error names the file")
+			// Readers go on with what can be read, and say so.
+			read, err := s.Cards(ctx)
+			require.NoError(t, err, "a corrupt registry hides no readable card")
+			var readIDs []string
+			for _, c := range read {
+				readIDs = append(readIDs, c.AgentID)
+			}
+			assert.ElementsMatch(t, tt.salvaged, readIDs)
+			assert.Contains(t, logs.String(), "mailbox registry is corrupt")
+			assert.Contains(t, logs.String(), s.registryPath(), "the warning names the file")
 			_, err = s.Card(ctx, "coder")
-			assert.ErrorIs(t, err, ErrRegistryCorrupt)
+			if slices.Contains(tt.salvaged, "coder") {
+				assert.NoError(t, err)
+			} else {
+				assert.ErrorIs(t, err, store.ErrUnknownAgent)
+			}
 
 			_, err = s.UpdateCard(ctx, "gopher", func(*envelope.Card) {})
 			require.NoError(t, err)
