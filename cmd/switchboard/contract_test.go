@@ -60,12 +60,12 @@ func TestContractFlags(t *testing.T) {
 			help := s.ok("help", cmd)
 			want := slices.Sorted(slices.Values(want))
 			assert.Equal(t, want, helpFlags(help, "Flags:"), "flags of %s", cmd)
-			assert.Equal(t, []string{"config", "root"}, helpFlags(help, "Global Flags:"))
+			assert.Equal(t, []string{"config", "root", "wide"}, helpFlags(help, "Global Flags:"))
 		})
 	}
 
 	top := s.ok("help")
-	assert.Equal(t, []string{"config", "root"}, helpFlags(top, "Flags:"))
+	assert.Equal(t, []string{"config", "root", "wide"}, helpFlags(top, "Flags:"))
 	for _, cmd := range []string{"run", "send", "recv", "inbox", "agents", "thread", "watch", "doctor", "version", "help", "completion"} {
 		assert.Regexp(t, `(?m)^  `+cmd+` `, top, "switchboard help lists %s", cmd)
 	}

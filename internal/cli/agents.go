@@ -94,7 +94,7 @@ func (a *app) agents(cmd *cobra.Command, f agentsFlags) error {
 		return err
 	}
 	p := newPalette(a.env.Stdout, a.env.Environ)
-	w := table(a.env.Stdout)
+	w := a.table()
 	row(w, "AGENT", p.paint(colorDefault, "STATUS"), "INBOX", "TASKS", "CAPABILITIES", "ROLES", "HEARTBEAT", "DESCRIPTION")
 	for _, l := range lines {
 		status := string(l.Effective)

@@ -124,7 +124,7 @@ func (a *app) printRoles(lines []agentLine, jsonOut bool) error {
 		_, err := fmt.Fprintln(a.env.Stdout, "no registered agents")
 		return err
 	}
-	w := table(a.env.Stdout)
+	w := a.table()
 	row(w, "ROLE", "ONLINE", "FREE", "AGENTS")
 	for _, rl := range roles {
 		row(w, orDash(rl.Role), fmt.Sprintf("%d/%d", rl.Online, rl.Agents), strconv.Itoa(rl.FreeSlots), list(rl.AgentIDs))

@@ -29,6 +29,7 @@ type app struct {
 	env  Env
 	root string // --root
 	conf string // --config
+	wide bool   // --wide
 
 	started bool // a command's RunE began: later errors are not usage errors
 	loaded  *settings
@@ -103,6 +104,7 @@ take --json and then print one JSON object per line.`,
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.root, "root", "", "mailbox root folder (default: the config's channels.mailbox.mailboxesRoot, else ~/.nanobot/mailboxes); the mailbox commands then use the filesystem store there, whatever channels.mailbox.backend says")
 	pf.StringVar(&a.conf, "config", "", "config file (default ~/.nanobot/config.json; a missing default file is fine)")
+	pf.BoolVar(&a.wide, "wide", false, "print table cells whole: tables are otherwise fitted to the terminal's width ($COLUMNS), long cells cut with …")
 	root.AddCommand(
 		a.runCommand(),
 		a.demoCommand(),

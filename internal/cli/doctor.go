@@ -118,7 +118,7 @@ func (a *app) doctor(fix, jsonOut bool) error {
 
 func (a *app) printFindings(root string, findings []finding) error {
 	p := newPalette(a.env.Stdout, a.env.Environ)
-	w := table(a.env.Stdout)
+	w := a.table()
 	row(w, p.paint(colorDefault, "SEVERITY"), "CHECK", "AGENT", "PATH", "DETAIL")
 	for _, f := range findings {
 		color := map[string]string{severityOK: colorGreen, severityWarn: colorYellow, severityError: colorRed}[f.Severity]

@@ -83,7 +83,7 @@ func (a *app) inbox(cmd *cobra.Command, agent string, jsonOut bool) error {
 		return err
 	}
 	now := time.Now()
-	w := table(a.env.Stdout)
+	w := a.table()
 	row(w, "AGE", "FROM", "TYPE", "ID", "TEXT")
 	for _, l := range lines {
 		if l.Message == nil {

@@ -119,7 +119,7 @@ func (a *app) log(cmd *cobra.Command, f audit.Filter, jsonOut bool) error {
 		return err
 	}
 	now := time.Now()
-	var w = table(a.env.Stdout)
+	var w = a.table()
 	if !jsonOut {
 		row(w, "AGE", "KIND", "AGENT", "FROM", "ID", "DETAIL")
 	}

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"text/tabwriter"
 	"time"
 	"unicode/utf8"
 )
@@ -17,12 +16,6 @@ func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
-}
-
-// table writes aligned columns; cells are separated by tabs and rows end
-// with a newline. Call Flush at the end.
-func table(w io.Writer) *tabwriter.Writer {
-	return tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 }
 
 // row writes one table row. Every cell is escaped (safeText), so no text

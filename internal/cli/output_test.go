@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -73,11 +74,39 @@ func TestPalette(t *testing.T) {
 func TestTable(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
-	w := table(&buf)
+	w := &fitTable{out: &buf}
 	row(w, "A", "BB")
 	row(w, "CCC", "D")
 	require.NoError(t, w.Flush())
 	assert.Equal(t, "A    BB\nCCC  D\n", buf.String())
+}
+
+// A table wider than the terminal shortens its widest columns, cutting
+// their cells with "…"; painted cells and narrow columns stay whole; wide
+// runes count two columns.
+func TestTableFitsTheWidth(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	w := &fitTable{out: &buf, max: 40}
+	on := palette{on: true}
+	row(w, "ID", "STATUS", "TEXT")
+	row(w, "01a20cf7-4333-7207-96a8-bc86af99da93", on.paint(colorGreen, "idle"), "负责代码编写和修改的 agent, and more text")
+	require.NoError(t, w.Flush())
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	require.Len(t, lines, 2)
+	for _, l := range lines {
+		assert.LessOrEqual(t, cellWidth(l), 40, "%q", l)
+	}
+	assert.Contains(t, lines[1], "01a20cf7", "an id keeps its start")
+	assert.Contains(t, lines[1], "…")
+	assert.Contains(t, lines[1], "\x1b[32midle\x1b[0m", "a painted cell is whole")
+
+	buf.Reset()
+	whole := &fitTable{out: &buf}
+	row(whole, "01a20cf7-4333-7207-96a8-bc86af99da93", "x")
+	require.NoError(t, whole.Flush())
+	assert.Contains(t, buf.String(), "01a20cf7-4333-7207-96a8-bc86af99da93", "no width: whole")
+	assert.Equal(t, 2, runeWidth('负'))
 }
 
 func TestWriteJSON(t *testing.T) {

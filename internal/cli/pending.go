@@ -91,7 +91,7 @@ func (a *app) pending(ctx context.Context, f view.PendingFilter, jsonOut bool) e
 		return err
 	}
 	p := newPalette(a.env.Stdout, a.env.Environ)
-	w := table(a.env.Stdout)
+	w := a.table()
 	row(w, "AGE", "FROM", "TO", "TYPE", "ID", "SUBJECT", "TASK", p.paint(colorDefault, "DUE"), "WHERE")
 	for _, r := range list {
 		due, color := "-", colorDefault

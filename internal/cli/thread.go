@@ -82,7 +82,7 @@ func (a *app) thread(ctx context.Context, id string, task, jsonOut bool) error {
 		return nil
 	}
 	now := time.Now()
-	w := table(a.env.Stdout)
+	w := a.table()
 	row(w, "AGE", "FROM", "TO", "TYPE", "ID", "TEXT")
 	for _, e := range chain {
 		m := e.Message
