@@ -67,6 +67,7 @@ type Manager struct {
 	mu       sync.Mutex
 	channels map[string]*managed
 	order    []string
+	skipped  []string // enabled sections of channel types not in the build
 	cancel   context.CancelFunc
 	wg       sync.WaitGroup
 	started  bool
@@ -101,21 +102,32 @@ func (m *Manager) Add(ch Channel) error {
 
 // Build creates every enabled channel of cfg with reg's factories (the
 // section name is the channel type) and adds it. Disabled sections are
-// skipped; an unknown type or a bad section is an error naming the key.
+// skipped. An enabled section of a channel type that reg lacks but nanobot
+// has (telegram, slack, ...) is skipped with one warning naming them all
+// (Skipped lists them); any other unknown type, or a bad section, is an
+// error naming the key. What became of each section is recorded in
+// cfg.Report.
 func (m *Manager) Build(reg *Registry, cfg *config.Config) error {
 	names := make([]string, 0, len(cfg.Channels))
 	for name := range cfg.Channels {
 		names = append(names, name)
 	}
 	slices.Sort(names)
+	var skipped []string
 	for _, name := range names {
 		section := cfg.Channels[name]
-		if !section.Enabled() {
-			continue
-		}
 		factory, err := reg.Lookup(name)
 		if err != nil {
-			return fmt.Errorf("%s: %w", section.Path, err)
+			if err := notBuilt(reg, section, name, err); err != nil {
+				return err
+			}
+			if section.Enabled() {
+				skipped = append(skipped, name)
+			}
+			continue
+		}
+		if !section.Enabled() {
+			continue
 		}
 		ch, err := factory(section, Deps{Bus: m.bus, Logger: m.cfg.Logger, Config: cfg, Clock: m.cfg.Clock})
 		if err != nil {
@@ -125,6 +137,7 @@ func (m *Manager) Build(reg *Registry, cfg *config.Config) error {
 			return err
 		}
 	}
+	m.skip(skipped, reg)
 	return nil
 }
 

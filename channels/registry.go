@@ -30,6 +30,7 @@ type Factory func(section config.Section, deps Deps) (Channel, error)
 type Registry struct {
 	mu        sync.RWMutex
 	factories map[string]Factory
+	checkers  map[string]Checker
 }
 
 // NewRegistry returns an empty Registry.

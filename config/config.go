@@ -32,10 +32,14 @@ type Config struct {
 	// Gateway and Tools are nanobot's sections of the same names. They are
 	// accepted, so one file serves nanobot and switchboard, and otherwise
 	// ignored: switchboard has no gateway and configures no built-in tools.
-	Gateway map[string]any `json:"gateway"`
-	Tools   map[string]any `json:"tools"`
+	// Their keys are checked against nanobot's schema and reported ignored.
+	Gateway map[string]any `json:"gateway" config:"nanobot"`
+	Tools   map[string]any `json:"tools" config:"nanobot"`
 	// Path is the file the configuration came from ("" when none was read).
 	Path string `json:"-"`
+	// Report says what Load, and the channels since, made of each key
+	// (nil for a Config that Load did not make).
+	Report *Report `json:"-"`
 }
 
 // AgentsConfig is the "agents" section.

@@ -20,25 +20,41 @@ import (
 // accepted where a time.Duration is wanted and read as seconds.
 //
 // Every unknown key and every bad value is reported, each as a *KeyError,
-// joined and sorted by key path.
+// joined and sorted by key path. A key that out has no field for but
+// nanobot's schema has at that path (channels.feishu.reactEmoji) is not
+// unknown: it is accepted and ignored.
 func Decode(raw map[string]any, path string, out any) error {
-	return decode(raw, path, out, nil)
+	return decode(raw, path, out, nil, nil)
 }
 
 // decode is Decode with the environment variables that set the key paths of
-// raw, to name them in errors.
-func decode(raw map[string]any, path string, out any, env map[string]string) error {
+// raw, to name them in errors, and the report that records its keys and
+// problems (nil: none).
+func decode(raw map[string]any, path string, out any, env map[string]string, r *Report) error {
 	p := problems{env: env}
 	tree := normaliseMap(raw, path, &p)
-	if err := decodeInto(tree, path, out, &p); err != nil {
+	if err := decodeInto(tree, path, out, &p, r); err != nil {
 		return err
 	}
+	r.invalid(p.list)
 	return p.err()
 }
 
-// decodeInto decodes the normalised tree into out, reporting problems to p.
-// It returns an error only when out is not a non-nil pointer.
-func decodeInto(tree map[string]any, path string, out any, p *problems) error {
+// decodeInto decodes the normalised tree into out, reporting problems to p
+// and what becomes of each key to r (see classify). A key that nanobot's
+// schema has and out has no field for is not a problem. It returns an
+// error only when out is not a non-nil pointer.
+func decodeInto(tree map[string]any, path string, out any, p *problems, r *Report) error {
+	if err := decodeValues(tree, path, out, p); err != nil {
+		return err
+	}
+	classify(path, tree, reflect.TypeOf(out), r, p)
+	return nil
+}
+
+// decodeValues is decodeInto without the check of the keys: keys out has
+// no field for are skipped.
+func decodeValues(tree map[string]any, path string, out any, p *problems) error {
 	dec, err := mapstructure.NewDecoder(&mapstructure.DecoderConfig{
 		DecodeHook: mapstructure.DecodeHookFuncValue(convert),
 		ZeroFields: true, // a list or an object in raw replaces the default, not merges into it
@@ -49,9 +65,6 @@ func decodeInto(tree map[string]any, path string, out any, p *problems) error {
 	})
 	if err != nil { // out is not a non-nil pointer
 		return fmt.Errorf("config: decode %q into %T: %w", path, out, err)
-	}
-	for _, u := range checkKeys(path, tree, reflect.TypeOf(out)) {
-		p.unknown(u.path, u.key, u.known)
 	}
 	collect(dec.Decode(tree), path, p)
 	return nil

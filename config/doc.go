@@ -19,6 +19,13 @@
 // it); an unknown key comes with the closest known key when one is close.
 // All problems are reported at once, sorted by key path, each as a *[KeyError].
 //
+// One file serves nanobot and switchboard. A key of nanobot's schema that
+// switchboard does not use (agents.defaults.memoryWindow, the gateway and
+// tools sections) is accepted and recorded as ignored in [Config.Report],
+// which says of every key whether it is used, ignored (and why) or in error;
+// `switchboard config check` prints it. The provider's name is not checked
+// here: it is where the provider is built.
+//
 // The package knows the agent and provider sections but not the channel
 // types: each channel's section is kept raw as a [Section], which the channel
 // decodes into its own config struct with [Section.Decode].

@@ -25,3 +25,11 @@ func errLines(err error) []string {
 	}
 	return strings.Split(err.Error(), "\n")
 }
+
+// bare returns c without its Report, to compare with a Config made by hand.
+func bare(c *Config) *Config {
+	if c != nil {
+		c.Report = nil
+	}
+	return c
+}

@@ -6,12 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"maps"
-	"slices"
 	"strings"
-
-	"github.com/knadh/koanf/providers/confmap"
-	"github.com/knadh/koanf/v2"
 )
 
 // LoadOptions says where Load reads the configuration from.
@@ -23,14 +18,22 @@ type LoadOptions struct {
 	// strings; its NANOBOT_ variables override the file. nil means no
 	// environment overrides; callers pass os.Environ().
 	Environ []string
+	// Lenient lists top-level sections ("agents", "providers") whose
+	// problems do not fail Load: a command that does not use them runs
+	// whatever they hold. Their problems stay in Config.Report (its Err
+	// returns them), and a host refuses them. "*" names every section and
+	// the environment's variable names, so that Load fails only on a file it
+	// cannot read or parse (for a command that lists every problem).
+	Lenient []string
 }
 
 // Load reads the configuration: the defaults of Default, overridden by the
 // file, overridden by the environment. A malformed file is an error naming
 // the file, line and column; every bad key or value, in the file or the
-// environment, is reported at once as a *KeyError (see Decode). Channel
-// sections are only checked to be objects here; each channel decodes its
-// own with Section.Decode.
+// environment, is reported at once as a *KeyError (see Decode). A key
+// that switchboard does not use but nanobot's schema has is accepted and
+// recorded as ignored in Config.Report. Channel sections are only checked
+// to be objects here; each channel decodes its own with Section.Decode.
 func Load(opts LoadOptions) (*Config, error) {
 	path := opts.Path
 	if path == "" {
@@ -44,38 +47,7 @@ func Load(opts LoadOptions) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-
-	var p problems
-	fileTree = normaliseMap(fileTree, "", &p)
-	envTree, origin := envTree(opts.Environ, &p)
-	p.env = origin
-
-	k := koanf.New(".")
-	for _, tree := range []map[string]any{fileTree, envTree} {
-		if err := k.Load(confmap.Provider(tree, ""), nil); err != nil {
-			return nil, fmt.Errorf("config: merge: %w", err)
-		}
-	}
-	raw := k.Raw()
-
-	cfg := Default()
-	if found {
-		cfg.Path = path
-	}
-	channels, hasChannels := raw["channels"]
-	delete(raw, "channels")
-	providerDefaults(raw)
-	if err := decodeInto(raw, "", cfg, &p); err != nil {
-		return nil, err
-	}
-	if hasChannels {
-		cfg.Channels = sections(channels, origin, &p)
-	}
-	cfg.validate(&p)
-	if err := p.err(); err != nil {
-		return nil, err
-	}
-	return cfg, nil
+	return assemble(path, found, fileTree, opts)
 }
 
 // readFile reads (see readConfigFile) and parses the JSON object in path.
@@ -116,26 +88,6 @@ func position(data []byte, se *json.SyntaxError) (line, col int) {
 	line = 1 + bytes.Count(before, []byte{'\n'})
 	col = at - bytes.LastIndexByte(before, '\n')
 	return line, col
-}
-
-// sections turns the raw "channels" value into one Section per channel.
-func sections(v any, origin map[string]string, p *problems) map[string]Section {
-	out := map[string]Section{}
-	m, ok := v.(map[string]any)
-	if !ok {
-		p.invalid("channels", "want an object, got %s", show(v))
-		return out
-	}
-	for _, name := range slices.Sorted(maps.Keys(m)) {
-		path := "channels." + name
-		raw, ok := m[name].(map[string]any)
-		if !ok {
-			p.invalid(path, "want an object, got %s", show(m[name]))
-			continue
-		}
-		out[name] = Section{Path: path, Raw: raw, env: origin}
-	}
-	return out
 }
 
 // providerDefaults fills the defaults of each "providers" entry that the

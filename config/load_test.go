@@ -25,7 +25,7 @@ func TestLoadMissingFileGivesDefaults(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c, err := Load(LoadOptions{Path: tt.path})
 			require.NoError(t, err)
-			assert.Equal(t, Default(), c)
+			assert.Equal(t, Default(), bare(c))
 		})
 	}
 }
@@ -72,7 +72,7 @@ func TestLoadFileKeepsUnsetDefaults(t *testing.T) {
 	want := Default()
 	want.Path = path
 	want.Agents.Defaults.Model = "gpt"
-	assert.Equal(t, want, c)
+	assert.Equal(t, want, bare(c))
 }
 
 func TestLoadHomePath(t *testing.T) {

@@ -11,7 +11,8 @@ type Section struct {
 	// JSON values, with environment values still strings.
 	Raw map[string]any
 
-	env map[string]string // key path → the environment variable that set it
+	env    map[string]string // key path → the environment variable that set it
+	report *Report           // records the section's keys when decoded (nil: nowhere)
 }
 
 // Enabled reports whether the section's "enabled" key is true: the JSON
@@ -28,9 +29,11 @@ func (s Section) Enabled() bool {
 
 // Decode decodes the section strictly into out, a non-nil pointer to a
 // struct that already holds its defaults: keys missing from the section keep
-// them. Errors are as for Decode, with key paths starting with s.Path.
+// them. Errors are as for Decode, with key paths starting with s.Path. The
+// section's keys and problems are recorded in the Report of the Config it
+// came from.
 func (s Section) Decode(out any) error {
-	return decode(s.Raw, s.Path, out, s.env)
+	return decode(s.Raw, s.Path, out, s.env, s.report)
 }
 
 // Sub returns the subsection under key, for a part that decodes its own
@@ -38,7 +41,7 @@ func (s Section) Decode(out any) error {
 // is nil when the key is absent; ok is false when the key holds something
 // other than an object.
 func (s Section) Sub(key string) (sub Section, ok bool) {
-	sub = Section{Path: s.Path + "." + key, env: s.env}
+	sub = Section{Path: s.Path + "." + key, env: s.env, report: s.report}
 	v, found := s.Raw[key]
 	if !found || v == nil {
 		return sub, true

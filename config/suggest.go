@@ -49,8 +49,3 @@ func editDistance(a, b string) int {
 	}
 	return prev[len(rb)]
 }
-
-// Closest returns the candidate nearest to s by edit distance, when it is
-// close enough to be what was meant (the rule of the key suggestions:
-// at most one edit per three characters): a "did you mean" for any name.
-func Closest(s string, candidates []string) (string, bool) { return closest(s, candidates) }

@@ -76,6 +76,9 @@ func New(cfg *config.Config, opts Options) (*Host, error) {
 		h.bus.Close()
 		return nil, err
 	}
+	if err := cfg.Report.Err(); err != nil { // left by a lenient Load: a host uses every section
+		return fail(err)
+	}
 	provider, name := opts.Provider, "custom"
 	if provider == nil {
 		var err error
@@ -89,12 +92,9 @@ func New(cfg *config.Config, opts Options) (*Host, error) {
 		return fail(err)
 	}
 	if len(h.manager.Names()) == 0 {
-		from := cfg.Path
-		if from == "" {
-			from = "the config (no file found)"
-		}
-		return fail(fmt.Errorf("no channel is enabled in %s: set channels.mailbox.enabled (or channels.feishu.enabled) to true", from))
+		return fail(noChannel(cfg, h.manager.Skipped()))
 	}
+	logIgnored(h.log, cfg, h.manager.Skipped())
 	lc := agentloop.FromDefaults(cfg.Agents.Defaults)
 	lc.Bus, lc.Provider, lc.Logger = h.bus, provider, h.log
 	if ch, ok := h.manager.Channel(mailbox.ChannelName); ok {

@@ -64,9 +64,13 @@ func TestContractFlags(t *testing.T) {
 		})
 	}
 
+	help := s.ok("help", "config", "check")
+	assert.Equal(t, []string{"json"}, helpFlags(help, "Flags:"), "flags of config check")
+	assert.Equal(t, []string{"config", "root", "wide"}, helpFlags(help, "Global Flags:"))
+
 	top := s.ok("help")
 	assert.Equal(t, []string{"config", "root", "wide"}, helpFlags(top, "Flags:"))
-	for _, cmd := range []string{"run", "send", "recv", "inbox", "agents", "thread", "watch", "doctor", "version", "help", "completion"} {
+	for _, cmd := range []string{"run", "send", "recv", "inbox", "agents", "thread", "watch", "doctor", "version", "help", "completion", "config"} {
 		assert.Regexp(t, `(?m)^  `+cmd+` `, top, "switchboard help lists %s", cmd)
 	}
 	assert.Contains(t, s.ok("help", "watch"), "switchboard watch [AGENT] [--json]")

@@ -57,6 +57,8 @@ type sandbox struct {
 	t    *testing.T
 	root string
 	home string
+	// environ is added to the environment of every run (NANOBOT_ overrides).
+	environ []string
 	// global are the global flags of every run (nil: --root root).
 	global []string
 }
@@ -82,7 +84,8 @@ func (s *sandbox) env() []string {
 		}
 		env = append(env, kv)
 	}
-	return append(env, "HOME="+s.home, "GORACE=halt_on_error=1 atexit_sleep_ms=0")
+	env = append(env, "HOME="+s.home, "GORACE=halt_on_error=1 atexit_sleep_ms=0")
+	return append(env, s.environ...)
 }
 
 // command returns the binary run with the global flags (--root) and args.

@@ -118,6 +118,7 @@ take --json and then print one JSON object per line.`,
 		a.logCommand(),
 		a.pendingCommand(),
 		a.versionCommand(),
+		a.configCommand(),
 	)
 	a.strictCompletion(root)
 	return root

@@ -48,7 +48,9 @@ func (a *app) settings() (*settings, error) {
 		}
 		a.conf = path
 	}
-	cfg, err := config.Load(config.LoadOptions{Path: a.conf, Environ: a.env.Environ})
+	// Lenient: only run uses the agent and provider settings, and the host
+	// refuses their problems (see config.LoadOptions.Lenient).
+	cfg, err := config.Load(config.LoadOptions{Path: a.conf, Environ: a.env.Environ, Lenient: []string{"agents", "providers"}})
 	if err != nil {
 		return nil, err
 	}
