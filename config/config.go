@@ -30,8 +30,9 @@ type Config struct {
 	// Providers holds the LLM providers' settings keyed by provider name.
 	Providers map[string]ProviderConfig `json:"providers"`
 	// Gateway and Tools are nanobot's sections of the same names. They are
-	// accepted, so one file serves nanobot and switchboard, and otherwise
-	// ignored: switchboard has no gateway and configures no built-in tools.
+	// accepted, so one file serves nanobot and switchboard; of them only
+	// tools.mcpServers is used (see MCPServers): switchboard has no gateway
+	// and configures no built-in tools.
 	Gateway map[string]any `json:"gateway"`
 	Tools   map[string]any `json:"tools"`
 	// Path is the file the configuration came from ("" when none was read).

@@ -177,3 +177,9 @@ func TestMCPStreamableHTTP(t *testing.T) {
 	srv.signal(os.Interrupt)
 	assert.Equal(t, 0, srv.wait())
 }
+
+func TestMCPBadAgentIsAUsageError(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	assertOneLineError(t, s.run("mcp", "--agent", "../x"), 2, "--agent")
+}
