@@ -83,6 +83,10 @@ func classify(path string, raw any, t reflect.Type, r *Report, p *problems) {
 // knows every key inside); unknown, it is reported to p with the closest of
 // known, the keys of its level.
 func foreign(path, key string, v any, known []string, r *Report, p *problems) {
+	if usedNanobotKeys[path] {
+		r.add(Entry{Path: path, Status: Used})
+		return
+	}
 	n := nanobotNode(path)
 	if n == nil {
 		p.unknown(path, key, known)
@@ -144,3 +148,8 @@ func structFields(t reflect.Type) map[string]reflect.StructField {
 	}
 	return fields
 }
+
+// usedNanobotKeys are the keys of nanobot's own sections (gateway, tools)
+// that switchboard uses all the same: its MCP client reads
+// tools.mcpServers (see MCPServers).
+var usedNanobotKeys = map[string]bool{"tools.mcpServers": true}

@@ -30,9 +30,10 @@ type Config struct {
 	// Providers holds the LLM providers' settings keyed by provider name.
 	Providers map[string]ProviderConfig `json:"providers"`
 	// Gateway and Tools are nanobot's sections of the same names. They are
-	// accepted, so one file serves nanobot and switchboard, and otherwise
-	// ignored: switchboard has no gateway and configures no built-in tools.
-	// Their keys are checked against nanobot's schema and reported ignored.
+	// accepted, so one file serves nanobot and switchboard; of them only
+	// tools.mcpServers is used (see MCPServers): switchboard has no gateway
+	// and configures no built-in tools. Their keys are checked against
+	// nanobot's schema.
 	Gateway map[string]any `json:"gateway" config:"nanobot"`
 	Tools   map[string]any `json:"tools" config:"nanobot"`
 	// Path is the file the configuration came from ("" when none was read).

@@ -11,6 +11,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/agentloop"
 	"github.com/switchboard-dev/switchboard/agentloop/mailboxtools"
+	"github.com/switchboard-dev/switchboard/agentloop/mcptools"
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels"
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
@@ -28,8 +29,9 @@ type Host struct {
 	bus      *bus.Bus
 	manager  *channels.Manager
 	loop     *agentloop.Loop
-	provider string           // the provider's name
-	mailbox  *mailbox.Channel // nil when channels.mailbox is not enabled
+	provider string            // the provider's name
+	mailbox  *mailbox.Channel  // nil when channels.mailbox is not enabled
+	mcp      *mcptools.Servers // nil when tools.mcpServers is empty
 
 	stopTimeout time.Duration
 
@@ -109,6 +111,11 @@ func New(cfg *config.Config, opts Options) (*Host, error) {
 		}
 		lc.Tools, lc.Capabilities = tools, mb.Config().Capabilities
 	}
+	mcp, tools, err := newMCP(cfg, lc.Tools, h.log, opts.Clock, opts.Environ)
+	if err != nil {
+		return fail(err)
+	}
+	h.mcp, lc.Tools = mcp, tools
 	loop, err := agentloop.New(lc)
 	if err != nil {
 		return fail(fmt.Errorf("agents.defaults: %w", err))
@@ -129,6 +136,9 @@ func (h *Host) Start(ctx context.Context) error {
 		return errors.New("host already started")
 	}
 	if err := h.manager.Start(ctx); err != nil {
+		return err
+	}
+	if err := h.startMCP(ctx); err != nil {
 		return err
 	}
 	loopCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -169,6 +179,9 @@ func (h *Host) Describe() []any {
 				}
 			}
 		}
+	}
+	if h.mcp != nil {
+		attrs = append(attrs, "mcpServers", h.mcp.Names())
 	}
 	attrs = append(attrs, "workspace", h.loop.Workspace())
 	return attrs

@@ -46,8 +46,9 @@ func (h *Host) Run(ctx context.Context) error {
 //     in progress are abandoned: their messages were never acknowledged, so
 //     they come back on the next start, and Stop's error (ErrUnfinished)
 //     says how many;
-//  3. the channels stop (the mailbox marks the agent offline) within
-//     another stop timeout, and the bus is closed.
+//  3. the MCP servers of tools.mcpServers stop, then the channels stop
+//     (the mailbox marks the agent offline), each within another stop
+//     timeout, and the bus is closed.
 //
 // Calls after the first do nothing.
 func (h *Host) Stop() error {
@@ -72,13 +73,14 @@ func (h *Host) Stop() error {
 	} else if loopErr != nil {
 		loopErr = fmt.Errorf("agent loop: %w", loopErr)
 	}
+	mcpErr := h.stopMCP() // no turn calls a tool now
 	ctx, cancelStop := context.WithTimeout(context.Background(), h.stopTimeout)
 	defer cancelStop()
 	err := h.manager.Stop(ctx)
 	if errors.Is(err, context.DeadlineExceeded) {
 		err = fmt.Errorf("channels did not stop within %s: %w", h.stopTimeout, err)
 	}
-	return errors.Join(loopErr, finishErr, err)
+	return errors.Join(loopErr, finishErr, mcpErr, err)
 }
 
 // finish is steps 1 and 2 of stop: it ends the intake, lets the loop

@@ -54,6 +54,7 @@ func TestContractFlags(t *testing.T) {
 		"watch":   {"json"},
 		"doctor":  {"fix", "json"},
 		"version": {},
+		"mcp":     {"agent", "description", "capability", "listen"},
 	}
 	for cmd, want := range contract {
 		t.Run(cmd, func(t *testing.T) {

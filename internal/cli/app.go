@@ -14,6 +14,8 @@ import (
 
 // Env is what the command line gets from its process.
 type Env struct {
+	// Stdin is read by `switchboard mcp` over stdio (nil: os.Stdin).
+	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
 	// Environ is the environment as os.Environ returns it: NANOBOT_
@@ -117,6 +119,7 @@ take --json and then print one JSON object per line.`,
 		a.doctorCommand(),
 		a.logCommand(),
 		a.pendingCommand(),
+		a.mcpCommand(),
 		a.versionCommand(),
 		a.configCommand(),
 	)

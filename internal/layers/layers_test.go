@@ -83,7 +83,7 @@ func TestImportsPointDown(t *testing.T) {
 			}
 		}
 	}
-	for _, pkg := range []string{"agentloop", "agentloop/mailboxtools", "agentloop/provider/openai", "agentloop/provider/scripted"} {
+	for _, pkg := range []string{"agentloop", "agentloop/mailboxtools", "agentloop/mcptools", "agentloop/provider/openai", "agentloop/provider/scripted"} {
 		for _, d := range deps(all, pkg) {
 			if d == "channels/mailbox" || isBackend(d) {
 				t.Errorf("%s depends on %s: the agent loop reaches the mailbox through meta, route and view only", pkg, d)

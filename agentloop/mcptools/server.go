@@ -1,0 +1,127 @@
+package mcptools
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-dev/switchboard/agentloop"
+	"github.com/switchboard-dev/switchboard/config"
+)
+
+// clientInfo is how the agent loop introduces itself to MCP servers.
+var clientInfo = &mcp.Implementation{Name: "switchboard", Version: "1"}
+
+// server is one configured MCP server and its supervisor: it connects,
+// offers the tools, waits for the connection to end and reconnects after
+// a pause.
+type server struct {
+	name  string
+	cfg   config.MCPServerConfig
+	tools *agentloop.Tools
+	opts  Options
+
+	tried     chan struct{} // closed after the first connection attempt
+	triedOnce sync.Once
+
+	mu      sync.Mutex
+	session *mcp.ClientSession // nil while not connected
+	offered map[string]bool    // the remote tool names the session offers
+}
+
+func newServer(name string, cfg config.MCPServerConfig, tools *agentloop.Tools, opts Options) *server {
+	return &server{name: name, cfg: cfg, tools: tools, opts: opts, tried: make(chan struct{})}
+}
+
+// run keeps the server connected until ctx ends.
+func (s *server) run(ctx context.Context) {
+	log := s.opts.Logger.With("server", s.name)
+	pause := s.opts.MinBackoff
+	for {
+		began := s.opts.Clock.Now()
+		session, err := s.connect(ctx)
+		s.triedOnce.Do(func() { close(s.tried) })
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			log.Warn("mcp server failed to start; retrying", "err", err, "pause", pause)
+		} else {
+			stop := context.AfterFunc(ctx, func() { session.Close() })
+			err := session.Wait()
+			stop()
+			s.setSession(nil, nil)
+			if ctx.Err() != nil {
+				session.Close()
+				log.Info("mcp server stopped")
+				return
+			}
+			if s.opts.Clock.Now().Sub(began) >= s.opts.MaxBackoff {
+				pause = s.opts.MinBackoff
+			}
+			log.Warn("mcp server ended; restarting", "err", err, "pause", pause)
+		}
+		t := s.opts.Clock.NewTimer(pause)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-t.C():
+		}
+		pause = min(pause*2, s.opts.MaxBackoff)
+	}
+}
+
+// connect starts the server, lists its tools and offers them.
+func (s *server) connect(ctx context.Context) (*mcp.ClientSession, error) {
+	transport, err := s.opts.Transport(s.name, s.cfg)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, s.opts.ConnectTimeout)
+	defer cancel()
+	client := mcp.NewClient(clientInfo, nil)
+	session, err := client.Connect(ctx, transport, nil)
+	if err != nil {
+		return nil, fmt.Errorf("connect: %w", err)
+	}
+	offered := map[string]bool{}
+	var added []string
+	for tool, err := range session.Tools(ctx, nil) {
+		if err != nil {
+			session.Close()
+			return nil, fmt.Errorf("list tools: %w", err)
+		}
+		offered[tool.Name] = true
+		name := ToolName(s.name, tool.Name)
+		if _, ok := s.tools.Get(name); ok {
+			continue // offered before a restart: the proxy finds the new session
+		}
+		if err := s.tools.Add(newTool(s, name, tool)); err != nil {
+			s.opts.Logger.Warn("mcp tool not offered", "server", s.name, "tool", tool.Name, "err", err)
+			continue
+		}
+		added = append(added, name)
+	}
+	s.setSession(session, offered)
+	s.opts.Logger.Info("mcp server connected", "server", s.name, "tools", len(offered), "added", added)
+	s.opts.Connected(s.name, slices.Sorted(maps.Keys(offered)))
+	return session, nil
+}
+
+func (s *server) setSession(session *mcp.ClientSession, offered map[string]bool) {
+	s.mu.Lock()
+	s.session, s.offered = session, offered
+	s.mu.Unlock()
+}
+
+// current returns the live session and whether it offers remote.
+func (s *server) current(remote string) (*mcp.ClientSession, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.session, s.offered[remote]
+}

@@ -1,0 +1,187 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/view"
+	"github.com/switchboard-dev/switchboard/clock"
+)
+
+func (s *Server) now() time.Time { return clock.Or(s.opts.Clock).Now() }
+
+type checkIn struct {
+	Max int  `json:"max,omitempty" jsonschema:"take at most this many messages (0: all)"`
+	Ack bool `json:"ack,omitempty" jsonschema:"acknowledge these messages at once instead of at the next check_inbox"`
+	// AckIDs acknowledges messages handed before, by id.
+	AckIDs []string `json:"ack_ids,omitempty" jsonschema:"acknowledge only these messages handed before (without taking new ones)"`
+}
+
+// inboxOut is what check_inbox returns.
+type inboxOut struct {
+	Messages []Message `json:"messages"`
+	// Acknowledged lists the ids ack_ids acknowledged.
+	Acknowledged []string `json:"acknowledged,omitempty"`
+}
+
+func (s *Server) checkInbox(_ context.Context, _ *mcp.CallToolRequest, in checkIn) (*mcp.CallToolResult, any, error) {
+	a, err := s.current()
+	if err != nil {
+		return nil, nil, err
+	}
+	if in.Max < 0 {
+		return nil, nil, errors.New("max must be 0 (all) or more")
+	}
+	if len(in.AckIDs) > 0 {
+		if unknown := a.inbox.acknowledge(in.AckIDs); len(unknown) > 0 {
+			return nil, nil, fmt.Errorf("not waiting for an acknowledgement: %s (acknowledged already, or never handed)", strings.Join(unknown, ", "))
+		}
+		return result(inboxOut{Messages: []Message{}, Acknowledged: in.AckIDs})
+	}
+	out := inboxOut{Messages: []Message{}}
+	for _, m := range a.inbox.take(in.Max, in.Ack) {
+		out.Messages = append(out.Messages, render(m))
+	}
+	return result(out)
+}
+
+// readInbox is the InboxURI resource: the queued messages, not taken.
+func (s *Server) readInbox(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	msgs := []Message{}
+	if a, err := s.current(); err == nil {
+		for _, m := range a.inbox.peek() {
+			msgs = append(msgs, render(m))
+		}
+	}
+	data, err := json.MarshalIndent(map[string]any{"messages": msgs}, "", "  ")
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{
+		{URI: req.Params.URI, MIMEType: "application/json", Text: string(data)}}}, nil
+}
+
+type replyIn struct {
+	MessageID string         `json:"message_id" jsonschema:"the id of the message you answer"`
+	Text      string         `json:"text" jsonschema:"the answer"`
+	Data      map[string]any `json:"data,omitempty" jsonschema:"optional structured data"`
+}
+
+func (s *Server) reply(ctx context.Context, _ *mcp.CallToolRequest, in replyIn) (*mcp.CallToolResult, any, error) {
+	a, err := s.current()
+	if err != nil {
+		return nil, nil, err
+	}
+	if strings.TrimSpace(in.Text) == "" && in.Data == nil {
+		return nil, nil, errors.New("text is empty: write the answer")
+	}
+	mt, ok := a.inbox.lookup(in.MessageID)
+	if !ok {
+		return nil, nil, fmt.Errorf("no message %q was handed to you (check_inbox lists the ids)", in.MessageID)
+	}
+	if mt.IsTask() {
+		return nil, nil, fmt.Errorf("message %s is task %s: end it with update_task (state complete or fail)", mt.MessageID, mt.TaskOf())
+	}
+	msg, err := a.ch.Post(ctx, route.Request{To: mt.From, Text: in.Text, Parts: dataParts(in.Data),
+		ReplyTo: mt.MessageID, Parent: &mt})
+	if err != nil {
+		return nil, nil, err
+	}
+	return result(sent{MessageID: msg.ID, To: []string{msg.To}, ThreadID: msg.ThreadID})
+}
+
+type updateIn struct {
+	TaskID string         `json:"task_id" jsonschema:"the task, as check_inbox shows it"`
+	State  string         `json:"state" jsonschema:"accept, progress, complete or fail"`
+	Text   string         `json:"text,omitempty" jsonschema:"the progress note, the result, or what went wrong"`
+	Data   map[string]any `json:"data,omitempty" jsonschema:"optional structured result"`
+	Reason string         `json:"reason,omitempty" jsonschema:"with fail: why, in a few words"`
+}
+
+// taskStates maps update_task's states to the task states sent.
+var taskStates = map[string]envelope.TaskState{
+	"accept": envelope.StateAccepted, "accepted": envelope.StateAccepted,
+	"progress": envelope.StateWorking, "working": envelope.StateWorking,
+	"complete": envelope.StateCompleted, "completed": envelope.StateCompleted,
+	"fail": envelope.StateFailed, "failed": envelope.StateFailed,
+}
+
+func (s *Server) updateTask(ctx context.Context, _ *mcp.CallToolRequest, in updateIn) (*mcp.CallToolResult, any, error) {
+	a, err := s.current()
+	if err != nil {
+		return nil, nil, err
+	}
+	state, ok := taskStates[strings.ToLower(strings.TrimSpace(in.State))]
+	if !ok {
+		return nil, nil, fmt.Errorf("state %q: want accept, progress, complete or fail", in.State)
+	}
+	reason := in.Reason
+	if state == envelope.StateFailed && reason == "" {
+		reason = in.Text
+	}
+	msg, err := a.ch.FinishTask(ctx, in.TaskID, state, in.Text, reason, dataParts(in.Data))
+	if err != nil {
+		return nil, nil, err
+	}
+	return result(map[string]any{"task_id": in.TaskID, "state": state, "message_id": msg.ID, "to": msg.To})
+}
+
+type threadIn struct {
+	ID string `json:"id" jsonschema:"a message id (or a thread id) of the conversation"`
+}
+
+// threadEntry is one message of a thread as the thread tool shows it.
+type threadEntry struct {
+	Depth   int               `json:"depth"`
+	Agent   string            `json:"mailbox"`
+	Box     store.Box         `json:"box"`
+	Message *envelope.Message `json:"message"`
+}
+
+func (s *Server) thread(ctx context.Context, _ *mcp.CallToolRequest, in threadIn) (*mcp.CallToolResult, any, error) {
+	a, err := s.current()
+	if err != nil {
+		return nil, nil, err
+	}
+	b, ok := a.ch.Backend().(store.Browser)
+	if !ok {
+		return nil, nil, errors.New("this mailbox store cannot show threads (its backend does not browse messages)")
+	}
+	chain, err := view.Thread(ctx, b, in.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make([]threadEntry, len(chain))
+	for i, e := range chain {
+		out[i] = threadEntry{Depth: e.Depth, Agent: e.Agent, Box: e.Box, Message: e.Message}
+	}
+	return result(out)
+}
+
+type pendingIn struct {
+	TaskID string `json:"task_id,omitempty" jsonschema:"only the replies of this task"`
+}
+
+func (s *Server) pending(_ context.Context, _ *mcp.CallToolRequest, in pendingIn) (*mcp.CallToolResult, any, error) {
+	a, err := s.current()
+	if err != nil {
+		return nil, nil, err
+	}
+	p := a.ch.PendingReplies(in.TaskID)
+	if p.Owed == nil {
+		p.Owed = []view.PendingReply{}
+	}
+	if p.Awaited == nil {
+		p.Awaited = []view.PendingReply{}
+	}
+	return result(p)
+}
