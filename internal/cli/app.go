@@ -112,6 +112,7 @@ take --json and then print one JSON object per line.`,
 		a.doctorCommand(),
 		a.logCommand(),
 		a.pendingCommand(),
+		a.consoleCommand(),
 		a.versionCommand(),
 	)
 	a.strictCompletion(root)
