@@ -73,7 +73,13 @@ type Console struct {
 	cfg Config
 	hub *hub
 	mu  sync.Mutex // serialises the operator's actions
+	// watching is closed once the store's watch is in place.
+	watching chan struct{}
 }
+
+// Watching returns a channel closed once Run's watch of the store is in
+// place: every message that arrives from then on is announced.
+func (c *Console) Watching() <-chan struct{} { return c.watching }
 
 // New makes a console. Call Run to follow the store, and serve Handler.
 func New(cfg Config) (*Console, error) {
@@ -81,7 +87,7 @@ func New(cfg Config) (*Console, error) {
 		return nil, errors.New("console: a store is required")
 	}
 	cfg.setDefaults()
-	return &Console{cfg: cfg, hub: newHub()}, nil
+	return &Console{cfg: cfg, hub: newHub(), watching: make(chan struct{})}, nil
 }
 
 // NewToken returns a fresh random token (32 hex digits).
@@ -101,6 +107,10 @@ func (c *Console) Handler() http.Handler {
 	mux.Handle("GET /api/events", c.reader(http.HandlerFunc(c.serveEvents)))
 	mux.Handle("GET /api/session", c.reader(http.HandlerFunc(c.serveSession)))
 	mux.Handle("POST /api/action/{name}", http.HandlerFunc(c.serveAction))
+	mux.HandleFunc("GET /api/action/{name}", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Allow", http.MethodPost)
+		writeError(w, http.StatusMethodNotAllowed, "actions are POST requests only")
+	})
 	return secureHeaders(mux)
 }
 

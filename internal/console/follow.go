@@ -3,6 +3,7 @@ package console
 import (
 	"context"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
@@ -18,8 +19,10 @@ func (c *Console) watchMessages(ctx context.Context) {
 		c.cfg.Logger.Warn("this store cannot be watched: the console refreshes on registry changes only")
 		return
 	}
+	var ready sync.Once
 	for ctx.Err() == nil {
 		err := w.Watch(ctx, "", store.WatchFuncs{
+			Ready:   func() { ready.Do(func() { close(c.watching) }) },
 			Arrived: func(store.Watched) error { c.hub.publish("messages"); return nil },
 			Notice:  func(line string) { c.cfg.Logger.Warn("watch", "notice", line) },
 		})
