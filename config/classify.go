@@ -93,7 +93,7 @@ func foreign(path, key string, v any, known []string, r *Report, p *problems) {
 		return
 	}
 	m, isMap := v.(map[string]any)
-	if !isMap || n.leaf() || nanobotKnowsAll(path, m) {
+	if !isMap || n.leaf() || nanobotKnowsAll(path, m) && !holdsUsed(path, m) {
 		r.add(Entry{Path: path, Status: Ignored, Reason: ReasonNanobotKey})
 		return
 	}
@@ -153,3 +153,14 @@ func structFields(t reflect.Type) map[string]reflect.StructField {
 // that switchboard uses all the same: its MCP client reads
 // tools.mcpServers (see MCPServers).
 var usedNanobotKeys = map[string]bool{"tools.mcpServers": true}
+
+// holdsUsed reports whether m, the value at path, holds a key of
+// usedNanobotKeys, so that it is reported key by key.
+func holdsUsed(path string, m map[string]any) bool {
+	for k := range m {
+		if usedNanobotKeys[joinPath(path, k)] {
+			return true
+		}
+	}
+	return false
+}

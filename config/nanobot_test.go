@@ -41,7 +41,8 @@ func TestLoadNanobotConfigs(t *testing.T) {
 			"providers.openrouter.extraHeaders": ignored,
 			"providers.aihubmix.extraHeaders":   ignored,
 			"gateway":                           ignored,
-			"tools":                             ignored,
+			"tools.mcpServers":                  "used",
+			"tools.restrictToWorkspace":         ignored,
 		}},
 		{"nanobot-auto-snake.json", "auto", map[string]string{
 			"agents.defaults.maxTokens":       "used",
@@ -49,7 +50,7 @@ func TestLoadNanobotConfigs(t *testing.T) {
 			"channels.sendProgress":           ignored,
 			"providers.deepseek.extraHeaders": ignored,
 			"audio":                           ignored,
-			"tools":                           ignored,
+			"tools.mcpServers":                "used",
 		}},
 	}
 	for _, tt := range tests {

@@ -120,6 +120,7 @@ take --json and then print one JSON object per line.`,
 		a.logCommand(),
 		a.pendingCommand(),
 		a.mcpCommand(),
+		a.consoleCommand(),
 		a.versionCommand(),
 		a.configCommand(),
 	)

@@ -22,6 +22,11 @@ const (
 	EventOverdue   EventKind = "overdue"   // a reply it expects did not come in time
 	EventPruned    EventKind = "pruned"    // old handled messages removed by retention
 	EventOrphaned  EventKind = "orphaned"  // moved out of the inbox of an agent gone for good
+
+	// EventOperator is an action a person took through the console (a
+	// send, a cancel, a redelivery, a discard); Agent and From are
+	// "operator", Reason says what was done.
+	EventOperator EventKind = "operator"
 )
 
 // Event describes one thing a backend did with a message. Backends pass
@@ -42,7 +47,7 @@ type Event struct {
 // EventKinds lists every kind, in the order of a message's life.
 func EventKinds() []EventKind {
 	return []EventKind{EventSent, EventClaimed, EventDelivered, EventProcessed, EventRefused,
-		EventQuarantined, EventDuplicate, EventSwept, EventOverdue, EventPruned, EventOrphaned}
+		EventQuarantined, EventDuplicate, EventSwept, EventOverdue, EventPruned, EventOrphaned, EventOperator}
 }
 
 // Observer receives events. It is called synchronously and must not block.

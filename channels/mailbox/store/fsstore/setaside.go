@@ -1,0 +1,165 @@
+package fsstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+)
+
+var _ store.DeadLetters = (*Store)(nil)
+
+// rawPeek is how much of an unreadable set-aside entry SetAside returns.
+const rawPeek = 4 << 10
+
+// SetAside implements store.DeadLetters: the entries of <agent>/rejected/
+// with the reasons of their reason files, oldest first (by file name, as
+// messages are ordered). An agent without the folder has none.
+func (s *Store) SetAside(ctx context.Context, agent string) ([]store.SetAside, error) {
+	if err := s.checkOpen(); err != nil {
+		return nil, err
+	}
+	dir, err := s.agentDir(agent)
+	if err != nil {
+		return nil, err
+	}
+	rejected := filepath.Join(dir, rejectedDir)
+	entries, err := os.ReadDir(rejected)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("list %s: %w", rejected, err)
+	}
+	var out []store.SetAside
+	for _, e := range entries {
+		if ctx.Err() != nil {
+			return out, ctx.Err()
+		}
+		name := e.Name()
+		if strings.HasSuffix(name, reasonSuffix) || strings.HasPrefix(name, ".") {
+			continue
+		}
+		item := store.SetAside{Agent: agent, Ref: name}
+		if fi, err := e.Info(); err == nil {
+			item.Time = fi.ModTime()
+		}
+		if rec, ok := readReasonFile(filepath.Join(rejected, name+reasonSuffix)); ok {
+			item.Reason, item.Time = rec.Reason, rec.Time.Time
+		}
+		item.Message, item.Err = readMessage(filepath.Join(rejected, name), s.opts.MaxMessageBytes)
+		if item.Message == nil {
+			item.Raw = peekRaw(filepath.Join(rejected, name))
+		}
+		out = append(out, item)
+	}
+	slices.SortStableFunc(out, func(a, b store.SetAside) int { return strings.Compare(a.Ref, b.Ref) })
+	return out, nil
+}
+
+// Redeliver implements store.DeadLetters: a copy of the message is
+// delivered (store.RedeliveryCopy) and the entry and its reason file are
+// removed.
+func (s *Store) Redeliver(ctx context.Context, agent, ref string) error {
+	path, err := s.setAsidePath(agent, ref)
+	if err != nil {
+		return err
+	}
+	msg, err := readMessage(path, s.opts.MaxMessageBytes)
+	if err != nil {
+		return fmt.Errorf("redeliver %s: cannot be read: %w", ref, err)
+	}
+	if msg.To != agent {
+		return fmt.Errorf("redeliver %s: it is addressed to %q, not %q", ref, msg.To, agent)
+	}
+	if err := s.Deliver(ctx, store.RedeliveryCopy(msg)); err != nil {
+		return fmt.Errorf("redeliver %s: %w", ref, err)
+	}
+	return removeSetAside(path)
+}
+
+// Discard implements store.DeadLetters: the entry and its reason file
+// are removed.
+func (s *Store) Discard(_ context.Context, agent, ref string) error {
+	path, err := s.setAsidePath(agent, ref)
+	if err != nil {
+		return err
+	}
+	return removeSetAside(path)
+}
+
+// setAsidePath validates agent and ref and returns the entry's path.
+func (s *Store) setAsidePath(agent, ref string) (string, error) {
+	if err := s.checkOpen(); err != nil {
+		return "", err
+	}
+	dir, err := s.agentDir(agent)
+	if err != nil {
+		return "", err
+	}
+	if ref == "" || ref != filepath.Base(ref) || strings.ContainsAny(ref, `/\`) ||
+		strings.HasPrefix(ref, ".") || strings.HasSuffix(ref, reasonSuffix) {
+		return "", fmt.Errorf("%w: %q is not a set-aside entry's name", store.ErrNotSetAside, ref)
+	}
+	path := filepath.Join(dir, rejectedDir, ref)
+	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		return "", fmt.Errorf("%w: %s/%s/%s", store.ErrNotSetAside, agent, rejectedDir, ref)
+	} else if err != nil {
+		return "", err
+	}
+	return path, nil
+}
+
+// removeSetAside removes a set-aside entry and its reason file.
+func removeSetAside(path string) error {
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	if err := os.Remove(path + reasonSuffix); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return nil
+}
+
+// readReason reads a reason file, if there is a readable one.
+func readReasonFile(path string) (reasonRecord, bool) {
+	var rec reasonRecord
+	data, err := readRegular(path, 64<<10)
+	if err != nil || json.Unmarshal(data, &rec) != nil {
+		return rec, false
+	}
+	return rec, true
+}
+
+// peekRaw returns up to rawPeek bytes of a regular file (nil for
+// anything else).
+func peekRaw(path string) []byte {
+	data, _ := readRegular(path, rawPeek)
+	return data
+}
+
+// readRegular reads at most limit bytes of path, a regular file, without
+// following a symlink or blocking on a FIFO.
+func readRegular(path string, limit int64) ([]byte, error) {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, errors.New("not a regular file")
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, limit))
+}

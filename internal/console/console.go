@@ -1,0 +1,127 @@
+package console
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"log/slog"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+)
+
+// Operator is the agent id the console acts as: the sender of what the
+// operator sends and the actor of every operator entry in the audit log.
+const Operator = "operator"
+
+// Config is what a Console is made with.
+type Config struct {
+	// Store is the mailbox store shown (required). Its optional abilities
+	// (store.Browser, store.Watcher, store.DeadLetters, ...) decide what
+	// the console can show; it says what is missing.
+	Store store.Backend
+	// Where names the store for people ("~/.nanobot/mailboxes").
+	Where string
+	// Token allows the operator's actions; a request without it is
+	// read-only. Empty: no action is allowed.
+	Token string
+	// TokenToRead makes every request need the token, reads included (a
+	// console on a non-loopback address).
+	TokenToRead bool
+	// OfflineAfter is how old a heartbeat may be (default 30s).
+	OfflineAfter time.Duration
+	// ReplyTimeout is when a request without reply_by is overdue (0: never).
+	ReplyTimeout time.Duration
+	// DefaultTTL and MaxThreadHops are the send budgets (0: defaults).
+	DefaultTTL, MaxThreadHops int
+	// RegistryEvery is how often the cards are re-read to notice agents
+	// that start, stop or change load (default 2s). Messages are followed
+	// through the store's watch, never by re-reading the tree.
+	RegistryEvery time.Duration
+	// Approvals are the approvals waiting for the operator (nil: none;
+	// see Approvals).
+	Approvals Approvals
+	// Now is the clock (default time.Now).
+	Now func() time.Time
+	// Logger receives logs (nil discards).
+	Logger *slog.Logger
+}
+
+func (c *Config) setDefaults() {
+	if c.OfflineAfter <= 0 {
+		c.OfflineAfter = 30 * time.Second
+	}
+	if c.RegistryEvery <= 0 {
+		c.RegistryEvery = 2 * time.Second
+	}
+	if c.Approvals == nil {
+		c.Approvals = NoApprovals{}
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	if c.Logger == nil {
+		c.Logger = slog.New(slog.DiscardHandler)
+	}
+}
+
+// Console serves the console over HTTP.
+type Console struct {
+	cfg Config
+	hub *hub
+	mu  sync.Mutex // serialises the operator's actions
+	// watching is closed once the store's watch is in place.
+	watching chan struct{}
+}
+
+// Watching returns a channel closed once Run's watch of the store is in
+// place: every message that arrives from then on is announced.
+func (c *Console) Watching() <-chan struct{} { return c.watching }
+
+// New makes a console. Call Run to follow the store, and serve Handler.
+func New(cfg Config) (*Console, error) {
+	if cfg.Store == nil {
+		return nil, errors.New("console: a store is required")
+	}
+	cfg.setDefaults()
+	return &Console{cfg: cfg, hub: newHub(), watching: make(chan struct{})}, nil
+}
+
+// NewToken returns a fresh random token (32 hex digits).
+func NewToken() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b) // never fails (crypto/rand)
+	return hex.EncodeToString(b)
+}
+
+// Handler returns the console's HTTP handler: the page, /api/state (the
+// whole picture as JSON), /api/events (server-sent events telling the page
+// to refresh) and the POST /api/action/... endpoints.
+func (c *Console) Handler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("GET /", c.reader(assetHandler()))
+	mux.Handle("GET /api/state", c.reader(http.HandlerFunc(c.serveState)))
+	mux.Handle("GET /api/events", c.reader(http.HandlerFunc(c.serveEvents)))
+	mux.Handle("GET /api/session", c.reader(http.HandlerFunc(c.serveSession)))
+	mux.Handle("POST /api/action/{name}", http.HandlerFunc(c.serveAction))
+	mux.HandleFunc("GET /api/action/{name}", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Allow", http.MethodPost)
+		writeError(w, http.StatusMethodNotAllowed, "actions are POST requests only")
+	})
+	return secureHeaders(mux)
+}
+
+// Run follows the store until ctx ends, telling the pages that are open
+// when something changed: a message arrived (the store's watch), or the
+// registry changed (re-read every RegistryEvery). It returns nil when ctx
+// ends.
+func (c *Console) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	wg.Go(func() { c.watchMessages(ctx) })
+	wg.Go(func() { c.watchRegistry(ctx) })
+	wg.Wait()
+	return nil
+}
