@@ -34,11 +34,11 @@ func TestConsoleInBrowser(t *testing.T) {
 
 	recv := s.start("recv", "coder")
 	run(t, ctx, "coder appears", chromedp.WaitVisible(`tr[data-agent="coder"]`))
-	s.ok("send", "--from", "lead", "--to", "reviewer", "--text", "warm-up", "--subject", "warm-up")
+	s.ok("send", "--new", "--from", "lead", "--to", "reviewer", "--text", "warm-up", "--subject", "warm-up")
 	run(t, ctx, "reviewer's inbox shows", chromedp.WaitVisible(`tr[data-agent="reviewer"]`))
 	screenshot(t, ctx, "console-agents")
 
-	s.ok("send", "--from", "lead", "--to", "coder", "--subject", "hello", "--expects-reply",
+	s.ok("send", "--new", "--from", "lead", "--to", "coder", "--subject", "hello", "--expects-reply",
 		"--text", "hello from the CLI <b>not bold</b>")
 	recv.next(recv.stdout, "coder receives the hello")
 	run(t, ctx, "the thread appears", chromedp.Click(`nav button[data-view="threads"]`),
@@ -52,15 +52,15 @@ func TestConsoleInBrowser(t *testing.T) {
 	assertNoReload(t, ctx)
 	screenshot(t, ctx, "console-conversations")
 
-	s.ok("send", "--from", "lead", "--to", "worker", "--type", "task", "--task-id", "t-build", "--text", "build the release")
+	s.ok("send", "--new", "--from", "lead", "--to", "worker", "--type", "task", "--task-id", "t-build", "--text", "build the release")
 	run(t, ctx, "the task appears", chromedp.Click(`nav button[data-view="tasks"]`),
 		chromedp.WaitVisible(`[data-task="t-build"] .state.s-pending`))
-	s.ok("send", "--from", "worker", "--to", "lead", "--type", "task_update", "--task-id", "t-build", "--task-state", "working")
+	s.ok("send", "--new", "--from", "worker", "--to", "lead", "--type", "task_update", "--task-id", "t-build", "--task-state", "working")
 	run(t, ctx, "working", chromedp.WaitVisible(`[data-task="t-build"] .state.s-working`))
-	s.ok("send", "--from", "worker", "--to", "tester", "--type", "task", "--task-id", "t-test", "--text", "test the release")
+	s.ok("send", "--new", "--from", "worker", "--to", "tester", "--type", "task", "--task-id", "t-test", "--text", "test the release")
 	run(t, ctx, "a task", chromedp.WaitVisible(`[data-task="t-test"]`))
 	screenshot(t, ctx, "console-tasks")
-	s.ok("send", "--from", "worker", "--to", "lead", "--type", "task_update", "--task-id", "t-build", "--task-state", "completed")
+	s.ok("send", "--new", "--from", "worker", "--to", "lead", "--type", "task_update", "--task-id", "t-build", "--task-state", "completed")
 	run(t, ctx, "completed", chromedp.WaitVisible(`[data-task="t-build"] .state.s-completed`))
 	assertNoReload(t, ctx)
 

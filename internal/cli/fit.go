@@ -72,13 +72,15 @@ func (t *fitTable) Flush() error {
 	t.fit(widths, fixed)
 	var b strings.Builder
 	for _, r := range t.rows {
+		var line strings.Builder
 		for i, c := range r {
 			c = cut(c, widths[i])
-			b.WriteString(c)
+			line.WriteString(c)
 			if i < len(r)-1 {
-				b.WriteString(strings.Repeat(" ", widths[i]-cellWidth(c)+tableGap))
+				line.WriteString(strings.Repeat(" ", widths[i]-cellWidth(c)+tableGap))
 			}
 		}
+		b.WriteString(strings.TrimRight(line.String(), " ")) // no padding after the last cell
 		b.WriteByte('\n')
 	}
 	t.rows = nil
