@@ -58,7 +58,7 @@ func TestNanobotConfigRun(t *testing.T) {
 	host.awaitStderr("host running")
 	logs := host.stderrSoFar()
 	assert.Contains(t, logs, `level=WARN msg="skipped enabled channels of types nanobot has and this build does not" channels=[telegram]`)
-	assert.Regexp(t, `level=INFO msg="config keys switchboard does not use, ignored \(switchboard config check says why\)" keys="\[agents.defaults.memoryWindow .*channels.discord .*providers.openrouter.extraHeaders .*tools\]"`, logs)
+	assert.Regexp(t, `level=INFO msg="config keys switchboard does not use, ignored \(switchboard config check says why\)" keys="\[agents.defaults.memoryWindow .*channels.discord .*providers.openrouter.extraHeaders .*tools.restrictToWorkspace.*\]"`, logs)
 
 	recv := s.start("recv", "alice", "--count", "1", "--json")
 	recv.awaitStderr("listening as alice")
