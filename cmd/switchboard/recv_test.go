@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -165,4 +166,19 @@ func TestRecvJSONMailboxDetails(t *testing.T) {
 		map[string]any{"type": "data", "data": map[string]any{"pages": float64(3)}},
 		map[string]any{"type": "file", "path": file},
 	}, mt["parts"])
+}
+
+// The mailbox keys of the config (file or NANOBOT_ variable) apply to
+// recv whatever agent it receives as, not only the section's own agent:
+// here maxMessageBytes, through the environment alone.
+func TestRecvTakesTheMailboxKeysForAnyAgent(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	big := s.sendID("--from", "boss", "--to", "worker", "--text", strings.Repeat("x", 4096))
+	small := s.sendID("--from", "boss", "--to", "worker", "--text", "small")
+	s.environ = []string{"NANOBOT_CHANNELS__MAILBOX__MAX_MESSAGE_BYTES=2048"}
+	out := s.ok("recv", "worker", "--count", "1", "--json")
+	assert.Contains(t, out, small)
+	assert.NotContains(t, out, big)
+	assert.Len(t, s.msgFiles("worker", "rejected"), 1, "the big one is set aside: over the variable's cap")
 }

@@ -118,22 +118,22 @@ func (a *app) recv(ctx context.Context, agent string, count int, jsonOut bool) e
 	return errors.Join(printErr, ch.Stop(stop))
 }
 
-// recvConfig is the channel config for agent: the file's mailbox section
-// if it is agent's, else the defaults on the configured store (backend,
-// its section, the root); --root puts it on the filesystem store there.
-// where names the store for people.
+// recvConfig is the channel config for agent: the config's mailbox
+// section (file and NANOBOT_ variables: the store, fsync, intervals,
+// limits, ...), with the identity of the section's agent (agentId,
+// description, capabilities, roles) kept only when agent is that agent;
+// --root puts it on the filesystem store there. where names the store for
+// people.
 func (a *app) recvConfig(agent string) (cfg mailbox.Config, where string, err error) {
 	s, err := a.settings()
 	if err != nil {
 		return mailbox.Config{}, "", err
 	}
-	if s.fromFile && s.mailbox.AgentID == agent {
-		cfg = s.mailbox
-	} else {
-		cfg = mailbox.DefaultConfig()
+	cfg = s.mailbox
+	if !s.fromFile || s.mailbox.AgentID != agent {
+		def := mailbox.DefaultConfig()
 		cfg.AgentID = agent
-		cfg.MailboxesRoot = s.mailbox.MailboxesRoot
-		cfg.Backend, cfg.Stores = s.mailbox.Backend, s.mailbox.Stores
+		cfg.Description, cfg.Capabilities, cfg.Roles = def.Description, def.Capabilities, def.Roles
 	}
 	cfg.Backend = a.backendKind(s)
 	return cfg, a.storeWhere(s), nil
