@@ -23,13 +23,9 @@ const (
 	DefaultQueueSize = 256
 )
 
-// DefaultSystemPrompt is the system prompt when Config.SystemPrompt is empty.
-const DefaultSystemPrompt = `You are a helpful assistant in a chat application. Answer briefly.
-Other agents can reach you through the mailbox. Their messages start with a header such as
-"[mailbox task from researcher]" or "[mailbox task_update from coder: task task_1 completed]".
-Your final answer to a mailbox task is its result. Use the tools to find other agents
-(list_agents) and to hand them work (delegate_task); results of a task you delegate come back
-to the conversation it was delegated from, and you should then tell the user.`
+// DefaultJudgeTimeout bounds the model's judgement on a task when
+// Config.JudgeTimeout is zero.
+const DefaultJudgeTimeout = config.DefaultJudgeTimeout
 
 // Config configures a Loop. The zero value of each setting takes its
 // default; Bus and Provider are required.
@@ -48,11 +44,33 @@ type Config struct {
 	MaxToolIterations int
 	// MaxConcurrentSessions caps the sessions handled at once (default 8).
 	MaxConcurrentSessions int
-	// SystemPrompt starts every request (default DefaultSystemPrompt).
+	// SystemPrompt, when set, is the whole system prompt of every request.
+	// When empty the prompt is built for each turn as nanobot builds it
+	// (see the package comment): DefaultSystemPrompt, the workspace's
+	// BootstrapFiles, and the agent's identity.
 	SystemPrompt string
+	// SystemPromptFile names a file whose text is the whole system prompt;
+	// New reads it ("~/" is expanded, a relative path is taken from the
+	// workspace). It cannot be set together with SystemPrompt.
+	SystemPromptFile string
+
+	// AgentID is the agent's id in the mailbox ("" when the mailbox is not
+	// enabled: the prompt then has no identity section).
+	AgentID string
+	// Description is what the agent's mailbox card says it does.
+	Description string
 	// Capabilities are the agent's own capabilities (the mailbox channel's
-	// capabilities), passed to a TaskJudge.
+	// capabilities), shown in the prompt and passed to the task judgement.
 	Capabilities []string
+	// Roles are the agent's broader labels (the mailbox channel's roles).
+	Roles []string
+
+	// Judge is how a delegated task is accepted (see Loop.Judge):
+	// config.JudgeLLM ("llm", the default), config.JudgeCapabilities or
+	// config.JudgeAccept.
+	Judge string
+	// JudgeTimeout bounds one judgement (default DefaultJudgeTimeout).
+	JudgeTimeout time.Duration
 	// HistoryWindow is how many of the latest history messages a request
 	// carries at most (default 100); the file keeps everything.
 	HistoryWindow int
@@ -83,6 +101,10 @@ func FromDefaults(d config.AgentDefaults) Config {
 		Temperature:           d.Temperature,
 		MaxToolIterations:     d.MaxToolIterations,
 		MaxConcurrentSessions: d.MaxConcurrentSessions,
+		SystemPrompt:          d.SystemPrompt,
+		SystemPromptFile:      d.SystemPromptFile,
+		Judge:                 d.Judge,
+		JudgeTimeout:          d.JudgeTimeoutDuration(),
 	}
 }
 
@@ -99,8 +121,11 @@ func (c *Config) setDefaults() {
 	if c.MaxConcurrentSessions == 0 {
 		c.MaxConcurrentSessions = DefaultMaxConcurrentSessions
 	}
-	if c.SystemPrompt == "" {
-		c.SystemPrompt = DefaultSystemPrompt
+	if c.Judge == "" {
+		c.Judge = config.JudgeLLM
+	}
+	if c.JudgeTimeout == 0 {
+		c.JudgeTimeout = DefaultJudgeTimeout
 	}
 	if c.HistoryWindow == 0 {
 		c.HistoryWindow = DefaultHistoryWindow
@@ -138,6 +163,18 @@ func (c *Config) Validate() error {
 	}
 	if c.Workspace == "" {
 		errs = append(errs, errors.New("agent loop: workspace: required"))
+	}
+	switch c.Judge {
+	case config.JudgeLLM, config.JudgeCapabilities, config.JudgeAccept:
+	default:
+		errs = append(errs, fmt.Errorf("agent loop: judge: want %q, %q or %q, got %q",
+			config.JudgeLLM, config.JudgeCapabilities, config.JudgeAccept, c.Judge))
+	}
+	if c.JudgeTimeout < 0 {
+		errs = append(errs, fmt.Errorf("agent loop: judgeTimeout: want 0 or more, got %s", c.JudgeTimeout))
+	}
+	if c.SystemPrompt != "" && c.SystemPromptFile != "" {
+		errs = append(errs, errors.New("agent loop: systemPromptFile: set systemPrompt or systemPromptFile, not both"))
 	}
 	if c.Bus == nil {
 		errs = append(errs, errors.New("agent loop: Bus is required"))

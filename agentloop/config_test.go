@@ -49,7 +49,7 @@ func TestNewDefaultsAndHome(t *testing.T) {
 	d.Workspace = "~/elsewhere"
 	cfg := agentloop.FromDefaults(d)
 	assert.Equal(t, agentloop.Config{Workspace: "~/elsewhere", MaxTokens: 4096, Temperature: 0.2,
-		MaxToolIterations: 20, MaxConcurrentSessions: 8}, cfg)
+		MaxToolIterations: 20, MaxConcurrentSessions: 8, JudgeTimeout: config.DefaultJudgeTimeout}, cfg)
 	cfg.Bus, cfg.Provider = bus.New(1), echo()
 	l, err = agentloop.New(cfg)
 	require.NoError(t, err)

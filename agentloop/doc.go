@@ -29,7 +29,8 @@
 // Replies follow these rules:
 //   - a task is answered by the final reply, which the mailbox channel turns
 //     into the task's completed task_update; if the provider fails, the
-//     task is failed with the error as its reason, so it never hangs;
+//     task is failed with the reason FailureReason (or a TaskFailure's own
+//     reason), so it never hangs;
 //   - a task_update (or a reply to one of this agent's messages) that
 //     arrives on the "mailbox" channel is recorded in the history but not
 //     answered, so two agents never thank each other forever;
@@ -37,12 +38,23 @@
 //     of a task this agent delegated, mailbox.Meta.Routed) is answered
 //     normally: the answer goes to the user.
 //
-// A provider error on any other message is answered with
-// "sorry, I could not answer: <error>", so the user always hears back.
+// A provider error on any other message is answered with FailureReply,
+// one short sentence, so the user always hears back; the error itself goes
+// to the log, and the failed turn is not written into the history.
+//
+// # The system prompt
+//
+// Unless Config.SystemPrompt (or SystemPromptFile) gives the whole prompt,
+// it is built for every turn as nanobot builds it: DefaultSystemPrompt,
+// the workspace's BootstrapFiles that exist (AGENTS.md, SOUL.md, USER.md,
+// TOOLS.md, IDENTITY.md), and, with an AgentID, a section on the agent's
+// identity (id, description, capabilities, roles) and on working with the
+// other agents through the mailbox tools it is offered.
 //
 // Tools implement the Tool interface and are collected in a Tools
 // registry; package agentloop/mailboxtools provides the tools through
 // which the LLM lists agents, delegates tasks, sends messages and replies.
-// A provider that implements TaskJudge decides which delegated tasks this
-// agent accepts (see Loop.Judge).
+// Loop.Judge decides which delegated tasks this agent accepts, as
+// Config.Judge says: by asking the model (a provider that implements
+// TaskJudge keeps its own rule), by the agent's capabilities, or always.
 package agentloop

@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 
 	"github.com/switchboard-dev/switchboard/bus"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/config"
 )
 
@@ -40,7 +39,10 @@ func New(cfg Config) (*Loop, error) {
 		return nil, fmt.Errorf("agent loop: workspace: %w", err)
 	}
 	cfg.Workspace = ws
-	cfg.Capabilities = slices.Clone(cfg.Capabilities)
+	if err := loadPromptFile(&cfg); err != nil {
+		return nil, err
+	}
+	cfg.Capabilities, cfg.Roles = slices.Clone(cfg.Capabilities), slices.Clone(cfg.Roles)
 	return &Loop{
 		cfg:     cfg,
 		log:     cfg.Logger,
@@ -88,21 +90,3 @@ func (l *Loop) Run(ctx context.Context) error {
 // were never finished, see bus.InboundMessage.Done) and hand them over
 // again on the next start.
 func (l *Loop) Unfinished() int { return int(l.taken.Load() - l.finished.Load()) }
-
-// Judge decides whether this agent accepts a task delegated to it: the
-// provider's TaskJudge decides when it has one, otherwise every task is
-// accepted. Its signature fits the mailbox channel's Judge (SetJudge).
-func (l *Loop) Judge(ctx context.Context, in bus.InboundMessage) (bool, string) {
-	judge, ok := l.cfg.Provider.(TaskJudge)
-	if !ok {
-		return true, ""
-	}
-	info := TaskInfo{From: in.SenderID, Text: in.Content, Capabilities: slices.Clone(l.cfg.Capabilities)}
-	if mt, ok := meta.Of(in.Metadata); ok {
-		info.From, info.Text = mt.From, textOf(in, mt)
-		if mt.Task != nil {
-			info.TaskID = mt.Task.ID
-		}
-	}
-	return judge.JudgeTask(ctx, info)
-}

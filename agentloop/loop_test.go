@@ -151,27 +151,34 @@ func TestLoopBoundsConcurrentSessions(t *testing.T) {
 	assert.Equal(t, 2, peak)
 }
 
-func TestLoopProviderErrorIsApologised(t *testing.T) {
-	p := providerFunc(func(context.Context, agentloop.Request) (*agentloop.Response, error) {
-		return nil, errors.New("model overloaded")
-	})
-	s := start(t, agentloop.Config{Provider: p})
-	s.send(t, user("c", "hello"))
-	assert.Equal(t, "sorry, I could not answer: model overloaded", s.recv(t).Content)
-}
-
-func TestLoopNilResponseIsAnError(t *testing.T) {
-	p := providerFunc(func(context.Context, agentloop.Request) (*agentloop.Response, error) { return nil, nil })
-	s := start(t, agentloop.Config{Provider: p})
-	s.send(t, user("c", "hello"))
-	assert.Equal(t, "sorry, I could not answer: provider returned no answer", s.recv(t).Content)
-}
-
-func TestLoopProviderPanicIsApologised(t *testing.T) {
-	p := providerFunc(func(context.Context, agentloop.Request) (*agentloop.Response, error) { panic("bug") })
-	s := start(t, agentloop.Config{Provider: p})
-	s.send(t, user("c", "hello"))
-	assert.Equal(t, "sorry, I could not answer: internal error: bug", s.recv(t).Content)
+// A failed turn is answered with one short sentence (the detail goes to
+// the log) and is not written into the history the model reads next.
+func TestLoopProviderFailureIsOneSentenceAndNotRecorded(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		fail func() (*agentloop.Response, error)
+	}{
+		{"error", func() (*agentloop.Response, error) { return nil, errors.New("401 invalid key sk-secret") }},
+		{"no answer", func() (*agentloop.Response, error) { return nil, nil }},
+		{"panic", func() (*agentloop.Response, error) { panic("bug") }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			rec := &recorder{next: providerFunc(func(_ context.Context, req agentloop.Request) (*agentloop.Response, error) {
+				if lastUser(req) == "hello" {
+					return tt.fail()
+				}
+				return echo()(context.Background(), req)
+			})}
+			s := start(t, agentloop.Config{Provider: rec})
+			s.send(t, user("c", "hello"))
+			assert.Equal(t, agentloop.FailureReply, s.recv(t).Content)
+			s.send(t, user("c", "again"))
+			assert.Equal(t, "echo: again", s.recv(t).Content)
+			reqs := rec.requests()
+			assert.Equal(t, []string{"user: again"}, convo(reqs[len(reqs)-1]), "the failed turn is not in the history")
+		})
+	}
 }
 
 func TestLoopEmptyAnswerToUserIsNotSent(t *testing.T) {

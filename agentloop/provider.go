@@ -97,3 +97,16 @@ type Response struct {
 	// FinishReason is why the model stopped ("stop", "tool_calls", ...).
 	FinishReason string
 }
+
+// TaskFailure is the error a Provider returns to fail, on purpose, the
+// mailbox task it is answering: the work cannot be done (a division by
+// zero, a file that does not exist). Unlike any other error, which the
+// loop reports as "the model could not be reached", its Reason is what the
+// agent that sent the task is told.
+type TaskFailure struct {
+	// Reason says why, in one short sentence.
+	Reason string
+}
+
+// Error returns the reason.
+func (e *TaskFailure) Error() string { return e.Reason }

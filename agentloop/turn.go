@@ -12,6 +12,16 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
 )
 
+// What the user, or the agent that sent a task, is told when a turn fails
+// (the provider could not be reached, refused, or the turn broke): one
+// short sentence; the error itself goes to the log.
+const (
+	// FailureReply answers a message whose turn failed.
+	FailureReply = "I could not reach the model; try again in a minute."
+	// FailureReason is the reason of a task failed that way.
+	FailureReason = "the model could not be reached"
+)
+
 // classify returns how to answer in (meta.Classify, the decision the
 // mailbox channel's Send also makes) and the text the provider reads.
 func classify(in bus.InboundMessage) (meta.Kind, string) {
@@ -64,15 +74,21 @@ func (l *Loop) handle(ctx context.Context, in bus.InboundMessage) {
 	}
 	md := maps.Clone(in.Metadata)
 	if err != nil {
-		l.log.Warn("provider failed", "session", key, "err", err)
-		reply = "sorry, I could not answer: " + err.Error()
-		if k == meta.KindTask {
-			reply = "could not complete the task: " + err.Error()
-			md = meta.WithReply(md, meta.Reply{State: envelope.StateFailed, Reason: err.Error()})
+		// The user hears one short sentence; the detail is for the log. The
+		// failed turn stays out of the history, so the model never reads it.
+		reason := FailureReason
+		if tf := (*TaskFailure)(nil); errors.As(err, &tf) && tf.Reason != "" {
+			reason = tf.Reason
+			l.log.Info("task cannot be done; the turn is not recorded", "session", key, "reason", reason)
+		} else {
+			l.log.Error("turn failed; the user is told, the turn is not recorded", "session", key, "err", err)
 		}
-		msgs = append(msgs, Message{Role: RoleAssistant, Content: reply})
-	}
-	if err := l.history.append(h, msgs); err != nil {
+		reply = FailureReply
+		if k == meta.KindTask {
+			reply = "could not complete the task: " + reason
+			md = meta.WithReply(md, meta.Reply{State: envelope.StateFailed, Reason: reason})
+		}
+	} else if err := l.history.append(h, msgs); err != nil {
 		l.log.Error("history not saved", "session", key, "err", err)
 	}
 	if turn.Answered() {
@@ -111,7 +127,7 @@ func (l *Loop) send(ctx context.Context, in bus.InboundMessage, k meta.Kind, rep
 func (l *Loop) converse(ctx context.Context, turn *Turn, h *history, user Message) (msgs []Message, reply string, err error) {
 	past := h.window(l.cfg.HistoryWindow)
 	all := make([]Message, 0, len(past)+8)
-	all = append(all, Message{Role: RoleSystem, Content: l.cfg.SystemPrompt})
+	all = append(all, Message{Role: RoleSystem, Content: l.systemPrompt()})
 	all = append(all, past...)
 	start := len(all)
 	all = append(all, user)

@@ -1,12 +1,18 @@
 package config
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Defaults of the agent and provider settings, applied by Default and
 // ProviderConfig.TimeoutDuration.
 const (
-	DefaultWorkspace             = "~/.nanobot/workspace"
-	DefaultProvider              = "scripted"
+	DefaultWorkspace = "~/.nanobot/workspace"
+	// DefaultProvider is "auto": the provider is chosen from the model
+	// name and the keys configured, as nanobot does (see package
+	// agentloop/provider/catalog); with neither, the scripted provider.
+	DefaultProvider              = "auto"
 	DefaultMaxTokens             = 4096
 	DefaultTemperature           = 0.2
 	DefaultMaxToolIterations     = 20
@@ -17,6 +23,22 @@ const (
 	// DefaultProviderMaxRetries is a provider's retries of a failed
 	// request when its maxRetries is not set.
 	DefaultProviderMaxRetries = 2
+	// DefaultJudgeTimeout bounds the model's judgement on a delegated
+	// task when agents.defaults.judgeTimeout is zero.
+	DefaultJudgeTimeout = 20 * time.Second
+)
+
+// The values of AgentDefaults.Judge: how the agent decides whether to
+// accept a task another agent delegates to it.
+const (
+	// JudgeLLM asks the model (the scripted provider keeps its own rule).
+	// It is the default.
+	JudgeLLM = "llm"
+	// JudgeCapabilities accepts a task whose text names one of the
+	// agent's capabilities (channels.mailbox.capabilities; "*" accepts all).
+	JudgeCapabilities = "capabilities"
+	// JudgeAccept accepts every task.
+	JudgeAccept = "accept"
 )
 
 // Config is the whole file: the top-level sections as nanobot has them.
@@ -55,7 +77,10 @@ type AgentDefaults struct {
 	Workspace string `json:"workspace"`
 	// Model is the model name passed to the provider ("" = the provider's own).
 	Model string `json:"model"`
-	// Provider names the entry of Config.Providers to use.
+	// Provider is a provider name as nanobot has them ("anthropic",
+	// "openai", "deepseek", ...), the name of an entry of Config.Providers
+	// with an apiBase, "scripted", or "auto" (the default: chosen from
+	// Model and the keys configured).
 	Provider string `json:"provider"`
 	// MaxTokens caps the tokens of one completion.
 	MaxTokens int `json:"maxTokens"`
@@ -65,6 +90,29 @@ type AgentDefaults struct {
 	MaxToolIterations int `json:"maxToolIterations"`
 	// MaxConcurrentSessions caps the sessions handled at the same time.
 	MaxConcurrentSessions int `json:"maxConcurrentSessions"`
+	// SystemPrompt, when set, is the whole system prompt: it replaces the
+	// one built from the workspace's files and the agent's identity.
+	SystemPrompt string `json:"systemPrompt"`
+	// SystemPromptFile names a file whose text is the whole system prompt
+	// (read at start; "~/" is expanded, a relative path is taken from the
+	// workspace). It cannot be set together with SystemPrompt.
+	SystemPromptFile string `json:"systemPromptFile"`
+	// Judge is how delegated tasks are accepted: JudgeLLM (default),
+	// JudgeCapabilities or JudgeAccept.
+	Judge string `json:"judge"`
+	// JudgeTimeout bounds the model's judgement, in seconds; zero means
+	// DefaultJudgeTimeout. A judgement that fails or times out accepts the
+	// task (and logs a warning).
+	JudgeTimeout float64 `json:"judgeTimeout"`
+}
+
+// JudgeTimeoutDuration returns JudgeTimeout as a duration,
+// DefaultJudgeTimeout when it is zero (or less).
+func (d AgentDefaults) JudgeTimeoutDuration() time.Duration {
+	if d.JudgeTimeout <= 0 {
+		return DefaultJudgeTimeout
+	}
+	return time.Duration(d.JudgeTimeout * float64(time.Second))
 }
 
 // ProviderConfig is one entry of the "providers" section.
@@ -81,6 +129,9 @@ type ProviderConfig struct {
 	// MaxRetries is how often a failed request is retried; Load sets
 	// DefaultProviderMaxRetries when the key is absent.
 	MaxRetries int `json:"maxRetries"`
+	// ExtraHeaders are sent with every request to this provider (such as
+	// "APP-Code" for AiHubMix), as nanobot's extraHeaders.
+	ExtraHeaders map[string]string `json:"extraHeaders"`
 }
 
 // TimeoutDuration returns Timeout as a duration, DefaultProviderTimeout when
@@ -131,12 +182,28 @@ func (c *Config) validate(p *problems) {
 	if d.Temperature < 0 {
 		p.invalid(prefix+"temperature", "want a number of 0 or more, got %s", show(d.Temperature))
 	}
+	switch d.Judge {
+	case "", JudgeLLM, JudgeCapabilities, JudgeAccept:
+	default:
+		p.invalid(prefix+"judge", "want %q, %q or %q, got %q", JudgeLLM, JudgeCapabilities, JudgeAccept, d.Judge)
+	}
+	if d.JudgeTimeout < 0 {
+		p.invalid(prefix+"judgeTimeout", "want a number of seconds of 0 or more, got %s", show(d.JudgeTimeout))
+	}
+	if d.SystemPrompt != "" && d.SystemPromptFile != "" {
+		p.invalid(prefix+"systemPromptFile", "set systemPrompt or systemPromptFile, not both")
+	}
 	for name, pc := range c.Providers {
 		if msg := providerTimeoutRange.Problem(pc.Timeout); msg != "" {
 			p.invalid("providers."+name+".timeout", "%s", msg)
 		}
 		if pc.MaxRetries < 0 {
 			p.invalid("providers."+name+".maxRetries", "want a whole number of 0 or more, got %d", pc.MaxRetries)
+		}
+		for h := range pc.ExtraHeaders {
+			if !validHeaderName(h) {
+				p.invalid("providers."+name+".extraHeaders."+h, "not a valid HTTP header name: use letters, digits and '-'")
+			}
 		}
 	}
 }
@@ -154,4 +221,17 @@ func (c *Config) Section(name string) (Section, bool) {
 	}
 	s, ok := c.Channels[camelKey(name)]
 	return s, ok
+}
+
+// validHeaderName reports whether h is an HTTP header name (RFC 9110 token).
+func validHeaderName(h string) bool {
+	if h == "" {
+		return false
+	}
+	for _, c := range []byte(h) {
+		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
+			return false
+		}
+	}
+	return true
 }

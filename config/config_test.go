@@ -12,7 +12,7 @@ func TestDefault(t *testing.T) {
 	assert.Equal(t, AgentDefaults{
 		Workspace:             "~/.nanobot/workspace",
 		Model:                 "",
-		Provider:              "scripted",
+		Provider:              "auto",
 		MaxTokens:             4096,
 		Temperature:           0.2,
 		MaxToolIterations:     20,

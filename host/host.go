@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"os"
 	"sync"
 	"time"
@@ -29,9 +30,11 @@ type Host struct {
 	bus      *bus.Bus
 	manager  *channels.Manager
 	loop     *agentloop.Loop
-	provider string            // the provider's name
-	mailbox  *mailbox.Channel  // nil when channels.mailbox is not enabled
-	mcp      *mcptools.Servers // nil when tools.mcpServers is empty
+	provider string // the provider's name
+	// providerNote says which provider was chosen and why; Start logs it.
+	providerNote choiceNote
+	mailbox      *mailbox.Channel  // nil when channels.mailbox is not enabled
+	mcp          *mcptools.Servers // nil when tools.mcpServers is empty
 
 	stopTimeout time.Duration
 
@@ -50,9 +53,12 @@ type Options struct {
 	Registry *channels.Registry
 	// Provider replaces the one agents.defaults.provider names.
 	Provider agentloop.Provider
-	// Environ is the environment, for the providers' keys (OPENAI_API_KEY);
-	// nil: os.Environ().
+	// Environ is the environment, for the providers' keys (OPENAI_API_KEY,
+	// ANTHROPIC_API_KEY, ...); nil: os.Environ().
 	Environ []string
+	// HTTPClient, when set, makes the provider's requests (proxies, tests
+	// that answer for the providers' real endpoints).
+	HTTPClient *http.Client
 	// Clock runs the channels' deadlines and tickers (default clock.Real).
 	Clock clock.Clock
 	// StopTimeout bounds each step of Stop (default 10 seconds).
@@ -84,7 +90,7 @@ func New(cfg *config.Config, opts Options) (*Host, error) {
 	provider, name := opts.Provider, "custom"
 	if provider == nil {
 		var err error
-		if provider, name, err = NewProvider(cfg, opts.Environ); err != nil {
+		if provider, name, h.providerNote, err = newProvider(cfg, opts); err != nil {
 			return fail(err)
 		}
 	}
@@ -109,7 +115,9 @@ func New(cfg *config.Config, opts Options) (*Host, error) {
 		if err != nil {
 			return fail(err)
 		}
-		lc.Tools, lc.Capabilities = tools, mb.Config().Capabilities
+		card := mb.Config()
+		lc.Tools, lc.AgentID, lc.Description = tools, mb.AgentID(), card.Description
+		lc.Capabilities, lc.Roles = card.Capabilities, card.Roles
 	}
 	mcp, tools, err := newMCP(cfg, lc.Tools, h.log, opts.Clock, opts.Environ)
 	if err != nil {
@@ -140,6 +148,9 @@ func (h *Host) Start(ctx context.Context) error {
 	}
 	if err := h.startMCP(ctx); err != nil {
 		return err
+	}
+	if h.providerNote.msg != "" {
+		h.providerNote.log(h.log)
 	}
 	loopCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan struct{})

@@ -2,61 +2,102 @@ package host
 
 import (
 	"fmt"
-	"maps"
-	"slices"
-	"strings"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"os"
 
 	"github.com/switchboard-dev/switchboard/agentloop"
+	"github.com/switchboard-dev/switchboard/agentloop/provider/anthropic"
+	"github.com/switchboard-dev/switchboard/agentloop/provider/catalog"
 	"github.com/switchboard-dev/switchboard/agentloop/provider/openai"
 	"github.com/switchboard-dev/switchboard/agentloop/provider/scripted"
 	"github.com/switchboard-dev/switchboard/config"
 )
 
-// scriptedProvider is the name of the deterministic provider, the default.
-const scriptedProvider = config.DefaultProvider
-
-// NewProvider returns the provider agents.defaults.provider names:
-// "scripted" (the default), or an OpenAI-compatible one configured under
-// providers.<name> ("openai", or any name with an apiBase, such as a local
-// vLLM or Ollama server). Errors name the key to fix.
-func NewProvider(cfg *config.Config, environ []string) (agentloop.Provider, string, error) {
-	d := cfg.Agents.Defaults
-	name := d.Provider
-	if name == "" {
-		name = scriptedProvider
+// NewProvider returns the provider that agents.defaults.provider names, and
+// its name: a provider nanobot knows (anthropic through Anthropic's own
+// API; openai, openrouter, deepseek, groq, moonshot, dashscope, zhipu,
+// gemini, ... through their OpenAI-compatible endpoints; vllm, custom or
+// any other name under providers with an apiBase), "scripted", or "auto"
+// (the default), which chooses as nanobot does (see catalog.Resolve). The
+// key goes only to the provider's own endpoint: its default one or the
+// apiBase beside the key.
+//
+// Of opts, NewProvider uses Environ (the providers' environment keys, such
+// as ANTHROPIC_API_KEY; nil: os.Environ()), HTTPClient and Logger (one INFO
+// line says which provider was chosen, and why; New logs it once the host
+// has started). Errors name the key to fix.
+func NewProvider(cfg *config.Config, opts Options) (agentloop.Provider, string, error) {
+	p, name, note, err := newProvider(cfg, opts)
+	if err == nil && opts.Logger != nil {
+		note.log(opts.Logger)
 	}
-	if name == scriptedProvider {
-		return scripted.New(), name, nil
-	}
-	pc, ok := cfg.Providers[name]
-	if !ok && name != "openai" {
-		return nil, "", fmt.Errorf("agents.defaults.provider: unknown provider %q: want %q or a name under providers (configured: %s)",
-			name, scriptedProvider, strings.Join(append([]string{scriptedProvider}, slices.Sorted(maps.Keys(cfg.Providers))...), ", "))
-	}
-	key := "providers." + name
-	if pc.Model == "" && d.Model == "" {
-		return nil, "", fmt.Errorf("%s.model: required for provider %q (or set agents.defaults.model)", key, name)
-	}
-	if pc.APIBase == "" && pc.APIKey == "" && getenv(environ, "OPENAI_API_KEY") == "" {
-		return nil, "", fmt.Errorf("%s.apiKey: required for provider %q (or set OPENAI_API_KEY, or apiBase for a server that needs no key)", key, name)
-	}
-	oc := openai.FromConfig(pc)
-	if oc.APIBase == "" && oc.APIKey == "" {
-		oc.APIKey = getenv(environ, "OPENAI_API_KEY")
-	}
-	p, err := openai.New(oc)
-	if err != nil {
-		return nil, "", fmt.Errorf("%s: %w", key, err)
-	}
-	return p, name, nil
+	return p, name, err
 }
 
-// getenv returns the value of name in environ ("" when unset).
-func getenv(environ []string, name string) string {
-	for _, kv := range slices.Backward(environ) {
-		if k, v, ok := strings.Cut(kv, "="); ok && k == name {
-			return v
-		}
+// choiceNote is the INFO line that says which provider was chosen and why.
+type choiceNote struct {
+	msg   string
+	attrs []any
+}
+
+func (n choiceNote) log(l *slog.Logger) { l.Info(n.msg, n.attrs...) }
+
+// newProvider is NewProvider; the line saying what was chosen is returned,
+// for the caller to log when the choice is final.
+func newProvider(cfg *config.Config, opts Options) (agentloop.Provider, string, choiceNote, error) {
+	environ := opts.Environ
+	if environ == nil {
+		environ = os.Environ()
 	}
-	return ""
+	c, err := catalog.Resolve(cfg, environ)
+	if err != nil {
+		return nil, "", choiceNote{}, err
+	}
+	if c.Scripted {
+		return scripted.New(), catalog.Scripted, choiceNote{"provider: scripted (deterministic, needs no key)", []any{"why", c.Why}}, nil
+	}
+	note := choiceNote{"provider: " + c.Name, []any{"host", hostOf(c.APIBase), "model", c.Model, "key", keyFrom(c), "why", c.Why}}
+	p, err := build(c, opts.HTTPClient)
+	return p, c.Name, note, err
+}
+
+// build makes the provider of a choice.
+func build(c catalog.Choice, client *http.Client) (agentloop.Provider, error) {
+	switch c.Spec.Kind {
+	case catalog.Anthropic:
+		ac := anthropic.FromConfig(c.Config)
+		ac.APIKey, ac.APIBase, ac.Model, ac.HTTPClient = c.APIKey, c.APIBase, c.Model, client
+		p, err := anthropic.New(ac)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.Path, err)
+		}
+		return p, nil
+	case catalog.OpenAICompatible:
+		oc := openai.FromConfig(c.Config)
+		oc.APIKey, oc.APIBase, oc.Model, oc.HTTPClient = c.APIKey, c.APIBase, c.Model, client
+		p, err := openai.New(oc)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", c.Path, err)
+		}
+		return p, nil
+	}
+	return nil, fmt.Errorf("agents.defaults.provider: %q cannot be used: choose a provider with an API key", c.Name)
+}
+
+// hostOf returns the host of a base URL, for the log.
+func hostOf(base string) string {
+	if u, err := url.Parse(base); err == nil {
+		return u.Host
+	}
+	return base
+}
+
+// keyFrom says where the key came from, never the key itself.
+func keyFrom(c catalog.Choice) string {
+	if c.KeyFrom == "" {
+		return "none"
+	}
+	return c.KeyFrom
 }

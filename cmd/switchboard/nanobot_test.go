@@ -58,7 +58,8 @@ func TestNanobotConfigRun(t *testing.T) {
 	host.awaitStderr("host running")
 	logs := host.stderrSoFar()
 	assert.Contains(t, logs, `level=WARN msg="skipped enabled channels of types nanobot has and this build does not" channels=[telegram]`)
-	assert.Regexp(t, `level=INFO msg="config keys switchboard does not use, ignored \(switchboard config check says why\)" keys="\[agents.defaults.memoryWindow .*channels.discord .*providers.openrouter.extraHeaders .*tools.restrictToWorkspace.*\]"`, logs)
+	assert.Regexp(t, `level=INFO msg="config keys switchboard does not use, ignored \(switchboard config check says why\)" keys="\[agents.defaults.memoryWindow .*channels.discord .*tools.restrictToWorkspace.*\]"`, logs)
+	assert.NotContains(t, logs, "providers.openrouter.extraHeaders", "extraHeaders is used")
 
 	recv := s.start("recv", "alice", "--count", "1", "--json")
 	recv.awaitStderr("listening as alice")
@@ -85,8 +86,10 @@ func TestNanobotConfigRunRefuses(t *testing.T) {
 	s.ok("--config", bad, "agents") // no use for agents.defaults
 	assertOneLineError(t, s.run("--config", bad, "run"), 1, "agents.defaults.maxTokens: want a whole number of 1 or more, got 0")
 
-	auto := s.nanobotConfig("nanobot-auto-snake.json")
-	assertOneLineError(t, s.run("--config", auto, "run"), 1, `agents.defaults.provider: unknown provider "auto"`)
+	auto := s.nanobotConfig("nanobot-auto-snake.json")            // auto: deepseek/deepseek-chat, and deepseek's key...
+	s.environ = []string{"NANOBOT_PROVIDERS__DEEPSEEK__API_KEY="} // ...taken away
+	assertOneLineError(t, s.run("--config", auto, "run"), 1,
+		`agents.defaults.model: "deepseek/deepseek-chat" needs provider deepseek, which is not configured: set providers.deepseek.apiKey (or DEEPSEEK_API_KEY)`)
 }
 
 func TestConfigCheck(t *testing.T) {
@@ -106,7 +109,7 @@ func TestConfigCheck(t *testing.T) {
 	typos := s.nanobotConfig("nanobot-typos.json")
 	r := s.run("--config", typos, "config", "check", "--json")
 	assert.Equal(t, 1, r.code)
-	assert.Equal(t, "switchboard: config check: 8 errors in ~/nanobot-typos.json\n", r.stderr)
+	assert.Equal(t, "switchboard: config check: 7 errors in ~/nanobot-typos.json\n", r.stderr)
 	var errs []string
 	for _, line := range strings.Split(strings.TrimSpace(r.stdout), "\n") {
 		var l map[string]any
@@ -119,7 +122,6 @@ func TestConfigCheck(t *testing.T) {
 	slices.Sort(errs)
 	assert.Equal(t, []string{
 		`agents.defaults.memoryWindw: unknown key (did you mean "memoryWindow"?)`,
-		`agents.defaults.provider: unknown provider "auto": want "scripted" or a name under providers (configured: scripted, openrouter)`,
 		`channels.feishu.appSecrett: unknown key (did you mean "appSecret"?)`,
 		`channels.mailbox.agentID: unknown key (did you mean "agentId"?)`,
 		`channels.sendProgres: unknown key (did you mean "sendProgress"?)`,

@@ -121,13 +121,13 @@ func TestRunConfigErrors(t *testing.T) {
 		name, config, want string
 	}{
 		{"unknown provider", `{"agents": {"defaults": {"provider": "nope"}}, "channels": {` + mb + `}}`,
-			`agents.defaults.provider: unknown provider "nope": want "scripted" or a name under providers`},
+			`agents.defaults.provider: unknown provider "nope": want "auto", "scripted", a provider nanobot knows (`},
 		{"no model", `{"agents": {"defaults": {"provider": "openai"}}, "providers": {"openai": {"apiKey": "k"}}, "channels": {` + mb + `}}`,
 			`providers.openai.model: required for provider "openai" (or set agents.defaults.model)`},
 		{"no key", `{"agents": {"defaults": {"provider": "openai", "model": "m"}}, "channels": {` + mb + `}}`,
 			`providers.openai.apiKey: required`},
 		{"bad apiBase", `{"agents": {"defaults": {"provider": "local"}}, "providers": {"local": {"apiBase": "ftp://x", "model": "m"}}, "channels": {` + mb + `}}`,
-			`providers.local: openai provider: apiBase "ftp://x": want an http or https URL`},
+			`providers.local.apiBase: "ftp://x": want an http or https URL`},
 		{"bad feishu key", `{"channels": {"feishu": {"enabled": true, "listn": "x"}}}`, `channels.feishu.listn`},
 		{"feishu port taken", `{"channels": {"feishu": {"enabled": true, "listen": "` + busy.Addr().String() + `"}, ` + mb + `}}`,
 			`channels.feishu.listen`},

@@ -78,7 +78,7 @@ func (a *app) configCheck(jsonOut bool) error {
 		return err // the file cannot be read or parsed
 	}
 	channels.DefaultRegistry().CheckConfig(cfg)
-	if _, _, err := host.NewProvider(cfg, a.env.Environ); err != nil {
+	if _, _, err := host.NewProvider(cfg, host.Options{Environ: a.env.Environ}); err != nil {
 		cfg.Report.Invalid("agents.defaults.provider", err)
 	}
 

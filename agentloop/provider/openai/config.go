@@ -13,15 +13,21 @@ import (
 // DefaultTimeout bounds one request attempt when Config.Timeout is zero.
 const DefaultTimeout = config.DefaultProviderTimeout
 
+// DefaultAPIBase is OpenAI's endpoint, where requests go when
+// Config.APIBase is empty.
+const DefaultAPIBase = "https://api.openai.com/v1"
+
 // Config configures a Provider.
 type Config struct {
-	// APIKey is sent as a bearer token. When empty and APIBase is empty too,
-	// the OPENAI_API_KEY environment variable is used; a key is never sent
-	// to another server unless given here.
+	// APIKey is sent as a bearer token to APIBase, and nowhere else; ""
+	// sends none. The library's environment variables (OPENAI_API_KEY,
+	// OPENAI_BASE_URL, ...) are not read: the caller decides.
 	APIKey string
 	// APIBase is the server's base URL, such as "http://localhost:8000/v1"
-	// ("" = https://api.openai.com/v1, or $OPENAI_BASE_URL).
+	// ("" = DefaultAPIBase).
 	APIBase string
+	// ExtraHeaders are sent with every request.
+	ExtraHeaders map[string]string
 	// Model is the model to use; it overrides Request.Model (a provider's
 	// model overrides agents.defaults.model). One of the two is required.
 	Model string
@@ -35,13 +41,16 @@ type Config struct {
 
 // FromConfig returns the Config of a "providers.<name>" section.
 func FromConfig(pc config.ProviderConfig) Config {
-	return Config{APIKey: pc.APIKey, APIBase: pc.APIBase, Model: pc.Model,
+	return Config{APIKey: pc.APIKey, APIBase: pc.APIBase, Model: pc.Model, ExtraHeaders: pc.ExtraHeaders,
 		Timeout: pc.TimeoutDuration(), MaxRetries: pc.MaxRetries}
 }
 
 func (c *Config) setDefaults() {
 	if c.Timeout == 0 {
 		c.Timeout = DefaultTimeout
+	}
+	if c.APIBase == "" {
+		c.APIBase = DefaultAPIBase
 	}
 }
 
@@ -54,11 +63,8 @@ func (c *Config) Validate() error {
 	if c.MaxRetries < 0 {
 		errs = append(errs, fmt.Errorf("openai provider: maxRetries: want 0 or more, got %d", c.MaxRetries))
 	}
-	if c.APIBase != "" {
-		u, err := url.Parse(c.APIBase)
-		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-			errs = append(errs, fmt.Errorf("openai provider: apiBase %q: want an http or https URL such as http://localhost:8000/v1", c.APIBase))
-		}
+	if u, err := url.Parse(c.APIBase); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		errs = append(errs, fmt.Errorf("openai provider: apiBase %q: want an http or https URL such as http://localhost:8000/v1", c.APIBase))
 	}
 	return errors.Join(errs...)
 }

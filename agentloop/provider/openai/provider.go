@@ -4,7 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
+	"net/url"
+	"slices"
 
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
@@ -21,20 +24,29 @@ type Provider struct {
 
 var _ agentloop.Provider = (*Provider)(nil)
 
+// openAIHost is the host of DefaultAPIBase.
+const openAIHost = "api.openai.com"
+
 // New returns a Provider for cfg.
 func New(cfg Config) (*Provider, error) {
 	cfg.setDefaults()
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	// The base URL and the key are always set here, over what the library
+	// reads from the environment, so that a key goes only where cfg says.
 	opts := []option.RequestOption{
+		option.WithBaseURL(cfg.APIBase),
+		option.WithAPIKey(cfg.APIKey),
 		option.WithMaxRetries(cfg.MaxRetries),
 		option.WithRequestTimeout(cfg.Timeout),
 	}
-	if cfg.APIBase != "" {
-		opts = append(opts, option.WithBaseURL(cfg.APIBase), option.WithAPIKey(cfg.APIKey))
-	} else if cfg.APIKey != "" {
-		opts = append(opts, option.WithAPIKey(cfg.APIKey))
+	if u, _ := url.Parse(cfg.APIBase); u.Hostname() != openAIHost {
+		// OPENAI_ORG_ID and OPENAI_PROJECT_ID are OpenAI's, not another server's.
+		opts = append(opts, option.WithHeaderDel("OpenAI-Organization"), option.WithHeaderDel("OpenAI-Project"))
+	}
+	for _, k := range slices.Sorted(maps.Keys(cfg.ExtraHeaders)) {
+		opts = append(opts, option.WithHeader(k, cfg.ExtraHeaders[k]))
 	}
 	if cfg.HTTPClient != nil {
 		opts = append(opts, option.WithHTTPClient(cfg.HTTPClient))

@@ -93,13 +93,13 @@ func answer(req agentloop.Request, text string) (*agentloop.Response, error) {
 }
 
 // answerNote handles a message from another agent. Work that fails is an
-// error, so that the task fails visibly.
+// *agentloop.TaskFailure, so that the task fails visibly with the reason.
 func answerNote(n agentloop.MailboxNote) (*agentloop.Response, error) {
 	switch n.Type {
 	case "task":
 		res, err := Work(n.Text)
 		if err != nil {
-			return nil, err
+			return nil, &agentloop.TaskFailure{Reason: err.Error()}
 		}
 		return say(res), nil
 	case "task_update":

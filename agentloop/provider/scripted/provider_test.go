@@ -67,6 +67,8 @@ func TestChatTaskItCannotDoIsAnError(t *testing.T) {
 	assert.ErrorContains(t, err, "I do not know how to paint")
 	_, err = scripted.New().Chat(context.Background(), ask("[mailbox task from researcher] compute 1/0"))
 	assert.EqualError(t, err, "division by zero")
+	var tf *agentloop.TaskFailure
+	assert.ErrorAs(t, err, &tf, "the task fails with the reason, not as a provider failure")
 }
 
 func TestChatCallsTools(t *testing.T) {

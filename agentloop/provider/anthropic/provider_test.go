@@ -1,0 +1,154 @@
+package anthropic_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/switchboard-dev/switchboard/agentloop"
+	"github.com/switchboard-dev/switchboard/agentloop/provider/anthropic"
+)
+
+// server is a fake Messages endpoint that records each request's headers
+// and body and answers with answer.
+type server struct {
+	*httptest.Server
+	mu      sync.Mutex
+	headers []http.Header
+	bodies  []map[string]any
+}
+
+func newServer(t *testing.T, status int, answer any) *server {
+	t.Helper()
+	s := &server{}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var body map[string]any
+		data, _ := io.ReadAll(r.Body)
+		_ = json.Unmarshal(data, &body)
+		s.mu.Lock()
+		s.headers, s.bodies = append(s.headers, r.Header.Clone()), append(s.bodies, body)
+		s.mu.Unlock()
+		if r.URL.Path != "/v1/messages" || r.Method != http.MethodPost {
+			http.Error(w, "unexpected "+r.Method+" "+r.URL.Path, http.StatusTeapot)
+			return
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(status)
+		_ = json.NewEncoder(w).Encode(answer)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func message(stop string, content ...any) map[string]any {
+	return map[string]any{"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test",
+		"content": content, "stop_reason": stop, "usage": map[string]any{"input_tokens": 1, "output_tokens": 1}}
+}
+
+func TestChatMapsToolCallsBothWays(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, 200, message("tool_use",
+		map[string]any{"type": "text", "text": "Let me look."},
+		map[string]any{"type": "tool_use", "id": "toolu_2", "name": "list_agents", "input": map[string]any{"capability": "sorting"}}))
+	p, err := anthropic.New(anthropic.Config{APIKey: "sk-ant-test", APIBase: s.URL, Model: "claude-test",
+		ExtraHeaders: map[string]string{"X-Team": "blue"}})
+	require.NoError(t, err)
+
+	resp, err := p.Chat(context.Background(), agentloop.Request{MaxTokens: 100, Temperature: 0.2,
+		Messages: []agentloop.Message{
+			{Role: agentloop.RoleSystem, Content: "You are coder."},
+			{Role: agentloop.RoleUser, Content: "who sorts?"},
+			{Role: agentloop.RoleAssistant, ToolCalls: []agentloop.ToolCall{
+				{ID: "toolu_1", Name: "list_agents", Arguments: `{}`}, {ID: "toolu_x", Name: "list_agents", Arguments: ``}}},
+			{Role: agentloop.RoleTool, ToolCallID: "toolu_1", Content: "[]"},
+			{Role: agentloop.RoleTool, ToolCallID: "toolu_x", Content: "error: boom"},
+			{Role: agentloop.RoleUser, Content: "and now?"},
+		},
+		Tools: []agentloop.ToolSpec{{Name: "list_agents", Description: "List agents.", Parameters: map[string]any{
+			"type": "object", "properties": map[string]any{"capability": map[string]any{"type": "string"}},
+			"required": []any{"capability"}, "additionalProperties": false}}},
+	})
+	require.NoError(t, err)
+	assert.Equal(t, &agentloop.Response{Content: "Let me look.", FinishReason: "tool_calls",
+		ToolCalls: []agentloop.ToolCall{{ID: "toolu_2", Name: "list_agents", Arguments: `{"capability":"sorting"}`}}}, resp)
+
+	require.Len(t, s.headers, 1)
+	h := s.headers[0]
+	assert.Equal(t, "sk-ant-test", h.Get("X-Api-Key"))
+	assert.Empty(t, h.Get("Authorization"), "the key goes in x-api-key only")
+	assert.Equal(t, "blue", h.Get("X-Team"))
+	assert.NotEmpty(t, h.Get("Anthropic-Version"))
+
+	body := s.bodies[0]
+	assert.Equal(t, "claude-test", body["model"])
+	assert.EqualValues(t, 100, body["max_tokens"])
+	assert.Equal(t, []any{map[string]any{"type": "text", "text": "You are coder."}}, body["system"])
+	want := `[
+	 {"role":"user","content":[{"type":"text","text":"who sorts?"}]},
+	 {"role":"assistant","content":[
+	   {"type":"tool_use","id":"toolu_1","name":"list_agents","input":{}},
+	   {"type":"tool_use","id":"toolu_x","name":"list_agents","input":{}}]},
+	 {"role":"user","content":[
+	   {"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"text","text":"[]"}],"is_error":false},
+	   {"type":"tool_result","tool_use_id":"toolu_x","content":[{"type":"text","text":"error: boom"}],"is_error":true},
+	   {"type":"text","text":"and now?"}]}]`
+	got, _ := json.Marshal(body["messages"])
+	assert.JSONEq(t, want, string(got))
+	tools, _ := json.Marshal(body["tools"])
+	assert.JSONEq(t, `[{"name":"list_agents","description":"List agents.","input_schema":{"type":"object",
+		"properties":{"capability":{"type":"string"}},"required":["capability"],"additionalProperties":false}}]`, string(tools))
+}
+
+func TestChatText(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, 200, message("end_turn", map[string]any{"type": "text", "text": "1 3 5 9"}))
+	p, err := anthropic.New(anthropic.Config{APIKey: "k", APIBase: s.URL})
+	require.NoError(t, err)
+	resp, err := p.Chat(context.Background(), agentloop.Request{Model: "claude-from-request",
+		Messages: []agentloop.Message{{Role: agentloop.RoleUser, Content: "sort 5 3 9 1"}}, Temperature: 3})
+	require.NoError(t, err)
+	assert.Equal(t, &agentloop.Response{Content: "1 3 5 9", FinishReason: "stop"}, resp)
+	assert.Equal(t, "claude-from-request", s.bodies[0]["model"])
+	assert.EqualValues(t, anthropic.DefaultMaxTokens, s.bodies[0]["max_tokens"], "the API needs a cap")
+	assert.EqualValues(t, 1, s.bodies[0]["temperature"], "clamped to the API's range")
+}
+
+func TestServerRefusalIsAStatusError(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, 529, map[string]any{"type": "error", "error": map[string]any{"type": "overloaded_error", "message": "Overloaded"}})
+	p, err := anthropic.New(anthropic.Config{APIKey: "k", APIBase: s.URL, Model: "m"})
+	require.NoError(t, err)
+	_, err = p.Chat(context.Background(), agentloop.Request{Messages: []agentloop.Message{{Role: agentloop.RoleUser, Content: "hi"}}})
+	var se *anthropic.StatusError
+	require.ErrorAs(t, err, &se)
+	assert.Equal(t, 529, se.StatusCode)
+	assert.Equal(t, "overloaded_error", se.Type)
+	assert.EqualError(t, err, "anthropic provider: server answered 529: Overloaded")
+	assert.Len(t, s.bodies, 1, "no retries when MaxRetries is 0")
+}
+
+func TestBadConfigAndRequests(t *testing.T) {
+	t.Parallel()
+	_, err := anthropic.New(anthropic.Config{APIBase: "api.anthropic.com", Timeout: -1, MaxRetries: -1})
+	assert.EqualError(t, err, "anthropic provider: timeout: want 0 or more, got -1ns\n"+
+		"anthropic provider: maxRetries: want 0 or more, got -1\n"+
+		`anthropic provider: apiBase "api.anthropic.com": want an http or https URL such as https://api.anthropic.com`)
+
+	s := newServer(t, 200, message("end_turn"))
+	p, err := anthropic.New(anthropic.Config{APIBase: s.URL})
+	require.NoError(t, err)
+	_, err = p.Chat(context.Background(), agentloop.Request{})
+	assert.ErrorContains(t, err, "no model")
+	_, err = p.Chat(context.Background(), agentloop.Request{Model: "m", Messages: []agentloop.Message{{Role: "narrator"}}})
+	assert.EqualError(t, err, `anthropic provider: message 0: unknown role "narrator"`)
+	s.Close()
+	_, err = p.Chat(context.Background(), agentloop.Request{Model: "m", Messages: []agentloop.Message{{Role: agentloop.RoleUser, Content: "x"}}})
+	assert.ErrorContains(t, err, "anthropic provider: request failed")
+}
