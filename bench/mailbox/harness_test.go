@@ -22,7 +22,7 @@ func TestMain(m *testing.M) {
 func TestHarnessAllModes(t *testing.T) {
 	root := t.TempDir()
 	var out, errOut bytes.Buffer
-	code := run([]string{"-mode", "all", "-n", "20", "-gap", "0", "-root", root, "-timeout", "2m"}, &out, &errOut)
+	code := run([]string{"-mode", "all", "-n", "4", "-gap", "0", "-root", root, "-timeout", "2m"}, &out, &errOut)
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())
 	}

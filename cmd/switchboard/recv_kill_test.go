@@ -18,7 +18,7 @@ import (
 )
 
 // recvKillMessages is how many messages TestRecvLosesNothingUnderSIGKILL
-// drains: 1,000 in the suite, SWITCHBOARD_RECV_KILL_MESSAGES to change it
+// drains: 500 in the suite, SWITCHBOARD_RECV_KILL_MESSAGES to change it
 // (.ci/run drains 10,000 in a run of its own, without the race detector).
 func recvKillMessages(t *testing.T) int {
 	if v := os.Getenv("SWITCHBOARD_RECV_KILL_MESSAGES"); v != "" {
@@ -26,7 +26,7 @@ func recvKillMessages(t *testing.T) int {
 		require.NoError(t, err, "SWITCHBOARD_RECV_KILL_MESSAGES")
 		return n
 	}
-	return 1_000
+	return 500
 }
 
 // TestRecvLosesNothingUnderSIGKILL drains the waiting messages with
