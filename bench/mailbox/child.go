@@ -135,6 +135,7 @@ func runChild(args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 			recvErr = fmt.Errorf("after %d of %d messages: %w", rec.res.Received, o.n, recvErr)
 			break
 		}
+		in.Done() // an agent that is done at once: the message is acknowledged now
 		if rec.add(in, now) && o.lockstep {
 			recvErr = say("got")
 		}
