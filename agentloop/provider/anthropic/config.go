@@ -1,12 +1,10 @@
 package anthropic
 
 import (
-	"errors"
-	"fmt"
 	"net/http"
-	"net/url"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/agentloop"
 	"github.com/switchboard-dev/switchboard/config"
 )
 
@@ -57,15 +55,5 @@ func (c *Config) setDefaults() {
 
 // Validate reports settings out of range.
 func (c *Config) Validate() error {
-	var errs []error
-	if c.Timeout < 0 {
-		errs = append(errs, fmt.Errorf("anthropic provider: timeout: want 0 or more, got %s", c.Timeout))
-	}
-	if c.MaxRetries < 0 {
-		errs = append(errs, fmt.Errorf("anthropic provider: maxRetries: want 0 or more, got %d", c.MaxRetries))
-	}
-	if u, err := url.Parse(c.APIBase); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		errs = append(errs, fmt.Errorf("anthropic provider: apiBase %q: want an http or https URL such as %s", c.APIBase, DefaultAPIBase))
-	}
-	return errors.Join(errs...)
+	return agentloop.CheckEndpoint("anthropic", c.Timeout, c.MaxRetries, c.APIBase, DefaultAPIBase)
 }

@@ -1,12 +1,10 @@
 package openai
 
 import (
-	"errors"
-	"fmt"
 	"net/http"
-	"net/url"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/agentloop"
 	"github.com/switchboard-dev/switchboard/config"
 )
 
@@ -56,15 +54,5 @@ func (c *Config) setDefaults() {
 
 // Validate reports settings out of range.
 func (c *Config) Validate() error {
-	var errs []error
-	if c.Timeout < 0 {
-		errs = append(errs, fmt.Errorf("openai provider: timeout: want 0 or more, got %s", c.Timeout))
-	}
-	if c.MaxRetries < 0 {
-		errs = append(errs, fmt.Errorf("openai provider: maxRetries: want 0 or more, got %d", c.MaxRetries))
-	}
-	if u, err := url.Parse(c.APIBase); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		errs = append(errs, fmt.Errorf("openai provider: apiBase %q: want an http or https URL such as http://localhost:8000/v1", c.APIBase))
-	}
-	return errors.Join(errs...)
+	return agentloop.CheckEndpoint("openai", c.Timeout, c.MaxRetries, c.APIBase, "http://localhost:8000/v1")
 }
