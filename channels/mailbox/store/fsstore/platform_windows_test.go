@@ -1,20 +1,17 @@
 package fsstore
 
 import (
-	"flag"
 	"os"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // TestMain runs only TestOpenUnsupportedPlatform on windows: Open refuses
 // there, so every other test would fail at its first step.
-func TestMain(m *testing.M) {
-	flag.Parse()
-	_ = flag.Set("test.run", "^TestOpenUnsupportedPlatform$")
-	os.Exit(m.Run())
-}
+func TestMain(m *testing.M) { testkit.RunOnly(m, "^TestOpenUnsupportedPlatform$") }
 
 func TestOpenUnsupportedPlatform(t *testing.T) {
 	root := t.TempDir()
