@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/internal/fileinfo"
 )
 
 // stagingMaxAge is how old a staging file must be to count as the orphan
@@ -114,7 +115,7 @@ func (d *doctorRun) checkRoot() bool {
 	}
 	perm := fi.Mode().Perm()
 	f := finding{Check: "root", Severity: severityOK, Path: d.root, Detail: fmt.Sprintf("mode %04o, owned by you", perm)}
-	if uid, ok := ownerOf(fi); ok && uid != os.Geteuid() {
+	if uid, ok := fileinfo.Owner(fi); ok && uid != os.Geteuid() {
 		f.Severity = severityError
 		f.Detail = fmt.Sprintf("owned by uid %d, not by you (uid %d): the store refuses it; run: chown %d %s", uid, os.Geteuid(), os.Geteuid(), d.root)
 		d.add(f)

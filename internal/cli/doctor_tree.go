@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/internal/fileinfo"
 )
 
 // openBits are the permission bits that let group or others in.
@@ -63,7 +64,7 @@ func (d *doctorRun) checkTree() {
 		if err != nil {
 			return nil // gone meanwhile
 		}
-		if n := linkCount(fi); !fi.IsDir() && n > 1 {
+		if n := fileinfo.Links(fi); !fi.IsDir() && n > 1 {
 			d.addHardLink(agent, rel, path, n) // never chmodded: it may be a file outside the tree
 			return nil
 		}
@@ -83,7 +84,7 @@ func (d *doctorRun) checkTree() {
 // checkEntry counts the file or folder at path into g, and with --fix
 // makes it private.
 func (d *doctorRun) checkEntry(g *permGroup, rel, path string, fi fs.FileInfo) {
-	if uid, ok := ownerOf(fi); ok && uid != os.Geteuid() {
+	if uid, ok := fileinfo.Owner(fi); ok && uid != os.Geteuid() {
 		if g.others == 0 {
 			g.otherUID, g.otherExample = uid, rel
 		}

@@ -5,6 +5,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/switchboard-dev/switchboard/internal/fileinfo"
 )
 
 // extraLinks returns why the message file dir/name cannot be used because
@@ -18,14 +20,14 @@ import (
 func (in *Inbox) extraLinks(dir, name string) string {
 	path := filepath.Join(dir, name)
 	fi, err := os.Lstat(path)
-	if err != nil || !fi.Mode().IsRegular() || linkCount(fi) <= 1 {
+	if err != nil || !fi.Mode().IsRegular() || fileinfo.Links(fi) <= 1 {
 		return "" // readMessage reports a missing or odd file (a folder has several links)
 	}
 	young := in.settleStagingTwins(fi)
 	if fi, err = os.Lstat(path); err != nil {
 		return ""
 	}
-	if n := linkCount(fi); n > 1+uint64(young) {
+	if n := fileinfo.Links(fi); n > 1+uint64(young) {
 		return fmt.Sprintf("hard link (%d links): a message file must have one link; another may be a file outside the mailbox", n)
 	}
 	return ""

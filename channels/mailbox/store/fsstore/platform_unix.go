@@ -4,7 +4,6 @@ package fsstore
 
 import (
 	"errors"
-	"io/fs"
 	"os"
 	"syscall"
 )
@@ -30,23 +29,4 @@ func tryLock(f *os.File) (bool, error) {
 			return false, err
 		}
 	}
-}
-
-// ownerUID returns the uid that owns the file fi describes, if the system
-// says.
-func ownerUID(fi fs.FileInfo) (int, bool) {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return 0, false
-	}
-	return int(st.Uid), true
-}
-
-// linkCount returns how many hard links the file fi describes has (1 when
-// the system does not say).
-func linkCount(fi fs.FileInfo) uint64 {
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		return uint64(st.Nlink)
-	}
-	return 1
 }

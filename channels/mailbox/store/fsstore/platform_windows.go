@@ -1,7 +1,6 @@
 package fsstore
 
 import (
-	"io/fs"
 	"os"
 )
 
@@ -15,9 +14,3 @@ func checkPlatform() error { return ErrUnsupportedPlatform }
 
 // tryLock never locks on windows.
 func tryLock(*os.File) (bool, error) { return false, ErrUnsupportedPlatform }
-
-// ownerUID knows no owner on windows.
-func ownerUID(fs.FileInfo) (int, bool) { return 0, false }
-
-// linkCount is 1 on windows, where the store does not run.
-func linkCount(fs.FileInfo) uint64 { return 1 }

@@ -3,6 +3,8 @@ package fsstore
 import (
 	"fmt"
 	"os"
+
+	"github.com/switchboard-dev/switchboard/internal/fileinfo"
 )
 
 // checkPrivate refuses a folder of the tree below the root (an agent's
@@ -19,7 +21,7 @@ func checkPrivate(path string) error {
 		return fmt.Errorf("mailbox folder %s is writable by group or others (mode %04o), so they could plant or alter messages; run: chmod 700 %s (or switchboard doctor --fix)",
 			path, perm, path)
 	}
-	if owner, ok := ownerUID(fi); ok {
+	if owner, ok := fileinfo.Owner(fi); ok {
 		if uid := os.Geteuid(); owner != uid {
 			return fmt.Errorf("mailbox folder %s is owned by uid %d, not by you (uid %d); run: chown %d %s && chmod 700 %s",
 				path, owner, uid, uid, path, path)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/audit"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/internal/fileinfo"
 )
 
 // Open opens the mailbox tree at opts.Root, creating the folder (mode 0700)
@@ -60,7 +61,7 @@ func checkRoot(root string) error {
 		return fmt.Errorf("mailbox root %s is writable by group or others (mode %04o); run: chmod 700 %s",
 			root, perm, root)
 	}
-	if owner, ok := ownerUID(fi); ok {
+	if owner, ok := fileinfo.Owner(fi); ok {
 		if uid := os.Geteuid(); owner != uid {
 			return fmt.Errorf("mailbox root %s is owned by uid %d, not by you (uid %d); run: chown %d %s && chmod 700 %s",
 				root, owner, uid, uid, root, root)

@@ -9,6 +9,7 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox/audit"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/internal/fileinfo"
 )
 
 // deadSenderReason marks a "sent" line that a receiver logged for a sender
@@ -22,7 +23,7 @@ const deadSenderReason = "logged by the receiver: its sender stopped after deliv
 // (logSentOnce) so the audit log has every delivered message.
 func (in *Inbox) dropStaging(tmp, name string, fi fs.FileInfo) {
 	path := filepath.Join(tmp, name)
-	if linkCount(fi) > 1 {
+	if fileinfo.Links(fi) > 1 {
 		if msg, err := readMessage(path, in.s.opts.MaxMessageBytes); err == nil {
 			in.s.logSentOnce(msg)
 		}
