@@ -21,6 +21,7 @@ import (
 	"github.com/switchboard-dev/switchboard/agentloop/provider/scripted"
 	"github.com/switchboard-dev/switchboard/config"
 	"github.com/switchboard-dev/switchboard/host"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // seen is one request as it left the provider: where it was going and
@@ -235,12 +236,12 @@ func TestProviderIgnoresTheSDKsEnvironment(t *testing.T) {
 
 func TestNewProviderChoosesScriptedWithNothingConfigured(t *testing.T) {
 	t.Parallel()
-	logs := logSignals{newSignals[string]()}
+	logs := logSignals{testkit.NewLog[string]()}
 	p, name, err := host.NewProvider(config.Default(), host.Options{Environ: []string{"OPENAI_API_KEY=sk-x"}, Logger: slog.New(logs)})
 	require.NoError(t, err)
 	assert.IsType(t, &scripted.Provider{}, p)
 	assert.Equal(t, "scripted", name)
-	assert.Equal(t, []string{"provider: scripted (deterministic, needs no key)"}, logs.all())
+	assert.Equal(t, []string{"provider: scripted (deterministic, needs no key)"}, logs.All())
 }
 
 func TestNewProviderErrors(t *testing.T) {

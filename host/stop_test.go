@@ -22,6 +22,7 @@ import (
 	"github.com/switchboard-dev/switchboard/config"
 	feishustub "github.com/switchboard-dev/switchboard/examples/feishu-stub"
 	"github.com/switchboard-dev/switchboard/host"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // The host is stopped while its loop is busy with one message and a second
@@ -35,21 +36,21 @@ func TestHostStopAnswersWhatItReceived(t *testing.T) {
 	st, err := fsstore.Open(fsstore.Options{Root: w.root})
 	require.NoError(t, err)
 	t.Cleanup(func() { st.Close() })
-	events, logs := newSignals[store.Event](), logSignals{newSignals[string]()}
+	events, logs := testkit.NewEvents(), logSignals{testkit.NewLog[string]()}
 	gate := &gatedProvider{hold: "first", entered: make(chan struct{}), release: make(chan struct{})}
 	cfg := w.config("coder", false, nil)
-	h := w.start(cfg, host.Options{Provider: gate, Registry: observedRegistry(events.add), Logger: slog.New(logs)})
+	h := w.start(cfg, host.Options{Provider: gate, Registry: observedRegistry(events.Observe), Logger: slog.New(logs)})
 
 	first := sendAs(t, st, "boss", "coder", "count words in first second third")
 	waitClosed(t, gate.entered, "the turn of the first message")
 	second := sendAs(t, st, "boss", "coder", "count words in x y")
-	events.await(t, "the second message on the bus", func(ev store.Event) bool {
+	events.WaitFor(t, "the second message on the bus", func(ev store.Event) bool {
 		return ev.Kind == store.EventDelivered && ev.MessageID == second
 	})
 
 	stopped := make(chan error, 1)
 	go func() { stopped <- h.Stop() }()
-	logs.await(t, "the intake stopped", func(msg string) bool { return msg == "mailbox stopped receiving" })
+	logs.WaitFor(t, "the intake stopped", func(msg string) bool { return msg == "mailbox stopped receiving" })
 	third := sendAs(t, st, "boss", "coder", "count words in after the stop")
 	close(gate.release)
 	select {
@@ -62,10 +63,10 @@ func TestHostStopAnswersWhatItReceived(t *testing.T) {
 	assert.Equal(t, map[string]string{first: "3", second: "2"}, replies(t, st, "boss"),
 		"both messages taken before the stop are answered")
 	assert.Equal(t, []string{third}, pendingIDs(t, st, "coder"), "the third waits in the inbox")
-	assert.True(t, slices.Contains(logs.all(), "host stopping: no longer receiving; answering what was received"))
+	assert.True(t, slices.Contains(logs.All(), "host stopping: no longer receiving; answering what was received"))
 
-	again := w.start(cfg, host.Options{Registry: observedRegistry(events.add)})
-	events.await(t, "the third message acknowledged", func(ev store.Event) bool {
+	again := w.start(cfg, host.Options{Registry: observedRegistry(events.Observe)})
+	events.WaitFor(t, "the third message acknowledged", func(ev store.Event) bool {
 		return ev.Kind == store.EventProcessed && ev.MessageID == third
 	})
 	require.NoError(t, again.Stop())
@@ -152,58 +153,13 @@ func (g *gatedProvider) Chat(ctx context.Context, req agentloop.Request) (*agent
 	return g.Provider.Chat(ctx, req)
 }
 
-// signals records values as they happen and lets a test wait for one.
-type signals[T any] struct {
-	mu      sync.Mutex
-	items   []T
-	changed chan struct{} // closed and replaced on every add
-}
-
-func newSignals[T any]() *signals[T] { return &signals[T]{changed: make(chan struct{})} }
-
-func (s *signals[T]) add(v T) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.items = append(s.items, v)
-	close(s.changed)
-	s.changed = make(chan struct{})
-}
-
-func (s *signals[T]) all() []T {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return slices.Clone(s.items)
-}
-
-// await waits up to hostWait for a value that match accepts.
-func (s *signals[T]) await(t *testing.T, what string, match func(T) bool) T {
-	t.Helper()
-	deadline := time.After(hostWait)
-	for {
-		s.mu.Lock()
-		for _, v := range s.items {
-			if match(v) {
-				s.mu.Unlock()
-				return v
-			}
-		}
-		changed := s.changed
-		s.mu.Unlock()
-		select {
-		case <-changed:
-		case <-deadline:
-			t.Fatalf("timed out waiting for %s; seen %v", what, s.all())
-		}
-	}
-}
-
 // logSignals is a slog.Handler recording the messages logged.
-type logSignals struct{ *signals[string] }
+type logSignals struct{ *testkit.Log[string] }
 
 func (l logSignals) Enabled(context.Context, slog.Level) bool { return true }
 func (l logSignals) WithAttrs([]slog.Attr) slog.Handler       { return l }
 func (l logSignals) WithGroup(string) slog.Handler            { return l }
 func (l logSignals) Handle(_ context.Context, r slog.Record) error {
-	l.add(r.Message)
+	l.Add(r.Message)
 	return nil
 }
