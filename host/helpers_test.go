@@ -20,11 +20,8 @@ import (
 	"github.com/switchboard-dev/switchboard/config"
 	feishustub "github.com/switchboard-dev/switchboard/examples/feishu-stub"
 	"github.com/switchboard-dev/switchboard/host"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
-
-// hostWait bounds every wait of the host tests; it is a deadline for
-// failing, never a way to synchronise.
-const hostWait = 20 * time.Second
 
 // world is the folder two in-process hosts share: one mailbox root, and a
 // workspace and Feishu outbox per agent.
@@ -97,16 +94,16 @@ func (c *chat) say(text string) {
 	c.t.Helper()
 	c.events++
 	ev := feishustub.MessageEvent(fmt.Sprintf("ev_%s_%d", c.id, c.events), "ou_user", c.id, fmt.Sprintf("om_%d", c.events), text, time.Now())
-	ctx, cancel := context.WithTimeout(context.Background(), hostWait)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)
 	defer cancel()
 	require.NoError(c.t, feishustub.PostEvent(ctx, c.webhook, ev))
 }
 
 // await returns the next reply in the chat that contains want, failing
-// the test after hostWait. Replies before it are skipped.
+// the test after testkit.WaitLimit. Replies before it are skipped.
 func (c *chat) await(want string) string {
 	c.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), hostWait)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)
 	defer cancel()
 	var skipped []string
 	for {

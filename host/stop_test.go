@@ -56,7 +56,7 @@ func TestHostStopAnswersWhatItReceived(t *testing.T) {
 	select {
 	case err := <-stopped:
 		require.NoError(t, err)
-	case <-time.After(hostWait):
+	case <-time.After(testkit.WaitLimit):
 		t.Fatal("the host did not stop")
 	}
 
@@ -111,7 +111,7 @@ func waitClosed(t *testing.T, ch <-chan struct{}, what string) {
 	t.Helper()
 	select {
 	case <-ch:
-	case <-time.After(hostWait):
+	case <-time.After(testkit.WaitLimit):
 		t.Fatalf("timed out waiting for %s", what)
 	}
 }
