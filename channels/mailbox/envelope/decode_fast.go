@@ -5,7 +5,8 @@ package envelope
 var (
 	messageKeys = []string{"id", "from", "to", "timestamp", "type", "ttl", "trace",
 		"task", "content", "callback", "reply_to", "metadata", "thread_id",
-		"subject", "expects_reply", "priority", "hop_count", "task_id", "reply_by"}
+		"subject", "expects_reply", "priority", "hop_count", "task_id", "reply_by",
+		"traceparent", "tracestate"}
 	taskKeys     = []string{"id", "state", "deadline", "reason"}
 	callbackKeys = []string{"channel", "chat_id", "session_id"}
 	contentKeys  = []string{"parts"}
@@ -64,6 +65,8 @@ const (
 	mHopCount
 	mTaskID
 	mReplyBy
+	mTraceparent
+	mTracestate
 )
 
 // messageIndex is the index of key in messageKeys, or -1.
@@ -107,6 +110,10 @@ func messageIndex(key []byte) int {
 		return mTaskID
 	case "reply_by":
 		return mReplyBy
+	case "traceparent":
+		return mTraceparent
+	case "tracestate":
+		return mTracestate
 	}
 	return -1
 }
@@ -159,6 +166,10 @@ func (s *scanner) message(m *Message) bool {
 			m.TaskID, ok = s.strOrNull()
 		case mReplyBy:
 			m.ReplyBy, ok = s.timePtr()
+		case mTraceparent:
+			m.Traceparent, ok = s.strOrNull()
+		case mTracestate:
+			m.Tracestate, ok = s.strOrNull()
 		}
 		return ok
 	})
