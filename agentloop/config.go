@@ -85,6 +85,9 @@ type Config struct {
 	Provider Provider
 	// Tools are offered to the provider (nil: none).
 	Tools *Tools
+	// Hooks observe turns, provider calls and tool calls, and may refuse a
+	// provider call (see Hook); they run in order.
+	Hooks []Hook
 	// Logger receives logs; nil discards them.
 	Logger *slog.Logger
 	// Now is the clock (default time.Now).

@@ -57,4 +57,9 @@
 // Loop.Judge decides which delegated tasks this agent accepts, as
 // Config.Judge says: by asking the model (a provider that implements
 // TaskJudge keeps its own rule), by the agent's capabilities, or always.
+//
+// Config.Hooks observe every turn, provider call and tool call (see Hook):
+// metrics, traces, budgets and the record of token usage are built on
+// them. A provider reports what a call cost in Response.Usage; a hook may
+// refuse a provider call, and the turn then fails with its reason.
 package agentloop

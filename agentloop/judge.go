@@ -110,15 +110,12 @@ func (l *Loop) askModel(ctx context.Context, info TaskInfo) (accept bool, reason
 		"decline one you are not fit for. Do not do the task now. Answer by calling %s, or with only this JSON: "+
 		`{"accept": true or false, "reason": "one short sentence for the agent that asked"}`,
 		info.From, info.TaskID, info.Text, caps, judgeTool)
-	resp, err := l.cfg.Provider.Chat(ctx, Request{Model: l.cfg.Model,
+	resp, err := hooks(l.cfg.Hooks).chat(ctx, l.cfg.Provider, nil, Request{Model: l.cfg.Model,
 		Messages:  []Message{{Role: RoleSystem, Content: l.systemPrompt()}, {Role: RoleUser, Content: ask}},
 		Tools:     []ToolSpec{judgeSpec},
 		MaxTokens: min(l.cfg.MaxTokens, maxJudgeTokens), Temperature: 0})
 	if err != nil {
 		return false, "", err
-	}
-	if resp == nil {
-		return false, "", fmt.Errorf("provider returned no answer")
 	}
 	v, err := readVerdict(resp)
 	if err != nil {

@@ -96,6 +96,11 @@ type Response struct {
 	ToolCalls []ToolCall
 	// FinishReason is why the model stopped ("stop", "tool_calls", ...).
 	FinishReason string
+	// Usage is what the call cost, when the server reported it.
+	Usage Usage
+	// Model is the model that answered, as the server named it ("" when
+	// it did not say).
+	Model string
 }
 
 // TaskFailure is the error a Provider returns to fail, on purpose, the

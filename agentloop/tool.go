@@ -63,6 +63,24 @@ type Turn struct {
 
 	mu       sync.Mutex
 	answered bool
+	usage    Usage
+}
+
+// addUsage adds the cost of one provider call to the turn's.
+func (t *Turn) addUsage(u Usage) {
+	t.mu.Lock()
+	t.usage = t.usage.Add(u)
+	t.mu.Unlock()
+}
+
+// Usage is what the turn's provider calls have cost so far.
+func (t *Turn) Usage() Usage {
+	if t == nil {
+		return Usage{}
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.usage
 }
 
 // NewTurn returns the turn that handles in.

@@ -68,7 +68,9 @@ func (l *Loop) handle(ctx context.Context, in bus.InboundMessage) {
 	}
 	l.log.Info("turn", "session", key, "from", in.SenderID, "text", clip(content))
 	turn := NewTurn(in)
-	msgs, reply, err := l.converse(ctx, turn, h, user)
+	tctx, end := hooks(l.cfg.Hooks).turn(ctx, turn)
+	msgs, reply, err := l.converse(tctx, turn, h, user)
+	end(err, turn.Usage())
 	if ctx.Err() != nil {
 		return // stopping: the turn did not happen (a mailbox message comes back on restart)
 	}
@@ -139,14 +141,12 @@ func (l *Loop) converse(ctx context.Context, turn *Turn, h *history, user Messag
 	}()
 	specs := l.cfg.Tools.Specs()
 	for round := range l.cfg.MaxToolIterations {
-		resp, err := l.cfg.Provider.Chat(ctx, Request{Model: l.cfg.Model, Messages: all, Tools: specs,
-			MaxTokens: l.cfg.MaxTokens, Temperature: l.cfg.Temperature})
-		if err == nil && resp == nil {
-			err = errors.New("provider returned no answer")
-		}
+		resp, err := hooks(l.cfg.Hooks).chat(ctx, l.cfg.Provider, turn, Request{Model: l.cfg.Model, Messages: all,
+			Tools: specs, MaxTokens: l.cfg.MaxTokens, Temperature: l.cfg.Temperature})
 		if err != nil {
 			return all[start:], "", err
 		}
+		turn.addUsage(resp.Usage)
 		calls := resp.ToolCalls
 		for i := range calls {
 			if calls[i].ID == "" {
@@ -180,10 +180,12 @@ func (l *Loop) runTool(ctx context.Context, turn *Turn, c ToolCall) (out string)
 			out = fmt.Sprintf("error: tool %s failed unexpectedly: %v", c.Name, r)
 		}
 	}()
+	ctx, end := hooks(l.cfg.Hooks).tool(ctx, turn, c)
 	res, err := tool.Execute(ctx, Call{ID: c.ID, Name: c.Name, Arguments: c.Arguments, Turn: turn})
 	if err != nil {
 		res = "error: " + err.Error()
 	}
+	end(res, err != nil)
 	l.log.Info("tool", "session", turn.SessionKey, "tool", c.Name, "args", clip(c.Arguments), "result", clip(res))
 	return res
 }

@@ -63,6 +63,10 @@ type Options struct {
 	Clock clock.Clock
 	// StopTimeout bounds each step of Stop (default 10 seconds).
 	StopTimeout time.Duration
+	// Hooks observe the agent loop's turns, provider calls and tool calls
+	// (metrics, traces, budgets; see agentloop.Hook). They run after the
+	// host's own.
+	Hooks []agentloop.Hook
 }
 
 // New builds a host from cfg. Nothing runs until Start.
@@ -105,6 +109,7 @@ func New(cfg *config.Config, opts Options) (*Host, error) {
 	logIgnored(h.log, cfg, h.manager.Skipped())
 	lc := agentloop.FromDefaults(cfg.Agents.Defaults)
 	lc.Bus, lc.Provider, lc.Logger = h.bus, provider, h.log
+	lc.Hooks = append(lc.Hooks, opts.Hooks...)
 	if ch, ok := h.manager.Channel(mailbox.ChannelName); ok {
 		mb, ok := ch.(*mailbox.Channel)
 		if !ok {

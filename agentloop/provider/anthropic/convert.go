@@ -129,7 +129,11 @@ func fromMessage(msg *sdk.Message) (*agentloop.Response, error) {
 	if msg == nil {
 		return nil, errors.New("anthropic provider: the server's answer is empty")
 	}
-	resp := &agentloop.Response{FinishReason: finishReason(string(msg.StopReason))}
+	// Anthropic counts the tokens read from and written to its prompt cache
+	// apart from InputTokens; all of them were read as the request.
+	in := msg.Usage.InputTokens + msg.Usage.CacheReadInputTokens + msg.Usage.CacheCreationInputTokens
+	resp := &agentloop.Response{FinishReason: finishReason(string(msg.StopReason)), Model: string(msg.Model),
+		Usage: agentloop.Usage{InputTokens: in, OutputTokens: msg.Usage.OutputTokens}}
 	var text []string
 	for _, b := range msg.Content {
 		switch b.Type {

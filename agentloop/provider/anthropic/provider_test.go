@@ -49,7 +49,7 @@ func newServer(t *testing.T, status int, answer any) *server {
 
 func message(stop string, content ...any) map[string]any {
 	return map[string]any{"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-test",
-		"content": content, "stop_reason": stop, "usage": map[string]any{"input_tokens": 1, "output_tokens": 1}}
+		"content": content, "stop_reason": stop, "usage": map[string]any{"input_tokens": 7, "output_tokens": 3, "cache_read_input_tokens": 2, "cache_creation_input_tokens": 1}}
 }
 
 func TestChatMapsToolCallsBothWays(t *testing.T) {
@@ -77,7 +77,8 @@ func TestChatMapsToolCallsBothWays(t *testing.T) {
 	})
 	require.NoError(t, err)
 	assert.Equal(t, &agentloop.Response{Content: "Let me look.", FinishReason: "tool_calls",
-		ToolCalls: []agentloop.ToolCall{{ID: "toolu_2", Name: "list_agents", Arguments: `{"capability":"sorting"}`}}}, resp)
+		ToolCalls: []agentloop.ToolCall{{ID: "toolu_2", Name: "list_agents", Arguments: `{"capability":"sorting"}`}},
+		Model:     "claude-test", Usage: agentloop.Usage{InputTokens: 10, OutputTokens: 3}}, resp)
 
 	require.Len(t, s.headers, 1)
 	h := s.headers[0]
@@ -114,7 +115,8 @@ func TestChatText(t *testing.T) {
 	resp, err := p.Chat(context.Background(), agentloop.Request{Model: "claude-from-request",
 		Messages: []agentloop.Message{{Role: agentloop.RoleUser, Content: "sort 5 3 9 1"}}, Temperature: 3})
 	require.NoError(t, err)
-	assert.Equal(t, &agentloop.Response{Content: "1 3 5 9", FinishReason: "stop"}, resp)
+	assert.Equal(t, &agentloop.Response{Content: "1 3 5 9", FinishReason: "stop", Model: "claude-test",
+		Usage: agentloop.Usage{InputTokens: 10, OutputTokens: 3}}, resp)
 	assert.Equal(t, "claude-from-request", s.bodies[0]["model"])
 	assert.EqualValues(t, anthropic.DefaultMaxTokens, s.bodies[0]["max_tokens"], "the API needs a cap")
 	assert.EqualValues(t, 1, s.bodies[0]["temperature"], "clamped to the API's range")

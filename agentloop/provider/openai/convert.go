@@ -75,7 +75,8 @@ func fromCompletion(c *oai.ChatCompletion) (*agentloop.Response, error) {
 		return nil, errors.New("openai provider: the server's answer has no choices")
 	}
 	choice := c.Choices[0]
-	resp := &agentloop.Response{Content: choice.Message.Content, FinishReason: choice.FinishReason}
+	resp := &agentloop.Response{Content: choice.Message.Content, FinishReason: choice.FinishReason, Model: c.Model,
+		Usage: agentloop.Usage{InputTokens: c.Usage.PromptTokens, OutputTokens: c.Usage.CompletionTokens}}
 	if resp.Content == "" && choice.Message.Refusal != "" {
 		resp.Content = choice.Message.Refusal
 	}

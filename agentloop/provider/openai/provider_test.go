@@ -56,7 +56,8 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 func completion(message map[string]any, finish string) map[string]any {
 	message["role"] = "assistant"
 	return map[string]any{"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "m",
-		"choices": []any{map[string]any{"index": 0, "message": message, "finish_reason": finish}}}
+		"choices": []any{map[string]any{"index": 0, "message": message, "finish_reason": finish}},
+		"usage":   map[string]any{"prompt_tokens": 12, "completion_tokens": 3, "total_tokens": 15}}
 }
 
 func apiError(msg, typ, code string) map[string]any {
@@ -92,7 +93,8 @@ func TestPlainReply(t *testing.T) {
 		agentloop.Message{Role: agentloop.RoleUser, Content: "again", Name: "not a valid name!"},
 	))
 	require.NoError(t, err)
-	assert.Equal(t, &agentloop.Response{Content: "hello there", FinishReason: "stop"}, resp)
+	assert.Equal(t, &agentloop.Response{Content: "hello there", FinishReason: "stop", Model: "m",
+		Usage: agentloop.Usage{InputTokens: 12, OutputTokens: 3}}, resp)
 	assert.Equal(t, "Bearer sk-test", auth)
 	assert.Equal(t, "test-model", got["model"])
 	assert.EqualValues(t, 100, got["max_completion_tokens"])
@@ -126,7 +128,8 @@ func TestToolCallRoundTrip(t *testing.T) {
 	resp, err := p.Chat(context.Background(), req)
 	require.NoError(t, err)
 	call := agentloop.ToolCall{ID: "call_abc", Name: "delegate_task", Arguments: `{"to":"coder","task":"sort 3 1"}`}
-	assert.Equal(t, &agentloop.Response{ToolCalls: []agentloop.ToolCall{call}, FinishReason: "tool_calls"}, resp)
+	assert.Equal(t, &agentloop.Response{ToolCalls: []agentloop.ToolCall{call}, FinishReason: "tool_calls",
+		Model: "m", Usage: agentloop.Usage{InputTokens: 12, OutputTokens: 3}}, resp)
 
 	req.Messages = append(req.Messages,
 		agentloop.Message{Role: agentloop.RoleAssistant, ToolCalls: resp.ToolCalls},

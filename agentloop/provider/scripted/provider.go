@@ -37,6 +37,16 @@ func (p *Provider) Chat(ctx context.Context, req agentloop.Request) (*agentloop.
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	resp, err := p.reply(req)
+	if resp != nil {
+		resp.Model = Model
+		resp.Usage = usageOf(req, resp)
+	}
+	return resp, err
+}
+
+// reply answers the last message of req.
+func (p *Provider) reply(req agentloop.Request) (*agentloop.Response, error) {
 	for i := len(req.Messages) - 1; i >= 0; i-- {
 		switch m := req.Messages[i]; m.Role {
 		case agentloop.RoleTool:

@@ -191,3 +191,16 @@ func TestJudgeTask(t *testing.T) {
 		})
 	}
 }
+
+func TestChatReportsDeterministicUsage(t *testing.T) {
+	t.Parallel()
+	req := agentloop.Request{Messages: []agentloop.Message{{Role: agentloop.RoleUser, Content: "sort 5 3 9 1"}}}
+	a, err := scripted.New().Chat(context.Background(), req)
+	require.NoError(t, err)
+	b, err := scripted.New().Chat(context.Background(), req)
+	require.NoError(t, err)
+	assert.Equal(t, scripted.Model, a.Model)
+	assert.Positive(t, a.Usage.InputTokens)
+	assert.Positive(t, a.Usage.OutputTokens)
+	assert.Equal(t, a.Usage, b.Usage, "the same request costs the same")
+}

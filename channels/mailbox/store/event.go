@@ -27,6 +27,12 @@ const (
 	// send, a cancel, a redelivery, a discard); Agent and From are
 	// "operator", Reason says what was done.
 	EventOperator EventKind = "operator"
+
+	// EventUsage records what an agent's turn cost: Agent is the agent,
+	// Model the model that answered, InputTokens and OutputTokens the
+	// tokens of all the turn's provider calls; MessageID, ThreadID and
+	// TaskID name the message the turn answered.
+	EventUsage EventKind = "usage"
 )
 
 // Event describes one thing a backend did with a message. Backends pass
@@ -42,12 +48,17 @@ type Event struct {
 	Reason    string    `json:"reason,omitempty"` // for refused and quarantined
 	ThreadID  string    `json:"thread_id,omitempty"`
 	TaskID    string    `json:"task_id,omitempty"` // the task the message belongs to
+
+	// For EventUsage.
+	Model        string `json:"model,omitempty"`
+	InputTokens  int64  `json:"input_tokens,omitempty"`
+	OutputTokens int64  `json:"output_tokens,omitempty"`
 }
 
 // EventKinds lists every kind, in the order of a message's life.
 func EventKinds() []EventKind {
 	return []EventKind{EventSent, EventClaimed, EventDelivered, EventProcessed, EventRefused,
-		EventQuarantined, EventDuplicate, EventSwept, EventOverdue, EventPruned, EventOrphaned, EventOperator}
+		EventQuarantined, EventDuplicate, EventSwept, EventOverdue, EventPruned, EventOrphaned, EventOperator, EventUsage}
 }
 
 // Observer receives events. It is called synchronously and must not block.

@@ -1,0 +1,130 @@
+package agentloop_test
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/switchboard-dev/switchboard/agentloop"
+)
+
+// hookLog records what a Hook is told, prefixed with its name.
+type hookLog struct {
+	name   string
+	mu     *sync.Mutex
+	events *[]string
+	refuse error
+}
+
+func (h hookLog) add(format string, args ...any) {
+	h.mu.Lock()
+	*h.events = append(*h.events, h.name+" "+fmt.Sprintf(format, args...))
+	h.mu.Unlock()
+}
+
+type ctxKey struct{}
+
+func (h hookLog) Turn(ctx context.Context, t *agentloop.Turn) (context.Context, func(error, agentloop.Usage)) {
+	h.add("turn %s", t.Inbound.Content)
+	return context.WithValue(ctx, ctxKey{}, h.name), func(err error, u agentloop.Usage) {
+		h.add("turn end err=%v in=%d out=%d", err, u.InputTokens, u.OutputTokens)
+	}
+}
+
+func (h hookLog) Chat(ctx context.Context, t *agentloop.Turn, req *agentloop.Request) (context.Context, func(*agentloop.Response, error), error) {
+	h.add("chat ctx=%v", ctx.Value(ctxKey{}))
+	return ctx, func(resp *agentloop.Response, err error) {
+		if resp != nil {
+			h.add("chat end %d+%d", resp.Usage.InputTokens, resp.Usage.OutputTokens)
+		} else {
+			h.add("chat end err=%v", err)
+		}
+	}, h.refuse
+}
+
+func (h hookLog) Tool(ctx context.Context, t *agentloop.Turn, c agentloop.ToolCall) (context.Context, func(string, bool)) {
+	h.add("tool %s", c.Name)
+	return ctx, func(res string, failed bool) { h.add("tool end %s failed=%v", res, failed) }
+}
+
+// shout is a tool that upper-cases nothing and fails on "bad".
+type shout struct{}
+
+func (shout) Name() string { return "shout" }
+func (shout) Spec() agentloop.ToolSpec {
+	return agentloop.ToolSpec{Name: "shout", Parameters: map[string]any{"type": "object"}}
+}
+func (shout) Execute(_ context.Context, c agentloop.Call) (string, error) {
+	if c.Arguments == `{"bad":true}` {
+		return "", fmt.Errorf("refused")
+	}
+	return "HEY", nil
+}
+
+// A provider that calls shout once, then answers; each call costs 10+2.
+func shoutThenAnswer(args string) providerFunc {
+	return func(_ context.Context, req agentloop.Request) (*agentloop.Response, error) {
+		u := agentloop.Usage{InputTokens: 10, OutputTokens: 2}
+		if req.Messages[len(req.Messages)-1].Role == agentloop.RoleTool {
+			return &agentloop.Response{Content: "done", Usage: u}, nil
+		}
+		return &agentloop.Response{Usage: u, ToolCalls: []agentloop.ToolCall{{ID: "c1", Name: "shout", Arguments: args}}}, nil
+	}
+}
+
+func TestHooksSeeTurnChatAndToolInOrder(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var events []string
+	tools, err := agentloop.NewTools(shout{})
+	require.NoError(t, err)
+	s := start(t, agentloop.Config{Provider: shoutThenAnswer(`{"bad":true}`), Tools: tools, Hooks: []agentloop.Hook{
+		hookLog{name: "a", mu: &mu, events: &events}, hookLog{name: "b", mu: &mu, events: &events}}})
+	s.send(t, user("c", "hi"))
+	assert.Equal(t, "done", s.recv(t).Content)
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, []string{
+		"a turn hi", "b turn hi",
+		"a chat ctx=b", "b chat ctx=b", "b chat end 10+2", "a chat end 10+2",
+		"a tool shout", "b tool shout", "b tool end error: refused failed=true", "a tool end error: refused failed=true",
+		"a chat ctx=b", "b chat ctx=b", "b chat end 10+2", "a chat end 10+2",
+		"b turn end err=<nil> in=20 out=4", "a turn end err=<nil> in=20 out=4",
+	}, events)
+}
+
+func TestHookRefusalFailsTheTurnWithoutAskingTheProvider(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var events []string
+	rec := &recorder{next: echo()}
+	refusal := &agentloop.TaskFailure{Reason: "budget exhausted"}
+	s := start(t, agentloop.Config{Provider: rec, Hooks: []agentloop.Hook{
+		hookLog{name: "a", mu: &mu, events: &events}, hookLog{name: "b", mu: &mu, events: &events, refuse: refusal}}})
+	s.send(t, user("c", "hi"))
+	assert.Equal(t, agentloop.FailureReply, s.recv(t).Content)
+	assert.Empty(t, rec.requests(), "the provider is not asked")
+	mu.Lock()
+	defer mu.Unlock()
+	assert.Equal(t, []string{"a turn hi", "b turn hi", "a chat ctx=b", "b chat ctx=b",
+		"b chat end err=budget exhausted", "a chat end err=budget exhausted",
+		"b turn end err=budget exhausted in=0 out=0", "a turn end err=budget exhausted in=0 out=0"}, events)
+}
+
+func TestNopHookChangesNothing(t *testing.T) {
+	t.Parallel()
+	s := start(t, agentloop.Config{Provider: echo(), Hooks: []agentloop.Hook{agentloop.NopHook{}}})
+	s.send(t, user("c", "hi"))
+	assert.Equal(t, "echo: hi", s.recv(t).Content)
+}
+
+func TestUsageAdds(t *testing.T) {
+	t.Parallel()
+	u := agentloop.Usage{InputTokens: 3, OutputTokens: 4}.Add(agentloop.Usage{InputTokens: 1, OutputTokens: 2})
+	assert.Equal(t, agentloop.Usage{InputTokens: 4, OutputTokens: 6}, u)
+	assert.EqualValues(t, 10, u.Total())
+}
