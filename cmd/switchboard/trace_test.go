@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -167,6 +168,22 @@ func TestDemoOneTrace(t *testing.T) {
 			assert.NotEmpty(t, sp.attrs["gen_ai.tool.call.id"])
 		}
 	}
+	// switchboard thread shows the trace of the task's messages.
+	task, err := filepath.Glob(filepath.Join(dir, "mailboxes", "coder", "archive", "by-task", "*", "*.msg.json"))
+	require.NoError(t, err)
+	require.NotEmpty(t, task)
+	var first map[string]any
+	require.NoError(t, json.Unmarshal(mustRead(t, task[0]), &first))
+	root2 := []string{"--root", filepath.Join(dir, "mailboxes")}
+	lines := decodeLines(t, s.ok(append(root2, "thread", first["id"].(string), "--json")...))
+	require.NotEmpty(t, lines)
+	for _, l := range lines {
+		assert.Equal(t, root.trace, l["trace_id"], "message %v", l["id"])
+		assert.Contains(t, l["traceparent"], root.trace)
+	}
+	table := s.ok(append(root2, "thread", first["id"].(string))...)
+	assert.Contains(t, table, fmt.Sprintf("trace %s  (%d of %d messages)\n", root.trace, len(lines), len(lines)))
+
 	if path := os.Getenv("SWITCHBOARD_TRACE_TREE"); path != "" { // docs/observability.md's picture
 		require.NoError(t, os.WriteFile(path, []byte(renderTree(trace)), 0o644))
 	}
@@ -206,4 +223,11 @@ func renderTree(trace []gotSpan) string {
 		}
 	}
 	return b.String()
+}
+
+func mustRead(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return data
 }
