@@ -103,4 +103,3 @@ func clip(s string) string {
 	}
 	return strings.ToValidUTF8(s[:limit], "") + "…"
 }
-
