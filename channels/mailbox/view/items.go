@@ -17,22 +17,38 @@ type item struct {
 }
 
 // itemsOf returns the items of messages read whole.
-func itemsOf(all []store.Stored) []item {
-	out := make([]item, len(all))
+func itemsOf(all []store.Stored) []*item {
+	out := make([]*item, len(all))
 	for i, s := range all {
-		out[i] = item{sum: store.Summarize(s.Message), at: s}
+		out[i] = &item{sum: store.Summarize(s.Message), at: s}
 	}
 	return out
 }
 
+// itemChunk is how many items collect allocates at a time: a long listing
+// grows by chunks instead of copying itself as it doubles.
+const itemChunk = 4096
+
+// itemArena hands out items from chunks.
+type itemArena struct{ chunk []item }
+
+func (a *itemArena) new(it item) *item {
+	if len(a.chunk) == cap(a.chunk) {
+		a.chunk = make([]item, 0, itemChunk)
+	}
+	a.chunk = append(a.chunk, it)
+	return &a.chunk[len(a.chunk)-1]
+}
+
 // collect lists the messages of b that keep accepts (all when keep is
 // nil): by their summaries when b is a store.Skimmer, else read whole.
-func collect(ctx context.Context, b store.Browser, keep func(*store.Summary) bool) ([]item, error) {
-	var out []item
+func collect(ctx context.Context, b store.Browser, keep func(*store.Summary) bool) ([]*item, error) {
+	var out []*item
+	var arena itemArena
 	if sk, ok := b.(store.Skimmer); ok {
 		err := sk.Skim(ctx, nil, func(s store.Skimmed) bool {
 			if keep == nil || keep(&s.Summary) {
-				out = append(out, item{sum: s.Summary, at: store.Stored{Agent: s.Agent, Box: s.Box, Ref: s.Ref}})
+				out = append(out, arena.new(item{sum: s.Summary, at: store.Stored{Agent: s.Agent, Box: s.Box, Ref: s.Ref}}))
 			}
 			return true
 		})
@@ -40,7 +56,7 @@ func collect(ctx context.Context, b store.Browser, keep func(*store.Summary) boo
 	}
 	err := b.Browse(ctx, func(s store.Stored) bool {
 		if it := (item{sum: store.Summarize(s.Message), at: s}); keep == nil || keep(&it.sum) {
-			out = append(out, it)
+			out = append(out, arena.new(it))
 		}
 		return true
 	})
@@ -49,7 +65,7 @@ func collect(ctx context.Context, b store.Browser, keep func(*store.Summary) boo
 
 // load returns it whole, where it is now: as browsed, or fetched from
 // the Skimmer it was skimmed from.
-func load(ctx context.Context, b store.Browser, it item) (store.Stored, error) {
+func load(ctx context.Context, b store.Browser, it *item) (store.Stored, error) {
 	if it.at.Message != nil {
 		return it.at, nil
 	}
@@ -57,20 +73,20 @@ func load(ctx context.Context, b store.Browser, it item) (store.Stored, error) {
 }
 
 // compareItems orders items as CompareStored orders stored messages.
-func compareItems(a, b item) int {
+func compareItems(a, b *item) int {
 	return cmp.Or(a.sum.Timestamp.Compare(b.sum.Timestamp),
 		cmp.Compare(filepath.Base(a.at.Ref), filepath.Base(b.at.Ref)), cmp.Compare(a.at.Ref, b.at.Ref))
 }
 
 // dedupItems is DedupStored over items.
-func dedupItems(all []item) []item {
+func dedupItems(all []*item) []*item {
 	type key struct {
 		id, from, to string
 		ts           int64
 	}
 	rank := map[store.Box]int{store.BoxArchive: 3, store.BoxProcessed: 2, store.BoxClaimed: 1}
 	best := make(map[key]int, len(all))
-	out := all[:0:0]
+	var out []*item
 	for _, it := range all {
 		s := &it.sum
 		k := key{s.ID, s.From, s.To, s.Timestamp.UnixNano()}

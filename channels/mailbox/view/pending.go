@@ -121,7 +121,7 @@ func PendingOf(all []store.Stored, f PendingFilter) []StoredPending {
 
 // pendingOf returns the requests among all that have no reply and pass
 // f, oldest first.
-func pendingOf(all []item, f PendingFilter) []item {
+func pendingOf(all []*item, f PendingFilter) []*item {
 	if f.Now.IsZero() {
 		f.Now = time.Now()
 	}
@@ -138,7 +138,7 @@ func pendingOf(all []item, f PendingFilter) []item {
 			tasksDone[answer{m.Task.ID, m.From, m.To}] = true
 		}
 	}
-	var out []item
+	var out []*item
 	for _, it := range all {
 		m := &it.sum
 		isTask := m.Type == envelope.TypeTask && m.Task != nil

@@ -63,7 +63,7 @@ func TaskThread(ctx context.Context, b store.Browser, taskID string) ([]ThreadEn
 
 // threadItem is a member of a thread before it is read whole.
 type threadItem struct {
-	item
+	*item
 	depth int
 }
 
@@ -94,7 +94,7 @@ func ThreadOfTask(all []store.Stored, taskID string) []ThreadEntry {
 	return entriesOf(threadOfTask(itemsOf(all), taskID))
 }
 
-func threadOfTask(all []item, taskID string) []threadItem {
+func threadOfTask(all []*item, taskID string) []threadItem {
 	var start *item
 	for i := range all {
 		m := &all[i].sum
@@ -103,8 +103,8 @@ func threadOfTask(all []item, taskID string) []threadItem {
 		}
 		isTask := m.Type == envelope.TypeTask
 		if start == nil || isTask && start.sum.Type != envelope.TypeTask ||
-			isTask == (start.sum.Type == envelope.TypeTask) && compareItems(all[i], *start) < 0 {
-			start = &all[i]
+			isTask == (start.sum.Type == envelope.TypeTask) && compareItems(all[i], start) < 0 {
+			start = all[i]
 		}
 	}
 	if start == nil {
@@ -132,8 +132,8 @@ func ThreadOf(all []store.Stored, id string) []ThreadEntry {
 	return entriesOf(threadOf(itemsOf(all), id))
 }
 
-func threadOf(all []item, id string) []threadItem {
-	all = dedupItems(all)
+func threadOf(all []*item, id string) []threadItem {
+	all = dedupItems(candidates(all, id))
 	slices.SortStableFunc(all, compareItems)
 	byID := map[string][]int{}
 	replies := map[string][]int{}
@@ -179,10 +179,44 @@ func threadOf(all []item, id string) []threadItem {
 	return causalOrder(all, in, byID)
 }
 
+// candidates returns the items of all that can be in the thread of
+// message id: those linked to it by reply_to or thread id, in either
+// direction, taking every message with an id where threadOf takes the
+// earliest. It is a superset of the thread that holds every item threadOf
+// looks at, so threadOf gives the same answer on it as on all, and it is
+// found with a few passes over all, without indexing or sorting it.
+func candidates(all []*item, id string) []*item {
+	ids := map[string]bool{}     // ids of the candidates
+	linked := map[string]bool{}  // ids the candidates answer or name as thread
+	threads := map[string]bool{} // thread ids of the candidates
+	in := make([]bool, len(all))
+	var out []*item
+	for changed := true; changed; {
+		changed = false
+		for i := range all {
+			m := &all[i].sum
+			if in[i] || !(m.ID == id || linked[m.ID] || ids[m.ReplyTo] && m.ReplyTo != "" ||
+				m.ThreadID != "" && (ids[m.ThreadID] || threads[m.ThreadID])) {
+				continue
+			}
+			in[i], changed = true, true
+			out = append(out, all[i])
+			ids[m.ID] = true
+			if m.ReplyTo != "" {
+				linked[m.ReplyTo] = true
+			}
+			if m.ThreadID != "" {
+				linked[m.ThreadID], threads[m.ThreadID] = true, true
+			}
+		}
+	}
+	return out
+}
+
 // causalOrder sorts the members of a thread: a message after its parent
 // (the earliest member with the id in its reply_to), otherwise by
 // timestamp and file name; members caught in a reply_to cycle come last.
-func causalOrder(all []item, in map[int]bool, byID map[string][]int) []threadItem {
+func causalOrder(all []*item, in map[int]bool, byID map[string][]int) []threadItem {
 	parent := map[int]int{}
 	children := map[int][]int{}
 	ready := &storedHeap{all: all}
@@ -231,7 +265,7 @@ func causalOrder(all []item, in map[int]bool, byID map[string][]int) []threadIte
 
 // storedHeap orders indexes of all by timestamp, then file name, then ref.
 type storedHeap struct {
-	all []item
+	all []*item
 	idx []int
 }
 
