@@ -38,25 +38,53 @@ func (c *Channel) PostTo(ctx context.Context, target string, req route.Request) 
 		return route.Fanout{}, fmt.Errorf("send task %s to %s: a task id names one task, for one agent; leave it out so that each of the %d agents gets its own",
 			req.TaskID, t, len(to))
 	}
+	// The first copy names the thread the others share; then the rest go
+	// out together, FanoutParallel at a time.
 	var out route.Fanout
-	for _, rcpt := range to {
-		r := req
-		r.To = rcpt
-		if len(out.Sent) > 0 && r.ThreadID == "" {
-			r.ThreadID = out.Sent[0].ThreadID
-		}
-		msg, err := c.Post(ctx, r)
-		switch {
-		case err == nil:
-			out.Sent = append(out.Sent, msg)
-		case errors.Is(err, route.ErrLoop) || errors.Is(err, route.ErrTTLExhausted):
-			out.Skipped = append(out.Skipped, route.Skipped{To: rcpt, Err: err})
-		default:
+	first := 0
+	for ; first < len(to) && len(out.Sent) == 0; first++ {
+		if err := c.postOne(ctx, req, to[first], "", &out); err != nil {
 			return out, err
+		}
+	}
+	rest := to[first:]
+	thread := req.ThreadID
+	if thread == "" && len(out.Sent) > 0 {
+		thread = out.Sent[0].ThreadID
+	}
+	results := make([]route.Fanout, len(rest))
+	errs := route.Each(ctx, len(rest), route.FanoutParallel, func(ctx context.Context, i int) error {
+		return c.postOne(ctx, req, rest[i], thread, &results[i])
+	})
+	for i, r := range results { // in recipient order
+		out.Sent, out.Skipped = append(out.Sent, r.Sent...), append(out.Skipped, r.Skipped...)
+		if errs[i] != nil {
+			return out, errs[i]
 		}
 	}
 	if len(out.Sent) == 0 {
 		return out, fmt.Errorf("send to %s: every recipient refused: %w", t, out.Skipped[0].Err)
 	}
 	return out, nil
+}
+
+// postOne posts req to rcpt in thread (req's own when empty) and adds the
+// outcome to out: sent, or skipped by the loop rules. Any other failure
+// is returned.
+func (c *Channel) postOne(ctx context.Context, req route.Request, rcpt, thread string, out *route.Fanout) error {
+	r := req
+	r.To = rcpt
+	if r.ThreadID == "" {
+		r.ThreadID = thread
+	}
+	msg, err := c.Post(ctx, r)
+	switch {
+	case err == nil:
+		out.Sent = append(out.Sent, msg)
+	case errors.Is(err, route.ErrLoop) || errors.Is(err, route.ErrTTLExhausted):
+		out.Skipped = append(out.Skipped, route.Skipped{To: rcpt, Err: err})
+	default:
+		return err
+	}
+	return nil
 }

@@ -76,21 +76,39 @@ func (c *Channel) Archive(ctx context.Context, messageID string) error {
 
 // storedReply reports whether the store holds a reply from this agent to
 // request p (sent by another process on its behalf, or before a restart).
+// The reply is in the asker's mailbox, so only that one is looked at.
 func (c *Channel) storedReply(ctx context.Context, p view.PendingReply) bool {
-	b, ok := c.backend.(store.Browser)
-	if !ok {
-		return false
-	}
-	found := false
-	err := b.Browse(ctx, func(s store.Stored) bool {
-		m := s.Message
-		found = m.ReplyTo == p.MessageID && m.From == c.cfg.AgentID && m.To == p.From
-		return !found
+	found, err := c.storedIn(ctx, p.From, func(m *store.Summary) bool {
+		return m.ReplyTo == p.MessageID && m.From == c.cfg.AgentID && m.To == p.From
 	})
 	if err != nil && !errors.Is(err, store.ErrTurnedOff) {
 		c.Logger().Warn("look for a stored reply", "id", p.MessageID, "err", err)
 	}
 	return found
+}
+
+// storedIn reports whether the mailbox of agent holds a message match
+// accepts: skimmed through the store's index on a store.Skimmer, else
+// browsed (every mailbox) on a store.Browser; false on a store that can
+// do neither.
+func (c *Channel) storedIn(ctx context.Context, agent string, match func(*store.Summary) bool) (bool, error) {
+	found := false
+	switch b := c.backend.(type) {
+	case store.Skimmer:
+		err := b.Skim(ctx, []string{agent}, func(s store.Skimmed) bool {
+			found = match(&s.Summary)
+			return !found
+		})
+		return found, err
+	case store.Browser:
+		err := b.Browse(ctx, func(s store.Stored) bool {
+			sum := store.Summarize(s.Message)
+			found = s.Agent == agent && match(&sum)
+			return !found
+		})
+		return found, err
+	}
+	return false, nil
 }
 
 // PendingReplies returns what this agent owes and waits for: requests and

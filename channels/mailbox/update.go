@@ -47,16 +47,9 @@ func (c *Channel) onUpdate(ctx context.Context, d *store.Delivery, mt meta.Meta,
 // (the command line) has no record here, and its final update still ends
 // it.
 func (c *Channel) storedTask(ctx context.Context, taskID, to string) bool {
-	b, ok := c.backend.(store.Browser)
-	if !ok {
-		return false
-	}
-	found := false
-	_ = b.Browse(ctx, func(s store.Stored) bool {
-		m := s.Message
-		found = m.Type == envelope.TypeTask && m.Task != nil && m.Task.ID == taskID &&
+	found, _ := c.storedIn(ctx, to, func(m *store.Summary) bool {
+		return m.Type == envelope.TypeTask && m.Task != nil && m.Task.ID == taskID &&
 			m.From == c.cfg.AgentID && m.To == to
-		return !found
 	})
 	return found
 }

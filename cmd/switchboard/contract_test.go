@@ -48,7 +48,7 @@ func TestContractFlags(t *testing.T) {
 		"log":     {"agent", "kind", "since", "until", "id", "thread", "task", "json"},
 		"pending": {"task", "overdue", "json"},
 		"recv":    {"count", "json"},
-		"inbox":   {"json"},
+		"inbox":   {"json", "limit"},
 		"agents":  {"capability", "role", "by-role", "json"},
 		"thread":  {"task", "json"},
 		"watch":   {"json"},

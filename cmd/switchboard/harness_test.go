@@ -82,7 +82,8 @@ func (s *sandbox) env() []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(name, "NANOBOT_") || strings.HasPrefix(name, "OTEL_") || name == "HOME" || name == "NO_COLOR" || strings.HasPrefix(name, "GORACE") {
+		if strings.HasPrefix(name, "NANOBOT_") || strings.HasPrefix(name, "OTEL_") || name == "HOME" || name == "XDG_CACHE_HOME" ||
+			name == "NO_COLOR" || strings.HasPrefix(name, "GORACE") {
 			continue
 		}
 		env = append(env, kv)

@@ -16,19 +16,29 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
+// defaultInboxLimit is how many messages inbox shows in its table unless
+// --limit says otherwise.
+const defaultInboxLimit = 50
+
 func (a *app) inboxCommand() *cobra.Command {
-	var jsonOut bool
+	var (
+		jsonOut bool
+		limit   int
+	)
 	cmd := &cobra.Command{
 		Use:   "inbox AGENT [--json]",
 		Short: "List AGENT's pending messages, oldest first (read only)",
 		Long: `Inbox lists the messages waiting in AGENT's inbox, oldest first, without
 claiming or changing anything. A file that cannot be read is listed with
-the reason (the receiver will set it aside).
+the reason (the receiver will set it aside). The table shows the oldest
+50 and says how many more wait (--limit changes that, 0 shows all);
+--json prints every message unless --limit is given.
 
 It works on the configured store (channels.mailbox.backend; --root names a
 mailbox folder instead). On NATS the inbox is every message its receiver
 has not acknowledged yet: pending, and claimed by a running receiver.`,
 		Example: `  switchboard inbox coder
+  switchboard inbox coder --limit 0
   switchboard inbox coder --json | jq -r .id`,
 		Args:              exactArgs("agent"),
 		ValidArgsFunction: a.completeAgentArg,
@@ -36,14 +46,21 @@ has not acknowledged yet: pending, and claimed by a running receiver.`,
 			if err := envelope.ValidateAgentID(args[0]); err != nil {
 				return asUsage(err)
 			}
-			return a.inbox(cmd, args[0], jsonOut)
+			if limit < 0 {
+				return usagef("--limit %d: want 0 (all) or more", limit)
+			}
+			if !cmd.Flags().Changed("limit") && jsonOut {
+				limit = 0
+			}
+			return a.inbox(cmd, args[0], jsonOut, limit)
 		}),
 	}
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print one JSON object per message")
+	cmd.Flags().IntVar(&limit, "limit", defaultInboxLimit, "show at most this many messages, oldest first (0: all; --json alone prints all)")
 	return cmd
 }
 
-func (a *app) inbox(cmd *cobra.Command, agent string, jsonOut bool) error {
+func (a *app) inbox(cmd *cobra.Command, agent string, jsonOut bool, limit int) error {
 	m, _, err := a.openMailbox(true)
 	if err != nil {
 		return err
@@ -51,10 +68,15 @@ func (a *app) inbox(cmd *cobra.Command, agent string, jsonOut bool) error {
 	defer m.close()
 	var lines []messageLine
 	var writeErr error
+	shown, total := 0, -1 // total: how many wait, when more than shown (-1: unknown yet)
 	pl, lists := m.be.(store.PendingLister)
 	switch {
 	case lists:
 		err = pl.Pending(cmd.Context(), agent, func(name string, msg *envelope.Message, err error) bool {
+			if limit > 0 && shown == limit {
+				return false
+			}
+			shown++
 			line := newMessageLine(name, msg, err)
 			if jsonOut {
 				writeErr = writeJSON(a.env.Stdout, line)
@@ -64,7 +86,10 @@ func (a *app) inbox(cmd *cobra.Command, agent string, jsonOut bool) error {
 			return true
 		})
 	case m.be != nil:
-		if lines, err = storedInbox(cmd.Context(), m, agent); err == nil && jsonOut {
+		if lines, err = storedInbox(cmd.Context(), m, agent); limit > 0 && len(lines) > limit {
+			total, lines = len(lines), lines[:limit]
+		}
+		if err == nil && jsonOut {
 			for _, l := range lines {
 				if writeErr = writeJSON(a.env.Stdout, l); writeErr != nil {
 					break
@@ -93,7 +118,31 @@ func (a *app) inbox(cmd *cobra.Command, agent string, jsonOut bool) error {
 		m := l.Message
 		row(w, ago(now, m.Timestamp.Time), m.From, kindLabel(m.Type, m.Task), m.ID, clip(summary(m.Content.Parts), 60))
 	}
-	return w.Flush()
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if total < 0 && lists && len(lines) == limit {
+		total = countInbox(m, agent)
+	}
+	if more := total - len(lines); more > 0 {
+		_, err := fmt.Fprintf(a.env.Stdout, "... and %d more (--limit 0 shows all)\n", more)
+		return err
+	}
+	return nil
+}
+
+// countInbox returns how many messages wait in agent's inbox, or -1 when
+// the store cannot count them.
+func countInbox(m *mailboxStore, agent string) int {
+	c, ok := m.be.(store.InboxCounter)
+	if !ok {
+		return -1
+	}
+	n, err := c.Depth(agent)
+	if err != nil {
+		return -1
+	}
+	return n
 }
 
 // storedInbox lists agent's messages not yet handled in a store that

@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -112,15 +114,23 @@ func (a *app) send(cmd *cobra.Command, f sendFlags) error {
 			return err
 		}
 	}
-	for _, msg := range msgs {
-		if err := m.be.Deliver(cmd.Context(), msg); err != nil {
-			return err
+	// Several recipients get their copies together; the ids of all those
+	// delivered are printed in recipient order, and the first failure
+	// (which stops the deliveries not started yet) is the error.
+	errs := route.Each(cmd.Context(), len(msgs), route.FanoutParallel, func(ctx context.Context, i int) error {
+		return m.be.Deliver(ctx, msgs[i])
+	})
+	var failed error
+	for i, msg := range msgs {
+		if errs[i] != nil {
+			failed = cmp.Or(failed, errs[i])
+			continue
 		}
 		if _, err := fmt.Fprintln(a.env.Stdout, msg.ID); err != nil {
 			return err
 		}
 	}
-	return nil
+	return failed
 }
 
 // request checks the flags and turns them into a mailbox request. Every

@@ -2,6 +2,8 @@ package view
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"slices"
 	"time"
 
@@ -69,13 +71,34 @@ type StoredPending struct {
 }
 
 // FindPending returns the requests in b that have no reply stored, oldest
-// first (see PendingOf).
+// first (see PendingOf). On a store.Skimmer only the requests found
+// pending are read whole.
 func FindPending(ctx context.Context, b store.Browser, f PendingFilter) ([]StoredPending, error) {
-	var all []store.Stored
-	if err := b.Browse(ctx, func(s store.Stored) bool { all = append(all, s); return true }); err != nil {
+	all, err := collect(ctx, b, pendingRelevant)
+	if err != nil {
 		return nil, err
 	}
-	return PendingOf(all, f), nil
+	var out []StoredPending
+	for _, it := range pendingOf(all, f) {
+		st, err := load(ctx, b, it)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // pruned meanwhile
+		}
+		if err != nil {
+			return nil, err
+		}
+		if p, ok := newStoredPending(st, f); ok {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// pendingRelevant reports whether s is a request or an answer: the only
+// messages PendingOf looks at.
+func pendingRelevant(s *store.Summary) bool {
+	return s.ExpectsReply || s.Type == envelope.TypeTask || s.ReplyTo != "" ||
+		s.Type == envelope.TypeTaskUpdate && s.Task != nil
 }
 
 // PendingOf returns the requests among all that have no reply, oldest
@@ -87,15 +110,27 @@ func FindPending(ctx context.Context, b store.Browser, f PendingFilter) ([]Store
 // The due time is reply_by, else the task's deadline, else the request's
 // time plus f.ReplyTimeout.
 func PendingOf(all []store.Stored, f PendingFilter) []StoredPending {
+	var out []StoredPending
+	for _, it := range pendingOf(itemsOf(all), f) {
+		if p, ok := newStoredPending(it.at, f); ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// pendingOf returns the requests among all that have no reply and pass
+// f, oldest first.
+func pendingOf(all []*item, f PendingFilter) []*item {
 	if f.Now.IsZero() {
 		f.Now = time.Now()
 	}
-	all = DedupStored(all)
+	all = dedupItems(all)
 	type answer struct{ id, from, to string }
 	answered := map[answer]bool{}
 	tasksDone := map[answer]bool{}
-	for _, s := range all {
-		m := s.Message
+	for i := range all {
+		m := &all[i].sum
 		if m.ReplyTo != "" && m.Type != envelope.TypeTaskUpdate {
 			answered[answer{m.ReplyTo, m.From, m.To}] = true
 		}
@@ -103,33 +138,53 @@ func PendingOf(all []store.Stored, f PendingFilter) []StoredPending {
 			tasksDone[answer{m.Task.ID, m.From, m.To}] = true
 		}
 	}
-	var out []StoredPending
-	for _, s := range all {
-		m := s.Message
+	var out []*item
+	for _, it := range all {
+		m := &it.sum
 		isTask := m.Type == envelope.TypeTask && m.Task != nil
 		switch {
 		case !m.ExpectsReply && !isTask,
-			s.Box == store.BoxArchive,
+			it.at.Box == store.BoxArchive,
 			isTask && tasksDone[answer{m.Task.ID, m.To, m.From}],
 			!isTask && answered[answer{m.ID, m.To, m.From}],
 			f.Agent != "" && m.From != f.Agent && m.To != f.Agent,
-			f.TaskID != "" && m.TaskOf() != f.TaskID:
+			f.TaskID != "" && m.TaskOf() != f.TaskID,
+			f.OverdueOnly && !overdue(m, f):
 			continue
 		}
-		p := StoredPending{PendingReply: PendingFromMessage(m), Where: s}
-		if isTask && p.Due == nil {
-			p.Due = m.Task.Deadline
-		}
-		if p.Due == nil && f.ReplyTimeout > 0 {
-			due := envelope.NewTime(m.Timestamp.Add(f.ReplyTimeout))
-			p.Due = &due
-		}
-		p.Overdue = p.Due != nil && p.Due.Before(f.Now)
-		if f.OverdueOnly && !p.Overdue {
-			continue
-		}
-		out = append(out, p)
+		out = append(out, it)
 	}
-	slices.SortFunc(out, func(a, b StoredPending) int { return CompareStored(a.Where, b.Where) })
+	slices.SortFunc(out, compareItems)
 	return out
+}
+
+// overdue reports whether request s is past its due time (see PendingOf).
+func overdue(s *store.Summary, f PendingFilter) bool {
+	due := s.ReplyBy
+	if due.IsZero() && s.Type == envelope.TypeTask && s.Task != nil {
+		due = s.Task.Deadline
+	}
+	if due.IsZero() && f.ReplyTimeout > 0 {
+		due = s.Timestamp.Add(f.ReplyTimeout)
+	}
+	return !due.IsZero() && due.Before(f.Now)
+}
+
+// newStoredPending returns the pending reply of request st, read whole;
+// ok is false when f keeps overdue requests only and this one is not.
+func newStoredPending(st store.Stored, f PendingFilter) (StoredPending, bool) {
+	if f.Now.IsZero() {
+		f.Now = time.Now()
+	}
+	m := st.Message
+	p := StoredPending{PendingReply: PendingFromMessage(m), Where: st}
+	if m.Type == envelope.TypeTask && m.Task != nil && p.Due == nil {
+		p.Due = m.Task.Deadline
+	}
+	if p.Due == nil && f.ReplyTimeout > 0 {
+		due := envelope.NewTime(m.Timestamp.Add(f.ReplyTimeout))
+		p.Due = &due
+	}
+	p.Overdue = p.Due != nil && p.Due.Before(f.Now)
+	return p, p.Overdue || !f.OverdueOnly
 }

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"slices"
 
@@ -29,56 +30,96 @@ type ThreadEntry struct {
 // messages are now (pending, claimed, handled or archived), in causal
 // order: see ThreadOf. When no message has that id, id is taken as a task
 // id (see ThreadOfTask). It fails with ErrNotFound when neither names a
-// message b holds.
+// message b holds. On a store.Skimmer only the thread's messages are read
+// whole.
 func Thread(ctx context.Context, b store.Browser, id string) ([]ThreadEntry, error) {
-	var all []store.Stored
-	if err := b.Browse(ctx, func(s store.Stored) bool { all = append(all, s); return true }); err != nil {
+	all, err := collect(ctx, b, nil)
+	if err != nil {
 		return nil, err
 	}
-	chain := ThreadOf(all, id)
+	chain := threadOf(all, id)
 	if len(chain) == 0 {
-		chain = ThreadOfTask(all, id) // a task id names the task's thread
+		chain = threadOfTask(all, id) // a task id names the task's thread
 	}
 	if len(chain) == 0 {
 		return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
 	}
-	return chain, nil
+	return loadThread(ctx, b, chain)
 }
 
 // TaskThread is Thread for a task id only: the thread of the task's
 // request (see ThreadOfTask).
 func TaskThread(ctx context.Context, b store.Browser, taskID string) ([]ThreadEntry, error) {
-	var all []store.Stored
-	if err := b.Browse(ctx, func(s store.Stored) bool { all = append(all, s); return true }); err != nil {
+	all, err := collect(ctx, b, nil)
+	if err != nil {
 		return nil, err
 	}
-	chain := ThreadOfTask(all, taskID)
+	chain := threadOfTask(all, taskID)
 	if len(chain) == 0 {
 		return nil, fmt.Errorf("%w: no message of task %s", ErrNotFound, taskID)
 	}
-	return chain, nil
+	return loadThread(ctx, b, chain)
+}
+
+// threadItem is a member of a thread before it is read whole.
+type threadItem struct {
+	*item
+	depth int
+}
+
+// loadThread reads the members of a thread whole. A member that is gone
+// by now (pruned meanwhile) is left out.
+func loadThread(ctx context.Context, b store.Browser, chain []threadItem) ([]ThreadEntry, error) {
+	out := make([]ThreadEntry, 0, len(chain))
+	for _, t := range chain {
+		st, err := load(ctx, b, t.item)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, ThreadEntry{Stored: st, Depth: t.depth})
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%w: its messages are gone", ErrNotFound)
+	}
+	return out, nil
 }
 
 // ThreadOfTask returns the thread of task taskID among all: the thread of
 // its request (the earliest message of type task with that task id), or,
 // when the request is gone, of the earliest message that belongs to it.
 func ThreadOfTask(all []store.Stored, taskID string) []ThreadEntry {
-	var start *store.Stored
+	return entriesOf(threadOfTask(itemsOf(all), taskID))
+}
+
+func threadOfTask(all []*item, taskID string) []threadItem {
+	var start *item
 	for i := range all {
-		m := all[i].Message
+		m := &all[i].sum
 		if m.TaskOf() != taskID {
 			continue
 		}
 		isTask := m.Type == envelope.TypeTask
-		if start == nil || isTask && start.Message.Type != envelope.TypeTask ||
-			isTask == (start.Message.Type == envelope.TypeTask) && CompareStored(all[i], *start) < 0 {
-			start = &all[i]
+		if start == nil || isTask && start.sum.Type != envelope.TypeTask ||
+			isTask == (start.sum.Type == envelope.TypeTask) && compareItems(all[i], start) < 0 {
+			start = all[i]
 		}
 	}
 	if start == nil {
 		return nil
 	}
-	return ThreadOf(all, start.Message.ID)
+	return threadOf(all, start.sum.ID)
+}
+
+// entriesOf returns the entries of a thread of messages read whole.
+func entriesOf(chain []threadItem) []ThreadEntry {
+	out := make([]ThreadEntry, len(chain))
+	for i, t := range chain {
+		out[i] = ThreadEntry{Stored: t.at, Depth: t.depth}
+	}
+	return out
 }
 
 // ThreadOf returns the thread of message id among all: every message
@@ -88,13 +129,17 @@ func ThreadOfTask(all []store.Stored, taskID string) []ThreadEntry {
 // timestamp, then file name. nanobot's ids are not unique; where an id
 // names several messages the earliest is taken as the one answered.
 func ThreadOf(all []store.Stored, id string) []ThreadEntry {
-	all = DedupStored(all)
-	slices.SortStableFunc(all, CompareStored)
+	return entriesOf(threadOf(itemsOf(all), id))
+}
+
+func threadOf(all []*item, id string) []threadItem {
+	all = dedupItems(candidates(all, id))
+	slices.SortStableFunc(all, compareItems)
 	byID := map[string][]int{}
 	replies := map[string][]int{}
 	byThread := map[string][]int{}
-	for i, s := range all {
-		m := s.Message
+	for i := range all {
+		m := &all[i].sum
 		byID[m.ID] = append(byID[m.ID], i)
 		if m.ReplyTo != "" {
 			replies[m.ReplyTo] = append(replies[m.ReplyTo], i)
@@ -119,7 +164,7 @@ func ThreadOf(all []store.Stored, id string) []ThreadEntry {
 		}
 	}
 	for len(queue) > 0 {
-		m := all[queue[0]].Message
+		m := &all[queue[0]].sum
 		queue = queue[1:]
 		if parents := byID[m.ReplyTo]; m.ReplyTo != "" && len(parents) > 0 {
 			add(parents[:1])
@@ -134,22 +179,56 @@ func ThreadOf(all []store.Stored, id string) []ThreadEntry {
 	return causalOrder(all, in, byID)
 }
 
+// candidates returns the items of all that can be in the thread of
+// message id: those linked to it by reply_to or thread id, in either
+// direction, taking every message with an id where threadOf takes the
+// earliest. It is a superset of the thread that holds every item threadOf
+// looks at, so threadOf gives the same answer on it as on all, and it is
+// found with a few passes over all, without indexing or sorting it.
+func candidates(all []*item, id string) []*item {
+	ids := map[string]bool{}     // ids of the candidates
+	linked := map[string]bool{}  // ids the candidates answer or name as thread
+	threads := map[string]bool{} // thread ids of the candidates
+	in := make([]bool, len(all))
+	var out []*item
+	for changed := true; changed; {
+		changed = false
+		for i := range all {
+			m := &all[i].sum
+			if in[i] || !(m.ID == id || linked[m.ID] || ids[m.ReplyTo] && m.ReplyTo != "" ||
+				m.ThreadID != "" && (ids[m.ThreadID] || threads[m.ThreadID])) {
+				continue
+			}
+			in[i], changed = true, true
+			out = append(out, all[i])
+			ids[m.ID] = true
+			if m.ReplyTo != "" {
+				linked[m.ReplyTo] = true
+			}
+			if m.ThreadID != "" {
+				linked[m.ThreadID], threads[m.ThreadID] = true, true
+			}
+		}
+	}
+	return out
+}
+
 // causalOrder sorts the members of a thread: a message after its parent
 // (the earliest member with the id in its reply_to), otherwise by
 // timestamp and file name; members caught in a reply_to cycle come last.
-func causalOrder(all []store.Stored, in map[int]bool, byID map[string][]int) []ThreadEntry {
+func causalOrder(all []*item, in map[int]bool, byID map[string][]int) []threadItem {
 	parent := map[int]int{}
 	children := map[int][]int{}
 	ready := &storedHeap{all: all}
 	for i := range in {
 		p, ok := -1, false
-		for _, j := range byID[all[i].Message.ReplyTo] {
+		for _, j := range byID[all[i].sum.ReplyTo] {
 			if in[j] && j != i {
 				p, ok = j, true
 				break
 			}
 		}
-		if all[i].Message.ReplyTo != "" && ok {
+		if all[i].sum.ReplyTo != "" && ok {
 			parent[i] = p
 			children[p] = append(children[p], i)
 		} else {
@@ -158,14 +237,14 @@ func causalOrder(all []store.Stored, in map[int]bool, byID map[string][]int) []T
 	}
 	depth := map[int]int{}
 	done := map[int]bool{}
-	var out []ThreadEntry
+	var out []threadItem
 	for ready.Len() > 0 {
 		i := heap.Pop(ready).(int)
 		if p, ok := parent[i]; ok {
 			depth[i] = depth[p] + 1
 		}
 		done[i] = true
-		out = append(out, ThreadEntry{Stored: all[i], Depth: depth[i]})
+		out = append(out, threadItem{item: all[i], depth: depth[i]})
 		for _, c := range children[i] {
 			heap.Push(ready, c)
 		}
@@ -178,7 +257,7 @@ func causalOrder(all []store.Stored, in map[int]bool, byID map[string][]int) []T
 			}
 		}
 		for rest.Len() > 0 {
-			out = append(out, ThreadEntry{Stored: all[heap.Pop(rest).(int)]})
+			out = append(out, threadItem{item: all[heap.Pop(rest).(int)]})
 		}
 	}
 	return out
@@ -186,13 +265,13 @@ func causalOrder(all []store.Stored, in map[int]bool, byID map[string][]int) []T
 
 // storedHeap orders indexes of all by timestamp, then file name, then ref.
 type storedHeap struct {
-	all []store.Stored
+	all []*item
 	idx []int
 }
 
 func (h *storedHeap) Len() int { return len(h.idx) }
 func (h *storedHeap) Less(a, b int) bool {
-	return CompareStored(h.all[h.idx[a]], h.all[h.idx[b]]) < 0
+	return compareItems(h.all[h.idx[a]], h.all[h.idx[b]]) < 0
 }
 func (h *storedHeap) Swap(a, b int) { h.idx[a], h.idx[b] = h.idx[b], h.idx[a] }
 func (h *storedHeap) Push(x any)    { h.idx = append(h.idx, x.(int)) }

@@ -22,7 +22,7 @@ import (
 func openMsgStore(t *testing.T, mods ...func(*Options)) (*Store, *testkit.Events) {
 	t.Helper()
 	events := testkit.NewEvents()
-	opts := Options{Root: filepath.Join(t.TempDir(), "mailboxes"), NoSync: true,
+	opts := Options{Root: filepath.Join(t.TempDir(), "mailboxes"), NoSync: true, IndexDir: filepath.Join(t.TempDir(), "index"),
 		PollInterval: time.Hour, Observer: events.Observe}
 	for _, m := range mods {
 		m(&opts)

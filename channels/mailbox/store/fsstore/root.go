@@ -40,6 +40,13 @@ func Open(opts Options) (*Store, error) {
 		return nil, err
 	}
 	st := &Store{root: root, opts: opts}
+	switch {
+	case opts.NoIndex:
+	case opts.IndexDir != "":
+		st.indexDir = opts.IndexDir
+	default:
+		st.indexDir = defaultIndexDir(root)
+	}
 	if opts.AuditLog {
 		if st.audit, err = audit.Open(root, audit.Options{MaxBytes: opts.AuditMaxBytes, Keep: opts.AuditKeep}); err != nil {
 			return nil, fmt.Errorf("open mailbox store: %w", err)

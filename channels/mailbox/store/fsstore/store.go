@@ -41,6 +41,13 @@ type Options struct {
 	// audit.Options; zero takes its defaults).
 	AuditMaxBytes int64
 	AuditKeep     int
+	// IndexDir is the folder where Skim keeps its index of message
+	// summaries, one file per agent (default: a folder named after the
+	// root under the user's cache folder, os.UserCacheDir()/switchboard/
+	// index). The index is a cache outside the tree: removing it costs
+	// the next Skim a read of every message. NoIndex turns it off.
+	IndexDir string
+	NoIndex  bool
 }
 
 func (o *Options) setDefaults() {
@@ -65,6 +72,8 @@ type Store struct {
 	opts Options
 
 	audit *audit.Writer // nil unless Options.AuditLog
+
+	indexDir string // "": no index of message summaries
 
 	inboxes store.InboxSet[*Inbox] // open inboxes, closed with the store
 

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// timeBin is GNU time, which reports the peak RSS of the command it runs
+// from a fork of its own small process.
+const timeBin = "/usr/bin/time"
+
+// result is the measurements of one view with one binary.
+type result struct {
+	first   time.Duration
+	walls   []time.Duration
+	peakRSS int64 // bytes, the largest of all runs
+	lines   int   // lines of output of the last run
+}
+
+func (r result) median() time.Duration {
+	s := slices.Clone(r.walls)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+func (r result) min() time.Duration { return slices.Min(r.walls) }
+func (r result) max() time.Duration { return slices.Max(r.walls) }
+
+// rssSource says where the peak RSS comes from.
+func rssSource() string {
+	if _, err := os.Stat(timeBin); err == nil {
+		return "peak RSS from " + timeBin
+	}
+	return "peak RSS from rusage: includes this harness's own peak, as exec inherits it"
+}
+
+// measure runs bin with args against root once untimed-for-the-median,
+// then runs times.
+func measure(ctx context.Context, bin, root string, args []string, runs int) (result, error) {
+	var res result
+	for i := 0; i <= runs; i++ {
+		wall, rss, lines, err := runOnce(ctx, bin, root, args)
+		if err != nil {
+			return res, err
+		}
+		res.peakRSS, res.lines = max(res.peakRSS, rss), lines
+		if i == 0 {
+			res.first = wall
+			continue
+		}
+		res.walls = append(res.walls, wall)
+	}
+	return res, nil
+}
+
+// runOnce runs one view and returns its wall time, peak RSS and number of
+// output lines.
+func runOnce(ctx context.Context, bin, root string, args []string) (time.Duration, int64, int, error) {
+	full := append([]string{"--root", root}, args...)
+	_, useTime := os.Stat(timeBin)
+	var cmd *exec.Cmd
+	if useTime == nil {
+		cmd = exec.CommandContext(ctx, timeBin, append([]string{"-f", "%e %M", bin}, full...)...)
+	} else {
+		cmd = exec.CommandContext(ctx, bin, full...)
+	}
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	cmd.Env = append(os.Environ(), "COLUMNS=160", "NO_COLOR=1")
+	start := time.Now()
+	err := cmd.Run()
+	wall := time.Since(start)
+	if err != nil {
+		return 0, 0, 0, fmt.Errorf("%v: %w: %s", full, err, stderr.String())
+	}
+	lines := bytes.Count(stdout.Bytes(), []byte("\n"))
+	if useTime != nil {
+		ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
+		if ru == nil {
+			return wall, 0, lines, nil
+		}
+		return wall, ru.Maxrss * 1024, lines, nil
+	}
+	fields := strings.Fields(lastLine(stderr.String()))
+	if len(fields) != 2 {
+		return 0, 0, 0, fmt.Errorf("%v: unexpected output of %s: %q", full, timeBin, stderr.String())
+	}
+	kb, err := strconv.ParseInt(fields[1], 10, 64)
+	if err != nil {
+		return 0, 0, 0, fmt.Errorf("%v: %s: %w", full, timeBin, err)
+	}
+	return wall, kb * 1024, lines, nil
+}
+
+// lastLine returns the last non-empty line of s.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}

@@ -1,0 +1,161 @@
+package fsstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+)
+
+var _ store.Skimmer = (*Store)(nil)
+
+// Skim implements store.Skimmer: it lists the message files of each
+// agent's inbox/, claimed/, processed/ and archive/ as Browse does, and
+// takes each one's summary from the store's index (see Options.IndexDir),
+// reading only the files the index does not know yet. The index of an
+// agent is brought up to date as a side effect, and only when the whole
+// mailbox was listed. Without an index, or with one that cannot be read,
+// every file is read.
+func (s *Store) Skim(ctx context.Context, agents []string, fn func(store.Skimmed) bool) error {
+	if agents == nil {
+		var err error
+		if agents, err = s.Agents(); err != nil {
+			return err
+		}
+	}
+	for _, agent := range agents {
+		if _, err := s.agentDir(agent); err != nil {
+			return err
+		}
+		more, err := s.skimAgent(ctx, agent, fn)
+		if err != nil || !more {
+			return err
+		}
+	}
+	return nil
+}
+
+// skimAgent skims one agent's mailbox.
+func (s *Store) skimAgent(ctx context.Context, agent string, fn func(store.Skimmed) bool) (bool, error) {
+	idx := s.loadIndex(agent)
+	for _, b := range browseBoxes {
+		more, err := s.listBox(ctx, agent, b.dir, b.box, func(rel string) bool {
+			name := rel[strings.LastIndexByte(rel, filepath.Separator)+1:]
+			i, ok := idx.find(name)
+			if !ok {
+				msg, err := readMessage(filepath.Join(s.root, rel), s.opts.MaxMessageBytes)
+				if err != nil {
+					return true // unreadable: skipped, as Browse does
+				}
+				i = idx.add(name, store.Summarize(msg))
+			}
+			return fn(store.Skimmed{Summary: idx.sums[i], Agent: agent, Box: b.box, Ref: rel})
+		})
+		if err != nil || !more {
+			return false, err
+		}
+	}
+	s.saveIndex(agent, idx)
+	return true, nil
+}
+
+// listBox calls fn with the path under the root of each message file in
+// <root>/<agent>/<sub> (and, for archive/, its sub-folders), in no
+// particular order, without reading them. It reports false when fn did.
+// Folders that are missing, unreadable or symlinks are skipped.
+func (s *Store) listBox(ctx context.Context, agent, sub string, box store.Box, fn func(rel string) bool) (bool, error) {
+	rel := agent + string(filepath.Separator) + sub
+	if err := checkDir(filepath.Join(s.root, rel)); err != nil {
+		return true, nil // missing, or not a real folder: nothing to read there
+	}
+	return s.listDir(ctx, rel, box == store.BoxArchive, fn)
+}
+
+// listDir is listBox for the folder rel under the root, going down into
+// its sub-folders when deep.
+func (s *Store) listDir(ctx context.Context, rel string, deep bool, fn func(rel string) bool) (bool, error) {
+	if err := ctx.Err(); err != nil {
+		return false, err
+	}
+	prefix := rel + string(filepath.Separator)
+	var subs []string
+	more := true
+	err := eachEntry(filepath.Join(s.root, rel), func(e fs.DirEntry) {
+		switch name := e.Name(); {
+		case !more:
+		case e.IsDir():
+			if deep {
+				subs = append(subs, prefix+name)
+			}
+		case e.Type().IsRegular() && classify(name) == entryMessage:
+			more = fn(prefix + name)
+		}
+	})
+	if err != nil || !more {
+		return more, nil // an unreadable folder: skip what is in it
+	}
+	for _, sub := range subs {
+		if more, err := s.listDir(ctx, sub, true, fn); err != nil || !more {
+			return more, err
+		}
+	}
+	return true, nil
+}
+
+// Fetch implements store.Skimmer: it reads the message at sk.Ref, or,
+// when it has moved on, finds the file of the same name in the agent's
+// other folders (a message only ever moves within its agent's mailbox,
+// and keeps its name).
+func (s *Store) Fetch(ctx context.Context, sk store.Skimmed) (store.Stored, error) {
+	if err := s.checkOpen(); err != nil {
+		return store.Stored{}, err
+	}
+	dir, err := s.agentDir(sk.Agent)
+	if err != nil {
+		return store.Stored{}, err
+	}
+	name := filepath.Base(sk.Ref)
+	if !strings.HasPrefix(filepath.Clean(filepath.Join(s.root, sk.Ref)), dir+string(filepath.Separator)) || classify(name) != entryMessage {
+		return store.Stored{}, fmt.Errorf("fetch %s: not a message of %s", sk.Ref, sk.Agent)
+	}
+	try := func(rel string, box store.Box) (store.Stored, bool, error) {
+		msg, err := readMessage(filepath.Join(s.root, rel), s.opts.MaxMessageBytes)
+		if errors.Is(err, fs.ErrNotExist) {
+			return store.Stored{}, false, nil
+		}
+		if err != nil {
+			return store.Stored{}, false, fmt.Errorf("fetch %s: %w", rel, err)
+		}
+		return store.Stored{Message: msg, Agent: sk.Agent, Box: box, Ref: rel}, true, nil
+	}
+	if st, ok, err := try(sk.Ref, sk.Box); ok || err != nil {
+		return st, err
+	}
+	for _, b := range browseBoxes {
+		if b.box == store.BoxArchive {
+			continue
+		}
+		if st, ok, err := try(filepath.Join(sk.Agent, b.dir, name), b.box); ok || err != nil {
+			return st, err
+		}
+	}
+	var found string
+	if more, err := s.listBox(ctx, sk.Agent, archiveDir, store.BoxArchive, func(rel string) bool {
+		if filepath.Base(rel) == name {
+			found = rel
+		}
+		return found == ""
+	}); err != nil && more {
+		return store.Stored{}, err
+	}
+	if found != "" {
+		if st, ok, err := try(found, store.BoxArchive); ok || err != nil {
+			return st, err
+		}
+	}
+	return store.Stored{}, fmt.Errorf("fetch %s: %w", sk.Ref, fs.ErrNotExist)
+}

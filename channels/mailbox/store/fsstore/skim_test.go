@@ -1,0 +1,265 @@
+package fsstore
+
+import (
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+)
+
+// skimmed returns what Skim lists, by ref.
+func skimmed(t *testing.T, s *Store, agents ...string) map[string]store.Skimmed {
+	t.Helper()
+	out := map[string]store.Skimmed{}
+	var only []string
+	if len(agents) > 0 {
+		only = agents
+	}
+	require.NoError(t, s.Skim(context.Background(), only, func(sk store.Skimmed) bool {
+		out[sk.Ref] = sk
+		return true
+	}))
+	return out
+}
+
+// browsed returns what Browse lists, as Skim would list it.
+func browsed(t *testing.T, s *Store) map[string]store.Skimmed {
+	t.Helper()
+	out := map[string]store.Skimmed{}
+	require.NoError(t, s.Browse(context.Background(), func(st store.Stored) bool {
+		out[st.Ref] = store.Skimmed{Summary: store.Summarize(st.Message), Agent: st.Agent, Box: st.Box, Ref: st.Ref}
+		return true
+	}))
+	return out
+}
+
+// sameSkims compares two listings, times by instant.
+func sameSkims(t *testing.T, want, got map[string]store.Skimmed) {
+	t.Helper()
+	require.Len(t, got, len(want))
+	for ref, w := range want {
+		g, ok := got[ref]
+		require.True(t, ok, ref)
+		assert.True(t, w.Summary.Timestamp.Equal(g.Summary.Timestamp), ref)
+		assert.True(t, w.Summary.ReplyBy.Equal(g.Summary.ReplyBy), ref)
+		w.Summary.Timestamp, g.Summary.Timestamp, w.Summary.ReplyBy, g.Summary.ReplyBy = time.Time{}, time.Time{}, time.Time{}, time.Time{}
+		if w.Summary.Task != nil && g.Summary.Task != nil {
+			assert.True(t, w.Summary.Task.Deadline.Equal(g.Summary.Task.Deadline), ref)
+			wt, gt := *w.Summary.Task, *g.Summary.Task
+			wt.Deadline, gt.Deadline = time.Time{}, time.Time{}
+			w.Summary.Task, g.Summary.Task = &wt, &gt
+		}
+		assert.Equal(t, w, g, ref)
+	}
+}
+
+// skimTree delivers messages of every kind to coder, claims one, handles
+// one and archives a task: every box holds something.
+func skimTree(t *testing.T, s *Store) {
+	t.Helper()
+	in := openTestInbox(t, s, "coder")
+	task := newMsg("boss", "coder", "do it")
+	task.Type, task.Task = envelope.TypeTask, &envelope.Task{ID: "t1", State: envelope.StatePending,
+		Deadline: new(envelope.NewTime(time.Date(2030, 1, 2, 3, 4, 5, 6, time.UTC)))}
+	deliver(t, s, task)
+	ack(t, in, next(t, in))
+	_, err := in.SweepTask(context.Background(), "t1")
+	require.NoError(t, err)
+	req := newMsg("boss", "coder", "question")
+	req.ExpectsReply, req.ThreadID, req.Subject = true, "th", "subject"
+	req.ReplyBy = new(envelope.NewTime(time.Date(2031, 1, 1, 0, 0, 0, 0, time.FixedZone("x", 3600))))
+	deliver(t, s, req)
+	ack(t, in, next(t, in))
+	claimed := newMsg("boss", "coder", "being handled")
+	deliver(t, s, claimed)
+	next(t, in)
+	reply := newMsg("coder", "boss", "answer")
+	reply.ReplyTo = req.ID
+	deliver(t, s, reply)
+	deliver(t, s, newMsg("boss", "coder", "waiting"))
+}
+
+func TestSkimListsWhatBrowseDoesAndKeepsAnIndex(t *testing.T) {
+	t.Parallel()
+	s, _ := openMsgStore(t)
+	skimTree(t, s)
+	want := browsed(t, s)
+	boxes := map[store.Box]int{}
+	for _, sk := range want {
+		boxes[sk.Box]++
+	}
+	require.Equal(t, map[store.Box]int{store.BoxInbox: 2, store.BoxClaimed: 1, store.BoxProcessed: 1, store.BoxArchive: 1}, boxes)
+
+	sameSkims(t, want, skimmed(t, s))
+	for _, agent := range []string{"coder", "boss"} {
+		assert.FileExists(t, s.indexPath(agent))
+	}
+	info, err := os.Stat(s.indexDir)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o700), info.Mode().Perm())
+
+	// From the index: the same again, without reading the files (a file
+	// rewritten in place, which the tree never does, keeps its summary).
+	sameSkims(t, want, skimmed(t, s))
+	var waiting string
+	for ref, sk := range want {
+		if sk.Box == store.BoxInbox {
+			waiting = ref
+		}
+	}
+	other := newMsg("someone", "coder", "rewritten")
+	writeRaw(t, filepath.Dir(filepath.Join(s.root, waiting)), filepath.Base(waiting), encoded(t, other))
+	assert.Equal(t, want[waiting].Summary.ID, skimmed(t, s, "coder")[waiting].Summary.ID)
+}
+
+func TestSkimForgetsWhatIsGoneAndLearnsWhatIsNew(t *testing.T) {
+	t.Parallel()
+	s, _ := openMsgStore(t)
+	skimTree(t, s)
+	before := skimmed(t, s, "coder")
+	var gone string
+	for ref, sk := range before {
+		if sk.Box == store.BoxProcessed {
+			gone = ref
+		}
+	}
+	require.NoError(t, os.Remove(filepath.Join(s.root, gone)))
+	deliver(t, s, newMsg("boss", "coder", "new"))
+
+	sameSkims(t, browsed(t, s), skimmed(t, s))
+	names, _, err := decodeIndex(readFile(t, s.indexPath("coder")))
+	require.NoError(t, err)
+	assert.NotContains(t, names, filepath.Base(gone))
+	assert.Len(t, names, len(before))
+}
+
+func TestSkimRebuildsADamagedIndex(t *testing.T) {
+	t.Parallel()
+	for name, damage := range map[string]func([]byte) []byte{
+		"torn":          func(b []byte) []byte { return b[:len(b)/2] },
+		"flipped byte":  func(b []byte) []byte { b[len(b)/2] ^= 0x40; return b },
+		"empty":         func([]byte) []byte { return nil },
+		"other version": func(b []byte) []byte { return append([]byte("switchboard-index-0\n"), b[len(indexMagic):]...) },
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			s, _ := openMsgStore(t)
+			skimTree(t, s)
+			want := browsed(t, s)
+			sameSkims(t, want, skimmed(t, s))
+			path := s.indexPath("coder")
+			require.NoError(t, os.WriteFile(path, damage(readFile(t, path)), 0o600))
+
+			sameSkims(t, want, skimmed(t, s))
+			_, _, err := decodeIndex(readFile(t, path))
+			assert.NoError(t, err, "rewritten whole")
+		})
+	}
+}
+
+func TestSkimWithoutIndex(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "index")
+	s, _ := openMsgStore(t, func(o *Options) { o.NoIndex, o.IndexDir = true, dir })
+	skimTree(t, s)
+	sameSkims(t, browsed(t, s), skimmed(t, s))
+	assert.NoDirExists(t, dir)
+
+	// An index folder that cannot be made costs speed, not results.
+	blocked := filepath.Join(t.TempDir(), "file")
+	require.NoError(t, os.WriteFile(blocked, nil, 0o600))
+	s2, err := Open(Options{Root: s.root, IndexDir: filepath.Join(blocked, "index")})
+	require.NoError(t, err)
+	defer s2.Close()
+	sameSkims(t, browsed(t, s), skimmed(t, s2))
+}
+
+func TestSkimStopsAndRefusesBadAgents(t *testing.T) {
+	t.Parallel()
+	s, _ := openMsgStore(t)
+	skimTree(t, s)
+	calls := 0
+	require.NoError(t, s.Skim(context.Background(), nil, func(store.Skimmed) bool { calls++; return false }))
+	assert.Equal(t, 1, calls)
+	assert.Error(t, s.Skim(context.Background(), []string{"../x"}, func(store.Skimmed) bool { return true }))
+	assert.Empty(t, skimmed(t, s, "nobody"))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	assert.ErrorIs(t, s.Skim(ctx, nil, func(store.Skimmed) bool { return true }), context.Canceled)
+}
+
+func TestFetchFollowsAMessageThatMoved(t *testing.T) {
+	t.Parallel()
+	s, _ := openMsgStore(t)
+	in := openTestInbox(t, s, "coder")
+	m := newMsg("boss", "coder", "hello")
+	m.Type, m.Task = envelope.TypeTask, &envelope.Task{ID: "t9", State: envelope.StatePending}
+	deliver(t, s, m)
+	sk := skimmed(t, s, "coder")
+	require.Len(t, sk, 1)
+	var first store.Skimmed
+	for _, v := range sk {
+		first = v
+	}
+	ctx := context.Background()
+	for _, step := range []struct {
+		move func()
+		box  store.Box
+	}{
+		{func() {}, store.BoxInbox},
+		{func() { ack(t, in, next(t, in)) }, store.BoxProcessed},
+		{func() { _, err := in.SweepTask(ctx, "t9"); require.NoError(t, err) }, store.BoxArchive},
+	} {
+		step.move()
+		st, err := s.Fetch(ctx, first)
+		require.NoError(t, err)
+		assert.Equal(t, step.box, st.Box)
+		assert.Equal(t, m.ID, st.Message.ID)
+		assert.Equal(t, "hello", st.Message.Text())
+		assert.Equal(t, filepath.Base(first.Ref), filepath.Base(st.Ref))
+	}
+	st, err := s.Fetch(ctx, first)
+	require.NoError(t, err)
+	require.NoError(t, os.Remove(filepath.Join(s.root, st.Ref)))
+	_, err = s.Fetch(ctx, first)
+	assert.ErrorIs(t, err, fs.ErrNotExist)
+
+	bad := first
+	bad.Ref = filepath.Join("boss", "processed", filepath.Base(first.Ref))
+	_, err = s.Fetch(ctx, bad)
+	assert.ErrorContains(t, err, "not a message of coder")
+}
+
+func TestDecodeIndexRefusesGarbage(t *testing.T) {
+	t.Parallel()
+	x := &summaryIndex{}
+	x.add("a.msg.json", store.Summary{ID: "1", From: "a", To: "b", Type: envelope.TypeTask, Timestamp: time.Unix(5, 6),
+		Task: &store.TaskSummary{ID: "t", State: envelope.StateCompleted}})
+	good := encodeIndex(x)
+	names, sums, err := decodeIndex(good)
+	require.NoError(t, err)
+	assert.Equal(t, []string{"a.msg.json"}, names)
+	assert.Equal(t, "t", sums[0].Task.ID)
+	for i := range len(good) - 1 {
+		_, _, err := decodeIndex(good[:i])
+		assert.ErrorIs(t, err, errBadIndex, "cut at %d", i)
+	}
+	assert.True(t, slices.Equal(good, encodeIndex(x)), "stable")
+}
+
+// readFile reads path, failing the test on error.
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	return data
+}

@@ -1,0 +1,103 @@
+package view
+
+import (
+	"cmp"
+	"context"
+	"path/filepath"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+)
+
+// item is one message as a view decides on it: its summary and where it
+// is. at.Message is the whole message when it was browsed, nil when it
+// was skimmed (read it with load).
+type item struct {
+	sum store.Summary
+	at  store.Stored
+}
+
+// itemsOf returns the items of messages read whole.
+func itemsOf(all []store.Stored) []*item {
+	out := make([]*item, len(all))
+	for i, s := range all {
+		out[i] = &item{sum: store.Summarize(s.Message), at: s}
+	}
+	return out
+}
+
+// itemChunk is how many items collect allocates at a time: a long listing
+// grows by chunks instead of copying itself as it doubles.
+const itemChunk = 4096
+
+// itemArena hands out items from chunks.
+type itemArena struct{ chunk []item }
+
+func (a *itemArena) new(it item) *item {
+	if len(a.chunk) == cap(a.chunk) {
+		a.chunk = make([]item, 0, itemChunk)
+	}
+	a.chunk = append(a.chunk, it)
+	return &a.chunk[len(a.chunk)-1]
+}
+
+// collect lists the messages of b that keep accepts (all when keep is
+// nil): by their summaries when b is a store.Skimmer, else read whole.
+func collect(ctx context.Context, b store.Browser, keep func(*store.Summary) bool) ([]*item, error) {
+	var out []*item
+	var arena itemArena
+	if sk, ok := b.(store.Skimmer); ok {
+		err := sk.Skim(ctx, nil, func(s store.Skimmed) bool {
+			if keep == nil || keep(&s.Summary) {
+				out = append(out, arena.new(item{sum: s.Summary, at: store.Stored{Agent: s.Agent, Box: s.Box, Ref: s.Ref}}))
+			}
+			return true
+		})
+		return out, err
+	}
+	err := b.Browse(ctx, func(s store.Stored) bool {
+		if it := (item{sum: store.Summarize(s.Message), at: s}); keep == nil || keep(&it.sum) {
+			out = append(out, arena.new(it))
+		}
+		return true
+	})
+	return out, err
+}
+
+// load returns it whole, where it is now: as browsed, or fetched from
+// the Skimmer it was skimmed from.
+func load(ctx context.Context, b store.Browser, it *item) (store.Stored, error) {
+	if it.at.Message != nil {
+		return it.at, nil
+	}
+	return b.(store.Skimmer).Fetch(ctx, store.Skimmed{Summary: it.sum, Agent: it.at.Agent, Box: it.at.Box, Ref: it.at.Ref})
+}
+
+// compareItems orders items as CompareStored orders stored messages.
+func compareItems(a, b *item) int {
+	return cmp.Or(a.sum.Timestamp.Compare(b.sum.Timestamp),
+		cmp.Compare(filepath.Base(a.at.Ref), filepath.Base(b.at.Ref)), cmp.Compare(a.at.Ref, b.at.Ref))
+}
+
+// dedupItems is DedupStored over items.
+func dedupItems(all []*item) []*item {
+	type key struct {
+		id, from, to string
+		ts           int64
+	}
+	rank := map[store.Box]int{store.BoxArchive: 3, store.BoxProcessed: 2, store.BoxClaimed: 1}
+	best := make(map[key]int, len(all))
+	var out []*item
+	for _, it := range all {
+		s := &it.sum
+		k := key{s.ID, s.From, s.To, s.Timestamp.UnixNano()}
+		if i, ok := best[k]; ok {
+			if rank[it.at.Box] > rank[out[i].at.Box] {
+				out[i] = it
+			}
+			continue
+		}
+		best[k] = len(out)
+		out = append(out, it)
+	}
+	return out
+}
