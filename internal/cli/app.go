@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"strings"
 	"syscall"
 
@@ -23,6 +22,14 @@ type Env struct {
 	Environ []string
 	// Version is the program's version ("dev" for a plain go build).
 	Version string
+	// Extras are the commands' large parts (see Extras); nil in the
+	// switchboard binary, which then hands the commands that need them
+	// to Delegate.
+	Extras *Extras
+	// Delegate runs the whole command line (args without the program
+	// name) in switchboard-full and returns its exit status; nil when
+	// this binary has Extras or cannot delegate.
+	Delegate func(args []string) int
 }
 
 // app holds one invocation's state: the streams, the global flags and what
@@ -52,6 +59,9 @@ func Main(ctx context.Context, args []string, env Env) int {
 	failed, err := cmd.ExecuteContextC(ctx)
 	if err == nil || errors.Is(err, syscall.EPIPE) {
 		return ExitOK // EPIPE: whoever read stdout has all it wanted
+	}
+	if errors.Is(err, errNeedsFull) {
+		return delegate(env, args, err)
 	}
 	usage := isUsage(err) || !a.started
 	msg := oneLine(err.Error())
@@ -94,12 +104,11 @@ which agent processes (switchboard or nanobot) exchange messages and tasks.
 
 Exit status: 0 on success, 1 on failure, 2 on bad usage. Listing commands
 take --json and then print one JSON object per line.`,
-		Version:            a.env.Version,
 		SilenceUsage:       true,
 		SilenceErrors:      true,
 		DisableSuggestions: true, // Main adds its own, on one line
 	}
-	root.SetVersionTemplate(fmt.Sprintf("switchboard {{.Version}} %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH))
+	a.versionFlag(root)
 	root.SuggestionsMinimumDistance = 2
 	root.SetHelpCommand(a.helpCommand())
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return asUsage(err) })

@@ -108,6 +108,12 @@ type demoRun struct {
 }
 
 func (a *app) demo(ctx context.Context, f demoFlags) error {
+	// The agents are `run` processes of this program, which must be the
+	// one with the host linked in.
+	x, err := a.extras("demo")
+	if err != nil {
+		return err
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("find this program to start the agents: %w", err)
@@ -117,7 +123,7 @@ func (a *app) demo(ctx context.Context, f demoFlags) error {
 		return err
 	}
 	layout := newDemoLayout(dir)
-	be, err := openDemoBackend(f, layout)
+	be, err := openDemoBackend(x, f, layout)
 	if err != nil {
 		if temporary {
 			_ = os.RemoveAll(dir) // nothing ran: nothing to look at

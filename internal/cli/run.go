@@ -6,9 +6,6 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
-
-	_ "github.com/switchboard-dev/switchboard/examples/feishu-stub" // registers the channel type "feishu"
-	"github.com/switchboard-dev/switchboard/host"
 )
 
 // runCommand is the host: channels, agent loop and provider from config.
@@ -56,6 +53,10 @@ channels.mailbox.mailboxesRoot.`,
 }
 
 func (a *app) runHost(ctx context.Context, stopTimeout time.Duration) error {
+	x, err := a.extras("run")
+	if err != nil {
+		return err
+	}
 	s, err := a.settings()
 	if err != nil {
 		return err
@@ -65,19 +66,8 @@ func (a *app) runHost(ctx context.Context, stopTimeout time.Duration) error {
 		sec.Raw["mailboxesRoot"] = a.root
 	}
 	logger := a.logger(slog.LevelInfo)
-	h, err := host.New(cfg, host.Options{Logger: logger, Environ: a.env.Environ, StopTimeout: stopTimeout})
-	if err != nil {
-		return err
-	}
-	agent := ""
-	if mb := h.Mailbox(); mb != nil {
-		agent = mb.AgentID()
-	}
-	stopTracing, err := a.startTracing(ctx, cfg.Observability.Tracing, agent, logger)
-	if err != nil {
-		_ = h.Stop()
-		return err
-	}
-	defer stopTracing()
-	return h.Run(ctx)
+	return x.RunHost(ctx, cfg, HostOptions{Logger: logger, Environ: a.env.Environ, StopTimeout: stopTimeout,
+		Tracing: func(agent string) (func(), error) {
+			return a.startTracing(ctx, cfg.Observability.Tracing, agent, logger)
+		}})
 }
