@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -42,6 +44,10 @@ type app struct {
 
 	started bool // a command's RunE began: later errors are not usage errors
 	loaded  *settings
+	// neededFull is set when something asked for what only
+	// switchboard-full has (see Extras), even if the error was dropped,
+	// as completion functions drop theirs.
+	neededFull bool
 }
 
 // Main runs the command line with args (without the program name) and
@@ -56,12 +62,24 @@ func Main(ctx context.Context, args []string, env Env) int {
 	cmd.SetArgs(args)
 	cmd.SetOut(env.Stdout)
 	cmd.SetErr(env.Stderr)
+	// Completion candidates are held back until it is clear that they
+	// did not need switchboard-full (the cards of an agent on NATS).
+	var held *bytes.Buffer
+	if first := commandName(args); env.Extras == nil && (first == cobra.ShellCompRequestCmd || first == cobra.ShellCompNoDescRequestCmd) {
+		held = &bytes.Buffer{}
+		cmd.SetOut(held)
+	}
 	failed, err := cmd.ExecuteContextC(ctx)
+	if errors.Is(err, errNeedsFull) || held != nil && a.neededFull {
+		return delegate(env, args, cmp.Or(err, error(&needsFullError{what: "completion"})))
+	}
+	if held != nil {
+		if _, werr := held.WriteTo(env.Stdout); werr != nil && err == nil {
+			err = werr
+		}
+	}
 	if err == nil || errors.Is(err, syscall.EPIPE) {
 		return ExitOK // EPIPE: whoever read stdout has all it wanted
-	}
-	if errors.Is(err, errNeedsFull) {
-		return delegate(env, args, err)
 	}
 	usage := isUsage(err) || !a.started
 	msg := oneLine(err.Error())
@@ -76,6 +94,23 @@ func Main(ctx context.Context, args []string, env Env) int {
 	}
 	fmt.Fprintf(env.Stderr, "switchboard: %s; run '%s'\n", msg, helpHint(failed))
 	return ExitUsage
+}
+
+// commandName returns the first argument that is not a global flag or its
+// value: the command's name.
+func commandName(args []string) string {
+	for i := 0; i < len(args); i++ {
+		switch arg := args[i]; arg {
+		case "--root", "--config":
+			i++ // the value
+		case "--wide":
+		default:
+			if !strings.HasPrefix(arg, "--root=") && !strings.HasPrefix(arg, "--config=") && !strings.HasPrefix(arg, "--wide=") {
+				return arg
+			}
+		}
+	}
+	return ""
 }
 
 // helpHint names the help command for cmd.

@@ -99,9 +99,15 @@ func (e *needsFullError) Unwrap() error { return errNeedsFull }
 // when this binary has none.
 func (a *app) extras(what string) (*Extras, error) {
 	if a.env.Extras == nil {
-		return nil, &needsFullError{what: what}
+		return nil, a.needsFull(what)
 	}
 	return a.env.Extras, nil
+}
+
+// needsFull returns the errNeedsFull error for what, and notes it.
+func (a *app) needsFull(what string) error {
+	a.neededFull = true
+	return &needsFullError{what: what}
 }
 
 // delegate runs args in the full command line, or says why it cannot.

@@ -47,9 +47,9 @@ func (a *app) settings() (*settings, error) {
 		// fault with.
 		switch {
 		case err != nil && !isUsage(err):
-			return nil, &needsFullError{what: "the config (" + oneLine(err.Error()) + ")"}
+			return nil, a.needsFull("the config (" + oneLine(err.Error()) + ")")
 		case err == nil && !store.Known(a.backendKind(s)):
-			return nil, &needsFullError{what: "the mailbox backend " + a.backendKind(s)}
+			return nil, a.needsFull("the mailbox backend " + a.backendKind(s))
 		}
 	}
 	if err != nil {

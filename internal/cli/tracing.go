@@ -25,7 +25,7 @@ func (a *app) startTracing(ctx context.Context, cfg config.TracingConfig, agent 
 		if !tracingMayBeOn(cfg, a.env.Environ) {
 			return func() {}, nil
 		}
-		return nil, &needsFullError{what: "tracing"}
+		return nil, a.needsFull("tracing")
 	}
 	shutdown, where, err := a.env.Extras.StartTracing(ctx, cfg, TracingOptions{
 		Environ: a.env.Environ, Logger: logger, Agent: agent})
