@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"sync"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
@@ -23,7 +24,7 @@ const (
 	flagDeadline
 )
 
-var crcTable = crc32.MakeTable(crc32.Castagnoli)
+var crcTable = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // errBadIndex is wrapped by every decoding error.
 var errBadIndex = errors.New("bad index file")
@@ -80,7 +81,7 @@ func encodeIndex(x *summaryIndex) []byte {
 			}
 		}
 	}
-	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, crcTable))
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, crcTable()))
 }
 
 // decodeIndex reads a file encodeIndex wrote: the names of the files it
@@ -92,7 +93,7 @@ func decodeIndex(data []byte) ([]string, []store.Summary, error) {
 		return nil, nil, fmt.Errorf("%w: not an index of this version", errBadIndex)
 	}
 	body := data[:len(data)-4]
-	if crc32.Checksum(body, crcTable) != binary.LittleEndian.Uint32(data[len(data)-4:]) {
+	if crc32.Checksum(body, crcTable()) != binary.LittleEndian.Uint32(data[len(data)-4:]) {
 		return nil, nil, fmt.Errorf("%w: checksum mismatch (torn or damaged)", errBadIndex)
 	}
 	d := indexDecoder{buf: string(body[len(indexMagic):]), interned: map[string]string{}}
