@@ -45,7 +45,7 @@ func TestWithoutSwitchboardFull(t *testing.T) {
 	for _, args := range [][]string{{"run"}, {"mcp"}, {"config", "check"}} {
 		r = run(args...)
 		assert.Equal(t, 1, r.code, "%v", args)
-		assert.Equal(t, "switchboard: switchboard-full not found beside switchboard nor on PATH: install both with go install ./cmd/... in a clone of the repository, or go install github.com/switchboard-dev/switchboard/cmd/...@latest\n", r.stderr)
+		assert.Equal(t, "switchboard: switchboard-full not found beside switchboard nor on PATH: install switchboard with its companions with go install ./cmd/... in a clone of the repository, or go install github.com/switchboard-dev/switchboard/cmd/...@latest\n", r.stderr)
 	}
 }
 

@@ -22,20 +22,20 @@ const (
 )
 
 // demoBackend is where the demo's mailbox lives: a folder (fs), or a NATS
-// server with JetStream, embedded in the demo's process or named by
+// server with JetStream, started by the demo (switchboard-natsd) or named by
 // --nats-url.
 type demoBackend struct {
 	kind string
 	root string // fs: the mailbox root
 	url  string // nats: the server
-	stop func() // nats: stops the embedded server (nil with --nats-url)
+	stop func() // nats: stops the demo's server (nil with --nats-url)
 	// since is when the demo began: on a server named by --nats-url, the
 	// messages stamped before it are another run's.
 	since time.Time
 }
 
 // openDemoBackend prepares the backend f asks for: with NATS it starts the
-// embedded server in the demo's folder, unless --nats-url names one, which
+// demo's server in the demo's folder, unless --nats-url names one, which
 // must answer before any agent starts.
 func openDemoBackend(x *Extras, f demoFlags, layout demoLayout) (*demoBackend, error) {
 	if f.backend != demoNATS {
@@ -107,7 +107,7 @@ func (b *demoBackend) mail(ctx context.Context) ([]demoLine, error) {
 	return slices.DeleteFunc(lines, func(l demoLine) bool { return l.at.Before(b.since) }), nil
 }
 
-// close shuts the embedded server down (after the agents stopped).
+// close shuts the demo's server down (after the agents stopped).
 func (b *demoBackend) close() {
 	if b.stop != nil {
 		b.stop()
@@ -132,7 +132,7 @@ func (b *demoBackend) describe(dir string) string {
 	case b.kind != demoNATS:
 		return ""
 	case b.stop != nil:
-		return fmt.Sprintf("nats-server (embedded, JetStream in %s) listening at %s", filepath.Join(dir, "nats"), b.url)
+		return fmt.Sprintf("nats-server (switchboard-natsd, JetStream in %s) listening at %s", filepath.Join(dir, "nats"), b.url)
 	}
 	return "NATS server at " + b.url + " (--nats-url)"
 }

@@ -28,7 +28,7 @@ var demoCoderCapabilities = []string{"sorting", "counting", "arithmetic"}
 //
 //	home/                        the agents' HOME
 //	mailboxes/                   the shared mailbox root (backend fs)
-//	nats/                        the embedded nats-server's JetStream store (backend nats)
+//	nats/                        the demo's nats-server's JetStream store (backend nats)
 //	researcher.json, coder.json  the configs
 //	researcher.log, coder.log    what each process logged
 //	researcher/workspace/        session histories

@@ -15,7 +15,7 @@ import (
 // Extras are the parts of the command line that link large libraries: the
 // agent host with its LLM provider SDKs and MCP client (run, config
 // check), OpenTelemetry's exporter, the MCP server (mcp), the NATS client
-// and the embedded nats-server (the nats backend, demo --backend nats).
+// (the nats backend) and the start of the demo's NATS server.
 //
 // Go initialises every package a binary links before main runs, whether a
 // command uses it or not, so a binary that links them all starts slowly
@@ -41,7 +41,7 @@ type Extras struct {
 	ServeMCP func(ctx context.Context, o MCPOptions) error
 	// StartNATS starts a nats-server with JetStream on a free port of
 	// 127.0.0.1, storing in dir, and returns its URL and what stops it
-	// (demo --backend nats).
+	// (demo --backend nats; the server is switchboard-natsd).
 	StartNATS func(dir string) (url string, stop func(), err error)
 	// PingNATS connects to the NATS server at url and disconnects
 	// (demo --nats-url).

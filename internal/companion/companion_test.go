@@ -35,6 +35,9 @@ func TestLocate(t *testing.T) {
 
 	_, err := Locate(t.Context(), self)
 	require.ErrorIs(t, err, ErrNotFound)
+	assert.Equal(t, "switchboard-full not found beside switchboard nor on PATH: install switchboard with its companions with go install ./cmd/... in a clone of the repository, or go install github.com/switchboard-dev/switchboard/cmd/...@latest", err.Error())
+	_, err = LocateProgram(t.Context(), self, NATSD)
+	require.ErrorIs(t, err, ErrNotFound)
 
 	require.NoError(t, os.Mkdir(filepath.Join(here, exeName()), 0o755))
 	_, err = Locate(t.Context(), self)

@@ -28,7 +28,8 @@ var heavy = []string{
 }
 
 // TestSwitchboardIsThin checks that cmd/switchboard links none of the
-// heavy packages, and that switchboard-full does.
+// heavy packages, that switchboard-full does (but for the NATS server:
+// it runs agents too), and that only switchboard-natsd links the server.
 func TestSwitchboardIsThin(t *testing.T) {
 	t.Parallel()
 	thin := goDeps(t, mod+"/cmd/switchboard")
@@ -39,10 +40,13 @@ func TestSwitchboardIsThin(t *testing.T) {
 			}
 		}
 	}
+	const server = "github.com/nats-io/nats-server/v2/server"
 	full := strings.Join(goDeps(t, mod+"/cmd/switchboard-full"), "\n")
-	for _, want := range []string{mod + "/host", "github.com/nats-io/nats-server/v2/server", mod + "/internal/mcpserver"} {
+	for _, want := range []string{mod + "/host", mod + "/channels/mailbox/store/natsstore", mod + "/internal/mcpserver"} {
 		assert.Contains(t, full, want, "switchboard-full links it")
 	}
+	assert.NotContains(t, full, server, "switchboard-full runs agents: the demo's server is switchboard-natsd")
+	assert.Contains(t, goDeps(t, mod+"/cmd/switchboard-natsd"), server)
 }
 
 // goDeps lists the packages pkg depends on.
