@@ -60,25 +60,8 @@ func (o *Operator) Decide(ctx context.Context, id string, allow bool, reason str
 	if err != nil {
 		return a, err
 	}
-	o.record(ctx, store.EventApproval, Describe(a), store.Event{Agent: a.Agent, Ref: a.ID, MessageID: a.MessageID, TaskID: a.TaskID})
+	o.record(ctx, store.EventApproval, a.Summary(), store.Event{Agent: a.Agent, Ref: a.ID, MessageID: a.MessageID, TaskID: a.TaskID})
 	return a, nil
-}
-
-// Describe says what happened to a, for the audit log and people:
-// "asked: run tool write_file (...)" or "approved by operator: run tool
-// write_file (...): reason".
-func Describe(a store.Approval) string {
-	s := "asked: " + a.Action
-	if a.Decision != nil {
-		s = a.Decision.Verb() + " by " + a.Decision.By + ": " + a.Action
-	}
-	if a.Detail != "" {
-		s += " (" + a.Detail + ")"
-	}
-	if a.Decision != nil && a.Decision.Reason != "" {
-		s += ": " + a.Decision.Reason
-	}
-	return s
 }
 
 // IsNotFound reports whether err says an action named nothing that

@@ -12,7 +12,7 @@ import (
 
 // Actor is the agent id the operator acts as: the sender of what the
 // operator sends and the actor of every operator entry in the audit log.
-const Actor = "operator"
+const Actor = store.Operator
 
 // MetaSentBy is the metadata key set on what the operator sends in an
 // agent's name (a cancel): its value is Actor.

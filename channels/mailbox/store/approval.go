@@ -58,6 +58,27 @@ type Decision struct {
 	Time   time.Time `json:"time"`
 }
 
+// Operator is who decided an approval from the command line or the
+// console (Decision.By), and the actor of the operator's audit entries.
+const Operator = "operator"
+
+// Summary says what happened to a, for the audit log and people: "asked:
+// run tool write_file (...)" or "approved by operator: run tool
+// write_file (...): reason".
+func (a Approval) Summary() string {
+	s := "asked: " + a.Action
+	if a.Decision != nil {
+		s = a.Decision.Verb() + " by " + a.Decision.By + ": " + a.Action
+	}
+	if a.Detail != "" {
+		s += " (" + a.Detail + ")"
+	}
+	if a.Decision != nil && a.Decision.Reason != "" {
+		s += ": " + a.Decision.Reason
+	}
+	return s
+}
+
 // Verb is "approved" or "denied".
 func (d Decision) Verb() string {
 	if d.Allow {
