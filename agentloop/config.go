@@ -111,6 +111,8 @@ func FromDefaults(d config.AgentDefaults) Config {
 		SystemPromptFile:      d.SystemPromptFile,
 		Judge:                 d.Judge,
 		JudgeTimeout:          d.JudgeTimeoutDuration(),
+		Approval: ApprovalConfig{Tools: d.Approval.Tools, Tasks: d.Approval.Tasks, Timeout: d.Approval.TimeoutDuration(),
+			Channel: d.Approval.Channel, ChatID: d.Approval.ChatID},
 	}
 }
 
