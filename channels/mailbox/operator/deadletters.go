@@ -52,8 +52,9 @@ func (o *Operator) SetAside(ctx context.Context, agent string) ([]store.SetAside
 	return out, nil
 }
 
-// agents returns every agent the store knows: the cards, and the inboxes
-// of agents that have none (the folder store knows them).
+// agents returns every agent the store knows: the cards, the inboxes of
+// agents that have none (the folder store knows them), and the agents
+// with set-aside messages (NATS knows them).
 func (o *Operator) agents(ctx context.Context) ([]string, error) {
 	cards, err := o.cfg.Store.Cards(ctx)
 	if err != nil {
@@ -65,6 +66,13 @@ func (o *Operator) agents(ctx context.Context) ([]string, error) {
 	}
 	if ic, ok := o.cfg.Store.(store.InboxCounter); ok {
 		more, err := ic.Agents()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, more...)
+	}
+	if da, ok := o.cfg.Store.(store.DeadLetterAgents); ok {
+		more, err := da.DeadLetterAgents(ctx)
 		if err != nil {
 			return nil, err
 		}
