@@ -111,7 +111,7 @@ func FromDefaults(d config.AgentDefaults) Config {
 		SystemPromptFile:      d.SystemPromptFile,
 		Judge:                 d.Judge,
 		JudgeTimeout:          d.JudgeTimeoutDuration(),
-		Approval: ApprovalConfig{Tools: d.Approval.Tools, Tasks: d.Approval.Tasks, Timeout: d.Approval.TimeoutDuration(),
+		Approval: ApprovalConfig{Tools: d.Approval.Tools, Tasks: d.Approval.Tasks, Timeout: time.Duration(d.Approval.Timeout * float64(time.Second)),
 			Channel: d.Approval.Channel, ChatID: d.Approval.ChatID},
 	}
 }
