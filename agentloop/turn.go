@@ -70,7 +70,10 @@ func (l *Loop) handle(ctx context.Context, in bus.InboundMessage) {
 	l.log.Info("turn", "session", key, "from", in.SenderID, "text", clip(content))
 	turn := NewTurn(in)
 	tctx, end := hooks(l.cfg.Hooks).turn(ctx, turn)
-	msgs, reply, err := l.converse(tctx, turn, h, user)
+	msgs, reply, err := l.approveTask(tctx, turn, k, content)
+	if err == nil {
+		msgs, reply, err = l.converse(tctx, turn, h, user)
+	}
 	end(err, turn.Usage())
 	if ctx.Err() != nil {
 		return // stopping: the turn did not happen (a mailbox message comes back on restart)
@@ -191,6 +194,14 @@ func (l *Loop) runTool(ctx context.Context, turn *Turn, c ToolCall) (out string)
 			out = fmt.Sprintf("error: tool %s failed unexpectedly: %v", c.Name, r)
 		}
 	}()
+	if l.gate != nil && l.gate.cfg.toolNeeds(c.Name) {
+		d := l.gate.ask(ctx, turn, ApprovalTool, "run tool "+c.Name, c.Arguments)
+		if !d.Allow {
+			res := deniedResult("running tool "+c.Name, d)
+			l.log.Info("tool denied", "session", turn.SessionKey, "tool", c.Name, "by", d.By)
+			return res
+		}
+	}
 	ctx, end := hooks(l.cfg.Hooks).tool(ctx, turn, c)
 	res, err := tool.Execute(ctx, Call{ID: c.ID, Name: c.Name, Arguments: c.Arguments, Turn: turn})
 	if err != nil {

@@ -124,7 +124,10 @@ func New(cfg *config.Config, opts Options) (*Host, error) {
 		card := mb.Config()
 		lc.Tools, lc.AgentID, lc.Description = tools, mb.AgentID(), card.Description
 		lc.Capabilities, lc.Roles = card.Capabilities, card.Roles
+		book := mailboxBook{mb: mb, log: h.log}
+		lc.Approval.Book, lc.Approval.Record = book, book.record
 	}
+	lc.Approval.Clock = opts.Clock
 	mcp, tools, err := newMCP(cfg, lc.Tools, h.log, opts.Clock, opts.Environ)
 	if err != nil {
 		return fail(err)

@@ -10,12 +10,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/channels/mailbox/operator"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
 // Operator is the agent id the console acts as: the sender of what the
 // operator sends and the actor of every operator entry in the audit log.
-const Operator = "operator"
+const Operator = operator.Actor
 
 // Config is what a Console is made with.
 type Config struct {
@@ -41,8 +42,8 @@ type Config struct {
 	// that start, stop or change load (default 2s). Messages are followed
 	// through the store's watch, never by re-reading the tree.
 	RegistryEvery time.Duration
-	// Approvals are the approvals waiting for the operator (nil: none;
-	// see Approvals).
+	// Approvals are the approvals waiting for the operator (nil: those
+	// the store keeps, when it is a store.ApprovalBook; see Approvals).
 	Approvals Approvals
 	// Now is the clock (default time.Now).
 	Now func() time.Time
@@ -71,6 +72,7 @@ func (c *Config) setDefaults() {
 // Console serves the console over HTTP.
 type Console struct {
 	cfg Config
+	op  *operator.Operator
 	hub *hub
 	mu  sync.Mutex // serialises the operator's actions
 	// watching is closed once the store's watch is in place.
@@ -87,7 +89,16 @@ func New(cfg Config) (*Console, error) {
 		return nil, errors.New("console: a store is required")
 	}
 	cfg.setDefaults()
-	return &Console{cfg: cfg, hub: newHub(), watching: make(chan struct{})}, nil
+	op, err := operator.New(operator.Config{Store: cfg.Store, DefaultTTL: cfg.DefaultTTL, Now: cfg.Now, Logger: cfg.Logger})
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := cfg.Approvals.(NoApprovals); ok {
+		if _, keeps := cfg.Store.(store.ApprovalBook); keeps {
+			cfg.Approvals = StoreApprovals{Operator: op}
+		}
+	}
+	return &Console{cfg: cfg, op: op, hub: newHub(), watching: make(chan struct{})}, nil
 }
 
 // NewToken returns a fresh random token (32 hex digits).

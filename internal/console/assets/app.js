@@ -97,7 +97,7 @@
     },
     audit() { renderAudit(); return null; },
     approvals() {
-      if (!state.approvals.length) return empty("No approvals waiting. (The mailbox has no guard rails that ask for approval yet.)");
+      if (!state.approvals.length) return empty("No approvals waiting.");
       return table(["Agent", "Action", "Asked", ""], state.approvals.map((a) => el("tr", {}, td("Agent", a.agent),
         td("Action", a.action, a.detail ? el("div", { class: "muted" }, a.detail) : null), td("Asked", time(a.created)),
         td("", actButton("approve", "", "approve", { id: a.id }), " ", actButton("deny", "", "deny", { id: a.id })))));
