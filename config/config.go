@@ -58,6 +58,8 @@ type Config struct {
 	// nanobot's schema.
 	Gateway map[string]any `json:"gateway" config:"nanobot"`
 	Tools   map[string]any `json:"tools" config:"nanobot"`
+	// Observability holds switchboard's own settings of logs and metrics.
+	Observability ObservabilityConfig `json:"observability"`
 	// Path is the file the configuration came from ("" when none was read).
 	Path string `json:"-"`
 	// Report says what Load, and the channels since, made of each key
@@ -190,6 +192,7 @@ func (c *Config) validate(p *problems) {
 	if d.JudgeTimeout < 0 {
 		p.invalid(prefix+"judgeTimeout", "want a number of seconds of 0 or more, got %s", show(d.JudgeTimeout))
 	}
+	c.Observability.validate(p)
 	if d.SystemPrompt != "" && d.SystemPromptFile != "" {
 		p.invalid(prefix+"systemPromptFile", "set systemPrompt or systemPromptFile, not both")
 	}
