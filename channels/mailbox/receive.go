@@ -73,7 +73,7 @@ func (c *Channel) receiveLoop(ctx, intake context.Context) {
 		pause = 100 * time.Millisecond
 		if err := c.handle(ctx, d); err != nil && ctx.Err() == nil {
 			c.Logger().Error("mailbox message not handled; it stays claimed and comes back on restart",
-				"id", d.Message.ID, "from", d.Message.From, "err", err)
+				append(meta.MessageLogAttrs(d.Message), "err", err)...)
 		}
 	}
 }
@@ -86,7 +86,7 @@ func (c *Channel) handle(ctx context.Context, d *store.Delivery) error {
 
 	// admit
 	if reason := c.refusal(m); reason != "" {
-		c.Logger().Warn("mailbox message refused", "id", m.ID, "from", m.From, "reason", reason)
+		c.Logger().Warn("mailbox message refused", append(meta.MessageLogAttrs(m), "reason", reason)...)
 		if m.Type == envelope.TypeTask && strings.HasPrefix(reason, "unauthorized") {
 			c.answerTask(ctx, mt, envelope.StateRejected, "unauthorized")
 		}
@@ -155,7 +155,7 @@ func (c *Channel) ackWhenDone(d *store.Delivery, sweep string, recorded <-chan s
 			defer cancel()
 			if err := c.finish(ctx, d, sweep); err != nil {
 				c.Logger().Warn("handled message not acknowledged; it comes back on restart",
-					"id", d.Message.ID, "from", d.Message.From, "err", err)
+					append(meta.MessageLogAttrs(d.Message), "err", err)...)
 			}
 		})
 	}

@@ -32,6 +32,7 @@ type app struct {
 	root string // --root
 	conf string // --config
 	wide bool   // --wide
+	logs logSettings
 
 	started bool // a command's RunE began: later errors are not usage errors
 	loaded  *settings

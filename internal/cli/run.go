@@ -52,6 +52,7 @@ channels.mailbox.mailboxesRoot.`,
 		}),
 	}
 	cmd.Flags().Float64Var(&stopTimeout, "stop-timeout", 10, "seconds to finish the turns in hand on SIGINT/SIGTERM, and again to stop the channels")
+	a.addLogFlags(cmd, "info")
 	return cmd
 }
 
