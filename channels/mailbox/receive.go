@@ -123,6 +123,9 @@ func (c *Channel) handle(ctx context.Context, d *store.Delivery) error {
 			}
 			return err
 		}
+		if meter := c.meterOf(); meter != nil {
+			meter.Delivered(m, d.Redelivered, c.clk.Now())
+		}
 		c.recordMessage(ctx, store.EventDelivered, m, "")
 		return nil // acknowledged when the agent is done with it, or when it ends (held)
 	}
