@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	_ "github.com/switchboard-dev/switchboard/examples/feishu-stub" // registers the channel type "feishu"
 	"github.com/switchboard-dev/switchboard/config"
+	_ "github.com/switchboard-dev/switchboard/examples/feishu-stub" // registers the channel type "feishu"
 	"github.com/switchboard-dev/switchboard/host"
 	"github.com/switchboard-dev/switchboard/observe/metrics"
 )

@@ -40,9 +40,9 @@ func newGauges(m *Metrics, src Sources) *gauges {
 		oldest: d("switchboard_mailbox_inbox_oldest_age_seconds", "Age of the oldest message waiting in the agent's inbox, from its timestamp (0 when none waits)."),
 		tasks: d("switchboard_tasks", "Tasks in hand, by side (working: accepted by this agent and not finished; delegated: sent by this agent and not ended) and state.",
 			"side", "state"),
-		queue:        d("switchboard_bus_queue_length", "Messages waiting in the host's bus, by queue: inbound (for the agent loop) or outbound (for the channels).", "queue"),
-		inFlight:     d("switchboard_agent_turns_in_progress", "Turns of the agent loop in progress."),
-		oldestTurn:   d("switchboard_agent_oldest_turn_age_seconds", "How long the oldest turn in progress has run (0 when none); /readyz fails past observability.metrics.maxTurnSeconds."),
+		queue:      d("switchboard_bus_queue_length", "Messages waiting in the host's bus, by queue: inbound (for the agent loop) or outbound (for the channels).", "queue"),
+		inFlight:   d("switchboard_agent_turns_in_progress", "Turns of the agent loop in progress."),
+		oldestTurn: d("switchboard_agent_oldest_turn_age_seconds", "How long the oldest turn in progress has run (0 when none); /readyz fails past observability.metrics.maxTurnSeconds."),
 	}
 }
 
