@@ -46,6 +46,7 @@ type Channel struct {
 	backend     store.Backend
 	ownsBackend bool
 	observer    store.Observer
+	meter       Meter // see SetMeter
 	clk         clock.Clock
 
 	received *recentMessages
@@ -117,7 +118,7 @@ func (c *Channel) Start(ctx context.Context) error {
 	}
 	if c.backend == nil {
 		sc := c.cfg.StoreConfig()
-		sc.Logger, sc.Observer = c.Logger(), c.observer
+		sc.Logger, sc.Observer = c.Logger(), c.storeObserver()
 		be, err := store.Open(c.cfg.Backend, sc)
 		if err != nil {
 			return fmt.Errorf("open mailbox store: %w", err)

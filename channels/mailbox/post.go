@@ -54,6 +54,9 @@ func (c *Channel) Post(ctx context.Context, req route.Request) (_ *envelope.Mess
 		undo()
 		return nil, fmt.Errorf("send to %q: %w", msg.To, err)
 	}
+	if m := c.meterOf(); m != nil {
+		m.Sent(msg)
+	}
 	c.releaseAnswered(ctx, ledger, msg)
 	return msg, nil
 }

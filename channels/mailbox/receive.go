@@ -74,7 +74,7 @@ func (c *Channel) receiveLoop(ctx, intake context.Context) {
 		pause = 100 * time.Millisecond
 		if err := c.handle(ctx, d); err != nil && ctx.Err() == nil {
 			c.Logger().Error("mailbox message not handled; it stays claimed and comes back on restart",
-				"id", d.Message.ID, "from", d.Message.From, "err", err)
+				append(meta.MessageLogAttrs(d.Message), "err", err)...)
 		}
 	}
 }
@@ -89,7 +89,7 @@ func (c *Channel) handle(ctx context.Context, d *store.Delivery) (err error) {
 
 	// admit
 	if reason := c.refusal(m); reason != "" {
-		c.Logger().Warn("mailbox message refused", "id", m.ID, "from", m.From, "reason", reason)
+		c.Logger().Warn("mailbox message refused", append(meta.MessageLogAttrs(m), "reason", reason)...)
 		if m.Type == envelope.TypeTask && strings.HasPrefix(reason, "unauthorized") {
 			c.answerTask(ctx, mt, envelope.StateRejected, "unauthorized")
 		}
@@ -126,6 +126,9 @@ func (c *Channel) handle(ctx context.Context, d *store.Delivery) (err error) {
 			}
 			return err
 		}
+		if meter := c.meterOf(); meter != nil {
+			meter.Delivered(m, d.Redelivered, c.clk.Now())
+		}
 		c.recordMessage(ctx, store.EventDelivered, m, "")
 		return nil // acknowledged when the agent is done with it, or when it ends (held)
 	}
@@ -158,7 +161,7 @@ func (c *Channel) ackWhenDone(d *store.Delivery, sweep string, recorded <-chan s
 			defer cancel()
 			if err := c.finish(ctx, d, sweep); err != nil {
 				c.Logger().Warn("handled message not acknowledged; it comes back on restart",
-					"id", d.Message.ID, "from", d.Message.From, "err", err)
+					append(meta.MessageLogAttrs(d.Message), "err", err)...)
 			}
 		})
 	}

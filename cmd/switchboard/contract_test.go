@@ -47,14 +47,15 @@ func TestContractFlags(t *testing.T) {
 			"subject", "priority", "expects-reply", "reply-by", "for-task", "new"},
 		"log":     {"agent", "kind", "since", "until", "id", "thread", "task", "json"},
 		"pending": {"task", "overdue", "json"},
-		"recv":    {"count", "json"},
+		"recv":    {"count", "json", "log-level", "log-format"},
 		"inbox":   {"json", "limit"},
 		"agents":  {"capability", "role", "by-role", "json"},
 		"thread":  {"task", "json"},
-		"watch":   {"json"},
+		"watch":   {"json", "log-level", "log-format"},
+		"stats":   {"window", "watch", "interval", "json"},
 		"doctor":  {"fix", "json"},
 		"version": {},
-		"mcp":     {"agent", "description", "capability", "listen"},
+		"mcp":     {"agent", "description", "capability", "listen", "log-level", "log-format"},
 	}
 	for cmd, want := range contract {
 		t.Run(cmd, func(t *testing.T) {

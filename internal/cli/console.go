@@ -47,6 +47,7 @@ SIGTERM.`,
 		}),
 	}
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8470", "address to serve on (host:port; port 0 picks a free one)")
+	a.addLogFlags(cmd, "warn")
 	return cmd
 }
 

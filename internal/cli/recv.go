@@ -63,6 +63,7 @@ one does.`,
 	}
 	cmd.Flags().IntVar(&count, "count", 0, "exit after N messages (0: run until SIGINT/SIGTERM)")
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print one JSON object per message")
+	a.addLogFlags(cmd, "warn")
 	return cmd
 }
 
