@@ -41,6 +41,7 @@ func (e *runEnv) sideBySide(ctx context.Context) error {
 		return err
 	}
 	rep := newSideReport(e, n)
+	fmt.Fprintf(e.out, "\n== nanobot mode: %d messages, %d round(s); each contender as it finishes:\n", n, e.opts.rounds)
 	master := ""
 	for round := range e.opts.rounds {
 		tree, err := e.writeRound(ctx, t, rep, round, n)

@@ -58,6 +58,7 @@ func (r *sideReport) add(side string, c contender, took procTimes) {
 }
 
 func (r *sideReport) addOne(side string, c contender, d time.Duration) {
+	fmt.Fprintf(r.e.out, "  %s %-26s %8.3f s  %8.0f msg/s\n", side, c.key, d.Seconds(), float64(r.n)/max(d.Seconds(), 1e-9))
 	for _, res := range r.results {
 		if res.Side == side && res.Key == c.key {
 			res.Seconds = append(res.Seconds, d.Seconds())
