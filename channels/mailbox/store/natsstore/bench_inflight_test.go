@@ -2,6 +2,7 @@ package natsstore_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"sync"
@@ -14,6 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/storetest"
 )
 
@@ -65,35 +67,38 @@ func BenchmarkInFlight(b *testing.B) {
 	b.ReportMetric(median[3]/median[0], "raw-async/store")
 }
 
-// inflightEnds are the ends of one pipe: send(i) is called from inFlight
+// inflightEnds are the ends of one pipe: send is called from inFlight
 // goroutines at once (flush, if set, waits for the sends' acknowledgements
-// after the last), recv from one.
+// after the last), recv from one; recv gives up when ctx ends (a send
+// failed).
 type inflightEnds struct {
-	send  func(i int) error
+	send  func() error
 	flush func() error
-	recv  func() error
+	recv  func(ctx context.Context) error
 }
 
 // inflightRun sends n messages from inFlight goroutines while this one
 // receives them, and returns the rate in messages per second.
 func inflightRun(e inflightEnds, n int) (float64, error) {
 	start := time.Now()
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	errs := make(chan error, inFlight+1)
 	for range inFlight {
 		wg.Go(func() {
-			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
-				if err := e.send(i); err != nil {
-					errs <- err
+			for next.Add(1) <= int64(n) {
+				if err := e.send(); err != nil {
+					cancel(err)
 					return
 				}
 			}
 		})
 	}
 	for range n {
-		if err := e.recv(); err != nil {
-			return 0, err
+		if err := e.recv(ctx); err != nil {
+			wg.Wait()
+			return 0, errors.Join(err, context.Cause(ctx))
 		}
 	}
 	wg.Wait()
@@ -102,10 +107,8 @@ func inflightRun(e inflightEnds, n int) (float64, error) {
 			return 0, err
 		}
 	}
-	select {
-	case err := <-errs:
+	if err := context.Cause(ctx); err != nil {
 		return 0, err
-	default:
 	}
 	return float64(n) / time.Since(start).Seconds(), nil
 }
@@ -113,8 +116,33 @@ func inflightRun(e inflightEnds, n int) (float64, error) {
 // inflightStore sends through one store (Deliver is safe for concurrent
 // use) and receives through another, as storeEnds does, with AsyncAck.
 func inflightStore(b *testing.B, ts *testServer, noHistory bool) inflightEnds {
-	e := storeEnds(b, ts, true, noHistory)
-	return inflightEnds{send: func(int) error { return e.send() }, recv: e.recv}
+	run := nextRun()
+	opts := natsstore.Options{Conn: ts.Connect(b), Stream: "INFS" + run, SubjectPrefix: "infs" + run,
+		HistoryStream: "INFH" + run, RegistryBucket: "ireg" + run, PresenceBucket: "ipres" + run,
+		StateBucket: "istate" + run, LockBucket: "ilock" + run, AsyncAck: true,
+		AuditLog: true, NoHistory: noHistory}
+	be := openWith(b, opts)
+	recvOpts := opts
+	recvOpts.Conn = ts.Connect(b)
+	rx := openWith(b, recvOpts)
+	in, err := rx.OpenInbox(context.Background(), "bob")
+	require.NoError(b, err)
+	b.Cleanup(func() { in.Close() })
+	tmpl := storetest.NewMessage("alice", "bob", "benchmark payload")
+	return inflightEnds{
+		send: func() error {
+			m := *tmpl
+			m.ID = envelope.NewID()
+			return be.Deliver(context.Background(), &m)
+		},
+		recv: func(ctx context.Context) error {
+			d, err := in.Next(ctx)
+			if err != nil {
+				return err
+			}
+			return in.Ack(ctx, d)
+		},
+	}
 }
 
 // inflightRaw does the same with nats.go alone, the message encoded once:
@@ -143,18 +171,25 @@ func inflightRaw(b *testing.B, ts *testServer, async bool) inflightEnds {
 	subject := "inf" + run + ".bob.inbox.alice"
 	var sent atomic.Int64
 	e := inflightEnds{
-		send: func(int) error {
+		send: func() error {
 			m := nats.NewMsg(subject)
 			m.Data = data
 			m.Header.Set(jetstream.MsgIDHeader, fmt.Sprintf("bob:%d", sent.Add(1)))
 			if async {
-				_, err := js.PublishMsgAsync(m)
+				_, err := js.PublishMsgAsync(m, jetstream.WithStallWait(time.Minute))
 				return err
 			}
 			_, err := js.PublishMsg(ctx, m)
 			return err
 		},
-		recv: func() error { return (<-got).Ack() },
+		recv: func(ctx context.Context) error {
+			select {
+			case m := <-got:
+				return m.Ack()
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		},
 	}
 	if async {
 		e.flush = func() error {
