@@ -26,6 +26,10 @@ type sideResult struct {
 	// process (Python's start included).
 	VsNanobot        float64 `json:"vs_nanobot"`
 	VsNanobotProcess float64 `json:"vs_nanobot_process"`
+	// VsNanobotRounds is VsNanobot within each round: contenders of one
+	// round ran minutes apart at most, so on a machine whose load changes
+	// these vary less than the medians' ratio.
+	VsNanobotRounds []float64 `json:"vs_nanobot_rounds"`
 	// RawPeer is the raw contender a switchboard one is compared with, and
 	// VsRaw its PerSec over the peer's.
 	RawPeer string  `json:"raw_peer,omitempty"`
@@ -94,7 +98,14 @@ func (r *sideReport) finish() error {
 		}
 	}
 	for _, res := range r.results {
-		res.VsNanobot = ratio(res, r.find(res.Side, "nanobot"))
+		nb := r.find(res.Side, "nanobot")
+		res.VsNanobot = ratio(res, nb)
+		res.VsNanobotRounds = nil
+		for i, sec := range res.Seconds {
+			if nb != nil && i < len(nb.Seconds) && sec > 0 {
+				res.VsNanobotRounds = append(res.VsNanobotRounds, nb.Seconds[i]/sec)
+			}
+		}
 		res.VsNanobotProcess = ratio(res, r.find(res.Side, "nanobot-process"))
 		if res.RawPeer != "" {
 			res.VsRaw = ratio(res, r.find(res.Side, res.RawPeer))
@@ -107,7 +118,8 @@ func (r *sideReport) finish() error {
 	}
 	fmt.Fprintf(r.e.out, "  %d messages of %d bytes (nanobot's file) each, %d round(s); times are medians over the rounds;\n",
 		r.n, r.fileBytes, r.e.opts.rounds)
-	fmt.Fprintln(r.e.out, "  x nanobot: msg/s over that of nanobot's algorithm (its own time, in Python); x nanobot proc: over its whole process;")
+	fmt.Fprintln(r.e.out, "  x nanobot: msg/s over that of nanobot's algorithm (its own time, in Python), by round: within each round (min-max);")
+	fmt.Fprintln(r.e.out, "  x nanobot proc: over nanobot's whole process (Python's start included);")
 	fmt.Fprintln(r.e.out, "  x raw: msg/s over that of the raw peer named; switchboard recv is timed as a whole process (exec to exit),")
 	fmt.Fprintln(r.e.out, "  Deliver and the raw operations inside this process; every drain is checked: all N in processed/, none left")
 	if r.e.opts.jsonOut == "" {
@@ -130,7 +142,7 @@ func (r *sideReport) print(side string) error {
 	if side == "drain" {
 		title = fmt.Sprintf("drain side by side: %d messages waiting, the same tree copied for each", r.n)
 	}
-	tw := r.e.table(title, "contender", "durability", "msg/s", "time", "min-max", "x nanobot", "x nanobot proc", "x raw", "raw peer")
+	tw := r.e.table(title, "contender", "durability", "msg/s", "time", "min-max", "x nanobot", "by round", "x nanobot proc", "x raw", "raw peer")
 	for _, res := range r.results {
 		if res.Side != side {
 			continue
@@ -139,12 +151,16 @@ func (r *sideReport) print(side string) error {
 		if len(res.Seconds) > 1 {
 			spread = fmt.Sprintf("%.2f-%.2f s", slices.Min(res.Seconds), slices.Max(res.Seconds))
 		}
+		byRound := "-"
+		if len(res.VsNanobotRounds) > 1 {
+			byRound = fmt.Sprintf("%.2f-%.2fx", slices.Min(res.VsNanobotRounds), slices.Max(res.VsNanobotRounds))
+		}
 		vsRaw, peer := "-", "-"
 		if p := r.find(side, res.RawPeer); p != nil {
 			vsRaw, peer = times(res.VsRaw), "raw, "+p.Durability
 		}
 		row(tw, res.Name, res.Durability, fmt.Sprintf("%.0f", res.PerSec), fmt.Sprintf("%.3f s", res.Median), spread,
-			times(res.VsNanobot), times(res.VsNanobotProcess), vsRaw, peer)
+			times(res.VsNanobot), byRound, times(res.VsNanobotProcess), vsRaw, peer)
 	}
 	return tw.Flush()
 }

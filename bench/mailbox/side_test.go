@@ -60,7 +60,7 @@ func TestHarnessNanobotMode(t *testing.T) {
 			continue
 		}
 		delete(want, key)
-		if res.N != 12 || len(res.Seconds) != 2 || res.PerSec <= 0 || res.VsNanobot <= 0 {
+		if res.N != 12 || len(res.Seconds) != 2 || res.PerSec <= 0 || res.VsNanobot <= 0 || len(res.VsNanobotRounds) != 2 {
 			t.Errorf("%s: n %d, %d rounds, %.0f msg/s, %.2fx nanobot", key, res.N, len(res.Seconds), res.PerSec, res.VsNanobot)
 		}
 		if res.Kind == kindSwitchboard && (res.RawPeer == "" || res.VsRaw <= 0) {
