@@ -35,6 +35,7 @@ func (c *Channel) onUpdate(ctx context.Context, d *store.Delivery, mt meta.Meta,
 			c.Logger().Warn("record task state", "task", rec.TaskID, "err", err)
 		}
 		v.in = routed(in, mt, rec.Callback)
+		c.taskRejected(ctx, mt)
 	}
 	if task.State.Terminal() && (ok || c.storedTask(ctx, task.ID, mt.From)) {
 		v.sweep = task.ID // the task this agent delegated is over
