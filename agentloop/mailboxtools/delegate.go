@@ -83,7 +83,7 @@ func (t *DelegateTask) Execute(ctx context.Context, call agentloop.Call) (string
 	}
 	msg, err := t.mb.Post(ctx, req)
 	if err != nil {
-		return "", err
+		return "", sendError(err)
 	}
 	return fmt.Sprintf("delegated task %s to %s; its updates will come back to this conversation%s",
 		msg.Task.ID, msg.To, offlineNote(target)), nil

@@ -58,7 +58,7 @@ type Channel struct {
 	replies *replies.Ledger  // requests owed a reply, both ways
 	inbox   store.Inbox
 	guard   *limits.Guard // rate limits and breakers, made by Start
-	intake  intake // the receive loop, which StopReceiving ends first
+	intake  intake        // the receive loop, which StopReceiving ends first
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 	running bool

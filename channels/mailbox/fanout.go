@@ -13,8 +13,8 @@ import (
 // PostTo sends req (whose To is ignored) to every agent target names
 // (see route.ParseTarget and route.Resolve): all, a capability or role (every holder,
 // or with any: the least loaded online one), a pattern, or one agent.
-// Each recipient gets its own copy under the loop rules of Post; a
-// recipient they refuse is skipped and reported, and PostTo fails only
+// Each recipient gets its own copy under the loop rules and guard rails
+// of Post; a recipient they refuse is skipped and reported, and PostTo fails only
 // when nobody could be sent to. A task with a fixed TaskID can go to one
 // agent only.
 func (c *Channel) PostTo(ctx context.Context, target string, req route.Request) (route.Fanout, error) {
@@ -49,7 +49,8 @@ func (c *Channel) PostTo(ctx context.Context, target string, req route.Request) 
 		switch {
 		case err == nil:
 			out.Sent = append(out.Sent, msg)
-		case errors.Is(err, route.ErrLoop) || errors.Is(err, route.ErrTTLExhausted):
+		case errors.Is(err, route.ErrLoop) || errors.Is(err, route.ErrTTLExhausted) ||
+			errors.Is(err, route.ErrRateLimited) || errors.Is(err, route.ErrBreakerOpen):
 			out.Skipped = append(out.Skipped, route.Skipped{To: rcpt, Err: err})
 		default:
 			return out, err
