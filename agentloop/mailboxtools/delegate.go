@@ -77,6 +77,7 @@ func (t *DelegateTask) Execute(ctx context.Context, call agentloop.Call) (string
 		To: target.AgentID, Type: envelope.TypeTask, Text: args.Task,
 		Callback: &envelope.Callback{Channel: in.Channel, ChatID: in.ChatID, SessionID: in.SessionKey()},
 		Parent:   parentOf(call),
+		Tree:     routedTree(call),
 	}
 	if args.DeadlineSeconds > 0 {
 		req.Deadline = t.now().Add(time.Duration(args.DeadlineSeconds * float64(time.Second)))

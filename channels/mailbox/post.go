@@ -40,7 +40,7 @@ func (c *Channel) Post(ctx context.Context, req route.Request) (*envelope.Messag
 	}
 	recorded := false
 	if msg.Type == envelope.TypeTask {
-		if err := sent.Add(ctx, tasks.RecordOf(msg, req.Callback)); err != nil {
+		if err := sent.Add(ctx, tasks.RecordOf(msg, req.Callback, route.TreeOf(req))); err != nil {
 			return nil, err
 		}
 		recorded = true

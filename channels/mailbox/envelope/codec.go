@@ -40,6 +40,7 @@ type wireMessage struct {
 	HopCount     *int           `json:"hop_count"`
 	TaskID       *string        `json:"task_id"`
 	ReplyBy      *Time          `json:"reply_by"`
+	TaskPath     []string       `json:"task_path"`
 }
 
 // Decode reads one message from r, refusing more than maxBytes (0 means no
@@ -97,7 +98,7 @@ func decodeStd(data []byte) (*Message, error) {
 		Callback: w.Callback, ReplyTo: deref(w.ReplyTo), Metadata: w.Metadata,
 		ThreadID: deref(w.ThreadID), Subject: deref(w.Subject),
 		ExpectsReply: deref(w.ExpectsReply), Priority: deref(w.Priority), HopCount: deref(w.HopCount),
-		TaskID: deref(w.TaskID), ReplyBy: w.ReplyBy,
+		TaskID: deref(w.TaskID), ReplyBy: w.ReplyBy, TaskPath: w.TaskPath,
 	}
 	if w.TTL != nil {
 		m.TTL = *w.TTL
@@ -136,6 +137,9 @@ func canonicalize(m *Message) {
 	}
 	if m.ReplyBy != nil && m.ReplyBy.IsZero() {
 		m.ReplyBy = nil
+	}
+	if len(m.TaskPath) == 0 {
+		m.TaskPath = nil
 	}
 }
 

@@ -38,6 +38,7 @@ func fullMessage() *envelope.Message {
 		Metadata: map[string]any{"origin": "cli", "n": float64(3), "ok": false, "none": nil},
 		ThreadID: "0196a1b2-0000-7000-8000-000000000001", Subject: "sort-files",
 		ExpectsReply: true, Priority: 3, HopCount: 4, TaskID: "task-41", ReplyBy: &due,
+		TaskPath: []string{"planner:0123456789abcdef", "researcher:fedcba9876543210"},
 	}
 }
 
@@ -59,6 +60,7 @@ var optionalFields = map[string]func(m, full *envelope.Message){
 	"hop_count":     func(m, f *envelope.Message) { m.HopCount = f.HopCount },
 	"task_id":       func(m, f *envelope.Message) { m.TaskID = f.TaskID },
 	"reply_by":      func(m, f *envelope.Message) { m.ReplyBy = f.ReplyBy },
+	"task_path":     func(m, f *envelope.Message) { m.TaskPath = f.TaskPath },
 	"no_timestamp":  func(m, f *envelope.Message) { m.Timestamp = envelope.Time{} },
 }
 

@@ -5,7 +5,7 @@ package envelope
 var (
 	messageKeys = []string{"id", "from", "to", "timestamp", "type", "ttl", "trace",
 		"task", "content", "callback", "reply_to", "metadata", "thread_id",
-		"subject", "expects_reply", "priority", "hop_count", "task_id", "reply_by"}
+		"subject", "expects_reply", "priority", "hop_count", "task_id", "reply_by", "task_path"}
 	taskKeys     = []string{"id", "state", "deadline", "reason"}
 	callbackKeys = []string{"channel", "chat_id", "session_id"}
 	contentKeys  = []string{"parts"}
@@ -64,6 +64,7 @@ const (
 	mHopCount
 	mTaskID
 	mReplyBy
+	mTaskPath
 )
 
 // messageIndex is the index of key in messageKeys, or -1.
@@ -107,6 +108,8 @@ func messageIndex(key []byte) int {
 		return mTaskID
 	case "reply_by":
 		return mReplyBy
+	case "task_path":
+		return mTaskPath
 	}
 	return -1
 }
@@ -159,6 +162,8 @@ func (s *scanner) message(m *Message) bool {
 			m.TaskID, ok = s.strOrNull()
 		case mReplyBy:
 			m.ReplyBy, ok = s.timePtr()
+		case mTaskPath:
+			m.TaskPath, ok = s.stringList()
 		}
 		return ok
 	})

@@ -159,6 +159,11 @@ type Message struct {
 	TaskID string `json:"task_id,omitempty"`
 	// ReplyBy is when a reply to a message that expects one is due.
 	ReplyBy *Time `json:"reply_by,omitempty"`
+	// TaskPath places a task in its task tree: one "agent:work" entry per
+	// task above it and for itself, root first, naming the agent that
+	// handed the work on and a fingerprint of that work (see
+	// package route: TaskPath). Only tasks carry it.
+	TaskPath []string `json:"task_path,omitempty"`
 }
 
 // Text joins the message's text parts with newlines.
