@@ -45,7 +45,7 @@ func TestFloodSetAsideOthersKept(t *testing.T) {
 	}
 	clk := clock.NewManual(time.Now()) // never moves: no token comes back
 	cfg := e.config("coder")
-	cfg.Limits.PerSender = limits.Rate{PerMinute: 6, Burst: 4}
+	cfg.Limits.PerSender = limits.Rate{Rate: 6, Per: "minute", Burst: 4}
 	a := e.start(t, cfg, mailbox.Options{Clock: clk})
 
 	got := map[string]int{}
@@ -55,7 +55,7 @@ func TestFloodSetAsideOthersKept(t *testing.T) {
 	assert.Equal(t, map[string]int{"flood": 4, "calm": len(calmIDs)}, got, "burst 4 of the flood, every calm message")
 	for _, id := range floodIDs[4:] {
 		ev := e.waitEvent(t, store.EventRefused, id)
-		assert.Contains(t, ev.Reason, "rate limit: sender flood over 6/min, burst 4 (channels.mailbox.limits.perSender); it may send again in 10s")
+		assert.Contains(t, ev.Reason, "rate limit: sender flood over 6/minute, burst 4 (channels.mailbox.limits.perSender); it may send again in 10s")
 	}
 	up := flooder.expectUpdate(t, "task_spam", envelope.StateRejected)
 	assert.Contains(t, up.Task.Reason, "rate limit: sender flood")
@@ -86,7 +86,7 @@ func TestSendOverLimitRefused(t *testing.T) {
 	e := newEnv(t)
 	clk := clock.NewManual(time.Now())
 	cfg := e.config("lead")
-	cfg.Limits.PerEdge = limits.Rate{PerSecond: 0.5, Burst: 2}
+	cfg.Limits.PerEdge = limits.Rate{Rate: 0.5, Per: "second", Burst: 2}
 	a := e.start(t, cfg, mailbox.Options{Clock: clk})
 	ctx := context.Background()
 	p := e.peer(t, "coder")

@@ -11,52 +11,53 @@ import (
 	"github.com/switchboard-dev/switchboard/config"
 )
 
-// Rate is one token bucket: a steady rate (perSecond or perMinute, one of
-// them; both 0: no limit) and a burst, the messages that may go at once
-// after a quiet spell.
+// Rate is one token bucket: a steady rate of Rate messages Per "second",
+// "minute" (the default) or "hour" (Rate 0: no limit), and a Burst, the
+// messages that may go at once after a quiet spell.
 type Rate struct {
-	PerSecond float64 `json:"perSecond"`
-	PerMinute float64 `json:"perMinute"`
-	Burst     int     `json:"burst"`
+	Rate  float64 `json:"rate"`
+	Per   string  `json:"per"`
+	Burst int     `json:"burst"`
 }
+
+// units are the values of Rate.Per, in seconds.
+var units = map[string]float64{"second": 1, "minute": 60, "hour": 3600}
 
 // Limit returns the rate in events per second (rate.Inf without a limit).
 func (r Rate) Limit() rate.Limit {
-	switch {
-	case r.PerSecond > 0:
-		return rate.Limit(r.PerSecond)
-	case r.PerMinute > 0:
-		return rate.Limit(r.PerMinute / 60)
+	if r.Rate <= 0 {
+		return rate.Inf
 	}
-	return rate.Inf
+	unit, ok := units[r.Per]
+	if !ok {
+		unit = 60
+	}
+	return rate.Limit(r.Rate / unit)
 }
 
 // Off reports whether the bucket limits nothing.
 func (r Rate) Off() bool { return r.Limit() == rate.Inf }
 
-// String says the rate as the configuration writes it: "30/min, burst 10".
+// String says the rate as the configuration writes it: "30/minute,
+// burst 10".
 func (r Rate) String() string {
-	switch {
-	case r.Off():
+	if r.Off() {
 		return "no limit"
-	case r.PerSecond > 0:
-		return fmt.Sprintf("%g/s, burst %d", r.PerSecond, r.Burst)
 	}
-	return fmt.Sprintf("%g/min, burst %d", r.PerMinute, r.Burst)
+	per := r.Per
+	if per == "" {
+		per = "minute"
+	}
+	return fmt.Sprintf("%g/%s, burst %d", r.Rate, per, r.Burst)
 }
 
 func (r Rate) validate(key string) []error {
 	var errs []error
-	for _, f := range []struct {
-		name string
-		v    float64
-	}{{"perSecond", r.PerSecond}, {"perMinute", r.PerMinute}} {
-		if f.v < 0 || math.IsNaN(f.v) || math.IsInf(f.v, 0) {
-			errs = append(errs, fmt.Errorf("%s.%s: want a number of messages, 0 or more (0: no limit), got %v", key, f.name, f.v))
-		}
+	if r.Rate < 0 || math.IsNaN(r.Rate) || math.IsInf(r.Rate, 0) {
+		errs = append(errs, fmt.Errorf("%s.rate: want a number of messages, 0 or more (0: no limit), got %v", key, r.Rate))
 	}
-	if r.PerSecond > 0 && r.PerMinute > 0 {
-		errs = append(errs, fmt.Errorf("%s: give perSecond or perMinute, not both", key))
+	if _, ok := units[r.Per]; !ok && r.Per != "" {
+		errs = append(errs, fmt.Errorf("%s.per: want \"second\", \"minute\" or \"hour\", got %q", key, r.Per))
 	}
 	if !r.Off() && r.Burst < 1 {
 		errs = append(errs, fmt.Errorf("%s.burst: want at least 1 (the messages that may go at once), got %d", key, r.Burst))
@@ -98,9 +99,9 @@ type Config struct {
 // 60 s for 120 s; task trees 8 deep.
 func DefaultConfig() Config {
 	return Config{
-		PerEdge:      Rate{PerMinute: 30, Burst: 10},
-		PerAgent:     Rate{PerMinute: 120, Burst: 30},
-		PerSender:    Rate{PerMinute: 60, Burst: 20},
+		PerEdge:      Rate{Rate: 30, Per: "minute", Burst: 10},
+		PerAgent:     Rate{Rate: 120, Per: "minute", Burst: 30},
+		PerSender:    Rate{Rate: 60, Per: "minute", Burst: 20},
 		Breaker:      Breaker{Failures: 5, Window: 60, CoolDown: 120},
 		MaxTaskDepth: 8,
 	}

@@ -20,9 +20,9 @@ var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
 func config() limits.Config {
 	return limits.Config{
-		PerEdge:      limits.Rate{PerMinute: 6, Burst: 2},
-		PerAgent:     limits.Rate{PerSecond: 1, Burst: 3},
-		PerSender:    limits.Rate{PerMinute: 60, Burst: 2},
+		PerEdge:      limits.Rate{Rate: 6, Per: "minute", Burst: 2},
+		PerAgent:     limits.Rate{Rate: 1, Per: "second", Burst: 3},
+		PerSender:    limits.Rate{Rate: 60, Per: "minute", Burst: 2},
 		Breaker:      limits.Breaker{Failures: 3, Window: 60, CoolDown: 120},
 		MaxTaskDepth: 4,
 	}
@@ -39,13 +39,13 @@ func TestSendPerEdgeAndPerAgent(t *testing.T) {
 	wait, ok := route.RetryAfter(err)
 	require.True(t, ok)
 	assert.Equal(t, 10*time.Second, wait, "6 a minute: one every 10 s")
-	assert.Contains(t, err.Error(), "send lead → coder: rate limited: over 6/min, burst 2 to one agent (channels.mailbox.limits.perEdge); wait 10s before sending to coder again")
+	assert.Contains(t, err.Error(), "send lead → coder: rate limited: over 6/minute, burst 2 to one agent (channels.mailbox.limits.perEdge); wait 10s before sending to coder again")
 	assert.NoError(t, g.AllowSend("coder", envelope.TypeTaskUpdate), "a task's updates are never refused")
 
 	require.NoError(t, g.AllowSend("reviewer", envelope.TypeMessage), "another edge has its own bucket")
 	err = g.AllowSend("tester", envelope.TypeMessage)
 	require.ErrorIs(t, err, route.ErrRateLimited, "perAgent burst 3 spent")
-	assert.Contains(t, err.Error(), "over 1/s, burst 3 in all (channels.mailbox.limits.perAgent)")
+	assert.Contains(t, err.Error(), "over 1/second, burst 3 in all (channels.mailbox.limits.perAgent)")
 	// The refused send took no perEdge token of tester: after one second
 	// (one perAgent token back) it goes.
 	clk.Add(time.Second)
@@ -62,7 +62,7 @@ func TestReceivePerSender(t *testing.T) {
 	assert.Empty(t, g.AllowReceive("flood", envelope.TypeMessage))
 	assert.Empty(t, g.AllowReceive("flood", envelope.TypeTask))
 	reason := g.AllowReceive("flood", envelope.TypeMessage)
-	assert.Equal(t, "rate limit: sender flood over 60/min, burst 2 (channels.mailbox.limits.perSender); it may send again in 1s", reason)
+	assert.Equal(t, "rate limit: sender flood over 60/minute, burst 2 (channels.mailbox.limits.perSender); it may send again in 1s", reason)
 	assert.Empty(t, g.AllowReceive("flood", envelope.TypeTaskUpdate), "updates are not counted")
 	assert.Empty(t, g.AllowReceive("calm", envelope.TypeMessage), "another sender is not affected")
 	clk.Add(time.Second)
@@ -140,8 +140,8 @@ func TestConfigValidate(t *testing.T) {
 		edit func(*limits.Config)
 		want string
 	}{
-		{"both units", func(c *limits.Config) { c.PerEdge.PerSecond = 1 }, "channels.mailbox.limits.perEdge: give perSecond or perMinute, not both"},
-		{"negative", func(c *limits.Config) { c.PerAgent.PerMinute = -1 }, "channels.mailbox.limits.perAgent.perMinute: want a number of messages"},
+		{"unit", func(c *limits.Config) { c.PerEdge.Per = "fortnight" }, `channels.mailbox.limits.perEdge.per: want "second", "minute" or "hour", got "fortnight"`},
+		{"negative", func(c *limits.Config) { c.PerAgent.Rate = -1 }, "channels.mailbox.limits.perAgent.rate: want a number of messages"},
 		{"no burst", func(c *limits.Config) { c.PerSender.Burst = 0 }, "channels.mailbox.limits.perSender.burst: want at least 1"},
 		{"failures", func(c *limits.Config) { c.Breaker.Failures = -1 }, "channels.mailbox.limits.breaker.failures: want 0 (off) or more"},
 		{"window", func(c *limits.Config) { c.Breaker.Window = 0 }, "channels.mailbox.limits.breaker.window: want a number of seconds"},
