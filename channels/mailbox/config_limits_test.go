@@ -1,6 +1,8 @@
 package mailbox_test
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -56,4 +58,26 @@ func TestConfigLimitsKeys(t *testing.T) {
 		require.Error(t, err, tt.want)
 		assert.Contains(t, err.Error(), tt.want)
 	}
+}
+
+// TestConfigLimitsFromEnvironment: a limit set in the environment lands on
+// its camelCase key, over the file.
+func TestConfigLimitsFromEnvironment(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "config.json")
+	require.NoError(t, os.WriteFile(path, []byte(`{"channels": {"mailbox": {"agentId": "coder",
+		"limits": {"perEdge": {"rate": 5, "burst": 2}}}}}`), 0o600))
+	c, err := config.Load(config.LoadOptions{Path: path, Environ: []string{
+		"NANOBOT_CHANNELS__MAILBOX__LIMITS__PER_EDGE__RATE=10",
+		"NANOBOT_CHANNELS__MAILBOX__LIMITS__BREAKER__COOL_DOWN=7",
+		"NANOBOT_CHANNELS__MAILBOX__MAX_DELIVER=2",
+	}})
+	require.NoError(t, err)
+	s, ok := c.Section("mailbox")
+	require.True(t, ok)
+	cfg, err := mailbox.DecodeConfig(s)
+	require.NoError(t, err)
+	assert.Equal(t, limits.Rate{Rate: 10, Per: "minute", Burst: 2}, cfg.Limits.PerEdge)
+	assert.EqualValues(t, 7, cfg.Limits.Breaker.CoolDown)
+	assert.Equal(t, 2, cfg.MaxDeliver)
 }
