@@ -47,11 +47,11 @@ func (c *Channel) allowSend(msg *envelope.Message) error {
 	return nil
 }
 
-// receiveRefusal returns why a message from `from` of type t is set aside
-// by the perSender limit ("" to take it).
+// receiveRefusal returns why message m is set aside by the perSender
+// limit ("" to take it).
 func (c *Channel) receiveRefusal(m *envelope.Message) string {
 	if g := c.limiter(); g != nil {
-		return g.AllowReceive(m.From, m.Type)
+		return g.AllowReceive(m)
 	}
 	return ""
 }

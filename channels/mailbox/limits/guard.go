@@ -98,15 +98,22 @@ func (g *Guard) AllowSend(to string, t envelope.Type) error {
 	return nil
 }
 
-// AllowReceive decides whether a message of type t from sender `from` is
-// taken, or set aside: it returns the reason to set it aside, "" to take
-// it. Only perSender limits receipt, so a flooding sender never costs
-// another sender a message.
-func (g *Guard) AllowReceive(from string, t envelope.Type) string {
-	if !Counted(t) {
+// AllowReceive decides whether message m is taken, or set aside: it
+// returns the reason to set it aside, "" to take it. Only perSender limits
+// receipt, so a flooding sender never costs another sender a message.
+// The bucket runs on the times the sender wrote its messages (no later
+// than now), not on when they are read: a backlog sent at a calm pace
+// while this agent was down is no flood.
+func (g *Guard) AllowReceive(m *envelope.Message) string {
+	if !Counted(m.Type) {
 		return ""
 	}
-	if _, wait := g.sender.reserve(from, g.clk.Now()); wait > 0 {
+	from, now := m.From, g.clk.Now()
+	at := m.Timestamp.Time
+	if at.IsZero() || at.After(now) {
+		at = now
+	}
+	if _, wait := g.sender.reserve(from, at); wait > 0 {
 		g.receiveLimited.Add(1)
 		return fmt.Sprintf("rate limit: sender %s over %s (channels.mailbox.limits.perSender); it may send again in %s",
 			from, g.cfg.PerSender, route.RoundWait(wait))

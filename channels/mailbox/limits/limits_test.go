@@ -59,15 +59,29 @@ func TestReceivePerSender(t *testing.T) {
 	t.Parallel()
 	clk := clock.NewManual(t0)
 	g := limits.New(config(), "coder", clk, nil, nil)
-	assert.Empty(t, g.AllowReceive("flood", envelope.TypeMessage))
-	assert.Empty(t, g.AllowReceive("flood", envelope.TypeTask))
-	reason := g.AllowReceive("flood", envelope.TypeMessage)
+	m := func(from string, typ envelope.Type, at time.Time) *envelope.Message {
+		return &envelope.Message{From: from, To: "coder", Type: typ, Timestamp: envelope.NewTime(at)}
+	}
+	assert.Empty(t, g.AllowReceive(m("flood", envelope.TypeMessage, t0)))
+	assert.Empty(t, g.AllowReceive(m("flood", envelope.TypeTask, t0)))
+	reason := g.AllowReceive(m("flood", envelope.TypeMessage, t0))
 	assert.Equal(t, "rate limit: sender flood over 60/minute, burst 2 (channels.mailbox.limits.perSender); it may send again in 1s", reason)
-	assert.Empty(t, g.AllowReceive("flood", envelope.TypeTaskUpdate), "updates are not counted")
-	assert.Empty(t, g.AllowReceive("calm", envelope.TypeMessage), "another sender is not affected")
+	assert.Empty(t, g.AllowReceive(m("flood", envelope.TypeTaskUpdate, t0)), "updates are not counted")
+	assert.Empty(t, g.AllowReceive(m("calm", envelope.TypeMessage, t0)), "another sender is not affected")
 	clk.Add(time.Second)
-	assert.Empty(t, g.AllowReceive("flood", envelope.TypeMessage))
-	assert.Equal(t, int64(1), g.Stats().ReceiveLimited)
+	assert.Empty(t, g.AllowReceive(m("flood", envelope.TypeMessage, t0.Add(time.Second))), "sent a second later")
+	assert.NotEmpty(t, g.AllowReceive(m("flood", envelope.TypeMessage, t0.Add(time.Hour))),
+		"a time after now counts as now: no tokens from the future")
+	assert.Equal(t, int64(2), g.Stats().ReceiveLimited)
+
+	// A backlog written at a calm pace while the agent was down, read at
+	// once when it comes back: no flood.
+	later := t0.Add(time.Hour)
+	clk.Set(later)
+	for i := range 30 {
+		at := later.Add(-30*time.Minute + time.Duration(i)*time.Minute)
+		assert.Empty(t, g.AllowReceive(m("patient", envelope.TypeMessage, at)), "message %d", i)
+	}
 }
 
 func TestRateOffLimitsNothing(t *testing.T) {
@@ -75,7 +89,7 @@ func TestRateOffLimitsNothing(t *testing.T) {
 	g := limits.New(limits.Config{MaxTaskDepth: 1}, "lead", clock.NewManual(t0), nil, nil)
 	for range 1000 {
 		require.NoError(t, g.AllowSend("coder", envelope.TypeMessage))
-		require.Empty(t, g.AllowReceive("coder", envelope.TypeMessage))
+		require.Empty(t, g.AllowReceive(&envelope.Message{From: "coder", Type: envelope.TypeMessage}))
 	}
 	g.Failure(context.Background(), "coder", "task rejected")
 	assert.NoError(t, g.AllowSend("coder", envelope.TypeTask), "breakers off")
