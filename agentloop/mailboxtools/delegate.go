@@ -77,13 +77,14 @@ func (t *DelegateTask) Execute(ctx context.Context, call agentloop.Call) (string
 		To: target.AgentID, Type: envelope.TypeTask, Text: args.Task,
 		Callback: &envelope.Callback{Channel: in.Channel, ChatID: in.ChatID, SessionID: in.SessionKey()},
 		Parent:   parentOf(call),
+		Tree:     routedTree(call),
 	}
 	if args.DeadlineSeconds > 0 {
 		req.Deadline = t.now().Add(time.Duration(args.DeadlineSeconds * float64(time.Second)))
 	}
 	msg, err := t.mb.Post(ctx, req)
 	if err != nil {
-		return "", err
+		return "", sendError(err)
 	}
 	return fmt.Sprintf("delegated task %s to %s; its updates will come back to this conversation%s",
 		msg.Task.ID, msg.To, offlineNote(target)), nil

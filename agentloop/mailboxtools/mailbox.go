@@ -90,6 +90,17 @@ func parentOf(call agentloop.Call) *meta.Meta {
 	return mt
 }
 
+// routedTree returns the task tree of a turn that handles an update routed
+// back to the conversation a task was delegated from: work delegated there
+// stays in the tree of the task being worked on (route.CheckTaskPath).
+func routedTree(call agentloop.Call) *meta.Tree {
+	mt, ok := meta.Of(call.Inbound().Metadata)
+	if !ok || !mt.Routed() {
+		return nil
+	}
+	return mt.Tree
+}
+
 // offlineNote says that a message waits for an offline agent.
 func offlineNote(a view.Agent) string {
 	if a.Effective == envelope.StatusOffline {

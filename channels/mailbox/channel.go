@@ -11,6 +11,7 @@ import (
 	"github.com/switchboard-dev/switchboard/channels"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/replies"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/tasks"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/limits"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/clock"
@@ -57,7 +58,8 @@ type Channel struct {
 	sent    *tasks.Delegated // tasks this agent delegated
 	replies *replies.Ledger  // requests owed a reply, both ways
 	inbox   store.Inbox
-	intake  intake // the receive loop, which StopReceiving ends first
+	guard   *limits.Guard // rate limits and breakers, made by Start
+	intake  intake        // the receive loop, which StopReceiving ends first
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 	running bool
@@ -144,6 +146,7 @@ func (c *Channel) Start(ctx context.Context) error {
 		return err
 	}
 	c.inbox, c.sent, c.replies = inbox, sent, ledger
+	c.guard = limits.New(c.cfg.Limits, c.cfg.AgentID, c.clk, c.backend, c.Logger())
 	runCtx, cancel := context.WithCancel(context.Background())
 	c.cancel, c.running = cancel, true
 	c.startReceiving(runCtx)

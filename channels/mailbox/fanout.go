@@ -69,7 +69,8 @@ func (c *Channel) PostTo(ctx context.Context, target string, req route.Request) 
 }
 
 // postOne posts req to rcpt in thread (req's own when empty) and adds the
-// outcome to out: sent, or skipped by the loop rules. Any other failure
+// outcome to out: sent, or skipped by the loop rules, a rate limit or an
+// open circuit breaker. Any other failure
 // is returned.
 func (c *Channel) postOne(ctx context.Context, req route.Request, rcpt, thread string, out *route.Fanout) error {
 	r := req
@@ -81,7 +82,8 @@ func (c *Channel) postOne(ctx context.Context, req route.Request, rcpt, thread s
 	switch {
 	case err == nil:
 		out.Sent = append(out.Sent, msg)
-	case errors.Is(err, route.ErrLoop) || errors.Is(err, route.ErrTTLExhausted):
+	case errors.Is(err, route.ErrLoop) || errors.Is(err, route.ErrTTLExhausted) ||
+		errors.Is(err, route.ErrRateLimited) || errors.Is(err, route.ErrBreakerOpen):
 		out.Skipped = append(out.Skipped, route.Skipped{To: rcpt, Err: err})
 	default:
 		return err

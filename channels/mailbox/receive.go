@@ -20,9 +20,9 @@ import (
 // This file is the whole receive path. receiveLoop takes each delivery
 // from the inbox and handle runs it through one pipeline:
 //
-//	admit     allowFrom, then the loop rule (route.IsLoop); a refused
-//	          message is set aside with the reason (a refused task is
-//	          answered rejected first)
+//	admit     allowFrom, the loop rule (route.IsLoop), then the sender's
+//	          rate (guard.go); a refused message is set aside with the
+//	          reason (a refused task is answered rejected first)
 //	classify  by type, one handler per kind, each deciding what the agent
 //	          is handed and whether the delivery is held:
 //	            task         onTask    (task.go)    accept or reject
@@ -90,8 +90,12 @@ func (c *Channel) handle(ctx context.Context, d *store.Delivery) (err error) {
 	// admit
 	if reason := c.refusal(m); reason != "" {
 		c.Logger().Warn("mailbox message refused", append(meta.MessageLogAttrs(m), "reason", reason)...)
-		if m.Type == envelope.TypeTask && strings.HasPrefix(reason, "unauthorized") {
-			c.answerTask(ctx, mt, envelope.StateRejected, "unauthorized")
+		if m.Type == envelope.TypeTask && m.Task != nil {
+			answer := reason // a loop or a rate limit: the delegator learns why
+			if strings.HasPrefix(reason, "unauthorized") {
+				answer = "unauthorized" // without naming the allowFrom list
+			}
+			c.answerTask(ctx, mt, envelope.StateRejected, answer)
 		}
 		return c.inbox.Quarantine(ctx, d, reason)
 	}
@@ -168,8 +172,8 @@ func (c *Channel) ackWhenDone(d *store.Delivery, sweep string, recorded <-chan s
 }
 
 // refusal returns why m is not admitted ("" when it is): a sender outside
-// allowFrom, or a message (not a reply) that already passed through this
-// agent.
+// allowFrom, a message (not a reply) that already passed through this
+// agent, or a sender over its rate (channels.mailbox.limits.perSender).
 func (c *Channel) refusal(m *envelope.Message) string {
 	if !c.IsAllowed(m.From) {
 		return "unauthorized: sender " + m.From + " not in allowFrom"
@@ -177,7 +181,7 @@ func (c *Channel) refusal(m *envelope.Message) string {
 	if route.IsLoop(m, c.cfg.AgentID) {
 		return fmt.Sprintf("loop: %s already in trace %v", c.cfg.AgentID, m.Trace)
 	}
-	return ""
+	return c.receiveRefusal(m)
 }
 
 // toInbound converts a mailbox message into the bus's InboundMessage of

@@ -42,6 +42,7 @@ type wireMessage struct {
 	ReplyBy      *Time          `json:"reply_by"`
 	Traceparent  *string        `json:"traceparent"`
 	Tracestate   *string        `json:"tracestate"`
+	TaskPath     []string       `json:"task_path"`
 }
 
 // Decode reads one message from r, refusing more than maxBytes (0 means no
@@ -99,7 +100,7 @@ func decodeStd(data []byte) (*Message, error) {
 		Callback: w.Callback, ReplyTo: deref(w.ReplyTo), Metadata: w.Metadata,
 		ThreadID: deref(w.ThreadID), Subject: deref(w.Subject),
 		ExpectsReply: deref(w.ExpectsReply), Priority: deref(w.Priority), HopCount: deref(w.HopCount),
-		TaskID: deref(w.TaskID), ReplyBy: w.ReplyBy,
+		TaskID: deref(w.TaskID), ReplyBy: w.ReplyBy, TaskPath: w.TaskPath,
 		Traceparent: deref(w.Traceparent), Tracestate: deref(w.Tracestate),
 	}
 	if w.TTL != nil {
@@ -139,6 +140,9 @@ func canonicalize(m *Message) {
 	}
 	if m.ReplyBy != nil && m.ReplyBy.IsZero() {
 		m.ReplyBy = nil
+	}
+	if len(m.TaskPath) == 0 {
+		m.TaskPath = nil
 	}
 }
 

@@ -40,6 +40,7 @@ func fullMessage() *envelope.Message {
 		ExpectsReply: true, Priority: 3, HopCount: 4, TaskID: "task-41", ReplyBy: &due,
 		Traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
 		Tracestate:  "vendor=opaque \"value\"",
+		TaskPath: []string{"planner:0123456789abcdef", "researcher:fedcba9876543210"},
 	}
 }
 
@@ -63,6 +64,7 @@ var optionalFields = map[string]func(m, full *envelope.Message){
 	"reply_by":      func(m, f *envelope.Message) { m.ReplyBy = f.ReplyBy },
 	"traceparent":   func(m, f *envelope.Message) { m.Traceparent = f.Traceparent },
 	"tracestate":    func(m, f *envelope.Message) { m.Tracestate = f.Tracestate },
+	"task_path":     func(m, f *envelope.Message) { m.TaskPath = f.TaskPath },
 	"no_timestamp":  func(m, f *envelope.Message) { m.Timestamp = envelope.Time{} },
 }
 

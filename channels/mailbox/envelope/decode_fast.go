@@ -6,7 +6,7 @@ var (
 	messageKeys = []string{"id", "from", "to", "timestamp", "type", "ttl", "trace",
 		"task", "content", "callback", "reply_to", "metadata", "thread_id",
 		"subject", "expects_reply", "priority", "hop_count", "task_id", "reply_by",
-		"traceparent", "tracestate"}
+		"traceparent", "tracestate", "task_path"}
 	taskKeys     = []string{"id", "state", "deadline", "reason"}
 	callbackKeys = []string{"channel", "chat_id", "session_id"}
 	contentKeys  = []string{"parts"}
@@ -67,6 +67,7 @@ const (
 	mReplyBy
 	mTraceparent
 	mTracestate
+	mTaskPath
 )
 
 // messageIndex is the index of key in messageKeys, or -1.
@@ -114,6 +115,8 @@ func messageIndex(key []byte) int {
 		return mTraceparent
 	case "tracestate":
 		return mTracestate
+	case "task_path":
+		return mTaskPath
 	}
 	return -1
 }
@@ -170,6 +173,8 @@ func (s *scanner) message(m *Message) bool {
 			m.Traceparent, ok = s.strOrNull()
 		case mTracestate:
 			m.Tracestate, ok = s.strOrNull()
+		case mTaskPath:
+			m.TaskPath, ok = s.stringList()
 		}
 		return ok
 	})

@@ -127,6 +127,16 @@ func appendOptional(b []byte, m *Message) []byte {
 	if m.Tracestate != "" {
 		b = appendString(append(b, `,"tracestate":`...), m.Tracestate)
 	}
+	if len(m.TaskPath) > 0 {
+		b = append(b, `,"task_path":[`...)
+		for i, e := range m.TaskPath {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, e)
+		}
+		b = append(b, ']')
+	}
 	return b
 }
 

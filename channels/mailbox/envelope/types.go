@@ -166,6 +166,11 @@ type Message struct {
 	// a new trace; a malformed value is ignored the same way.
 	Traceparent string `json:"traceparent,omitempty"`
 	Tracestate  string `json:"tracestate,omitempty"`
+	// TaskPath places a task in its task tree: one "agent:work" entry per
+	// task above it and for itself, root first, naming the agent that
+	// handed the work on and a fingerprint of that work (see
+	// package route: TaskPath). Only tasks carry it.
+	TaskPath []string `json:"task_path,omitempty"`
 }
 
 // Text joins the message's text parts with newlines.

@@ -31,6 +31,9 @@ type Request struct {
 	// Parent is the message being handled when this one is sent, if any: a
 	// forward or delegation inherits its trace and ttl.
 	Parent *meta.Meta
+	// Tree is the task tree a new task joins, when it is not that of
+	// Parent (see TreeOf): the routed conversation of a delegated task.
+	Tree *meta.Tree
 	// TTL overrides the hop budget of a new message (0: the default).
 	TTL int
 	// Subject is a kebab-case topic (envelope.ValidateSubject).

@@ -57,6 +57,13 @@ func (in *Inbox) take(name string, recovered bool) *store.Delivery {
 		in.dropDuplicate(name, msg)
 		return nil
 	}
+	if recovered {
+		if reason := in.countAttempt(name); reason != "" { // poison: see attempts.go
+			in.forget(msg.ID, own)
+			in.quarantine(claimedDir, name, reason, store.EventQuarantined, msg)
+			return nil
+		}
+	}
 	in.s.emit(messageEvent(store.EventClaimed, in.agent, msg, name))
 	return &store.Delivery{Message: msg, Redelivered: recovered, Ref: &claimRef{in: in, name: name, id: msg.ID, own: own}}
 }

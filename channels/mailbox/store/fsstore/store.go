@@ -34,6 +34,10 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// MaxDeliver is how many times a message that is never acknowledged
+	// (its receiver crashes on it) is handed out before it is set aside in
+	// rejected/ (default DefaultMaxDeliver; negative: never).
+	MaxDeliver int
 	// AuditLog appends every event to <root>/manifest.jsonl (package
 	// audit), whole lines even with many processes writing.
 	AuditLog bool
@@ -56,6 +60,9 @@ func (o *Options) setDefaults() {
 	}
 	if o.PollInterval <= 0 {
 		o.PollInterval = DefaultPollInterval
+	}
+	if o.MaxDeliver == 0 {
+		o.MaxDeliver = DefaultMaxDeliver
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
