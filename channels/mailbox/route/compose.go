@@ -146,6 +146,7 @@ func applyTask(msg *envelope.Message, req Request) error {
 		}
 		msg.ExpectsReply = true
 		msg.Callback = req.Callback // for nanobot workers, which echo it
+		msg.Task.Budget = budgetOf(req)
 	case envelope.TypeTaskUpdate:
 		if req.TaskID == "" {
 			return fmt.Errorf("send task_update to %q: task id required", msg.To)
