@@ -83,9 +83,13 @@ func (k *Keeper) loadDay(ctx context.Context) error {
 }
 
 // saveDay stores the day's count; a failure is logged (the count in
-// memory still holds).
+// memory still holds). Nothing is stored before the stored count was
+// read: it would be overwritten by this process's part of it.
 func (k *Keeper) saveDay(ctx context.Context, rec dayRecord) {
-	if k.cfg.Books == nil || k.cfg.DailyTokens <= 0 {
+	k.mu.Lock()
+	loaded := k.day.loaded
+	k.mu.Unlock()
+	if k.cfg.Books == nil || k.cfg.DailyTokens <= 0 || !loaded {
 		return
 	}
 	data, err := json.Marshal(rec)
