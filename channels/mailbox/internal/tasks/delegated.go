@@ -26,6 +26,9 @@ type Record struct {
 	State     envelope.TaskState `json:"state"`
 	SentAt    envelope.Time      `json:"sent_at"`
 	ThreadID  string             `json:"thread_id,omitempty"`
+	// Reoffer holds what it takes to send the task again to another
+	// worker (see lost.go).
+	Reoffer
 }
 
 // RecordOf returns the record of task message m, sent from the
@@ -43,11 +46,13 @@ type Delegated struct {
 	agent   string
 	byTask  map[string]Record
 	changed chan struct{} // poked when deadlines may have changed
+	sent    chan struct{} // poked when a task is sent (see Sent)
 }
 
 // LoadDelegated reads agent's records from st.
 func LoadDelegated(ctx context.Context, st store.StateStore, agent string) (*Delegated, error) {
-	s := &Delegated{st: st, agent: agent, byTask: map[string]Record{}, changed: make(chan struct{}, 1)}
+	s := &Delegated{st: st, agent: agent, byTask: map[string]Record{}, changed: make(chan struct{}, 1),
+		sent: make(chan struct{}, 1)}
 	data, err := st.LoadState(ctx, agent, StateKey)
 	if err != nil {
 		return nil, fmt.Errorf("load delegated tasks of %q: %w", agent, err)
@@ -74,6 +79,7 @@ func (s *Delegated) Add(ctx context.Context, t Record) error {
 		return err
 	}
 	s.poke()
+	due.Poke(s.sent)
 	return nil
 }
 
