@@ -94,7 +94,7 @@ func (k *Keeper) Turn(ctx context.Context, t *agentloop.Turn) (context.Context, 
 			return
 		}
 		k.cfg.Books.RecordUsage(context.WithoutCancel(ctx), store.Event{Kind: store.EventUsage,
-			MessageID: ref.messageID, ThreadID: ref.threadID, TaskID: ref.taskID, From: ref.from,
+			MessageID: ref.messageID, ThreadID: ref.threadID, TaskID: ref.taskID,
 			Model: st.model, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens})
 	}
 }

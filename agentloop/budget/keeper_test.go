@@ -104,7 +104,7 @@ func TestTaskBudgetIsSpentThenRefused(t *testing.T) {
 	assert.Contains(t, reasonOf(t, err), "budget exhausted", "nothing is left to delegate")
 	end(err, agentloop.Usage{InputTokens: 85, OutputTokens: 20})
 
-	assert.Equal(t, []store.Event{{Kind: store.EventUsage, MessageID: "m-t1", ThreadID: "th-t1", TaskID: "t1", From: "boss",
+	assert.Equal(t, []store.Event{{Kind: store.EventUsage, MessageID: "m-t1", ThreadID: "th-t1", TaskID: "t1",
 		Model: "m-1", InputTokens: 85, OutputTokens: 20}}, b.recorded(), "one usage entry per turn")
 
 	again := taskTurn("t1", &envelope.Budget{Tokens: 100}) // a later turn of the same task

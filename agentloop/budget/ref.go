@@ -8,7 +8,7 @@ import (
 
 // ref is what a turn's inbound message tells the keeper.
 type ref struct {
-	messageID, threadID, taskID, from string
+	messageID, threadID, taskID string
 	// account is the task the turn is charged to: the task it works on
 	// ("" for a user's message, or an update routed to the conversation a
 	// delegated task began in: that task's budget is its worker's to
@@ -20,12 +20,12 @@ type ref struct {
 
 // refOf reads the mailbox metadata of in, if any.
 func refOf(in bus.InboundMessage) ref {
-	r := ref{messageID: in.ID, from: in.SenderID}
+	r := ref{messageID: in.ID}
 	mt, ok := meta.Of(in.Metadata)
 	if !ok {
 		return r
 	}
-	r.messageID, r.threadID, r.taskID, r.from = mt.MessageID, mt.ThreadID, mt.TaskOf(), mt.From
+	r.messageID, r.threadID, r.taskID = mt.MessageID, mt.ThreadID, mt.TaskOf()
 	if mt.Routed() {
 		return r
 	}
