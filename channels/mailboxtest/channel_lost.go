@@ -68,8 +68,11 @@ func (s *suite) testChannelUnacceptedReoffered(t *testing.T) {
 	registerCard(t, alice.be, "bob", clk.Now(), "sorting")
 	carol := w.startAgent(t, "carol", func(c *mailbox.Config) { c.Capabilities = []string{"sorting"} })
 
-	alice.post(t, route.Request{To: "bob", Type: envelope.TypeTask, Text: "sort 5 3 9 1", Callback: lostFeishu,
-		Via: "any:sorting", Budget: &envelope.Budget{Tokens: 800}})
+	out, err := alice.ch.PostTo(testkit.Ctx(t), "any:sorting", route.Request{Type: envelope.TypeTask, Text: "sort 5 3 9 1",
+		Callback: lostFeishu, Budget: &envelope.Budget{Tokens: 800}})
+	require.NoError(t, err)
+	require.Len(t, out.Sent, 1)
+	require.Equal(t, "bob", out.Sent[0].To, "bob and carol are as free: the first by id")
 	clk.Add(10 * time.Second)
 
 	task := carol.recv(t)
