@@ -10,6 +10,7 @@ import (
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
+	"github.com/switchboard-dev/switchboard/tracing"
 )
 
 // What the user, or the agent that sent a task, is told when a turn fails
@@ -103,7 +104,7 @@ func (l *Loop) handle(ctx context.Context, in bus.InboundMessage) {
 		in.Done()
 		return
 	}
-	l.send(ctx, in, k, reply, md, key)
+	l.send(tctx, in, k, reply, md, key) // tctx: the answer joins the turn's trace
 }
 
 // send publishes reply as the answer to in, and finishes with in once it
@@ -116,6 +117,7 @@ func (l *Loop) send(ctx context.Context, in bus.InboundMessage, k meta.Kind, rep
 	}
 	l.log.Info("answer", "session", key, "channel", in.Channel, "chat", in.ChatID, "text", clip(reply))
 	out := bus.OutboundMessage{Channel: in.Channel, ChatID: in.ChatID, Content: reply, Metadata: md,
+		TraceContext: traceContext(ctx, in),
 		Sent: func(err error) {
 			if err != nil {
 				l.log.Error("answer not delivered; the message it answers comes back on restart",
@@ -127,6 +129,15 @@ func (l *Loop) send(ctx context.Context, in bus.InboundMessage, k meta.Kind, rep
 	if err := l.cfg.Bus.PublishOutbound(ctx, out); err != nil {
 		l.log.Error("reply not published; the message comes back on restart", "session", key, "err", err)
 	}
+}
+
+// traceContext is the trace context of an answer to in sent under ctx:
+// the turn's span, or in's own when ctx holds none.
+func traceContext(ctx context.Context, in bus.InboundMessage) map[string]string {
+	if tc := tracing.Inject(ctx); tc != nil {
+		return tc
+	}
+	return in.TraceContext
 }
 
 // converse asks the provider until it answers without tool calls, running

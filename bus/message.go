@@ -32,6 +32,10 @@ type InboundMessage struct {
 	// before (it was not finished then: a crash, a stop); the consumer
 	// looks for an answer it already made to ID before working on it again.
 	Redelivered bool `json:"redelivered,omitempty"`
+	// TraceContext is the W3C trace context (the keys traceparent and
+	// tracestate) of the span that took the message in; the consumer's
+	// work on it joins that trace. Nil when tracing is off.
+	TraceContext map[string]string `json:"trace_context,omitempty"`
 	// Ack, when set, is how the consumer tells the channel that it has
 	// finished with the message: call Done. Until then the channel keeps
 	// the message where it comes back after a crash or a stop (a mailbox
@@ -75,6 +79,9 @@ type OutboundMessage struct {
 	Media []string `json:"media,omitempty"`
 	// Metadata carries channel-specific data (see InboundMessage.Metadata).
 	Metadata map[string]any `json:"metadata,omitempty"`
+	// TraceContext is the W3C trace context (see InboundMessage) of the
+	// work that made the message; the channel's send joins that trace.
+	TraceContext map[string]string `json:"trace_context,omitempty"`
 	// Sent, when set, is told how delivering the message ended: nil once
 	// the channel's Send succeeded, else why it was given up. The agent
 	// loop uses it to finish the inbound message the answer answers. It is

@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/switchboard-dev/switchboard/bus"
+	"github.com/switchboard-dev/switchboard/tracing"
 )
 
 // IsAllowed applies nanobot's allowFrom rule: a list holding "*" allows
@@ -78,6 +79,10 @@ func (b *Base) HandleMessage(ctx context.Context, msg bus.InboundMessage) error 
 	if msg.Channel == "" {
 		msg.Channel = b.name
 	}
+	ctx, span := tracing.StartReceive(tracing.Extract(ctx, msg.TraceContext), tracing.Message{
+		System: b.name, Destination: msg.ChatID, ID: msg.ID, Conversation: msg.SessionKey()})
+	defer span.End()
+	msg.TraceContext = tracing.Inject(ctx)
 	if b.journal == nil {
 		return b.bus.PublishInbound(ctx, msg)
 	}

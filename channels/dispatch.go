@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/bus"
+	"github.com/switchboard-dev/switchboard/tracing"
 )
 
 // managed is one channel with its outbound queue and running flag.
@@ -87,7 +88,12 @@ func (m *Manager) Send(ctx context.Context, msg bus.OutboundMessage) error {
 	return nil
 }
 
-func (m *Manager) send(ctx context.Context, mc *managed, msg bus.OutboundMessage) (int, error) {
+// send sends msg with retries, in a span "send <chat>" that joins the
+// trace of msg.TraceContext.
+func (m *Manager) send(ctx context.Context, mc *managed, msg bus.OutboundMessage) (attempts int, err error) {
+	ctx, span := tracing.StartSend(tracing.Extract(ctx, msg.TraceContext),
+		tracing.Message{System: msg.Channel, Destination: msg.ChatID})
+	defer func() { tracing.End(span, err) }()
 	backoff := m.cfg.RetryBackoff
 	for attempt := 1; ; attempt++ {
 		if !mc.running.Load() {

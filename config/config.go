@@ -58,6 +58,9 @@ type Config struct {
 	// nanobot's schema.
 	Gateway map[string]any `json:"gateway" config:"nanobot"`
 	Tools   map[string]any `json:"tools" config:"nanobot"`
+	// Observability holds switchboard's telemetry settings (tracing);
+	// nanobot has no such section and ignores it.
+	Observability ObservabilityConfig `json:"observability"`
 	// Path is the file the configuration came from ("" when none was read).
 	Path string `json:"-"`
 	// Report says what Load, and the channels since, made of each key
@@ -206,6 +209,7 @@ func (c *Config) validate(p *problems) {
 			}
 		}
 	}
+	c.validateObservability(p)
 }
 
 // providerTimeoutRange bounds a provider's timeout: a request needs some

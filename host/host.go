@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/agentloop"
+	"github.com/switchboard-dev/switchboard/agentloop/looptrace"
 	"github.com/switchboard-dev/switchboard/agentloop/mailboxtools"
 	"github.com/switchboard-dev/switchboard/agentloop/mcptools"
 	"github.com/switchboard-dev/switchboard/bus"
@@ -132,6 +133,8 @@ func New(cfg *config.Config, opts Options) (*Host, error) {
 		return fail(err)
 	}
 	h.mcp, lc.Tools = mcp, tools
+	// First, so that the other hooks run inside the turn's span.
+	lc.Hooks = append([]agentloop.Hook{looptrace.New(lc.AgentID)}, lc.Hooks...)
 	loop, err := agentloop.New(lc)
 	if err != nil {
 		return fail(fmt.Errorf("agents.defaults: %w", err))

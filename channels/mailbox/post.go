@@ -6,6 +6,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
+	"github.com/switchboard-dev/switchboard/tracing"
 )
 
 // Post sends one message from this agent. A reply (a task_update, or an
@@ -17,7 +18,7 @@ import (
 // that its updates can be routed back, also after a restart; so is a
 // request (ExpectsReply), so that a reply that does not come in time is
 // reported. A reply archives the request it answers (see Archive).
-func (c *Channel) Post(ctx context.Context, req route.Request) (*envelope.Message, error) {
+func (c *Channel) Post(ctx context.Context, req route.Request) (_ *envelope.Message, err error) {
 	backend, sent, ledger, err := c.state()
 	if err != nil {
 		return nil, err
@@ -29,6 +30,8 @@ func (c *Channel) Post(ctx context.Context, req route.Request) (*envelope.Messag
 	if err != nil {
 		return nil, err
 	}
+	ctx, span := sendSpan(ctx, msg)
+	defer func() { tracing.End(span, err) }()
 	recorded := false
 	if msg.Type == envelope.TypeTask {
 		if err := sent.Add(ctx, delegation(msg, req)); err != nil {

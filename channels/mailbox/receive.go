@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/tracing"
 )
 
 // This file is the whole receive path. receiveLoop takes each delivery
@@ -80,8 +81,10 @@ func (c *Channel) receiveLoop(ctx, intake context.Context) {
 
 // handle runs one delivery through the receive pipeline (see the top of
 // this file).
-func (c *Channel) handle(ctx context.Context, d *store.Delivery) error {
+func (c *Channel) handle(ctx context.Context, d *store.Delivery) (err error) {
 	m := d.Message
+	ctx, span := c.receiveSpan(ctx, m, d.Redelivered)
+	defer func() { tracing.End(span, err) }()
 	mt := meta.FromMessage(m, d.Redelivered)
 
 	// admit
@@ -94,10 +97,10 @@ func (c *Channel) handle(ctx context.Context, d *store.Delivery) error {
 	}
 	c.received.add(mt)
 	in := c.toInbound(m, mt)
+	in.TraceContext = tracing.Inject(ctx)
 
 	// classify: one handler per kind
 	var v verdict
-	var err error
 	switch m.Type {
 	case envelope.TypeTask:
 		v, err = c.onTask(ctx, d, mt, in)

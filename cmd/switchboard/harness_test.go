@@ -76,13 +76,13 @@ func newSandbox(t *testing.T) *sandbox {
 	return s
 }
 
-// env is the environment of the binary: no NANOBOT_ overrides, no colour
+// env is the environment of the binary: no NANOBOT_ or OTEL_ settings, no colour
 // setting, and a home without ~/.nanobot.
 func (s *sandbox) env() []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(name, "NANOBOT_") || name == "HOME" || name == "NO_COLOR" || strings.HasPrefix(name, "GORACE") {
+		if strings.HasPrefix(name, "NANOBOT_") || strings.HasPrefix(name, "OTEL_") || name == "HOME" || name == "NO_COLOR" || strings.HasPrefix(name, "GORACE") {
 			continue
 		}
 		env = append(env, kv)

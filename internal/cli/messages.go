@@ -18,6 +18,9 @@ type messageLine struct {
 	// Depth is the message's distance from the first message of its
 	// thread (thread only).
 	Depth *int `json:"depth,omitempty"`
+	// TraceID is the trace id of the message's traceparent (thread only,
+	// when it has one).
+	TraceID string `json:"trace_id,omitempty"`
 	// Error says why the file could not be read; the message's fields
 	// are absent then.
 	Error string `json:"error,omitempty"`

@@ -69,5 +69,15 @@ func (a *app) runHost(ctx context.Context, stopTimeout time.Duration) error {
 	if err != nil {
 		return err
 	}
+	agent := ""
+	if mb := h.Mailbox(); mb != nil {
+		agent = mb.AgentID()
+	}
+	stopTracing, err := a.startTracing(ctx, cfg.Observability.Tracing, agent, logger)
+	if err != nil {
+		_ = h.Stop()
+		return err
+	}
+	defer stopTracing()
 	return h.Run(ctx)
 }

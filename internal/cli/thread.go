@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 
@@ -11,6 +12,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/view"
+	"github.com/switchboard-dev/switchboard/tracing"
 )
 
 func (a *app) threadCommand() *cobra.Command {
@@ -75,6 +77,7 @@ func (a *app) thread(ctx context.Context, id string, task, jsonOut bool) error {
 		for _, e := range chain {
 			line := newMessageLine(e.Ref, e.Message, nil)
 			line.Depth = &e.Depth
+			line.TraceID = tracing.TraceID(e.Message.Traceparent)
 			if err := writeJSON(a.env.Stdout, line); err != nil {
 				return err
 			}
@@ -89,7 +92,32 @@ func (a *app) thread(ctx context.Context, id string, task, jsonOut bool) error {
 		row(w, ago(now, m.Timestamp.Time), strings.Repeat("  ", e.Depth)+m.From, m.To,
 			kindLabel(m.Type, m.Task), m.ID, clip(summary(m.Content.Parts), 60))
 	}
-	return w.Flush()
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	return writeTraces(a.env.Stdout, chain)
+}
+
+// writeTraces prints, under the table, the trace id of the thread's
+// messages and how many carry it: one line per trace, none when no
+// message carries a trace context (tracing off, nanobot's messages).
+func writeTraces(w io.Writer, chain []view.ThreadEntry) error {
+	var order []string
+	count := map[string]int{}
+	for _, e := range chain {
+		if id := tracing.TraceID(e.Message.Traceparent); id != "" {
+			if count[id] == 0 {
+				order = append(order, id)
+			}
+			count[id]++
+		}
+	}
+	for _, id := range order {
+		if _, err := fmt.Fprintf(w, "trace %s  (%d of %d messages)\n", id, count[id], len(chain)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // threadOf is view.ThreadOf over messages read from the tree: the

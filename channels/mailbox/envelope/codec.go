@@ -40,6 +40,8 @@ type wireMessage struct {
 	HopCount     *int           `json:"hop_count"`
 	TaskID       *string        `json:"task_id"`
 	ReplyBy      *Time          `json:"reply_by"`
+	Traceparent  *string        `json:"traceparent"`
+	Tracestate   *string        `json:"tracestate"`
 }
 
 // Decode reads one message from r, refusing more than maxBytes (0 means no
@@ -98,6 +100,7 @@ func decodeStd(data []byte) (*Message, error) {
 		ThreadID: deref(w.ThreadID), Subject: deref(w.Subject),
 		ExpectsReply: deref(w.ExpectsReply), Priority: deref(w.Priority), HopCount: deref(w.HopCount),
 		TaskID: deref(w.TaskID), ReplyBy: w.ReplyBy,
+		Traceparent: deref(w.Traceparent), Tracestate: deref(w.Tracestate),
 	}
 	if w.TTL != nil {
 		m.TTL = *w.TTL

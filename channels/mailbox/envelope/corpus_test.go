@@ -39,6 +39,8 @@ func fullMessage() *envelope.Message {
 		Metadata: map[string]any{"origin": "cli", "n": float64(3), "ok": false, "none": nil},
 		ThreadID: "0196a1b2-0000-7000-8000-000000000001", Subject: "sort-files",
 		ExpectsReply: true, Priority: 3, HopCount: 4, TaskID: "task-41", ReplyBy: &due,
+		Traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
+		Tracestate:  "vendor=opaque \"value\"",
 	}
 }
 
@@ -66,6 +68,8 @@ var optionalFields = map[string]func(m, full *envelope.Message){
 	"hop_count":     func(m, f *envelope.Message) { m.HopCount = f.HopCount },
 	"task_id":       func(m, f *envelope.Message) { m.TaskID = f.TaskID },
 	"reply_by":      func(m, f *envelope.Message) { m.ReplyBy = f.ReplyBy },
+	"traceparent":   func(m, f *envelope.Message) { m.Traceparent = f.Traceparent },
+	"tracestate":    func(m, f *envelope.Message) { m.Tracestate = f.Tracestate },
 	"no_timestamp":  func(m, f *envelope.Message) { m.Timestamp = envelope.Time{} },
 }
 

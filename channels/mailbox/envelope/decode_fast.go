@@ -5,7 +5,8 @@ package envelope
 var (
 	messageKeys = []string{"id", "from", "to", "timestamp", "type", "ttl", "trace",
 		"task", "content", "callback", "reply_to", "metadata", "thread_id",
-		"subject", "expects_reply", "priority", "hop_count", "task_id", "reply_by"}
+		"subject", "expects_reply", "priority", "hop_count", "task_id", "reply_by",
+		"traceparent", "tracestate"}
 	taskKeys     = []string{"id", "state", "deadline", "reason", "budget"}
 	budgetKeys   = []string{"tokens", "cost"}
 	callbackKeys = []string{"channel", "chat_id", "session_id"}
@@ -65,6 +66,8 @@ const (
 	mHopCount
 	mTaskID
 	mReplyBy
+	mTraceparent
+	mTracestate
 )
 
 // messageIndex is the index of key in messageKeys, or -1.
@@ -108,6 +111,10 @@ func messageIndex(key []byte) int {
 		return mTaskID
 	case "reply_by":
 		return mReplyBy
+	case "traceparent":
+		return mTraceparent
+	case "tracestate":
+		return mTracestate
 	}
 	return -1
 }
@@ -160,6 +167,10 @@ func (s *scanner) message(m *Message) bool {
 			m.TaskID, ok = s.strOrNull()
 		case mReplyBy:
 			m.ReplyBy, ok = s.timePtr()
+		case mTraceparent:
+			m.Traceparent, ok = s.strOrNull()
+		case mTracestate:
+			m.Tracestate, ok = s.strOrNull()
 		}
 		return ok
 	})

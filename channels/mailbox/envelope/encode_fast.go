@@ -16,7 +16,7 @@ func encodeCompactFast(m *Message) ([]byte, bool) {
 // written without growing the buffer.
 func sizeHint(m *Message) int {
 	n := 200 + len(m.ID) + len(m.From) + len(m.To) + len(m.ReplyTo) + len(m.ThreadID) +
-		len(m.Subject) + len(m.TaskID) + 40*len(m.Metadata)
+		len(m.Subject) + len(m.TaskID) + len(m.Traceparent) + len(m.Tracestate) + 40*len(m.Metadata)
 	for _, t := range m.Trace {
 		n += len(t) + 3
 	}
@@ -126,6 +126,12 @@ func appendOptional(b []byte, m *Message) []byte {
 	}
 	if m.ReplyBy != nil {
 		b = appendTime(append(b, `,"reply_by":`...), *m.ReplyBy)
+	}
+	if m.Traceparent != "" {
+		b = appendString(append(b, `,"traceparent":`...), m.Traceparent)
+	}
+	if m.Tracestate != "" {
+		b = appendString(append(b, `,"tracestate":`...), m.Tracestate)
 	}
 	return b
 }

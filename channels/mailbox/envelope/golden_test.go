@@ -112,6 +112,7 @@ func goldenMessages(t testing.TB) map[string]*envelope.Message {
 			ExpectsReply: true,
 			Priority:     2,
 			HopCount:     1,
+			Traceparent:  "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
 		},
 		// The least a Go writer can produce: every optional field unset.
 		"switchboard_message_minimal.json": {

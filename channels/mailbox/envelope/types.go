@@ -175,6 +175,13 @@ type Message struct {
 	TaskID string `json:"task_id,omitempty"`
 	// ReplyBy is when a reply to a message that expects one is due.
 	ReplyBy *Time `json:"reply_by,omitempty"`
+	// Traceparent and Tracestate carry the W3C trace context of the span
+	// that sent the message (the traceparent and tracestate headers of
+	// the W3C Trace Context recommendation), so that the receiver's work
+	// joins the sender's trace. A message without them (nanobot's) starts
+	// a new trace; a malformed value is ignored the same way.
+	Traceparent string `json:"traceparent,omitempty"`
+	Tracestate  string `json:"tracestate,omitempty"`
 }
 
 // Text joins the message's text parts with newlines.

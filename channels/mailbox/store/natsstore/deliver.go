@@ -19,6 +19,14 @@ import (
 // subject: its priority, "1" to "3".
 const HeaderPriority = "Mailbox-Priority"
 
+// The W3C Trace Context headers a message carries when it names the span
+// that sent it (envelope.Message.Traceparent and Tracestate), so that a
+// tool reading the stream joins the trace without decoding the message.
+const (
+	HeaderTraceparent = "traceparent"
+	HeaderTracestate  = "tracestate"
+)
+
 // Deliver implements store.Sender. It validates msg, encodes it on one line
 // (envelope.EncodeCompact: cheaper to make and to decode than the indented
 // form of the filesystem's files) within the size cap, and publishes it on
@@ -45,6 +53,7 @@ func (s *Store) Deliver(ctx context.Context, msg *envelope.Message) error {
 	}
 	m.Data = data
 	m.Header.Set(jetstream.MsgIDHeader, publishID(msg, data))
+	setTraceHeaders(m.Header, msg)
 	ack, err := s.js.PublishMsg(ctx, m)
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
@@ -71,4 +80,24 @@ func publishID(msg *envelope.Message, data []byte) string {
 	}
 	sum := sha256.Sum256(data)
 	return msg.To + ":" + msg.ID + ":" + hex.EncodeToString(sum[:8])
+}
+
+// setTraceHeaders copies msg's trace context into h.
+func setTraceHeaders(h nats.Header, msg *envelope.Message) {
+	if msg.Traceparent != "" {
+		h.Set(HeaderTraceparent, msg.Traceparent)
+		if msg.Tracestate != "" {
+			h.Set(HeaderTracestate, msg.Tracestate)
+		}
+	}
+}
+
+// traceFromHeaders gives msg the trace context of h when msg has none of
+// its own: a publisher that puts the context only in the headers (as
+// OpenTelemetry's NATS instrumentations do) is joined too.
+func traceFromHeaders(h nats.Header, msg *envelope.Message) {
+	if msg.Traceparent != "" || h == nil {
+		return
+	}
+	msg.Traceparent, msg.Tracestate = h.Get(HeaderTraceparent), h.Get(HeaderTracestate)
 }

@@ -186,6 +186,7 @@ func (in *Inbox) check(m jetstream.Msg) (*envelope.Message, string) {
 	if err != nil {
 		return nil, err.Error()
 	}
+	traceFromHeaders(m.Headers(), msg)
 	if msg.To != in.agent {
 		return msg, fmt.Sprintf("addressed to %q, not to %q", msg.To, in.agent)
 	}
