@@ -1,10 +1,12 @@
 package host
 
 import (
+	"context"
 	"log/slog"
 
 	"github.com/switchboard-dev/switchboard/agentloop/budget"
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/clock"
 )
 
@@ -17,9 +19,26 @@ func newKeeper(mb *mailbox.Channel, clk clock.Clock, log *slog.Logger) *budget.K
 	return budget.New(budget.Config{
 		TaskTokens: b.TaskTokens, TaskCost: b.TaskCost, DailyTokens: b.DailyTokens,
 		InputPrice: b.InputPrice, OutputPrice: b.OutputPrice,
-		Clock: clk, Books: mb, Logger: log,
+		Clock: clk, Books: books{mb}, Logger: log,
 	})
 }
 
-// The mailbox channel keeps the budget's books.
-var _ budget.Books = (*mailbox.Channel)(nil)
+// judgementReason is the reason of the usage entry of a task judgement.
+const judgementReason = "task judgement"
+
+// books keeps a keeper's books in the mailbox's store: usage entries in
+// the audit log (store.EventUsage), the day's count in the agent's state
+// records.
+type books struct{ *mailbox.Channel }
+
+var _ budget.Books = books{}
+
+// RecordUsage implements budget.Books.
+func (b books) RecordUsage(ctx context.Context, e budget.Entry) {
+	ev := store.Event{MessageID: e.MessageID, ThreadID: e.ThreadID, TaskID: e.TaskID,
+		Model: e.Model, InputTokens: e.InputTokens, OutputTokens: e.OutputTokens}
+	if e.Judgement {
+		ev.Reason = judgementReason
+	}
+	b.Channel.RecordUsage(ctx, ev)
+}

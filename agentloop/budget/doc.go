@@ -12,6 +12,7 @@
 //   - the agent's tokens of the day are capped: past the cap every call is
 //     refused until midnight (of the keeper's clock); the count is kept in
 //     the store beside the agent's inbox, so a restart does not reset it;
-//   - every turn's usage is recorded in the audit log, one entry per turn
-//     (store.EventUsage), and so is every task judgement's.
+//   - every turn's usage is recorded (Books.RecordUsage; the host writes
+//     it to the audit log), one entry per turn, and so is every task
+//     judgement's.
 package budget

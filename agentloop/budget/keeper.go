@@ -7,16 +7,28 @@ import (
 
 	"github.com/switchboard-dev/switchboard/agentloop"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/clock"
 )
 
-// Books is where a Keeper keeps its accounts; the mailbox channel
-// (*mailbox.Channel) implements it over its store.
+// Entry is one record of usage: what a turn (or a task judgement) cost.
+type Entry struct {
+	// MessageID, ThreadID and TaskID name the message the turn answered
+	// (empty for a judgement).
+	MessageID, ThreadID, TaskID string
+	// Model is the model that answered.
+	Model string
+	// InputTokens and OutputTokens are the tokens of all its calls.
+	InputTokens, OutputTokens int64
+	// Judgement marks the usage of a task judgement.
+	Judgement bool
+}
+
+// Books is where a Keeper keeps its accounts; the host keeps them in the
+// mailbox's store (the audit log and the agent's state records).
 type Books interface {
-	// RecordUsage appends a usage entry (store.EventUsage) to the audit
-	// log, when the store keeps one; a failure is the books' to report.
-	RecordUsage(ctx context.Context, ev store.Event)
+	// RecordUsage appends a usage entry to the audit log; a failure is
+	// the books' to report.
+	RecordUsage(ctx context.Context, e Entry)
 	// LoadState returns the agent's record under key (nil when none).
 	LoadState(ctx context.Context, key string) ([]byte, error)
 	// SaveState replaces the agent's record under key.
@@ -93,7 +105,7 @@ func (k *Keeper) Turn(ctx context.Context, t *agentloop.Turn) (context.Context, 
 		if u.Total() == 0 || k.cfg.Books == nil {
 			return
 		}
-		k.cfg.Books.RecordUsage(context.WithoutCancel(ctx), store.Event{Kind: store.EventUsage,
+		k.cfg.Books.RecordUsage(context.WithoutCancel(ctx), Entry{
 			MessageID: ref.messageID, ThreadID: ref.threadID, TaskID: ref.taskID,
 			Model: st.model, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens})
 	}
@@ -147,8 +159,8 @@ func (k *Keeper) charge(ctx context.Context, st *turnState, acc *account, resp *
 	k.mu.Unlock()
 	k.saveDay(ctx, saved)
 	if st == nil && u.Total() > 0 && k.cfg.Books != nil {
-		k.cfg.Books.RecordUsage(context.WithoutCancel(ctx), store.Event{Kind: store.EventUsage,
-			Reason: "task judgement", Model: model, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens})
+		k.cfg.Books.RecordUsage(context.WithoutCancel(ctx), Entry{
+			Judgement: true, Model: model, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens})
 	}
 }
 

@@ -15,21 +15,20 @@ import (
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/clock"
 )
 
 // books keeps a keeper's records in memory.
 type books struct {
 	mu      sync.Mutex
-	events  []store.Event
+	events  []budget.Entry
 	state   map[string][]byte
 	loadErr error
 }
 
 func newBooks() *books { return &books{state: map[string][]byte{}} }
 
-func (b *books) RecordUsage(_ context.Context, ev store.Event) {
+func (b *books) RecordUsage(_ context.Context, ev budget.Entry) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	b.events = append(b.events, ev)
@@ -48,10 +47,10 @@ func (b *books) SaveState(_ context.Context, key string, data []byte) error {
 	return nil
 }
 
-func (b *books) recorded() []store.Event {
+func (b *books) recorded() []budget.Entry {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return append([]store.Event(nil), b.events...)
+	return append([]budget.Entry(nil), b.events...)
 }
 
 // taskTurn is a turn working on task id from boss, with budget b.
@@ -104,7 +103,7 @@ func TestTaskBudgetIsSpentThenRefused(t *testing.T) {
 	assert.Contains(t, reasonOf(t, err), "budget exhausted", "nothing is left to delegate")
 	end(err, agentloop.Usage{InputTokens: 85, OutputTokens: 20})
 
-	assert.Equal(t, []store.Event{{Kind: store.EventUsage, MessageID: "m-t1", ThreadID: "th-t1", TaskID: "t1",
+	assert.Equal(t, []budget.Entry{{MessageID: "m-t1", ThreadID: "th-t1", TaskID: "t1",
 		Model: "m-1", InputTokens: 85, OutputTokens: 20}}, b.recorded(), "one usage entry per turn")
 
 	again := taskTurn("t1", &envelope.Budget{Tokens: 100}) // a later turn of the same task
@@ -193,7 +192,7 @@ func TestDailyCapCountsJudgementsAndRecordsThem(t *testing.T) {
 	k := budget.New(budget.Config{DailyTokens: 100, Books: b})
 	require.NoError(t, call(t, k, nil, 80, 20)) // a task judgement has no turn
 	assert.Contains(t, reasonOf(t, call(t, k, nil, 1, 1)), "daily token cap reached")
-	assert.Equal(t, []store.Event{{Kind: store.EventUsage, Reason: "task judgement", Model: "m-1",
+	assert.Equal(t, []budget.Entry{{Judgement: true, Model: "m-1",
 		InputTokens: 80, OutputTokens: 20}}, b.recorded())
 }
 
