@@ -21,20 +21,21 @@ func (c *Channel) RecordUsage(ctx context.Context, ev store.Event) {
 
 // LoadState returns this agent's record under key in the store (nil when
 // there is none), beside the records the channel keeps itself; it fails
-// with ErrNotRunning before Start.
+// with ErrNotRunning unless the channel runs.
 func (c *Channel) LoadState(ctx context.Context, key string) ([]byte, error) {
-	be := c.Backend()
-	if be == nil {
-		return nil, ErrNotRunning
+	be, _, _, err := c.state()
+	if err != nil {
+		return nil, err
 	}
 	return be.LoadState(ctx, c.cfg.AgentID, key)
 }
 
-// SaveState replaces this agent's record under key in the store.
+// SaveState replaces this agent's record under key in the store; it
+// fails with ErrNotRunning unless the channel runs.
 func (c *Channel) SaveState(ctx context.Context, key string, data []byte) error {
-	be := c.Backend()
-	if be == nil {
-		return ErrNotRunning
+	be, _, _, err := c.state()
+	if err != nil {
+		return err
 	}
 	return be.SaveState(ctx, c.cfg.AgentID, key, data)
 }

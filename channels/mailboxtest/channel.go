@@ -44,6 +44,7 @@ func Run(t *testing.T, f storetest.Factory, features storetest.Features) {
 	t.Run("UnacceptedDirectTaskWaits", testkit.Parallel(s.testChannelUnacceptedDirectWaits))
 	t.Run("LostWorkerTaskReoffered", testkit.Parallel(s.testChannelLostWorkerReoffered))
 	t.Run("LostWorkerTaskFailed", testkit.Parallel(s.testChannelLostWorkerFailed))
+	t.Run("UsageRecorded", testkit.Parallel(s.testChannelUsageRecorded))
 }
 
 // agent is one running mailbox channel with its own bus and backend.
