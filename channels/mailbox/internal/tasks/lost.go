@@ -73,7 +73,9 @@ func (s *Delegated) Working() []Record {
 }
 
 // Update changes the record of task taskID with fn and saves it; a task
-// with no record is left alone.
+// with no record is left alone. The change holds in this process even
+// when it cannot be saved (the error says so; the next save writes it),
+// so that a watcher acting on it does not act again.
 func (s *Delegated) Update(ctx context.Context, taskID string, fn func(*Record)) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -81,14 +83,9 @@ func (s *Delegated) Update(ctx context.Context, taskID string, fn func(*Record))
 	if !ok {
 		return nil
 	}
-	old := t
 	fn(&t)
 	s.byTask[taskID] = t
-	if err := s.saveLocked(ctx); err != nil {
-		s.byTask[taskID] = old
-		return err
-	}
-	return nil
+	return s.saveLocked(ctx)
 }
 
 // AcceptDue is when a task sent at sent must be accepted by.

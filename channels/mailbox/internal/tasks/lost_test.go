@@ -1,6 +1,8 @@
 package tasks_test
 
 import (
+	"context"
+	"errors"
 	"testing"
 	"time"
 
@@ -9,6 +11,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/tasks"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/memstore"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
@@ -71,4 +74,36 @@ func TestUnacceptedAndWorkingTasks(t *testing.T) {
 		Budget: &envelope.Budget{Tokens: 9}}, rec.Reoffer, "what it takes to send it again survives a restart")
 	rec, _ = again.Lookup("t2", "b")
 	assert.True(t, rec.Noticed)
+}
+
+// flakyState is a StateStore whose saves fail while broken is set.
+type flakyState struct {
+	store.StateStore
+	broken bool
+}
+
+func (f *flakyState) SaveState(ctx context.Context, agent, key string, data []byte) error {
+	if f.broken {
+		return errors.New("disk full")
+	}
+	return f.StateStore.SaveState(ctx, agent, key, data)
+}
+
+func TestUpdateHoldsInMemoryWhenNotSaved(t *testing.T) {
+	t.Parallel()
+	ctx := testkit.Ctx(t)
+	st := &flakyState{StateStore: memstore.NewHub().Open(memstore.Options{})}
+	d, err := tasks.LoadDelegated(ctx, st, "boss")
+	require.NoError(t, err)
+	require.NoError(t, d.Add(ctx, tasks.Record{TaskID: "t1", To: "a", State: envelope.StatePending}))
+	st.broken = true
+	assert.ErrorContains(t, d.Update(ctx, "t1", func(r *tasks.Record) { r.Noticed = true }), "disk full")
+	_, ok := d.NextUnaccepted()
+	assert.False(t, ok, "the notice is not given twice by this process")
+	st.broken = false
+	require.NoError(t, d.SetState(ctx, "t1", envelope.StatePending))
+	again, err := tasks.LoadDelegated(ctx, st, "boss")
+	require.NoError(t, err)
+	rec, _ := again.Lookup("t1", "a")
+	assert.True(t, rec.Noticed, "saved with the next change")
 }
