@@ -118,3 +118,22 @@ func TestHostDailyCapHoldsAcrossARestart(t *testing.T) {
 	c.say("sort 2 1")
 	assert.Equal(t, "1 2", c.await("1 2"), "a new day")
 }
+
+// The coder accepts a task, then stops without finishing it and does not
+// come back: once its heartbeat is older than offlineAfter on the
+// researcher's clock, the task fails and the user is told why.
+func TestHostTellsTheUserAWorkerWasLost(t *testing.T) {
+	t.Parallel()
+	w := newWorld(t)
+	busy := &recorder{hold: "sort", release: make(chan struct{})}
+	coder := w.start(w.config("coder", false, map[string]any{"capabilities": []string{"sorting"}}),
+		host.Options{Provider: busy, StopTimeout: 100 * time.Millisecond})
+	clk := clock.NewManual(time.Now())
+	c := newChat(t, w.start(w.config("researcher", true, nil), host.Options{Clock: clk}), "oc_1")
+
+	c.say("ask coder to sort 5 3 9 1")
+	c.await("coder accepted the task")
+	assert.ErrorContains(t, coder.Stop(), "work unfinished", "it never finishes the task")
+	clk.Add(45 * time.Second)
+	assert.Equal(t, "coder could not do it: coder went offline while working on it (no heartbeat for 30s)", c.await("could not"))
+}
