@@ -101,13 +101,14 @@ func (k *Keeper) Turn(ctx context.Context, t *agentloop.Turn) (context.Context, 
 	return ctx, func(_ error, u agentloop.Usage) {
 		k.mu.Lock()
 		delete(k.turns, t)
+		model := st.model
 		k.mu.Unlock()
 		if u.Total() == 0 || k.cfg.Books == nil {
 			return
 		}
 		k.cfg.Books.RecordUsage(context.WithoutCancel(ctx), Entry{
 			MessageID: ref.messageID, ThreadID: ref.threadID, TaskID: ref.taskID,
-			Model: st.model, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens})
+			Model: model, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens})
 	}
 }
 
