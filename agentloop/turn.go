@@ -21,6 +21,10 @@ const (
 	FailureReply = "I could not reach the model; try again in a minute."
 	// FailureReason is the reason of a task failed that way.
 	FailureReason = "the model could not be reached"
+	// RefusalPrefix starts the answer to a message whose turn failed with
+	// a *TaskFailure (a hook refused it: a spent budget, a daily cap); the
+	// reason follows.
+	RefusalPrefix = "I could not answer: "
 )
 
 // classify returns how to answer in (meta.Classify, the decision the
@@ -84,13 +88,15 @@ func (l *Loop) handle(ctx context.Context, in bus.InboundMessage) {
 		// The user hears one short sentence; the detail is for the log. The
 		// failed turn stays out of the history, so the model never reads it.
 		reason := FailureReason
+		reply = FailureReply
 		if tf := (*TaskFailure)(nil); errors.As(err, &tf) && tf.Reason != "" {
+			// A refusal on purpose (a spent budget, a cap): the user hears why.
 			reason = tf.Reason
-			l.log.Info("task cannot be done; the turn is not recorded", logAttrs(in, "session", key, "reason", reason)...)
+			reply = RefusalPrefix + reason
+			l.log.Info("turn cannot be done; the turn is not recorded", logAttrs(in, "session", key, "reason", reason)...)
 		} else {
 			l.log.Error("turn failed; the user is told, the turn is not recorded", logAttrs(in, "session", key, "err", err)...)
 		}
-		reply = FailureReply
 		if k == meta.KindTask {
 			reply = "could not complete the task: " + reason
 			md = meta.WithReply(md, meta.Reply{State: envelope.StateFailed, Reason: reason})

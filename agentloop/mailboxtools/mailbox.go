@@ -38,6 +38,11 @@ type Mailbox interface {
 type Options struct {
 	// Now is the clock for task deadlines (default time.Now).
 	Now func() time.Time
+	// Budget returns the budget a task delegated during a turn carries
+	// (nil: none), or an error when the turn's own budget is spent (see
+	// budget.Keeper.Left). Nil: tasks carry the budget of the task being
+	// handled, if any.
+	Budget func(*agentloop.Turn) (*envelope.Budget, error)
 }
 
 // New returns the four mailbox tools over mb, in the order list_agents,
@@ -48,7 +53,7 @@ func New(mb Mailbox, opts Options) []agentloop.Tool {
 	}
 	return []agentloop.Tool{
 		&ListAgents{mb: mb},
-		&DelegateTask{mb: mb, now: opts.Now},
+		&DelegateTask{mb: mb, now: opts.Now, budget: opts.Budget},
 		&SendMessage{mb: mb},
 		&Reply{mb: mb},
 	}

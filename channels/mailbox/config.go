@@ -60,6 +60,8 @@ type Config struct {
 	// Conversations holds the keys of threads, replies owed, addressing,
 	// the audit log and retention.
 	Conversations
+	// Work holds the keys of budgets and of work that is stuck or lost.
+	Work
 }
 
 // DefaultConfig returns the defaults: allowFrom ["*"], 3 concurrent tasks,
@@ -84,6 +86,7 @@ func DefaultConfig() Config {
 		Limits:             limits.DefaultConfig(),
 		Backend:            "fs",
 		Conversations:      DefaultConversations(),
+		Work:               DefaultWork(),
 	}
 }
 
@@ -124,6 +127,7 @@ func (c *Config) Validate(prefix string) error {
 		errs = append(errs, fmt.Errorf("%s: required", key("mailboxesRoot")))
 	}
 	errs = append(errs, c.Conversations.validate(key)...)
+	errs = append(errs, c.Work.validate(key)...)
 	if !store.Known(c.Backend) {
 		errs = append(errs, fmt.Errorf("%s: unknown backend %q (known: %v; forgotten import?)",
 			key("backend"), c.Backend, store.Names()))

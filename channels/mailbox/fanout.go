@@ -38,6 +38,9 @@ func (c *Channel) PostTo(ctx context.Context, target string, req route.Request) 
 		return route.Fanout{}, fmt.Errorf("send task %s to %s: a task id names one task, for one agent; leave it out so that each of the %d agents gets its own",
 			req.TaskID, t, len(to))
 	}
+	if req.Type == envelope.TypeTask && req.Via == "" && (t.Kind == route.TargetAny || t.Kind == route.TargetCap && len(to) == 1) {
+		req.Via = t.String() // one worker picked from a group: another may take over (lost.go)
+	}
 	// The first copy names the thread the others share; then the rest go
 	// out together, FanoutParallel at a time.
 	var out route.Fanout

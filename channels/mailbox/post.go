@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/tasks"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
 	"github.com/switchboard-dev/switchboard/tracing"
 )
@@ -43,7 +42,7 @@ func (c *Channel) Post(ctx context.Context, req route.Request) (_ *envelope.Mess
 	}
 	recorded := false
 	if msg.Type == envelope.TypeTask {
-		if err := sent.Add(ctx, tasks.RecordOf(msg, req.Callback, route.TreeOf(req))); err != nil {
+		if err := sent.Add(ctx, delegation(msg, req)); err != nil {
 			return nil, err
 		}
 		recorded = true

@@ -43,7 +43,7 @@ func TestContractFlags(t *testing.T) {
 	s := newSandbox(t)
 	contract := map[string][]string{
 		"send": {"from", "to", "type", "text", "data", "file", "reply-to", "ttl", "task-id", "task-state",
-			"deadline", "callback-channel", "callback-chat-id", "callback-session",
+			"deadline", "callback-channel", "callback-chat-id", "callback-session", "budget-tokens", "budget-cost",
 			"subject", "priority", "expects-reply", "reply-by", "for-task", "new"},
 		"log":     {"agent", "kind", "since", "until", "id", "thread", "task", "json"},
 		"pending": {"task", "overdue", "json"},

@@ -174,8 +174,8 @@ func describeJSONError(err error) string {
 
 // Validate checks the fields every message must have and the values that
 // must be well formed: id, from and to (safe agent ids), a known type, a
-// known task state, known part kinds, a priority of 0 to 3, and ttl and
-// hop_count not negative.
+// known task state, a task budget not negative, known part kinds, a
+// priority of 0 to 3, and ttl and hop_count not negative.
 func Validate(m *Message) error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: "+format, append([]any{ErrMalformed}, args...)...)
@@ -201,6 +201,9 @@ func Validate(m *Message) error {
 		}
 		if m.Task.State != "" && !m.Task.State.Valid() {
 			return bad("task state %q unknown", m.Task.State)
+		}
+		if b := m.Task.Budget; b != nil && (b.Tokens < 0 || b.Cost < 0) {
+			return bad("task budget must not be negative")
 		}
 	}
 	for i, p := range m.Content.Parts {

@@ -1,13 +1,14 @@
 package envelope
 
 // The member names of the objects the fast path decodes, as encoding/json
-// finds them on wireMessage, Task, Callback, Content and Part.
+// finds them on wireMessage, Task, Budget, Callback, Content and Part.
 var (
 	messageKeys = []string{"id", "from", "to", "timestamp", "type", "ttl", "trace",
 		"task", "content", "callback", "reply_to", "metadata", "thread_id",
 		"subject", "expects_reply", "priority", "hop_count", "task_id", "reply_by",
 		"traceparent", "tracestate", "task_path"}
-	taskKeys     = []string{"id", "state", "deadline", "reason"}
+	taskKeys     = []string{"id", "state", "deadline", "reason", "budget"}
+	budgetKeys   = []string{"tokens", "cost"}
 	callbackKeys = []string{"channel", "chat_id", "session_id"}
 	contentKeys  = []string{"parts"}
 	partKeys     = []string{"type", "text", "data", "path"}

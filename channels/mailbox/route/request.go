@@ -48,4 +48,12 @@ type Request struct {
 	// ThreadID joins a new message to an existing thread (a reply always
 	// joins the thread of the message it answers).
 	ThreadID string
+	// Budget bounds what a task may spend on models (see envelope.Budget);
+	// nil gives a task sent while handling a budgeted task (Parent) that
+	// task's budget. Only tasks carry it.
+	Budget *envelope.Budget
+	// Via is the group target a task's recipient was picked from
+	// ("any:NAME" or "cap:NAME"): a task not accepted in time, or whose
+	// worker goes offline, is offered to the next holder of NAME.
+	Via string
 }

@@ -32,6 +32,9 @@ type Record struct {
 	// the task's updates are routed back into (meta.Tree).
 	ParentTask string   `json:"parent_task,omitempty"`
 	ParentPath []string `json:"parent_path,omitempty"`
+	// Reoffer holds what it takes to send the task again to another
+	// worker (see lost.go).
+	Reoffer
 }
 
 // RecordOf returns the record of task message m, sent from the
@@ -62,11 +65,13 @@ type Delegated struct {
 	agent   string
 	byTask  map[string]Record
 	changed chan struct{} // poked when deadlines may have changed
+	sent    chan struct{} // poked when a task is sent (see Sent)
 }
 
 // LoadDelegated reads agent's records from st.
 func LoadDelegated(ctx context.Context, st store.StateStore, agent string) (*Delegated, error) {
-	s := &Delegated{st: st, agent: agent, byTask: map[string]Record{}, changed: make(chan struct{}, 1)}
+	s := &Delegated{st: st, agent: agent, byTask: map[string]Record{}, changed: make(chan struct{}, 1),
+		sent: make(chan struct{}, 1)}
 	data, err := st.LoadState(ctx, agent, StateKey)
 	if err != nil {
 		return nil, fmt.Errorf("load delegated tasks of %q: %w", agent, err)
@@ -93,6 +98,7 @@ func (s *Delegated) Add(ctx context.Context, t Record) error {
 		return err
 	}
 	s.poke()
+	due.Poke(s.sent)
 	return nil
 }
 
