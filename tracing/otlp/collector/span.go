@@ -46,10 +46,22 @@ func (s Span) Who() string {
 	return s.Service
 }
 
-var kinds = map[tracepb.Span_SpanKind]string{
-	tracepb.Span_SPAN_KIND_INTERNAL: "internal", tracepb.Span_SPAN_KIND_SERVER: "server",
-	tracepb.Span_SPAN_KIND_CLIENT: "client", tracepb.Span_SPAN_KIND_PRODUCER: "producer",
-	tracepb.Span_SPAN_KIND_CONSUMER: "consumer",
+// kindName is Span.Kind of k (a switch, not a map: no work at the start
+// of every command).
+func kindName(k tracepb.Span_SpanKind) string {
+	switch k {
+	case tracepb.Span_SPAN_KIND_INTERNAL:
+		return "internal"
+	case tracepb.Span_SPAN_KIND_SERVER:
+		return "server"
+	case tracepb.Span_SPAN_KIND_CLIENT:
+		return "client"
+	case tracepb.Span_SPAN_KIND_PRODUCER:
+		return "producer"
+	case tracepb.Span_SPAN_KIND_CONSUMER:
+		return "consumer"
+	}
+	return ""
 }
 
 // spansOf turns the spans of an export into Spans.
@@ -60,7 +72,7 @@ func spansOf(data *tracepb.TracesData) []Span {
 		for _, ss := range rs.GetScopeSpans() {
 			for _, s := range ss.GetSpans() {
 				sp := Span{TraceID: hex.EncodeToString(s.GetTraceId()), SpanID: hex.EncodeToString(s.GetSpanId()),
-					ParentID: hex.EncodeToString(s.GetParentSpanId()), Name: s.GetName(), Kind: kinds[s.GetKind()],
+					ParentID: hex.EncodeToString(s.GetParentSpanId()), Name: s.GetName(), Kind: kindName(s.GetKind()),
 					Start: unixNano(s.GetStartTimeUnixNano()), End: unixNano(s.GetEndTimeUnixNano()),
 					Agent: res["gen_ai.agent.name"], Service: res["service.name"], Attrs: attrMap(s.GetAttributes())}
 				if st := s.GetStatus(); st.GetCode() == tracepb.Status_STATUS_CODE_ERROR {
