@@ -7,7 +7,6 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/tasks"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
-	"github.com/switchboard-dev/switchboard/tracing"
 )
 
 // Post sends one message from this agent. A reply (a task_update, or an
@@ -31,8 +30,8 @@ func (c *Channel) Post(ctx context.Context, req route.Request) (_ *envelope.Mess
 	if err != nil {
 		return nil, err
 	}
-	ctx, span := sendSpan(ctx, msg)
-	defer func() { tracing.End(span, err) }()
+	ctx, end := c.sendSpan(ctx, msg)
+	defer func() { end(err) }()
 	recorded := false
 	if msg.Type == envelope.TypeTask {
 		if err := sent.Add(ctx, tasks.RecordOf(msg, req.Callback)); err != nil {

@@ -122,3 +122,42 @@ func mustRead(t *testing.T, path string) []byte {
 	require.NoError(t, err)
 	return data
 }
+
+// TestRecvContinuesTrace sends a message from within a caller's trace
+// (TRACEPARENT) with tracing on: send's span is a child of the caller's,
+// the message carries its context, and recv's receive span is a child of
+// send's, in another process.
+func TestRecvContinuesTrace(t *testing.T) {
+	t.Parallel()
+	const callerTrace, callerSpan = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
+	col := newCollector(t)
+	s := newSandbox(t)
+	s.environ = append(s.environ, "OTEL_EXPORTER_OTLP_ENDPOINT="+col.Endpoint())
+	recv := s.start("recv", "worker", "--count", "1")
+	recv.awaitStderr("listening as worker")
+	s.environ = append(s.environ, "TRACEPARENT=00-"+callerTrace+"-"+callerSpan+"-01")
+	id := s.sendID("--from", "lead", "--to", "worker", "--text", "hello")
+	assert.Contains(t, recv.next(recv.stdout, "recv output"), "lead hello")
+	require.Equal(t, 0, recv.wait(), "stderr:\n%s", recv.stderrSoFar())
+
+	traces := collector.Traces(col.Spans()) // both processes flushed their spans before they exited
+	require.Len(t, traces, 1, "one trace: %v", col.Spans())
+	tr := traces[0]
+	assert.Equal(t, callerTrace, tr.ID)
+	require.Len(t, tr.Spans, 2, "%s", tr)
+	sent, got := tr.Spans[0], tr.Spans[1]
+	assert.Equal(t, "send worker", sent.Name)
+	assert.Equal(t, "lead", sent.Agent)
+	assert.Equal(t, callerSpan, sent.ParentID, "send continues the caller's trace")
+	assert.Equal(t, id, sent.Attrs["messaging.message.id"])
+	assert.Equal(t, "receive worker", got.Name)
+	assert.Equal(t, "worker", got.Agent)
+	assert.Equal(t, sent.SpanID, got.ParentID, "recv's receive span is a child of send's")
+	assert.Equal(t, id, got.Attrs["messaging.message.id"])
+
+	processed := s.msgFiles("worker", "processed")
+	require.Len(t, processed, 1)
+	var msg map[string]any
+	require.NoError(t, json.Unmarshal(mustRead(t, filepath.Join(s.root, "worker", "processed", processed[0])), &msg))
+	assert.Equal(t, "00-"+callerTrace+"-"+sent.SpanID+"-01", msg["traceparent"])
+}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/mailtrace"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
 )
 
@@ -112,8 +114,14 @@ func (a *app) send(cmd *cobra.Command, f sendFlags) error {
 			return err
 		}
 	}
+	stopTracing, err := a.startTracing(cmd.Context(), s.config.Observability.Tracing, f.from, a.logger(slog.LevelWarn))
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
+	ctx := a.callerTrace(cmd.Context())
 	for _, msg := range msgs {
-		if err := m.be.Deliver(cmd.Context(), msg); err != nil {
+		if err := mailtrace.Deliver(ctx, nil, m.be, msg); err != nil {
 			return err
 		}
 		if _, err := fmt.Fprintln(a.env.Stdout, msg.ID); err != nil {

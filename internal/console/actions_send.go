@@ -7,9 +7,11 @@ import (
 	"strings"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/mailtrace"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/tracing"
 )
 
 // MetaSentBy is the metadata key the console sets on what it sends in an
@@ -33,6 +35,7 @@ func (c *Console) send(ctx context.Context, r ActionRequest) (ActionResult, erro
 	}
 	opts := route.ComposeOptions{DefaultTTL: c.cfg.DefaultTTL, MaxThreadHops: c.cfg.MaxThreadHops,
 		Now: c.cfg.Now(), ReplyTimeout: c.cfg.ReplyTimeout}
+	parent := ctx // a reply, or a message in a thread, joins the trace of the message it names
 	if r.ReplyTo != "" {
 		copies, err := c.find(ctx, func(m *envelope.Message) bool { return m.ID == r.ReplyTo })
 		if err != nil {
@@ -50,12 +53,13 @@ func (c *Console) send(ctx context.Context, r ActionRequest) (ActionResult, erro
 		if opts.Original == nil {
 			req.ThreadID = cmp.Or(copies[0].ThreadID, copies[0].ID)
 		}
+		parent = tracing.WithParent(ctx, copies[0].Traceparent, copies[0].Tracestate)
 	}
 	msg, err := route.Compose(Operator, req, opts)
 	if err != nil {
 		return ActionResult{}, fmt.Errorf("%w: %v", errUsage, err)
 	}
-	if err := c.cfg.Store.Deliver(ctx, msg); err != nil {
+	if err := mailtrace.Deliver(parent, nil, c.cfg.Store, msg); err != nil {
 		return ActionResult{}, err
 	}
 	what := "sent a " + string(msg.Type) + " to " + msg.To
@@ -107,7 +111,8 @@ func (c *Console) cancel(ctx context.Context, r ActionRequest) (ActionResult, er
 		}
 		msg.Callback = task.Callback
 		msg.Metadata = map[string]any{MetaSentBy: Operator}
-		if err := c.cfg.Store.Deliver(ctx, msg); err != nil {
+		// the cancel joins the task's trace
+		if err := mailtrace.Deliver(tracing.WithParent(ctx, task.Traceparent, task.Tracestate), nil, c.cfg.Store, msg); err != nil {
 			return ActionResult{}, err
 		}
 		c.record(ctx, "canceled task "+r.TaskID+": told "+dir[1]+" in "+dir[0]+"'s name",
