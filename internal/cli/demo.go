@@ -178,28 +178,6 @@ func (a *app) demo(ctx context.Context, f demoFlags) error {
 	return nil
 }
 
-// open opens the backend, starts the trace receiver with --observe and
-// writes the configs; on error it leaves nothing running.
-func (d *demoRun) open(f demoFlags) error {
-	be, err := openDemoBackend(f, d.layout)
-	if err != nil {
-		return err
-	}
-	if f.observe {
-		if d.obs, err = startDemoObserve(); err != nil {
-			be.close()
-			return err
-		}
-	}
-	if err := d.layout.write(be, d.obs.endpoint()); err != nil {
-		d.obs.close()
-		be.close()
-		return err
-	}
-	d.be = be
-	return nil
-}
-
 // converse starts the agents, holds the conversation and, with --keep,
 // waits for Ctrl-C.
 func (d *demoRun) converse(ctx context.Context, exe string, environ []string, f demoFlags) error {
