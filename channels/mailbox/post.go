@@ -6,7 +6,6 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
-	"github.com/switchboard-dev/switchboard/tracing"
 )
 
 // Post sends one message from this agent. A reply (a task_update, or an
@@ -33,8 +32,8 @@ func (c *Channel) Post(ctx context.Context, req route.Request) (_ *envelope.Mess
 	if err != nil {
 		return nil, err
 	}
-	ctx, span := sendSpan(ctx, msg)
-	defer func() { tracing.End(span, err) }()
+	ctx, end := c.sendSpan(ctx, msg)
+	defer func() { end(err) }()
 	if orig == nil { // a reply is bounded by the thread's hop cap instead
 		if err := c.allowSend(msg); err != nil {
 			return nil, err

@@ -83,8 +83,8 @@ func (c *Channel) receiveLoop(ctx, intake context.Context) {
 // this file).
 func (c *Channel) handle(ctx context.Context, d *store.Delivery) (err error) {
 	m := d.Message
-	ctx, span := c.receiveSpan(ctx, m, d.Redelivered)
-	defer func() { tracing.End(span, err) }()
+	ctx, end := c.receiveSpan(ctx, m, d.Redelivered)
+	defer func() { end(err) }()
 	mt := meta.FromMessage(m, d.Redelivered)
 
 	// admit

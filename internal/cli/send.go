@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"math"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/mailtrace"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
 )
 
@@ -120,11 +122,17 @@ func (a *app) send(cmd *cobra.Command, f sendFlags) error {
 			return err
 		}
 	}
+	stopTracing, err := a.startTracing(cmd.Context(), s.config.Observability.Tracing, f.from, a.logger(slog.LevelWarn))
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
+	ctx := a.callerTrace(cmd.Context())
 	// Several recipients get their copies together; the ids of all those
 	// delivered are printed in recipient order, and the first failure
 	// (which stops the deliveries not started yet) is the error.
-	errs := route.Each(cmd.Context(), len(msgs), route.FanoutParallel, func(ctx context.Context, i int) error {
-		return m.be.Deliver(ctx, msgs[i])
+	errs := route.Each(ctx, len(msgs), route.FanoutParallel, func(ctx context.Context, i int) error {
+		return mailtrace.Deliver(ctx, nil, m.be, msgs[i])
 	})
 	var failed error
 	for i, msg := range msgs {
