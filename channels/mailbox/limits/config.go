@@ -101,7 +101,7 @@ func DefaultConfig() Config {
 	return Config{
 		PerEdge:      Rate{Rate: 30, Per: "minute", Burst: 10},
 		PerAgent:     Rate{Rate: 120, Per: "minute", Burst: 30},
-		PerSender:    Rate{Rate: 60, Per: "minute", Burst: 20},
+		PerSender:    Rate{Rate: 120, Per: "minute", Burst: 60},
 		Breaker:      Breaker{Failures: 5, Window: 60, CoolDown: 120},
 		MaxTaskDepth: 8,
 	}
