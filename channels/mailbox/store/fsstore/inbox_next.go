@@ -91,10 +91,19 @@ func (in *Inbox) refill() (wait bool, err error) {
 	case <-in.notify:
 	default:
 	}
+	in.mu.Lock()
+	err = in.refreshHeld()
+	in.mu.Unlock()
+	if err != nil {
+		return false, fmt.Errorf("open the folders of %q: %w", in.agent, err)
+	}
 	inbox := filepath.Join(in.dir, inboxDir)
 	sc, err := scanDir(inbox, 2*in.batch, "")
 	if errors.Is(err, fs.ErrNotExist) { // removed under us: recreate it
-		if _, err = in.s.ensureAgentDirs(in.agent, inboxDir, claimedDir, processedDir, rejectedDir); err == nil {
+		in.mu.Lock()
+		err = in.refreshHeld() // recreates the folders
+		in.mu.Unlock()
+		if err == nil {
 			in.watch.rewatch(in.log)
 			sc, err = scanDir(inbox, 2*in.batch, "")
 		}
