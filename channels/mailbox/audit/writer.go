@@ -50,6 +50,9 @@ type Options struct {
 	Keep int
 	// Sync fsyncs every line (slow; the log is for people, not recovery).
 	Sync bool
+	// OnError receives the error of a background write of queued lines
+	// (Enqueue); nil drops it.
+	OnError func(error)
 }
 
 func (o *Options) setDefaults() {
@@ -81,6 +84,10 @@ type Writer struct {
 	end    int64    // its size after this Writer's last whole line; -1: unknown
 	buf    []byte   // the lines being written
 	closed bool
+
+	qmu      sync.Mutex    // guards the queue; taken inside mu, never around it
+	queue    []store.Event // lines queued by Enqueue, not yet written
+	flushing bool          // a flushQueued goroutine runs
 }
 
 // Open returns a Writer for the log in dir (which must exist). It touches
@@ -128,7 +135,7 @@ func (w *Writer) AppendBatch(evs []store.Event) error {
 		return err
 	}
 	defer unlock(w.lock)
-	w.buf = w.buf[:0]
+	w.buf = w.takeQueued(w.buf[:0])
 	for _, ev := range evs {
 		w.buf = w.encode(w.buf, ev)
 	}
@@ -152,12 +159,14 @@ func (w *Writer) Locked(fn func() *store.Event) error {
 		fn()
 		return err
 	}
-	defer unlock(w.lock) // closing the file would release it too
-	ev := fn()
-	if ev == nil {
+	defer unlock(w.lock)            // closing the file would release it too
+	w.buf = w.takeQueued(w.buf[:0]) // this process's earlier lines first
+	if ev := fn(); ev != nil {
+		w.buf = w.encode(w.buf, *ev)
+	}
+	if len(w.buf) == 0 {
 		return nil
 	}
-	w.buf = w.encode(w.buf[:0], *ev)
 	return w.write(w.buf)
 }
 
@@ -290,8 +299,9 @@ func (w *Writer) Close() error {
 	if w.closed {
 		return nil
 	}
+	qerr := w.writeQueued()
 	w.closed = true
-	var errs []error
+	errs := []error{qerr}
 	if w.f != nil {
 		errs = append(errs, w.f.Close())
 	}

@@ -47,23 +47,25 @@ func (h heldDirs) close() error {
 // replaced since it was opened (recreating them as needed), so that moves
 // go to the folders the paths name. It runs before each scan of inbox/
 // (two stats a folder per scan of up to scanBatch names) and after a move
-// that failed. The caller holds in.mu or runs Next; the commit is flushed
-// first, so no batch syncs a folder being let go.
-func (in *Inbox) refreshHeld() error {
+// that failed. reopened reports that it did. The caller runs Next and
+// holds in.mu.
+func (in *Inbox) refreshHeld() (reopened bool, err error) {
 	h := in.held
 	if !h.inbox.stale() && !h.claimed.stale() && !h.processed.stale() {
-		return nil
+		return false, nil
 	}
 	if _, err := in.s.ensureAgentDirs(in.agent, inboxDir, claimedDir, processedDir, rejectedDir); err != nil {
-		return err
+		return false, err
 	}
-	in.commit.flush()
+	if in.commit != nil {
+		in.commit.flush()
+	}
 	old := in.held
 	if err := in.openHeld(); err != nil {
-		return err
+		return false, err
 	}
-	in.retired = append(in.retired, old) // closed with the inbox: a Next or Ack may still use them
-	return nil
+	in.retired = append(in.retired, old) // closed with the inbox: a pending commit may still sync them
+	return true, nil
 }
 
 // emitBatch reports the events of a group commit like emit, the audit log

@@ -41,7 +41,10 @@ func Open(opts Options) (*Store, error) {
 	}
 	st := &Store{root: root, opts: opts}
 	if opts.AuditLog {
-		if st.audit, err = audit.Open(root, audit.Options{MaxBytes: opts.AuditMaxBytes, Keep: opts.AuditKeep}); err != nil {
+		if st.audit, err = audit.Open(root, audit.Options{
+			MaxBytes: opts.AuditMaxBytes, Keep: opts.AuditKeep,
+			OnError: func(err error) { opts.Logger.Warn("audit log not written", "err", err) },
+		}); err != nil {
 			return nil, fmt.Errorf("open mailbox store: %w", err)
 		}
 	}
