@@ -24,6 +24,9 @@ func appendEntry(b []byte, e Entry) []byte {
 	b = appendOpt(b, `,"reason":`, e.Reason)
 	b = appendOpt(b, `,"thread_id":`, e.ThreadID)
 	b = appendOpt(b, `,"task_id":`, e.TaskID)
+	b = appendOpt(b, `,"model":`, e.Model)
+	b = appendInt(b, `,"input_tokens":`, e.InputTokens)
+	b = appendInt(b, `,"output_tokens":`, e.OutputTokens)
 	if e.PID != 0 {
 		b = append(b, `,"pid":`...)
 		b = strconv.AppendInt(b, int64(e.PID), 10)
@@ -38,6 +41,14 @@ func appendOpt(b []byte, key, s string) []byte {
 		return b
 	}
 	return envelope.AppendJSONString(append(b, key...), s)
+}
+
+// appendInt appends key and n unless n is 0 (omitempty).
+func appendInt(b []byte, key string, n int64) []byte {
+	if n == 0 {
+		return b
+	}
+	return strconv.AppendInt(append(b, key...), n, 10)
 }
 
 // appendTime appends t as time.Time's MarshalJSON does (RFC 3339 with
