@@ -143,6 +143,7 @@ func (c *Channel) Start(ctx context.Context) error {
 		return err
 	}
 	c.inbox, c.sent, c.replies = inbox, sent, ledger
+	c.tidyOwnApprovals(ctx)
 	runCtx, cancel := context.WithCancel(context.Background())
 	c.cancel, c.running = cancel, true
 	c.startReceiving(runCtx)

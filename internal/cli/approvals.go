@@ -13,8 +13,9 @@ import (
 // approvalLine is an approval as approvals --json prints it.
 type approvalLine struct {
 	store.Approval
-	// State is waiting, approved, denied, or expired (undecided past its
-	// deadline: its agent no longer waits).
+	// State is waiting, approved, denied (decided, not yet picked up by
+	// its agent), or expired (undecided past its deadline: its agent no
+	// longer waits; it counts as denied).
 	State string `json:"state"`
 }
 
@@ -76,13 +77,15 @@ func (a *app) approvals(ctx context.Context, jsonOut bool) error {
 	now := time.Now()
 	w := a.table()
 	row(w, "ID", "AGENT", "ASKED", "STATE", "ACTION", "DETAIL", "CHAT")
+	expired := 0
 	for _, ap := range list {
 		state := "waiting, " + ago(ap.Deadline, now) + " left"
 		switch {
 		case ap.Decision != nil:
-			state = ap.Decision.Verb() + " by " + ap.Decision.By
+			state = ap.Decision.Verb() + " by " + ap.Decision.By + ", not picked up"
 		case op.Expired(ap):
-			state = "expired"
+			state = "expired " + ago(now, ap.Deadline) + " ago, agent gone"
+			expired++
 		}
 		chat := "-"
 		if ap.Channel != "" {
@@ -90,7 +93,15 @@ func (a *app) approvals(ctx context.Context, jsonOut bool) error {
 		}
 		row(w, ap.ID, ap.Agent, ago(now, ap.Created), state, ap.Action, orDash(ap.Detail), chat)
 	}
-	return w.Flush()
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if expired > 0 {
+		_, err = fmt.Fprintf(a.env.Stdout, "%d expired: no agent waits for them (it stopped while waiting); they count as denied. "+
+			"\"switchboard approvals deny ID\" removes one; the agent removes its own when it starts again, "+
+			"and any running agent removes them %s after their deadline.\n", expired, store.ApprovalKeep)
+	}
+	return err
 }
 
 func (a *app) decideCommand(allow bool) *cobra.Command {
@@ -112,6 +123,10 @@ func (a *app) decideCommand(allow bool) *cobra.Command {
 			defer m.close()
 			ap, err := op.Decide(cmd.Context(), args[0], allow, reason)
 			if err != nil {
+				return err
+			}
+			if ap.Removed {
+				_, err = fmt.Fprintf(a.env.Stdout, "%s: %s for %s (it had expired: removed)\n", ap.Decision.Verb(), ap.Action, ap.Agent)
 				return err
 			}
 			_, err = fmt.Fprintf(a.env.Stdout, "%s: %s for %s\n", ap.Decision.Verb(), ap.Action, ap.Agent)
