@@ -79,12 +79,12 @@ func (a *app) approvals(ctx context.Context, jsonOut bool) error {
 	row(w, "ID", "AGENT", "ASKED", "STATE", "ACTION", "DETAIL", "CHAT")
 	expired := 0
 	for _, ap := range list {
-		state := "waiting, " + ago(ap.Deadline, now) + " left"
+		state := "waiting, " + shortDuration(max(0, ap.Deadline.Sub(now))) + " left"
 		switch {
 		case ap.Decision != nil:
 			state = ap.Decision.Verb() + " by " + ap.Decision.By + ", not picked up"
 		case op.Expired(ap):
-			state = "expired " + ago(now, ap.Deadline) + " ago, agent gone"
+			state = "expired " + ago(now, ap.Deadline) + ", agent gone"
 			expired++
 		}
 		chat := "-"
@@ -99,7 +99,7 @@ func (a *app) approvals(ctx context.Context, jsonOut bool) error {
 	if expired > 0 {
 		_, err = fmt.Fprintf(a.env.Stdout, "%d expired: no agent waits for them (it stopped while waiting); they count as denied. "+
 			"\"switchboard approvals deny ID\" removes one; the agent removes its own when it starts again, "+
-			"and any running agent removes them %s after their deadline.\n", expired, store.ApprovalKeep)
+			"and any running agent removes them %s after their deadline.\n", expired, shortDuration(store.ApprovalKeep))
 	}
 	return err
 }
