@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -204,4 +205,47 @@ func TestApprovalOfACrashedAgent(t *testing.T) {
 		"denied by restart: run tool list_agents ({}): the agent restarted; the turn that asked is gone"}, r.approvalAudit(again))
 	crashy.signal(sigterm)
 	assert.Equal(t, 0, crashy.wait(), "stderr:\n%s", crashy.stderrSoFar())
+}
+
+// TestTaskApprovalAcrossProcesses: a task whose text names an entry of
+// coder's approval.tasks waits before any work, asked in no chat (it came
+// through the mailbox) but listed by `approvals`; denied, the delegator's
+// user is told "not approved: ..."; approved, the work is done.
+func TestTaskApprovalAcrossProcesses(t *testing.T) {
+	t.Parallel()
+	r := fsRig(t)
+	lead := r.start("lead", `{}`)
+	r.start("coder", `{"tasks": ["sort"], "timeout": 120}`)
+
+	waitingTask := func(chat, text string) string {
+		t.Helper()
+		resp, err := http.Post(lead.webhook, "application/json", bytes.NewReader(feishuMessage("ev_"+chat, "ou_"+chat, chat, text)))
+		require.NoError(t, err)
+		resp.Body.Close()
+		awaitChatReply(t, lead.webhook, chat, "I asked coder to")
+		deadline := time.Now().Add(testkit.WaitLimit)
+		for {
+			for _, l := range decodeLines(t, r.cli.ok("approvals", "--json")) {
+				if l["agent"] == "coder" && l["state"] == "waiting" && strings.Contains(l["detail"].(string), text[len("ask coder to "):]) {
+					assert.Equal(t, "task", l["kind"])
+					assert.Equal(t, "work on a task from lead", l["action"])
+					assert.NotEmpty(t, l["task_id"])
+					assert.Nil(t, l["channel"], "a task from the mailbox is asked in no chat")
+					return l["id"].(string)
+				}
+			}
+			require.True(t, time.Now().Before(deadline), "no approval of coder's task listed")
+		}
+	}
+
+	denied := waitingTask("oc_dana", "ask coder to sort 5 3 9 1")
+	assert.Equal(t, "denied: work on a task from lead for coder\n", r.cli.ok("approvals", "deny", denied, "--reason", "not today"))
+	awaitChatReply(t, lead.webhook, "oc_dana", "coder could not do it: not approved: denied by operator: not today")
+	assert.Equal(t, []string{"asked: work on a task from lead (sort 5 3 9 1)",
+		"denied by operator: work on a task from lead (sort 5 3 9 1): not today"}, r.approvalAudit(denied))
+
+	approved := waitingTask("oc_erin", "ask coder to sort 4 2 8")
+	assert.Equal(t, "approved: work on a task from lead for coder\n", r.cli.ok("approvals", "approve", approved))
+	awaitChatReply(t, lead.webhook, "oc_erin", "coder finished: 2 4 8")
+	r.awaitApprovalState(approved, "")
 }
