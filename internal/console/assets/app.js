@@ -130,7 +130,6 @@
   }
   let skew = 0; // the server's clock minus the page's
   setInterval(() => { for (const e of document.querySelectorAll(".countdown")) e.textContent = left(e.dataset.deadline); }, 1000);
-  };
 
   function threadMatches(t, q) {
     if (!q) return true;
