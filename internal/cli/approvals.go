@@ -29,7 +29,12 @@ approved (agents.defaults.approval in their config), from every agent of
 the store, oldest first. "approvals approve ID" and "approvals deny ID"
 decide one: the waiting agent sees the decision within seconds and goes on
 (or tells its model the step was denied). The first decision stands, be it
-the chat's, the operator's or the timeout's; each is in the audit log.`,
+the chat's, the operator's or the timeout's; each is in the audit log.
+
+An approval whose agent stopped while it waited is listed as expired: it
+counts as denied, cannot be approved, and "approvals deny ID" removes it.
+The agent removes its own when it starts again, and running agents remove
+those decided or expired more than an hour ago.`,
 		Example: `  switchboard approvals
   switchboard approvals approve 0196a1b2-...
   switchboard approvals deny 0196a1b2-... --reason "not on a Friday"`,
