@@ -142,7 +142,7 @@ func approvedAndTimedOut(t *testing.T, r *approvalRig) {
 	assert.Equal(t, "approved: run tool list_agents for ops\n", r.cli.ok("approvals", "approve", id))
 	awaitChatReply(t, ops.webhook, "oc_alice", "The operator approved: run tool list_agents.")
 	awaitChatReply(t, ops.webhook, "oc_alice", "No other agents are online.") // the tool ran, the turn ended
-	r.awaitApprovalState(id, "")                                                // the agent removed the record
+	r.awaitApprovalState(id, "")                                              // the agent removed the record
 	assert.Equal(t, []string{"asked: run tool list_agents ({})", "approved by operator: run tool list_agents ({})"}, r.approvalAudit(id))
 
 	hasty := r.start("hasty", `{"tools": ["list_agents"], "timeout": 1}`)
