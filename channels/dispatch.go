@@ -92,8 +92,8 @@ func (m *Manager) Send(ctx context.Context, msg bus.OutboundMessage) error {
 // trace of msg.TraceContext.
 func (m *Manager) send(ctx context.Context, mc *managed, msg bus.OutboundMessage) (attempts int, err error) {
 	ctx, span := tracing.StartSend(tracing.Extract(ctx, msg.TraceContext),
-		tracing.Message{System: msg.Channel, Destination: msg.ChatID})
-	defer func() { tracing.End(span, err) }()
+		tracing.Message{System: msg.Channel, Destination: msg.ChatID, Clock: m.cfg.Clock})
+	defer func() { tracing.EndAt(span, err, m.cfg.Clock) }()
 	backoff := m.cfg.RetryBackoff
 	for attempt := 1; ; attempt++ {
 		if !mc.running.Load() {

@@ -59,8 +59,8 @@ type Config struct {
 	// nanobot's schema.
 	Gateway map[string]any `json:"gateway" config:"nanobot"`
 	Tools   map[string]any `json:"tools" config:"nanobot"`
-	// Observability holds switchboard's telemetry settings (tracing);
-	// nanobot has no such section and ignores it.
+	// Observability holds switchboard's own settings of logs, metrics and
+	// tracing; nanobot has no such section and ignores it.
 	Observability ObservabilityConfig `json:"observability"`
 	// Path is the file the configuration came from ("" when none was read).
 	Path string `json:"-"`
@@ -242,6 +242,7 @@ func (c *Config) validate(p *problems) {
 			}
 		}
 	}
+	c.Observability.validate(p)
 	if d.SystemPrompt != "" && d.SystemPromptFile != "" {
 		p.invalid(prefix+"systemPromptFile", "set systemPrompt or systemPromptFile, not both")
 	}
@@ -258,7 +259,6 @@ func (c *Config) validate(p *problems) {
 			}
 		}
 	}
-	c.validateObservability(p)
 }
 
 // approvalTimeoutRange bounds an approval's wait: a person needs some

@@ -65,8 +65,9 @@ type Options struct {
 	// StopTimeout bounds each step of Stop (default 10 seconds).
 	StopTimeout time.Duration
 	// Hooks observe the agent loop's turns, provider calls and tool calls
-	// (metrics, traces, budgets; see agentloop.Hook). They run after the
-	// host's own.
+	// (metrics, traces; see agentloop.Hook). They run after the host's
+	// own (the budget keeper of channels.mailbox.budget, which also
+	// records every turn's usage in the audit log).
 	Hooks []agentloop.Hook
 }
 
@@ -117,7 +118,9 @@ func New(cfg *config.Config, opts Options) (*Host, error) {
 			return fail(fmt.Errorf("channels.mailbox: the channel type %q is not the mailbox channel (%T)", mailbox.ChannelName, ch))
 		}
 		h.mailbox = mb
-		tools, err := agentloop.NewTools(mailboxtools.New(mb, mailboxtools.Options{})...)
+		keeper := newKeeper(mb, opts.Clock, h.log) // first, so that a refusal spares the other hooks
+		lc.Hooks = append([]agentloop.Hook{keeper}, lc.Hooks...)
+		tools, err := agentloop.NewTools(mailboxtools.New(mb, mailboxtools.Options{Budget: keeper.Left})...)
 		if err != nil {
 			return fail(err)
 		}

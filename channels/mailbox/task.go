@@ -13,7 +13,8 @@ import (
 )
 
 // onTask is the handler of a task request: sender allowed (admitted
-// before), free capacity, deadline not passed, and the agent's judgement.
+// before), its task tree neither a cycle nor too deep (route.CheckTaskPath),
+// free capacity, deadline not passed, and the agent's judgement.
 // It answers accepted or rejected with a reason; an accepted task goes to
 // the agent and stays claimed until it ends.
 func (c *Channel) onTask(ctx context.Context, d *store.Delivery, mt meta.Meta, in bus.InboundMessage) (verdict, error) {
@@ -21,7 +22,11 @@ func (c *Channel) onTask(ctx context.Context, d *store.Delivery, mt meta.Meta, i
 	if c.active.Has(task.ID) { // a duplicate of a task being worked on: nothing new to do
 		return verdict{}, nil
 	}
-	if reason := c.taskRefusal(ctx, task, in); reason != "" {
+	reason := route.CheckTaskPath(c.cfg.AgentID, d.Message, c.cfg.Limits.MaxTaskDepth)
+	if reason == "" {
+		reason = c.taskRefusal(ctx, task, in)
+	}
+	if reason != "" {
 		c.Logger().Info("task rejected", "task", task.ID, "from", mt.From, "reason", reason)
 		c.answerTask(ctx, mt, envelope.StateRejected, reason)
 		return verdict{sweep: task.ID}, nil

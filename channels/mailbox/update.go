@@ -34,7 +34,10 @@ func (c *Channel) onUpdate(ctx context.Context, d *store.Delivery, mt meta.Meta,
 		if err := c.sent.SetState(ctx, rec.TaskID, task.State); err != nil {
 			c.Logger().Warn("record task state", "task", rec.TaskID, "err", err)
 		}
+		mt.Tree = rec.Tree()
 		v.in = routed(in, mt, rec.Callback)
+		c.taskRejected(ctx, mt)
+		c.failParentOnCycle(ctx, rec, task)
 	}
 	if task.State.Terminal() && (ok || c.storedTask(ctx, task.ID, mt.From)) {
 		v.sweep = task.ID // the task this agent delegated is over

@@ -189,6 +189,7 @@ func (c *Channel) Send(_ context.Context, msg bus.OutboundMessage) error {
 	if err := out.append(r); err != nil {
 		return err
 	}
-	c.Logger().Info("feishu reply", "chat_id", msg.ChatID, "content", msg.Content)
+	c.Logger().Info("feishu reply", "chat_id", msg.ChatID, "reply_to", msg.ReplyTo)
+	c.Logger().Debug("feishu reply text", "chat_id", msg.ChatID, "content", msg.Content) // message text only at debug
 	return nil
 }

@@ -33,12 +33,13 @@ type demoFlags struct {
 	keep    bool
 	backend string
 	natsURL string
+	observe bool
 }
 
 func (a *app) demoCommand() *cobra.Command {
 	var f demoFlags
 	cmd := &cobra.Command{
-		Use:   "demo [--backend fs|nats] [--nats-url URL] [--dir DIR] [--timeout D] [--keep]",
+		Use:   "demo [--backend fs|nats] [--nats-url URL] [--dir DIR] [--timeout D] [--keep] [--observe]",
 		Short: "Run the two-agent demo: Feishu user → researcher → coder and back",
 		Long: `Demo runs the main job end to end with no API key and no external service.
 
@@ -65,9 +66,21 @@ from the history stream (those stamped since the demo began). It exits 1 with a 
 reason when anything fails or takes longer than --timeout.
 
 With --keep the agents keep running after the conversation, and the demo
-prints commands to talk to them, until Ctrl-C stops them.`,
+prints commands to talk to them, until Ctrl-C stops them.
+
+With --observe the demo shows what the agents do without any external
+service: it runs an OTLP/HTTP trace receiver on a free 127.0.0.1 port in
+its own process, turns tracing on in both configs (observability.tracing,
+pointing at it; the OTEL_ variables of its environment are not passed to
+the agents), and prints where to look (the receiver, the logs, the
+mailbox). Once the answer came it prints the conversation's trace id and
+the ` + "`switchboard thread`" + ` command that shows it; once the agents stopped
+(each flushes its spans) it prints every trace received as a tree: each
+span's start, duration, name and agent, one trace across both processes.
+The folder is kept, to look at afterwards.`,
 		Example: `  switchboard demo
   go run ./cmd/switchboard demo --keep
+  switchboard demo --observe
   switchboard demo --backend nats
   switchboard demo --backend nats --nats-url nats://127.0.0.1:4222
   switchboard demo --dir /tmp/sb-demo --timeout 1m`,
@@ -94,6 +107,7 @@ prints commands to talk to them, until Ctrl-C stops them.`,
 	fl.BoolVar(&f.keep, "keep", false, "keep both agents running after the conversation, until Ctrl-C")
 	fl.StringVar(&f.backend, "backend", demoFS, "the mailbox's store: fs (a folder) or nats (NATS JetStream)")
 	fl.StringVar(&f.natsURL, "nats-url", "", "with --backend nats: use this server instead of starting one")
+	fl.BoolVar(&f.observe, "observe", false, "trace both agents to a receiver in the demo's process, print where to look and the trace trees (keeps the folder)")
 	_ = cmd.RegisterFlagCompletionFunc("backend", cobra.FixedCompletions([]string{demoFS, demoNATS}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -105,6 +119,7 @@ type demoRun struct {
 	be      *demoBackend
 	agents  []*demoAgent // researcher, coder
 	webhook string
+	obs     *demoObserve // nil without --observe
 }
 
 func (a *app) demo(ctx context.Context, f demoFlags) error {
@@ -117,18 +132,15 @@ func (a *app) demo(ctx context.Context, f demoFlags) error {
 		return err
 	}
 	layout := newDemoLayout(dir)
-	be, err := openDemoBackend(f, layout)
-	if err != nil {
+	d := &demoRun{out: a.env.Stdout, layout: layout}
+	if err := d.open(f); err != nil {
 		if temporary {
 			_ = os.RemoveAll(dir) // nothing ran: nothing to look at
 		}
 		return err
 	}
-	if err := layout.write(be); err != nil {
-		be.close()
-		return err
-	}
-	d := &demoRun{out: a.env.Stdout, layout: layout, be: be}
+	defer d.obs.close()
+	be := d.be
 	fmt.Fprintf(d.out, "switchboard demo: a Feishu user asks researcher; researcher delegates to coder through the mailbox.\n")
 	contents := "configs, logs, Feishu outbox"
 	if st := be.stored(); st != "" {
@@ -144,10 +156,16 @@ func (a *app) demo(ctx context.Context, f demoFlags) error {
 		err = stopErr
 	}
 	be.close() // once the agents stopped
+	if err == nil && d.obs != nil {
+		err = d.printTraces()
+	}
 	if err != nil {
 		return err
 	}
-	if temporary && !f.keep {
+	if temporary && f.observe {
+		fmt.Fprintf(d.out, "kept %s (remove it when done)\n", dir)
+	}
+	if temporary && !f.keep && !f.observe {
 		if err := os.RemoveAll(dir); err != nil {
 			return fmt.Errorf("remove the demo's folder: %w", err)
 		}
@@ -192,6 +210,9 @@ func (d *demoRun) explain(ctx context.Context, err error) error {
 // start starts both agents and waits until both run and are online.
 func (d *demoRun) start(ctx context.Context, exe string, environ []string) error {
 	env := demoEnv(environ, d.layout.home)
+	if d.obs != nil {
+		env = observeEnv(env)
+	}
 	for _, name := range []string{demoResearcher, demoCoder} {
 		ag, err := startDemoAgent(exe, name, d.layout.config(name), d.layout.log(name), d.layout.dir, env)
 		if err != nil {
@@ -204,6 +225,7 @@ func (d *demoRun) start(ctx context.Context, exe string, environ []string) error
 		if err != nil {
 			return err
 		}
+		ag.running = line
 		desc := "mailbox only, capabilities " + strings.Join(demoCoderCapabilities, ", ")
 		if m := webhookAttr.FindStringSubmatch(line); m != nil {
 			d.webhook = m[1]
@@ -224,6 +246,9 @@ func (d *demoRun) start(ctx context.Context, exe string, environ []string) error
 		}
 	}
 	fmt.Fprintf(d.out, "both agents are registered online in %s\n\n", d.be.where())
+	if d.obs != nil {
+		d.printLook()
+	}
 	return nil
 }
 
@@ -271,5 +296,8 @@ func (d *demoRun) report(ctx context.Context, chat []demoLine) error {
 	fmt.Fprintf(d.out, "\nthe conversation in Feishu chat %s and the mailbox (seconds since the user's message):\n", demoChat)
 	transcript(d.out, append(chat, mail...))
 	fmt.Fprintf(d.out, "\nthe user's chat %s got the answer %q (also in %s)\n", demoChat, demoAnswer, d.layout.outbox)
+	if d.obs != nil {
+		d.noteTrace(mail)
+	}
 	return nil
 }

@@ -60,6 +60,28 @@ func openDemoBackend(f demoFlags, layout demoLayout) (*demoBackend, error) {
 	return b, nil
 }
 
+// open opens the backend, starts the trace receiver with --observe and
+// writes the configs; on error it leaves nothing running.
+func (d *demoRun) open(f demoFlags) error {
+	be, err := openDemoBackend(f, d.layout)
+	if err != nil {
+		return err
+	}
+	if f.observe {
+		if d.obs, err = startDemoObserve(); err != nil {
+			be.close()
+			return err
+		}
+	}
+	if err := d.layout.write(be, d.obs.endpoint()); err != nil {
+		d.obs.close()
+		be.close()
+		return err
+	}
+	d.be = be
+	return nil
+}
+
 // mailboxKeys are the keys of channels.mailbox that put an agent on this
 // backend.
 func (b *demoBackend) mailboxKeys() map[string]any {

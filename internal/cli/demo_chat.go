@@ -30,6 +30,8 @@ type demoLine struct {
 	who  string // "user → researcher"
 	via  string // "feishu", or the mailbox message's kind
 	text string
+	// id and traceparent are a mailbox message's ("" for the chat).
+	id, traceparent string
 }
 
 // transcript writes the conversation in time order: the user's message,
@@ -94,5 +96,6 @@ func demoMessageLine(m *envelope.Message) demoLine {
 			text = strings.TrimSpace("reason: " + t.Reason + " " + text)
 		}
 	}
-	return demoLine{at: m.Timestamp.Time, who: m.From + " → " + m.To, via: via, text: text}
+	return demoLine{at: m.Timestamp.Time, who: m.From + " → " + m.To, via: via, text: text,
+		id: m.ID, traceparent: m.Traceparent}
 }

@@ -22,6 +22,10 @@ func (d *demoRun) keep(ctx context.Context, seen int) {
 		fmt.Fprintf(d.out, "  switchboard --root %s agents\n", d.layout.root)
 	}
 	fmt.Fprintf(d.out, "  tail -f %s %s\n", d.layout.log(demoResearcher), d.layout.log(demoCoder))
+	if d.obs != nil && d.obs.msgID != "" {
+		fmt.Fprintf(d.out, "  switchboard %s thread %s   # the conversation's messages and trace id; the trace trees come at Ctrl-C\n",
+			d.storeFlags(), d.obs.msgID)
+	}
 	select {
 	case <-ctx.Done():
 	case <-d.agents[0].exited:

@@ -47,8 +47,9 @@ func (l demoLayout) config(agent string) string { return filepath.Join(l.dir, ag
 func (l demoLayout) log(agent string) string    { return filepath.Join(l.dir, agent+".log") }
 
 // configs returns the two agents' configurations, with backend (the keys
-// of channels.mailbox that name the store) in each mailbox section.
-func (l demoLayout) configs(backend map[string]any) map[string]map[string]any {
+// of channels.mailbox that name the store) in each mailbox section, and
+// tracing on to traces (an OTLP/HTTP endpoint) unless it is "".
+func (l demoLayout) configs(backend map[string]any, traces string) map[string]map[string]any {
 	mb := func(keys map[string]any) map[string]any {
 		maps.Copy(keys, backend)
 		return keys
@@ -57,7 +58,7 @@ func (l demoLayout) configs(backend map[string]any) map[string]map[string]any {
 		return map[string]any{"defaults": map[string]any{"provider": config.DefaultProvider,
 			"workspace": filepath.Join(l.dir, agent, "workspace")}}
 	}
-	return map[string]map[string]any{
+	configs := map[string]map[string]any{
 		demoResearcher: {
 			"agents": workspace(demoResearcher),
 			"channels": map[string]any{
@@ -77,10 +78,17 @@ func (l demoLayout) configs(backend map[string]any) map[string]map[string]any {
 			},
 		},
 	}
+	if traces != "" {
+		for _, cfg := range configs {
+			cfg["observability"] = map[string]any{"tracing": map[string]any{"enabled": true, "endpoint": traces}}
+		}
+	}
+	return configs
 }
 
-// write creates the folders and writes the configs for the backend.
-func (l demoLayout) write(be *demoBackend) error {
+// write creates the folders and writes the configs for the backend, with
+// tracing on to traces unless it is "".
+func (l demoLayout) write(be *demoBackend, traces string) error {
 	dirs := []string{l.home, filepath.Join(l.dir, demoResearcher), filepath.Join(l.dir, demoCoder)}
 	if be.kind == demoFS {
 		dirs = append(dirs, l.root)
@@ -93,7 +101,7 @@ func (l demoLayout) write(be *demoBackend) error {
 			return err
 		}
 	}
-	for agent, cfg := range l.configs(be.mailboxKeys()) {
+	for agent, cfg := range l.configs(be.mailboxKeys(), traces) {
 		data, err := json.MarshalIndent(cfg, "", "  ")
 		if err != nil {
 			return err

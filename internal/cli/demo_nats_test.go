@@ -28,9 +28,10 @@ func TestDemoMailOnNATS(t *testing.T) {
 	old := &envelope.Message{ID: envelope.NewID(), From: "researcher", To: "coder", Type: envelope.TypeMessage,
 		Timestamp: envelope.NewTime(at.Add(-time.Hour)), TTL: 2, Trace: []string{"researcher"}}
 	old.Content.Parts = []envelope.Part{envelope.TextPart("an earlier run")}
+	const traceparent = "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"
 	task := &envelope.Message{ID: envelope.NewID(), From: "researcher", To: "coder", Type: envelope.TypeTask,
 		Timestamp: envelope.NewTime(at), TTL: 2, Trace: []string{"researcher"},
-		Task: &envelope.Task{ID: "t1", State: envelope.StatePending}}
+		Task: &envelope.Task{ID: "t1", State: envelope.StatePending}, Traceparent: traceparent}
 	task.Content.Parts = []envelope.Part{envelope.TextPart("sort 5 3 9 1")}
 	update := &envelope.Message{ID: envelope.NewID(), From: "coder", To: "researcher", Type: envelope.TypeTaskUpdate,
 		Timestamp: envelope.NewTime(at.Add(time.Millisecond)), TTL: 2, Trace: []string{"researcher"}, Priority: 2,
@@ -51,7 +52,8 @@ func TestDemoMailOnNATS(t *testing.T) {
 	got, err := b.mail(ctx)
 	require.NoError(t, err)
 	require.Len(t, got, 2)
-	assert.Equal(t, demoLine{at: at, who: "researcher → coder", via: "mailbox task", text: "sort 5 3 9 1"}, got[0])
+	assert.Equal(t, demoLine{at: at, who: "researcher → coder", via: "mailbox task", text: "sort 5 3 9 1",
+		id: task.ID, traceparent: traceparent}, got[0], "with the trace context, for --observe")
 	assert.Equal(t, demoLine{at: at.Add(time.Millisecond), who: "coder → researcher", via: "mailbox task_update rejected",
-		text: "reason: over capacity"}, got[1], "a priority message")
+		text: "reason: over capacity", id: update.ID}, got[1], "a priority message")
 }

@@ -29,6 +29,7 @@ type demoAgent struct {
 	logPath string
 
 	cmd     *exec.Cmd
+	running string        // the "host running" line, once it came
 	ready   chan string   // receives the "host running" line once
 	exited  chan struct{} // closed once the process has exited
 	exitErr error         // set before exited is closed

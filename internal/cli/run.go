@@ -1,19 +1,25 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/switchboard-dev/switchboard/config"
 	_ "github.com/switchboard-dev/switchboard/examples/feishu-stub" // registers the channel type "feishu"
 	"github.com/switchboard-dev/switchboard/host"
+	"github.com/switchboard-dev/switchboard/observe/metrics"
 )
 
 // runCommand is the host: channels, agent loop and provider from config.
 func (a *app) runCommand() *cobra.Command {
-	var stopTimeout float64
+	var (
+		stopTimeout   float64
+		metricsListen string
+	)
 	cmd := &cobra.Command{
 		Use:   "run [--config FILE] [--stop-timeout SECONDS]",
 		Short: "Run a host: the enabled channels and the agent loop, until SIGINT/SIGTERM",
@@ -48,14 +54,19 @@ channels.mailbox.mailboxesRoot.`,
 			if stopTimeout <= 0 || stopTimeout > 3600 {
 				return usagef("--stop-timeout %v: want a number of seconds above 0, at most 3600", stopTimeout)
 			}
-			return a.runHost(cmd.Context(), time.Duration(stopTimeout*float64(time.Second)))
+			if msg := config.CheckListen(metricsListen); msg != "" {
+				return usagef("--metrics-listen: %s", msg)
+			}
+			return a.runHost(cmd.Context(), time.Duration(stopTimeout*float64(time.Second)), metricsListen)
 		}),
 	}
 	cmd.Flags().Float64Var(&stopTimeout, "stop-timeout", 10, "seconds to finish the turns in hand on SIGINT/SIGTERM, and again to stop the channels")
+	cmd.Flags().StringVar(&metricsListen, "metrics-listen", "", "serve Prometheus /metrics, /healthz and /readyz on ADDR (host:port; port 0 picks a free one; default: the config's observability.metrics.listen, else none)")
+	a.addLogFlags(cmd, "info")
 	return cmd
 }
 
-func (a *app) runHost(ctx context.Context, stopTimeout time.Duration) error {
+func (a *app) runHost(ctx context.Context, stopTimeout time.Duration, metricsListen string) error {
 	s, err := a.settings()
 	if err != nil {
 		return err
@@ -65,7 +76,17 @@ func (a *app) runHost(ctx context.Context, stopTimeout time.Duration) error {
 		sec.Raw["mailboxesRoot"] = a.root
 	}
 	logger := a.logger(slog.LevelInfo)
-	h, err := host.New(cfg, host.Options{Logger: logger, Environ: a.env.Environ, StopTimeout: stopTimeout})
+	opts := host.Options{Logger: logger, Environ: a.env.Environ, StopTimeout: stopTimeout}
+	mc := cfg.Observability.Metrics
+	if metricsListen == "" {
+		metricsListen = mc.Listen
+	}
+	var mx *metrics.Metrics
+	if metricsListen != "" { // no metrics, no Prometheus: nothing of it runs
+		mx = metrics.New(metrics.Options{MaxTurn: seconds(cmp.Or(mc.MaxTurnSeconds, config.DefaultMaxTurnSeconds))})
+		opts.Hooks = append(opts.Hooks, mx.Hook())
+	}
+	h, err := host.New(cfg, opts)
 	if err != nil {
 		return err
 	}
@@ -79,5 +100,19 @@ func (a *app) runHost(ctx context.Context, stopTimeout time.Duration) error {
 		return err
 	}
 	defer stopTracing()
+	if mx != nil {
+		live, ready := mx.Watch(h)
+		srv, err := metrics.Listen(metricsListen, mx, live, ready, logger)
+		if err != nil {
+			_ = h.Stop()
+			return err
+		}
+		logger.Info("metrics listening", "metrics", "http://"+srv.Addr()+"/metrics")
+		defer func() {
+			ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
+			defer cancel()
+			_ = srv.Close(ctx)
+		}()
+	}
 	return h.Run(ctx)
 }

@@ -8,6 +8,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/switchboard-dev/switchboard/config"
+	"github.com/switchboard-dev/switchboard/tracing"
 	"github.com/switchboard-dev/switchboard/tracing/otlp"
 )
 
@@ -39,4 +40,20 @@ func (a *app) startTracing(ctx context.Context, cfg config.TracingConfig, agent 
 			logger.Warn("tracing: spans not flushed", "err", err)
 		}
 	}, nil
+}
+
+// The environment variables that carry a caller's trace context into a
+// command (OpenTelemetry's environment carriers): what send delivers joins
+// that trace.
+const (
+	traceparentEnv = "TRACEPARENT"
+	tracestateEnv  = "TRACESTATE"
+)
+
+// callerTrace returns ctx with the trace context of TRACEPARENT and
+// TRACESTATE as its parent, when TRACEPARENT holds a valid one.
+func (a *app) callerTrace(ctx context.Context) context.Context {
+	tp, _ := a.lookupEnv(traceparentEnv)
+	ts, _ := a.lookupEnv(tracestateEnv)
+	return tracing.WithParent(ctx, tp, ts)
 }

@@ -7,10 +7,12 @@ import (
 	"strings"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/mailtrace"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/operator"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/tracing"
 )
 
 // MetaSentBy is the metadata key the console sets on what it sends in an
@@ -34,6 +36,7 @@ func (c *Console) send(ctx context.Context, r ActionRequest) (ActionResult, erro
 	}
 	opts := route.ComposeOptions{DefaultTTL: c.cfg.DefaultTTL, MaxThreadHops: c.cfg.MaxThreadHops,
 		Now: c.cfg.Now(), ReplyTimeout: c.cfg.ReplyTimeout}
+	parent := ctx // a reply, or a message in a thread, joins the trace of the message it names
 	if r.ReplyTo != "" {
 		copies, err := c.find(ctx, func(m *envelope.Message) bool { return m.ID == r.ReplyTo })
 		if err != nil {
@@ -51,12 +54,13 @@ func (c *Console) send(ctx context.Context, r ActionRequest) (ActionResult, erro
 		if opts.Original == nil {
 			req.ThreadID = cmp.Or(copies[0].ThreadID, copies[0].ID)
 		}
+		parent = tracing.WithParent(ctx, copies[0].Traceparent, copies[0].Tracestate)
 	}
 	msg, err := route.Compose(Operator, req, opts)
 	if err != nil {
 		return ActionResult{}, fmt.Errorf("%w: %v", errUsage, err)
 	}
-	if err := c.cfg.Store.Deliver(ctx, msg); err != nil {
+	if err := mailtrace.Deliver(parent, nil, c.cfg.Store, msg); err != nil {
 		return ActionResult{}, err
 	}
 	what := "sent a " + string(msg.Type) + " to " + msg.To

@@ -52,6 +52,16 @@ var decodeCases = []struct {
 	fast        bool // whether the fast path must take it
 }{
 	{"minimal", `{` + base + `}`, true},
+	{"budget", `{` + base + `,"task":{"id":"t","budget":{"tokens":1200,"cost":0.5}}}`, true},
+	{"budget nulls", `{` + base + `,"task":{"id":"t","budget":{"tokens":null,"cost":null}}}`, true},
+	{"budget null", `{` + base + `,"task":{"id":"t","budget":null}}`, true},
+	{"budget unknown key", `{` + base + `,"task":{"id":"t","budget":{"usd":3,"tokens":7}}}`, true},
+	{"budget cost exponent", `{` + base + `,"task":{"id":"t","budget":{"cost":2e-3}}}`, true},
+	{"budget fractional tokens", `{` + base + `,"task":{"id":"t","budget":{"tokens":1.5}}}`, false},
+	{"budget tokens string", `{` + base + `,"task":{"id":"t","budget":{"tokens":"9"}}}`, false},
+	{"budget tokens overflow", `{` + base + `,"task":{"id":"t","budget":{"tokens":99999999999999999999}}}`, false},
+	{"budget negative", `{` + base + `,"task":{"id":"t","budget":{"tokens":-5}}}`, true},
+	{"budget not an object", `{` + base + `,"task":{"id":"t","budget":[]}}`, false},
 	{"white space everywhere", "\r\n\t{ \"id\" :\t\"m\" ,\n\"from\":\"a\",\"to\":\"b\" , \"type\" : \"message\" }\r\n", true},
 	{"empty object", `{}`, true},
 	{"escapes", `{` + base + `,"content":{"parts":[{"type":"text","text":"a\"b\\c\/d\b\f\n\r\t\u00e9\u003c\u2028\ud83d\ude00"}]}}`, true},

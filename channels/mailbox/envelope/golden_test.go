@@ -97,7 +97,8 @@ func goldenMessages(t testing.TB) map[string]*envelope.Message {
 			Type:      envelope.TypeTask,
 			TTL:       2,
 			Trace:     []string{"planner", "researcher"},
-			Task:      &envelope.Task{ID: "task-42", State: envelope.StatePending, Deadline: &deadline},
+			Task: &envelope.Task{ID: "task-42", State: envelope.StatePending, Deadline: &deadline,
+				Budget: &envelope.Budget{Tokens: 20000, Cost: 0.5}},
 			Content: envelope.Content{Parts: []envelope.Part{
 				envelope.TextPart("帮我写排序函数 <sort_by_mtime> & tests"),
 				envelope.DataPart(map[string]any{"max_lines": 40, "paths": []string{"src/"}}),

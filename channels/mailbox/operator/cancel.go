@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/switchboard-dev/switchboard/channels/mailbox/mailtrace"
+	"github.com/switchboard-dev/switchboard/tracing"
+
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
@@ -70,7 +73,9 @@ func (o *Operator) Cancel(ctx context.Context, taskID, reason string) (Canceled,
 		}
 		msg.Callback = task.Callback
 		msg.Metadata = map[string]any{MetaSentBy: Actor}
-		if err := o.cfg.Store.Deliver(ctx, msg); err != nil {
+		// the cancel joins the task's trace
+		tctx := tracing.WithParent(ctx, task.Traceparent, task.Tracestate)
+		if err := mailtrace.Deliver(tctx, nil, o.cfg.Store, msg); err != nil {
 			return out, err
 		}
 		out.Updates = append(out.Updates, msg.ID)

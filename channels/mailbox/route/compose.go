@@ -146,6 +146,8 @@ func applyTask(msg *envelope.Message, req Request) error {
 		}
 		msg.ExpectsReply = true
 		msg.Callback = req.Callback // for nanobot workers, which echo it
+		msg.TaskPath = taskPath(TreeOf(req), msg.From, msg.To, msg.Text())
+		msg.Task.Budget = budgetOf(req)
 	case envelope.TypeTaskUpdate:
 		if req.TaskID == "" {
 			return fmt.Errorf("send task_update to %q: task id required", msg.To)

@@ -41,7 +41,7 @@ type Features struct {
 	// MaxDeliver, when above 0, is how many times the backend hands out a
 	// message that is never acknowledged before it sets the message aside
 	// as poison (reported as EventQuarantined). 0: the backend redelivers
-	// for ever, as the filesystem does.
+	// for ever.
 	MaxDeliver int
 
 	// NoBrowse: the Backend is no store.Browser. The cases that read the
