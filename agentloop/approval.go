@@ -334,7 +334,13 @@ func deniedResult(what string, d store.Decision) string {
 // approveTask asks for approval of a delegated task whose kind needs it,
 // before any work; a denial fails the task with the reason.
 func (l *Loop) approveTask(ctx context.Context, turn *Turn, k meta.Kind, text string) ([]Message, string, error) {
-	if l.gate == nil || k != meta.KindTask || !l.gate.cfg.taskNeeds(text) {
+	if l.gate == nil || k != meta.KindTask {
+		return nil, "", nil
+	}
+	if note, ok := ParseMailboxNote(text); ok {
+		text = note.Text // the task itself, not the note's header
+	}
+	if !l.gate.cfg.taskNeeds(text) {
 		return nil, "", nil
 	}
 	d := l.gate.ask(ctx, turn, ApprovalTask, "work on a task from "+turn.Inbound.SenderID, text)
