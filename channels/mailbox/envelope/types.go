@@ -119,6 +119,11 @@ type Task struct {
 	// Budget is what the task may still spend on models, it and every
 	// task delegated from it (switchboard's addition; nanobot ignores it).
 	Budget *Budget `json:"budget,omitempty"`
+	// Used is what the task has spent on models, it and the tasks
+	// delegated from it, in the units of Budget (switchboard's addition):
+	// a worker's final task_update reports it, with Budget then saying
+	// what is left, so that its delegator charges it to its own task.
+	Used *Budget `json:"used,omitempty"`
 }
 
 // Budget bounds what a task may spend on models: Tokens (input plus
