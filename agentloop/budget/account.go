@@ -42,10 +42,10 @@ func (a *account) charge(tokens int64, cost float64) {
 // some budget is left).
 func (a *account) refusal() string {
 	if b := a.Budget.Tokens; b > 0 && a.Tokens >= b {
-		return fmt.Sprintf("budget exhausted: the task used %d of its %d tokens", a.Tokens, b)
+		return fmt.Sprintf(envelope.BudgetExhausted+": the task used %d of its %d tokens", a.Tokens, b)
 	}
 	if b := a.Budget.Cost; b > 0 && a.Cost >= b {
-		return fmt.Sprintf("budget exhausted: the task cost %.4g of its %.4g", a.Cost, b)
+		return fmt.Sprintf(envelope.BudgetExhausted+": the task cost %.4g of its %.4g", a.Cost, b)
 	}
 	return ""
 }
@@ -82,13 +82,13 @@ func (a *account) left() (envelope.Budget, string) {
 	var out envelope.Budget
 	if b := a.Budget.Tokens; b > 0 {
 		if out.Tokens = b - a.Tokens - h.Tokens; out.Tokens <= 0 {
-			return envelope.Budget{}, fmt.Sprintf("budget exhausted: the task used %d of its %d tokens and handed the other %d to subtasks still running",
+			return envelope.Budget{}, fmt.Sprintf(envelope.BudgetExhausted+": the task used %d of its %d tokens and handed the other %d to subtasks still running",
 				a.Tokens, b, b-a.Tokens)
 		}
 	}
 	if b := a.Budget.Cost; b > 0 {
 		if out.Cost = b - a.Cost - h.Cost; out.Cost <= 0 {
-			return envelope.Budget{}, fmt.Sprintf("budget exhausted: the task cost %.4g of its %.4g and handed the rest to subtasks still running",
+			return envelope.Budget{}, fmt.Sprintf(envelope.BudgetExhausted+": the task cost %.4g of its %.4g and handed the rest to subtasks still running",
 				a.Cost, b)
 		}
 	}

@@ -136,6 +136,11 @@ type Budget struct {
 	Cost   float64 `json:"cost,omitempty"`
 }
 
+// BudgetExhausted starts the reason of a task that failed because its
+// budget was spent; a task whose subtask failed so fails with the same
+// reason, up to the conversation its tree began in.
+const BudgetExhausted = "budget exhausted"
+
 // Bounded reports whether b sets any bound.
 func (b *Budget) Bounded() bool { return b != nil && (b.Tokens > 0 || b.Cost > 0) }
 
