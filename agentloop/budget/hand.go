@@ -2,6 +2,7 @@ package budget
 
 import (
 	"context"
+	"slices"
 
 	"github.com/switchboard-dev/switchboard/agentloop"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
@@ -48,7 +49,7 @@ func (k *Keeper) handed(parent string, pending int, sub string, b envelope.Budge
 	acc := k.accounts.get(parent)
 	if acc != nil {
 		delete(acc.pending, pending)
-		if sub != "" {
+		if sub != "" && !slices.Contains(acc.Settled, sub) { // it may have ended already
 			acc.hand(sub, b)
 		}
 	}

@@ -58,7 +58,7 @@ func (c *Channel) subtaskEnded(ctx context.Context, rec tasks.Record, used *enve
 		b.SubtaskEnded(ctx, rec.ParentTask, rec.TaskID, used)
 		if used != nil {
 			c.RecordUsage(ctx, store.Event{TaskID: rec.ParentTask, From: rec.To,
-				Reason: fmt.Sprintf("subtask %s used %s, charged to task %s", rec.TaskID, UsedText(nil, used), rec.ParentTask)})
+				Reason: fmt.Sprintf("subtask %s %s, charged to task %s", rec.TaskID, UsedText(nil, used), rec.ParentTask)})
 		}
 	}
 }
