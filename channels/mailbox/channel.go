@@ -57,7 +57,7 @@ type Channel struct {
 
 	mu      sync.Mutex
 	judge   Judge
-	budgets Budgets // see SetBudgets
+	budgets Budgets          // see SetBudgets
 	sent    *tasks.Delegated // tasks this agent delegated
 	replies *replies.Ledger  // requests owed a reply, both ways
 	inbox   store.Inbox
