@@ -100,6 +100,10 @@ func (l *Loop) handle(ctx context.Context, in bus.InboundMessage) {
 		if k == meta.KindTask {
 			reply = "could not complete the task: " + reason
 			md = meta.WithReply(md, meta.Reply{State: envelope.StateFailed, Reason: reason})
+		} else if mt, ok := meta.Of(md); ok && mt.Tree != nil {
+			// A subtask's result, read in the conversation of a task this
+			// agent works on: that task fails with the reason.
+			md = meta.WithReply(md, meta.Reply{State: envelope.StateFailed, Reason: reason})
 		}
 	} else if err := l.history.append(h, msgs); err != nil {
 		l.log.Error("history not saved", logAttrs(in, "session", key, "err", err)...)

@@ -119,8 +119,9 @@ func New(cfg *config.Config, opts Options) (*Host, error) {
 		}
 		h.mailbox = mb
 		keeper := newKeeper(mb, opts.Clock, h.log) // first, so that a refusal spares the other hooks
+		mb.SetBudgets(keeper)
 		lc.Hooks = append([]agentloop.Hook{keeper}, lc.Hooks...)
-		tools, err := agentloop.NewTools(mailboxtools.New(mb, mailboxtools.Options{Budget: keeper.Left})...)
+		tools, err := agentloop.NewTools(mailboxtools.New(mb, mailboxtools.Options{Budget: keeper.Hand})...)
 		if err != nil {
 			return fail(err)
 		}
