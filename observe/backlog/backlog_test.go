@@ -32,7 +32,7 @@ func TestRead(t *testing.T) {
 
 		t0 := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 		for i := range 3 {
-			msg := &envelope.Message{ID: envelope.NewID(), From: "lead", To: "coder", Content: envelope.Content{Parts: []envelope.Part{envelope.TextPart("x")}},
+			msg := &envelope.Message{ID: envelope.NewID(), Type: envelope.TypeMessage, From: "lead", To: "coder", Content: envelope.Content{Parts: []envelope.Part{envelope.TextPart("x")}},
 				Timestamp: envelope.NewTime(t0.Add(time.Duration(i) * time.Minute))}
 			require.NoError(t, be.Deliver(ctx, msg), name)
 		}
