@@ -156,11 +156,15 @@ func (a *app) demo(ctx context.Context, f demoFlags) error {
 	}
 	fmt.Fprintln(d.out)
 	err = d.converse(ctx, exe, a.env.Environ, f)
+	var metricsErr error
 	if err == nil && d.obs != nil {
-		err = d.printMetrics(ctx) // while the agents still serve them
+		metricsErr = d.printMetrics(ctx) // while the agents still serve them
 	}
 	if stopErr := d.stopAll(); err == nil {
-		err = stopErr
+		err = stopErr // an agent that ended badly says more than its missing metrics
+	}
+	if err == nil {
+		err = metricsErr
 	}
 	be.close() // once the agents stopped
 	if err == nil && d.obs != nil {
