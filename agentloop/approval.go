@@ -96,6 +96,7 @@ type gate struct {
 
 	mu      sync.Mutex
 	waiting map[string][]*waiter // by chat key, oldest first
+	stats   [2]approvalCounters  // tool, task (see counters)
 }
 
 // logger is the part of *slog.Logger the gate uses.
@@ -138,7 +139,10 @@ func (g *gate) where(in bus.InboundMessage) (channel, chatID string) {
 // one made through the book by another process, or the timeout, which
 // denies. It returns the decision that stands. A failure to record the
 // question denies (the step does not run without a chance to approve it).
-func (g *gate) ask(ctx context.Context, turn *Turn, kind, action, detail string) store.Decision {
+func (g *gate) ask(ctx context.Context, turn *Turn, kind, action, detail string) (out store.Decision) {
+	c := g.counters(kind)
+	c.asked.Add(1)
+	defer func() { c.decided(out) }()
 	now := g.clk.Now()
 	a := store.Approval{ID: envelope.NewID(), Agent: g.agent, Kind: kind, Action: action, Detail: clipDetail(detail),
 		Created: now, Deadline: now.Add(g.cfg.Timeout)}

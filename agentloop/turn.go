@@ -229,7 +229,7 @@ func (l *Loop) runTool(ctx context.Context, turn *Turn, c ToolCall) (out string)
 // logAttrs returns the attributes of a log line about in (its id, thread
 // and trace: see meta.LogAttrs) followed by more.
 func logAttrs(in bus.InboundMessage, more ...any) []any {
-	return append(meta.LogAttrs(in.ID, in.Metadata), more...)
+	return append(meta.LogAttrs(in.ID, in.Metadata, in.TraceContext), more...)
 }
 
 // maxLogText caps the text quoted in a log line.

@@ -67,6 +67,7 @@ type Keeper struct {
 	day         daily
 	seq         int        // numbers the budgets being handed out (Hand)
 	saveMu      sync.Mutex // serialises saveAccounts
+	refused     counters
 }
 
 // turnState is what the keeper knows of a running turn.
@@ -129,12 +130,13 @@ func (k *Keeper) Chat(ctx context.Context, t *agentloop.Turn, req *agentloop.Req
 	if st != nil && st.task != "" {
 		acc = k.accounts.get(st.task)
 	}
-	refusal := k.day.refusal(k.cfg.Clock.Now(), k.cfg.DailyTokens)
+	refusal, count := k.day.refusal(k.cfg.Clock.Now(), k.cfg.DailyTokens), &k.refused.daily
 	if refusal == "" && acc != nil {
-		refusal = acc.refusal()
+		refusal, count = acc.refusal(), &k.refused.task
 	}
 	k.mu.Unlock()
 	if refusal != "" {
+		count.Add(1)
 		return ctx, func(*agentloop.Response, error) {}, &agentloop.TaskFailure{Reason: refusal}
 	}
 	return ctx, func(resp *agentloop.Response, _ error) {

@@ -119,6 +119,7 @@ func TestTaskBudgetIsSpentThenRefused(t *testing.T) {
 	assert.Contains(t, reasonOf(t, call(t, k, again, 1, 1)), "budget exhausted", "the account is the task's, not the turn's")
 	end2(nil, agentloop.Usage{})
 	assert.Len(t, b.recorded(), 1, "a turn that cost nothing records nothing")
+	assert.Equal(t, budget.Stats{TaskRefusals: 2}, k.Stats(), "two calls refused; Left refuses no call")
 }
 
 func TestCostBudgetCountsAtTheConfiguredPrices(t *testing.T) {
@@ -202,6 +203,7 @@ func TestDailyCapCountsJudgementsAndRecordsThem(t *testing.T) {
 	assert.Contains(t, reasonOf(t, call(t, k, nil, 1, 1)), "daily token cap reached")
 	assert.Equal(t, []budget.Entry{{Judgement: true, Model: "m-1",
 		InputTokens: 80, OutputTokens: 20}}, b.recorded())
+	assert.Equal(t, budget.Stats{DailyRefusals: 1}, k.Stats())
 }
 
 func TestUnreadableDayCountsFromThisProcess(t *testing.T) {

@@ -72,8 +72,12 @@ With --observe the demo shows what the agents do without any external
 service: it runs an OTLP/HTTP trace receiver on a free 127.0.0.1 port in
 its own process, turns tracing on in both configs (observability.tracing,
 pointing at it; the OTEL_ variables of its environment are not passed to
-the agents), and prints where to look (the receiver, the logs, the
-mailbox). Once the answer came it prints the conversation's trace id and
+the agents) and metrics on a free 127.0.0.1 port of each agent
+(observability.metrics.listen), and prints where to look (the receiver,
+each agent's /metrics, /healthz and /readyz, the logs, the mailbox).
+Before it stops the agents it prints what their /metrics counted: the
+mailbox messages each sent, received and acknowledged, its turns and its
+tokens by model. Once the answer came it prints the conversation's trace id and
 the ` + "`switchboard thread`" + ` command that shows it; once the agents stopped
 (each flushes its spans) it prints every trace received as a tree: each
 span's start, duration, name and agent, one trace across both processes.
@@ -107,7 +111,7 @@ The folder is kept, to look at afterwards.`,
 	fl.BoolVar(&f.keep, "keep", false, "keep both agents running after the conversation, until Ctrl-C")
 	fl.StringVar(&f.backend, "backend", demoFS, "the mailbox's store: fs (a folder) or nats (NATS JetStream)")
 	fl.StringVar(&f.natsURL, "nats-url", "", "with --backend nats: use this server instead of starting one")
-	fl.BoolVar(&f.observe, "observe", false, "trace both agents to a receiver in the demo's process, print where to look and the trace trees (keeps the folder)")
+	fl.BoolVar(&f.observe, "observe", false, "trace both agents to a receiver in the demo's process and serve their metrics; print where to look, what the metrics counted and the trace trees (keeps the folder)")
 	_ = cmd.RegisterFlagCompletionFunc("backend", cobra.FixedCompletions([]string{demoFS, demoNATS}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
@@ -152,8 +156,15 @@ func (a *app) demo(ctx context.Context, f demoFlags) error {
 	}
 	fmt.Fprintln(d.out)
 	err = d.converse(ctx, exe, a.env.Environ, f)
+	var metricsErr error
+	if err == nil && d.obs != nil {
+		metricsErr = d.printMetrics(ctx) // while the agents still serve them
+	}
 	if stopErr := d.stopAll(); err == nil {
-		err = stopErr
+		err = stopErr // an agent that ended badly says more than its missing metrics
+	}
+	if err == nil {
+		err = metricsErr
 	}
 	be.close() // once the agents stopped
 	if err == nil && d.obs != nil {

@@ -46,13 +46,18 @@ func (o *demoObserve) close() {
 // lookLine is one "where to look" line of --observe: what, and where.
 type lookLine struct{ what, where string }
 
-// lookLines are the places --observe points at once both agents run.
-// Each agent's "host running" log line (demoAgent.running) names the
-// addresses it serves; an address of its own to look at (one that serves
-// metrics) is one more line here.
+// lookLines are the places --observe points at once both agents run:
+// the trace receiver, each agent's metrics listener (the address it
+// logged) and log, and the mailbox.
 func (d *demoRun) lookLines() []lookLine {
 	lines := []lookLine{{"traces", d.obs.col.Endpoint() + collector.TracesPath +
 		"  (OTLP/HTTP receiver in this process: both agents export their spans to it; the trees are printed when the agents stop)"}}
+	for _, ag := range d.agents {
+		if addr := ag.metricsAddr(); addr != "" {
+			base := "http://" + addr
+			lines = append(lines, lookLine{ag.name + " metrics", base + "/metrics  " + base + "/healthz  " + base + "/readyz"})
+		}
+	}
 	for _, ag := range d.agents {
 		lines = append(lines, lookLine{ag.name + " log", ag.logPath})
 	}
