@@ -159,8 +159,16 @@ func (w *Writer) Locked(fn func() *store.Event) error {
 		fn()
 		return err
 	}
-	defer unlock(w.lock)            // closing the file would release it too
-	w.buf = w.takeQueued(w.buf[:0]) // this process's earlier lines first
+	defer unlock(w.lock) // closing the file would release it too
+	// This process's earlier lines go first, and are in the file before
+	// fn runs: fn may read the log.
+	if w.buf = w.takeQueued(w.buf[:0]); len(w.buf) > 0 {
+		if err := w.write(w.buf); err != nil {
+			fn()
+			return err
+		}
+	}
+	w.buf = w.buf[:0]
 	if ev := fn(); ev != nil {
 		w.buf = w.encode(w.buf, *ev)
 	}
