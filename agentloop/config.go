@@ -88,6 +88,9 @@ type Config struct {
 	// Hooks observe turns, provider calls and tool calls, and may refuse a
 	// provider call (see Hook); they run in order.
 	Hooks []Hook
+	// Approval says which tool calls and tasks wait for a person's
+	// approval, and how (see ApprovalConfig); the zero value: none.
+	Approval ApprovalConfig
 	// Logger receives logs; nil discards them.
 	Logger *slog.Logger
 	// Now is the clock (default time.Now).
@@ -108,6 +111,8 @@ func FromDefaults(d config.AgentDefaults) Config {
 		SystemPromptFile:      d.SystemPromptFile,
 		Judge:                 d.Judge,
 		JudgeTimeout:          d.JudgeTimeoutDuration(),
+		Approval: ApprovalConfig{Tools: d.Approval.Tools, Tasks: d.Approval.Tasks, Timeout: time.Duration(d.Approval.Timeout * float64(time.Second)),
+			Channel: d.Approval.Channel, ChatID: d.Approval.ChatID},
 	}
 }
 
@@ -175,6 +180,12 @@ func (c *Config) Validate() error {
 	}
 	if c.JudgeTimeout < 0 {
 		errs = append(errs, fmt.Errorf("agent loop: judgeTimeout: want 0 or more, got %s", c.JudgeTimeout))
+	}
+	if c.Approval.Timeout < 0 {
+		errs = append(errs, fmt.Errorf("agent loop: approval.timeout: want 0 or more, got %s", c.Approval.Timeout))
+	}
+	if (c.Approval.Channel == "") != (c.Approval.ChatID == "") {
+		errs = append(errs, errors.New("agent loop: approval: set both channel and chatId (the operator's chat), or neither"))
 	}
 	if c.SystemPrompt != "" && c.SystemPromptFile != "" {
 		errs = append(errs, errors.New("agent loop: systemPromptFile: set systemPrompt or systemPromptFile, not both"))

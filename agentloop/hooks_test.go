@@ -106,7 +106,7 @@ func TestHookRefusalFailsTheTurnWithoutAskingTheProvider(t *testing.T) {
 	s := start(t, agentloop.Config{Provider: rec, Hooks: []agentloop.Hook{
 		hookLog{name: "a", mu: &mu, events: &events}, hookLog{name: "b", mu: &mu, events: &events, refuse: refusal}}})
 	s.send(t, user("c", "hi"))
-	assert.Equal(t, agentloop.FailureReply, s.recv(t).Content)
+	assert.Equal(t, agentloop.RefusalPrefix+"budget exhausted", s.recv(t).Content, "the user hears why")
 	assert.Empty(t, rec.requests(), "the provider is not asked")
 	mu.Lock()
 	defer mu.Unlock()

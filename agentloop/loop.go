@@ -21,6 +21,7 @@ type Loop struct {
 	cfg     Config
 	log     *slog.Logger
 	history *histories
+	gate    *gate // nil when nothing needs approval
 	running atomic.Bool
 	// taken and finished count the messages taken off the bus and those
 	// whose turn ran to its end (see Unfinished).
@@ -43,11 +44,15 @@ func New(cfg Config) (*Loop, error) {
 		return nil, err
 	}
 	cfg.Capabilities, cfg.Roles = slices.Clone(cfg.Capabilities), slices.Clone(cfg.Roles)
-	return &Loop{
+	l := &Loop{
 		cfg:     cfg,
 		log:     cfg.Logger,
 		history: newHistories(filepath.Join(ws, "sessions"), cfg.HistoryWindow, cfg.Now, cfg.Logger),
-	}, nil
+	}
+	if cfg.Approval.needed() {
+		l.gate = newGate(cfg.Approval, cfg.AgentID, cfg.Bus, cfg.Logger)
+	}
+	return l, nil
 }
 
 // Workspace returns the workspace folder, with "~/" expanded.
@@ -78,6 +83,12 @@ func (l *Loop) Run(ctx context.Context) error {
 			return err
 		}
 		l.taken.Add(1)
+		if l.gate != nil && l.gate.take(in) {
+			// The answer to an approval its chat's turn waits for: that
+			// turn is busy, so it must not queue behind it.
+			l.finished.Add(1)
+			continue
+		}
 		if err := s.dispatch(ctx, in); err != nil {
 			return err
 		}

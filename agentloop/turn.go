@@ -21,6 +21,10 @@ const (
 	FailureReply = "I could not reach the model; try again in a minute."
 	// FailureReason is the reason of a task failed that way.
 	FailureReason = "the model could not be reached"
+	// RefusalPrefix starts the answer to a message whose turn failed with
+	// a *TaskFailure (a hook refused it: a spent budget, a daily cap); the
+	// reason follows.
+	RefusalPrefix = "I could not answer: "
 )
 
 // classify returns how to answer in (meta.Classify, the decision the
@@ -51,7 +55,7 @@ func (l *Loop) handle(ctx context.Context, in bus.InboundMessage) {
 		// Handled before a crash or a stop, and not finished then: send the
 		// recorded answer again rather than ask the model again.
 		if answer, recorded, answered := h.answerOf(in.ID); answered {
-			l.log.Info("answered already; sending the recorded answer", "session", key, "id", in.ID)
+			l.log.Info("answered already; sending the recorded answer", logAttrs(in, "session", key)...)
 			l.send(ctx, in, k, answer, maps.Clone(in.Metadata), key)
 			return
 		} else if recorded && k == meta.KindRecordOnly {
@@ -67,10 +71,14 @@ func (l *Loop) handle(ctx context.Context, in bus.InboundMessage) {
 		in.Done()
 		return
 	}
-	l.log.Info("turn", "session", key, "from", in.SenderID, "text", clip(content))
+	l.log.Info("turn", logAttrs(in, "session", key, "from", in.SenderID)...)
+	l.log.Debug("turn text", logAttrs(in, "session", key, "text", clip(content))...)
 	turn := NewTurn(in)
 	tctx, end := hooks(l.cfg.Hooks).turn(ctx, turn)
-	msgs, reply, err := l.converse(tctx, turn, h, user)
+	msgs, reply, err := l.approveTask(tctx, turn, k, content)
+	if err == nil {
+		msgs, reply, err = l.converse(tctx, turn, h, user)
+	}
 	end(err, turn.Usage())
 	if ctx.Err() != nil {
 		return // stopping: the turn did not happen (a mailbox message comes back on restart)
@@ -80,19 +88,25 @@ func (l *Loop) handle(ctx context.Context, in bus.InboundMessage) {
 		// The user hears one short sentence; the detail is for the log. The
 		// failed turn stays out of the history, so the model never reads it.
 		reason := FailureReason
-		if tf := (*TaskFailure)(nil); errors.As(err, &tf) && tf.Reason != "" {
-			reason = tf.Reason
-			l.log.Info("task cannot be done; the turn is not recorded", "session", key, "reason", reason)
-		} else {
-			l.log.Error("turn failed; the user is told, the turn is not recorded", "session", key, "err", err)
-		}
 		reply = FailureReply
+		if tf := (*TaskFailure)(nil); errors.As(err, &tf) && tf.Reason != "" {
+			// A refusal on purpose (a spent budget, a cap): the user hears why.
+			reason = tf.Reason
+			reply = RefusalPrefix + reason
+			l.log.Info("turn cannot be done; the turn is not recorded", logAttrs(in, "session", key, "reason", reason)...)
+		} else {
+			l.log.Error("turn failed; the user is told, the turn is not recorded", logAttrs(in, "session", key, "err", err)...)
+		}
 		if k == meta.KindTask {
 			reply = "could not complete the task: " + reason
 			md = meta.WithReply(md, meta.Reply{State: envelope.StateFailed, Reason: reason})
+		} else if mt, ok := meta.Of(md); ok && mt.Tree != nil {
+			// A subtask's result, read in the conversation of a task this
+			// agent works on: that task fails with the reason.
+			md = meta.WithReply(md, meta.Reply{State: envelope.StateFailed, Reason: reason})
 		}
 	} else if err := l.history.append(h, msgs); err != nil {
-		l.log.Error("history not saved", "session", key, "err", err)
+		l.log.Error("history not saved", logAttrs(in, "session", key, "err", err)...)
 	}
 	if turn.Answered() {
 		in.Done()
@@ -109,19 +123,20 @@ func (l *Loop) send(ctx context.Context, in bus.InboundMessage, k meta.Kind, rep
 		in.Done()
 		return
 	}
-	l.log.Info("answer", "session", key, "channel", in.Channel, "chat", in.ChatID, "text", clip(reply))
+	l.log.Info("answer", logAttrs(in, "session", key, "channel", in.Channel, "chat", in.ChatID)...)
+	l.log.Debug("answer text", logAttrs(in, "session", key, "text", clip(reply))...)
 	out := bus.OutboundMessage{Channel: in.Channel, ChatID: in.ChatID, Content: reply, Metadata: md,
 		TraceContext: traceContext(ctx, in),
 		Sent: func(err error) {
 			if err != nil {
 				l.log.Error("answer not delivered; the message it answers comes back on restart",
-					"session", key, "err", err)
+					logAttrs(in, "session", key, "err", err)...)
 				return
 			}
 			in.Done()
 		}}
 	if err := l.cfg.Bus.PublishOutbound(ctx, out); err != nil {
-		l.log.Error("reply not published; the message comes back on restart", "session", key, "err", err)
+		l.log.Error("reply not published; the message comes back on restart", logAttrs(in, "session", key, "err", err)...)
 	}
 }
 
@@ -191,14 +206,30 @@ func (l *Loop) runTool(ctx context.Context, turn *Turn, c ToolCall) (out string)
 			out = fmt.Sprintf("error: tool %s failed unexpectedly: %v", c.Name, r)
 		}
 	}()
+	if l.gate != nil && l.gate.cfg.toolNeeds(c.Name) {
+		d := l.gate.ask(ctx, turn, ApprovalTool, "run tool "+c.Name, c.Arguments)
+		if !d.Allow {
+			res := deniedResult("running tool "+c.Name, d)
+			l.log.Info("tool denied", "session", turn.SessionKey, "tool", c.Name, "by", d.By)
+			return res
+		}
+	}
 	ctx, end := hooks(l.cfg.Hooks).tool(ctx, turn, c)
 	res, err := tool.Execute(ctx, Call{ID: c.ID, Name: c.Name, Arguments: c.Arguments, Turn: turn})
 	if err != nil {
 		res = "error: " + err.Error()
 	}
 	end(res, err != nil)
-	l.log.Info("tool", "session", turn.SessionKey, "tool", c.Name, "args", clip(c.Arguments), "result", clip(res))
+	l.log.Info("tool", logAttrs(turn.Inbound, "session", turn.SessionKey, "tool", c.Name, "failed", err != nil)...)
+	l.log.Debug("tool text", logAttrs(turn.Inbound, "session", turn.SessionKey, "tool", c.Name,
+		"args", clip(c.Arguments), "result", clip(res))...)
 	return res
+}
+
+// logAttrs returns the attributes of a log line about in (its id, thread
+// and trace: see meta.LogAttrs) followed by more.
+func logAttrs(in bus.InboundMessage, more ...any) []any {
+	return append(meta.LogAttrs(in.ID, in.Metadata, in.TraceContext), more...)
 }
 
 // maxLogText caps the text quoted in a log line.

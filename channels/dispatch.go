@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/bus"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/tracing"
 )
 
@@ -92,8 +93,8 @@ func (m *Manager) Send(ctx context.Context, msg bus.OutboundMessage) error {
 // trace of msg.TraceContext.
 func (m *Manager) send(ctx context.Context, mc *managed, msg bus.OutboundMessage) (attempts int, err error) {
 	ctx, span := tracing.StartSend(tracing.Extract(ctx, msg.TraceContext),
-		tracing.Message{System: msg.Channel, Destination: msg.ChatID})
-	defer func() { tracing.End(span, err) }()
+		tracing.Message{System: msg.Channel, Destination: msg.ChatID, Clock: m.cfg.Clock})
+	defer func() { tracing.EndAt(span, err, m.cfg.Clock) }()
 	backoff := m.cfg.RetryBackoff
 	for attempt := 1; ; attempt++ {
 		if !mc.running.Load() {
@@ -106,8 +107,8 @@ func (m *Manager) send(ctx context.Context, mc *managed, msg bus.OutboundMessage
 		if !IsTemporary(err) || attempt >= m.cfg.SendAttempts {
 			return attempt, err
 		}
-		m.cfg.Logger.Warn("send failed, retrying", "channel", msg.Channel,
-			"attempt", attempt, "backoff", backoff, "err", err)
+		m.cfg.Logger.Warn("send failed, retrying", append(meta.LogAttrs("", msg.Metadata, msg.TraceContext), "channel", msg.Channel,
+			"attempt", attempt, "backoff", backoff, "err", err)...)
 		t := time.NewTimer(backoff)
 		select {
 		case <-t.C:
@@ -124,8 +125,8 @@ func (m *Manager) send(ctx context.Context, mc *managed, msg bus.OutboundMessage
 func (m *Manager) report(msg bus.OutboundMessage, attempts int, err error) {
 	de := &DispatchError{Channel: msg.Channel, ChatID: msg.ChatID, Attempts: attempts, Err: err}
 	defer msg.Settle(de)
-	m.cfg.Logger.Error("outbound message not delivered", "channel", msg.Channel,
-		"chat_id", msg.ChatID, "attempts", attempts, "err", err)
+	m.cfg.Logger.Error("outbound message not delivered", append(meta.LogAttrs("", msg.Metadata, msg.TraceContext), "channel", msg.Channel,
+		"chat_id", msg.ChatID, "attempts", attempts, "err", err)...)
 	if m.cfg.OnDispatchError != nil {
 		m.cfg.OnDispatchError(de)
 	}

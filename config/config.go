@@ -1,6 +1,7 @@
 package config
 
 import (
+	"strconv"
 	"strings"
 	"time"
 )
@@ -58,8 +59,8 @@ type Config struct {
 	// nanobot's schema.
 	Gateway map[string]any `json:"gateway" config:"nanobot"`
 	Tools   map[string]any `json:"tools" config:"nanobot"`
-	// Observability holds switchboard's telemetry settings (tracing);
-	// nanobot has no such section and ignores it.
+	// Observability holds switchboard's own settings of logs, metrics and
+	// tracing; nanobot has no such section and ignores it.
 	Observability ObservabilityConfig `json:"observability"`
 	// Path is the file the configuration came from ("" when none was read).
 	Path string `json:"-"`
@@ -107,6 +108,38 @@ type AgentDefaults struct {
 	// DefaultJudgeTimeout. A judgement that fails or times out accepts the
 	// task (and logs a warning).
 	JudgeTimeout float64 `json:"judgeTimeout"`
+	// Approval lists the tool calls and tasks that wait for a person's
+	// approval (switchboard's own key; nanobot has none).
+	Approval ApprovalConfig `json:"approval"`
+}
+
+// DefaultApprovalTimeout is how long an approval waits when
+// agents.defaults.approval.timeout is zero; with no answer it is denied.
+const DefaultApprovalTimeout = 5 * time.Minute
+
+// ApprovalConfig is "agents.defaults.approval".
+type ApprovalConfig struct {
+	// Tools are the tools whose every call needs approval ("*": all).
+	Tools []string `json:"tools"`
+	// Tasks are the task kinds that need approval before a delegated task
+	// is worked on: a task whose subject or text names one ("*": all).
+	Tasks []string `json:"tasks"`
+	// Timeout is how long to wait for a decision, in seconds (0: the
+	// default, 5 minutes); with none by then the step is denied.
+	Timeout float64 `json:"timeout"`
+	// Channel and ChatID name the operator's chat, where every question
+	// is asked; empty: in the user's chat.
+	Channel string `json:"channel"`
+	ChatID  string `json:"chatId"`
+}
+
+// TimeoutDuration returns Timeout as a duration, DefaultApprovalTimeout
+// when it is zero.
+func (a ApprovalConfig) TimeoutDuration() time.Duration {
+	if a.Timeout <= 0 {
+		return DefaultApprovalTimeout
+	}
+	return time.Duration(a.Timeout * float64(time.Second))
 }
 
 // JudgeTimeoutDuration returns JudgeTimeout as a duration,
@@ -193,6 +226,23 @@ func (c *Config) validate(p *problems) {
 	if d.JudgeTimeout < 0 {
 		p.invalid(prefix+"judgeTimeout", "want a number of seconds of 0 or more, got %s", show(d.JudgeTimeout))
 	}
+	if msg := approvalTimeoutRange.Problem(d.Approval.Timeout); msg != "" {
+		p.invalid(prefix+"approval.timeout", "%s", msg)
+	}
+	if (d.Approval.Channel == "") != (d.Approval.ChatID == "") {
+		p.invalid(prefix+"approval.chatId", "set both channel and chatId (the operator's chat), or neither")
+	}
+	for _, l := range []struct {
+		key   string
+		names []string
+	}{{"tools", d.Approval.Tools}, {"tasks", d.Approval.Tasks}} {
+		for i, n := range l.names {
+			if strings.TrimSpace(n) == "" {
+				p.invalid(prefix+"approval."+l.key+"["+strconv.Itoa(i)+"]", "an empty name: list %s by name, or \"*\" for all", l.key)
+			}
+		}
+	}
+	c.Observability.validate(p)
 	if d.SystemPrompt != "" && d.SystemPromptFile != "" {
 		p.invalid(prefix+"systemPromptFile", "set systemPrompt or systemPromptFile, not both")
 	}
@@ -209,8 +259,11 @@ func (c *Config) validate(p *problems) {
 			}
 		}
 	}
-	c.validateObservability(p)
 }
+
+// approvalTimeoutRange bounds an approval's wait: a person needs some
+// time, and a turn should not wait more than a day.
+var approvalTimeoutRange = SecondsRange{Min: 1, Max: Day, Zero: "the default (300 s)"}
 
 // providerTimeoutRange bounds a provider's timeout: a request needs some
 // time, and a day is longer than any request should take (and far from

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/agentloop"
+	"github.com/switchboard-dev/switchboard/agentloop/budget"
 	"github.com/switchboard-dev/switchboard/agentloop/looptrace"
 	"github.com/switchboard-dev/switchboard/agentloop/mailboxtools"
 	"github.com/switchboard-dev/switchboard/agentloop/mcptools"
@@ -36,6 +37,7 @@ type Host struct {
 	providerNote choiceNote
 	mailbox      *mailbox.Channel  // nil when channels.mailbox is not enabled
 	mcp          *mcptools.Servers // nil when tools.mcpServers is empty
+	keeper       *budget.Keeper    // nil without a mailbox
 
 	stopTimeout time.Duration
 
@@ -65,8 +67,9 @@ type Options struct {
 	// StopTimeout bounds each step of Stop (default 10 seconds).
 	StopTimeout time.Duration
 	// Hooks observe the agent loop's turns, provider calls and tool calls
-	// (metrics, traces, budgets; see agentloop.Hook). They run after the
-	// host's own.
+	// (metrics, traces; see agentloop.Hook). They run after the host's
+	// own (the budget keeper of channels.mailbox.budget, which also
+	// records every turn's usage in the audit log).
 	Hooks []agentloop.Hook
 }
 
@@ -117,14 +120,21 @@ func New(cfg *config.Config, opts Options) (*Host, error) {
 			return fail(fmt.Errorf("channels.mailbox: the channel type %q is not the mailbox channel (%T)", mailbox.ChannelName, ch))
 		}
 		h.mailbox = mb
-		tools, err := agentloop.NewTools(mailboxtools.New(mb, mailboxtools.Options{})...)
+		keeper := newKeeper(mb, opts.Clock, h.log) // first, so that a refusal spares the other hooks
+		mb.SetBudgets(keeper)
+		lc.Hooks = append([]agentloop.Hook{keeper}, lc.Hooks...)
+		h.keeper = keeper
+		tools, err := agentloop.NewTools(mailboxtools.New(mb, mailboxtools.Options{Budget: keeper.Hand})...)
 		if err != nil {
 			return fail(err)
 		}
 		card := mb.Config()
 		lc.Tools, lc.AgentID, lc.Description = tools, mb.AgentID(), card.Description
 		lc.Capabilities, lc.Roles = card.Capabilities, card.Roles
+		book := mailboxBook{mb: mb, log: h.log}
+		lc.Approval.Book, lc.Approval.Record = book, book.record
 	}
+	lc.Approval.Clock = opts.Clock
 	mcp, tools, err := newMCP(cfg, lc.Tools, h.log, opts.Clock, opts.Environ)
 	if err != nil {
 		return fail(err)

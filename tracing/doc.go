@@ -7,7 +7,7 @@
 // machines, is one trace.
 //
 // It uses OpenTelemetry's global TracerProvider, which does nothing until
-// a program installs one (package tracing/otlptrace does, from the
+// a program installs one (package tracing/otlp does, from the
 // configuration and the OTEL_ environment variables): instrumented code
 // then costs a few nanoseconds per span and exports nothing.
 // The GenAI spans of the agent loop (invoke_agent, chat, execute_tool)

@@ -5,6 +5,8 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/switchboard-dev/switchboard/clock"
 )
 
 // The attributes of OpenTelemetry's semantic conventions that switchboard
@@ -59,6 +61,9 @@ type Message struct {
 	// Conversation is messaging.message.conversation_id (a chat's session
 	// key, a mailbox thread id).
 	Conversation string
+	// Clock is the time the span starts at (nil: the real clock); end it
+	// with EndAt on the same clock.
+	Clock clock.Clock
 }
 
 func (m Message) attrs(op string) []attribute.KeyValue {
@@ -77,13 +82,13 @@ func (m Message) attrs(op string) []attribute.KeyValue {
 // StartReceive starts the consumer span "receive <destination>" of a
 // message taken in, as a child of the span in ctx (see Extract).
 func StartReceive(ctx context.Context, m Message, extra ...attribute.KeyValue) (context.Context, trace.Span) {
-	return Tracer().Start(ctx, "receive "+m.Destination, trace.WithSpanKind(trace.SpanKindConsumer),
-		trace.WithAttributes(append(m.attrs("receive"), extra...)...))
+	return Tracer().Start(ctx, "receive "+m.Destination, append(StartAt(m.Clock), trace.WithSpanKind(trace.SpanKindConsumer),
+		trace.WithAttributes(append(m.attrs("receive"), extra...)...))...)
 }
 
 // StartSend starts the producer span "send <destination>" of a message
 // sent out, as a child of the span in ctx.
 func StartSend(ctx context.Context, m Message, extra ...attribute.KeyValue) (context.Context, trace.Span) {
-	return Tracer().Start(ctx, "send "+m.Destination, trace.WithSpanKind(trace.SpanKindProducer),
-		trace.WithAttributes(append(m.attrs("send"), extra...)...))
+	return Tracer().Start(ctx, "send "+m.Destination, append(StartAt(m.Clock), trace.WithSpanKind(trace.SpanKindProducer),
+		trace.WithAttributes(append(m.attrs("send"), extra...)...))...)
 }

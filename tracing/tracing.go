@@ -2,11 +2,14 @@ package tracing
 
 import (
 	"context"
+	"time"
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/switchboard-dev/switchboard/clock"
 )
 
 // ScopeName is the instrumentation scope of every span switchboard makes.
@@ -75,10 +78,35 @@ func TraceID(traceparent string) string {
 }
 
 // End ends span, recording err as its error status when not nil.
-func End(span trace.Span, err error) {
+func End(span trace.Span, err error) { EndAt(span, err, nil) }
+
+// EndAt is End at the time of clk (nil: the real clock), for a span
+// started at that clock's time (StartAt).
+func EndAt(span trace.Span, err error, clk clock.Clock) {
 	if err != nil {
-		span.RecordError(err)
+		span.RecordError(err, trace.WithTimestamp(now(clk)))
 		span.SetStatus(codes.Error, err.Error())
 	}
-	span.End()
+	if clk == nil {
+		span.End()
+		return
+	}
+	span.End(trace.WithTimestamp(clk.Now()))
+}
+
+// StartAt is the start option of a span that begins at the time of clk,
+// an injected clock, so that spans agree with the times the component
+// stamps; nil (the real clock) adds none: the SDK reads the time itself.
+func StartAt(clk clock.Clock) []trace.SpanStartOption {
+	if clk == nil {
+		return nil
+	}
+	return []trace.SpanStartOption{trace.WithTimestamp(clk.Now())}
+}
+
+func now(clk clock.Clock) time.Time {
+	if clk == nil {
+		return time.Now()
+	}
+	return clk.Now()
 }

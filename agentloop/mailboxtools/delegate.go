@@ -18,8 +18,9 @@ import (
 // callback is the current conversation, so its updates come back there.
 // Its result reads "delegated task <task id> to <agent>; ...".
 type DelegateTask struct {
-	mb  Mailbox
-	now func() time.Time
+	mb     Mailbox
+	now    func() time.Time
+	budget func(*agentloop.Turn) (*envelope.Budget, func(string), error)
 }
 
 type delegateArgs struct {
@@ -68,6 +69,16 @@ func (t *DelegateTask) Execute(ctx context.Context, call agentloop.Call) (string
 	case args.DeadlineSeconds < 0:
 		return "", errors.New("deadline_seconds must be positive")
 	}
+	var budget *envelope.Budget
+	sent := "" // the id of the task sent, for settle
+	if t.budget != nil {
+		b, settle, err := t.budget(call.Turn)
+		if err != nil {
+			return "", fmt.Errorf("%w; the task is not delegated", err)
+		}
+		budget = b
+		defer func() { settle(sent) }()
+	}
 	target, err := t.target(ctx, args)
 	if err != nil {
 		return "", err
@@ -77,14 +88,20 @@ func (t *DelegateTask) Execute(ctx context.Context, call agentloop.Call) (string
 		To: target.AgentID, Type: envelope.TypeTask, Text: args.Task,
 		Callback: &envelope.Callback{Channel: in.Channel, ChatID: in.ChatID, SessionID: in.SessionKey()},
 		Parent:   parentOf(call),
+		Tree:     routedTree(call),
+		Budget:   budget,
+	}
+	if args.Capability != "" {
+		req.Via = "any:" + args.Capability // offered to another holder if it is not taken up
 	}
 	if args.DeadlineSeconds > 0 {
 		req.Deadline = t.now().Add(time.Duration(args.DeadlineSeconds * float64(time.Second)))
 	}
 	msg, err := t.mb.Post(ctx, req)
 	if err != nil {
-		return "", err
+		return "", sendError(err)
 	}
+	sent = msg.Task.ID
 	return fmt.Sprintf("delegated task %s to %s; its updates will come back to this conversation%s",
 		msg.Task.ID, msg.To, offlineNote(target)), nil
 }

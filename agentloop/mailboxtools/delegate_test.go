@@ -64,6 +64,16 @@ func TestDelegateFromARoutedUpdateStartsAfresh(t *testing.T) {
 	_, err := run(t, tool(t, fake, "delegate_task"), turn, `{"to":"coder","task":"sort 2 1"}`)
 	require.NoError(t, err)
 	assert.Nil(t, fake.posts()[0].Parent)
+	assert.Nil(t, fake.posts()[0].Tree, "a result routed to the user's chat: a new task tree")
+
+	// A result routed into the conversation about a task this agent works
+	// on: the new task joins that task's tree.
+	mt.Tree = &meta.Tree{Task: "task_in", Path: []string{"planner>researcher:0123"}}
+	turn = agentloop.NewTurn(bus.InboundMessage{Channel: "mailbox", ChatID: "planner", Metadata: meta.With(nil, mt)})
+	_, err = run(t, tool(t, fake, "delegate_task"), turn, `{"to":"coder","task":"sort 3 1"}`)
+	require.NoError(t, err)
+	assert.Nil(t, fake.posts()[1].Parent)
+	assert.Equal(t, mt.Tree, fake.posts()[1].Tree)
 }
 
 func TestDelegateToAnOfflineAgentSaysSo(t *testing.T) {

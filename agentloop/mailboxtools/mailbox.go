@@ -38,6 +38,13 @@ type Mailbox interface {
 type Options struct {
 	// Now is the clock for task deadlines (default time.Now).
 	Now func() time.Time
+	// Budget returns the budget a task delegated during a turn carries
+	// (nil: none), set aside for it, and settle, which the tool calls once
+	// with the new task's id when it was sent, or with "" when nothing was
+	// sent; or an error when the turn's own budget is spent (see
+	// budget.Keeper.Hand). Nil: tasks carry the budget of the task being
+	// handled, if any.
+	Budget func(*agentloop.Turn) (b *envelope.Budget, settle func(taskID string), err error)
 }
 
 // New returns the four mailbox tools over mb, in the order list_agents,
@@ -48,7 +55,7 @@ func New(mb Mailbox, opts Options) []agentloop.Tool {
 	}
 	return []agentloop.Tool{
 		&ListAgents{mb: mb},
-		&DelegateTask{mb: mb, now: opts.Now},
+		&DelegateTask{mb: mb, now: opts.Now, budget: opts.Budget},
 		&SendMessage{mb: mb},
 		&Reply{mb: mb},
 	}
@@ -88,6 +95,17 @@ func parentOf(call agentloop.Call) *meta.Meta {
 		return nil
 	}
 	return mt
+}
+
+// routedTree returns the task tree of a turn that handles an update routed
+// back to the conversation a task was delegated from: work delegated there
+// stays in the tree of the task being worked on (route.CheckTaskPath).
+func routedTree(call agentloop.Call) *meta.Tree {
+	mt, ok := meta.Of(call.Inbound().Metadata)
+	if !ok || !mt.Routed() {
+		return nil
+	}
+	return mt.Tree
 }
 
 // offlineNote says that a message waits for an offline agent.

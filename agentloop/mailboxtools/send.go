@@ -62,7 +62,7 @@ func (t *SendMessage) Execute(ctx context.Context, call agentloop.Call) (string,
 	if group {
 		out, err := t.mb.PostTo(ctx, to, req)
 		if err != nil {
-			return "", err
+			return "", sendError(err)
 		}
 		return fanoutResult(to, out), nil
 	}
@@ -73,7 +73,7 @@ func (t *SendMessage) Execute(ctx context.Context, call agentloop.Call) (string,
 	req.To = target.AgentID
 	msg, err := t.mb.Post(ctx, req)
 	if err != nil {
-		return "", err
+		return "", sendError(err)
 	}
 	return fmt.Sprintf("sent message %s to %s%s", msg.ID, msg.To, offlineNote(target)), nil
 }

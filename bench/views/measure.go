@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -82,11 +81,7 @@ func runOnce(ctx context.Context, bin, root string, args []string) (time.Duratio
 	}
 	lines := bytes.Count(stdout.Bytes(), []byte("\n"))
 	if useTime != nil {
-		ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-		if ru == nil {
-			return wall, 0, lines, nil
-		}
-		return wall, ru.Maxrss * 1024, lines, nil
+		return wall, maxRSS(cmd.ProcessState), lines, nil
 	}
 	fields := strings.Fields(lastLine(stderr.String()))
 	if len(fields) != 2 {

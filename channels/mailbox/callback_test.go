@@ -181,8 +181,9 @@ func TestDelegatedTaskOverdueNoticeRouted(t *testing.T) {
 	clk := clock.NewManual(time.Now())
 	boss := e.start(t, e.config("boss"), mailbox.Options{Clock: clk})
 	e.peer(t, "coder")
-	sent := delegate(t, boss, "coder", "quick", clk.Now().Add(time.Minute))
-	clk.Add(time.Minute) // no result by the deadline
+	// The deadline comes before acceptTimeout (30 s), whose notice is another test's.
+	sent := delegate(t, boss, "coder", "quick", clk.Now().Add(20*time.Second))
+	clk.Add(20 * time.Second) // no result by the deadline
 	in := boss.consume(t)
 	md := assertRouted(t, in)
 	assert.Equal(t, envelope.StateFailed, md.Task.State)

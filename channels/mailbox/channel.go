@@ -11,6 +11,7 @@ import (
 	"github.com/switchboard-dev/switchboard/channels"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/replies"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/tasks"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/limits"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/clock"
@@ -46,17 +47,22 @@ type Channel struct {
 	backend     store.Backend
 	ownsBackend bool
 	observer    store.Observer
+	meter       Meter // see SetMeter
 	clk         clock.Clock
 
 	received *recentMessages
 	active   *tasks.Active // tasks this agent works on
 
+	waiting *waiting // subtasks whose results the tasks this agent works on wait for
+
 	mu      sync.Mutex
 	judge   Judge
+	budgets Budgets          // see SetBudgets
 	sent    *tasks.Delegated // tasks this agent delegated
 	replies *replies.Ledger  // requests owed a reply, both ways
 	inbox   store.Inbox
-	intake  intake // the receive loop, which StopReceiving ends first
+	guard   *limits.Guard // rate limits and breakers, made by Start
+	intake  intake        // the receive loop, which StopReceiving ends first
 	cancel  context.CancelFunc
 	wg      sync.WaitGroup
 	running bool
@@ -82,6 +88,7 @@ func New(cfg Config, b *bus.Bus, opts Options) (*Channel, error) {
 		clk:      clk,
 		received: newRecentMessages(4096),
 		active:   tasks.NewActive(clk),
+		waiting:  newWaiting(),
 	}, nil
 }
 
@@ -117,7 +124,7 @@ func (c *Channel) Start(ctx context.Context) error {
 	}
 	if c.backend == nil {
 		sc := c.cfg.StoreConfig()
-		sc.Logger, sc.Observer = c.Logger(), c.observer
+		sc.Logger, sc.Observer = c.Logger(), c.storeObserver()
 		be, err := store.Open(c.cfg.Backend, sc)
 		if err != nil {
 			return fmt.Errorf("open mailbox store: %w", err)
@@ -143,6 +150,8 @@ func (c *Channel) Start(ctx context.Context) error {
 		return err
 	}
 	c.inbox, c.sent, c.replies = inbox, sent, ledger
+	c.tidyOwnApprovals(ctx)
+	c.guard = limits.New(c.cfg.Limits, c.cfg.AgentID, c.clk, c.backend, c.Logger())
 	runCtx, cancel := context.WithCancel(context.Background())
 	c.cancel, c.running = cancel, true
 	c.startReceiving(runCtx)
@@ -154,6 +163,9 @@ func (c *Channel) Start(ctx context.Context) error {
 	c.wg.Go(func() { c.heartbeatLoop(runCtx, beat) })
 	c.wg.Go(func() { c.staleLoop(runCtx, stale) })
 	c.wg.Go(func() { c.delegatedDeadlines(runCtx, sent) })
+	lost := c.clk.NewTicker(seconds(c.cfg.OfflineAfter) / 2)
+	c.wg.Go(func() { c.acceptDeadlines(runCtx, sent) })
+	c.wg.Go(func() { c.lostWorkers(runCtx, sent, lost) })
 	c.wg.Go(func() { c.replyDeadlines(runCtx, ledger) })
 	c.wg.Go(func() { c.pruneLoop(runCtx, prune) })
 	c.Logger().Info("mailbox channel started", "agent", c.cfg.AgentID)

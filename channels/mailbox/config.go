@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/limits"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/config"
 )
@@ -41,6 +42,13 @@ type Config struct {
 	TaskTimeout float64 `json:"taskTimeout"`
 	// Fsync makes every delivery durable against a machine crash.
 	Fsync bool `json:"fsync"`
+	// MaxDeliver is how many times the folder store hands out a message
+	// that is never acknowledged (its receiver crashes on it) before it
+	// sets it aside in rejected/ (NATS: channels.mailbox.nats.maxDeliver).
+	MaxDeliver int `json:"maxDeliver"`
+	// Limits are the guard rails against storms: rate limits, circuit
+	// breakers and the depth of task trees (docs/guardrails.md).
+	Limits limits.Config `json:"limits"`
 	// Backend names the store: "fs" (default) or another registered with
 	// store.Register, such as "nats".
 	Backend string `json:"backend"`
@@ -52,12 +60,15 @@ type Config struct {
 	// Conversations holds the keys of threads, replies owed, addressing,
 	// the audit log and retention.
 	Conversations
+	// Work holds the keys of budgets and of work that is stuck or lost.
+	Work
 }
 
 // DefaultConfig returns the defaults: allowFrom ["*"], 3 concurrent tasks,
 // pollInterval 5, root ~/.nanobot/mailboxes, heartbeat every 5 s, offline
 // after 30 s, ttl 3, 1 MiB messages, 20 hops per thread, tasks time out
-// after 30 minutes, fsync on, backend "fs", and DefaultConversations.
+// after 30 minutes, fsync on, maxDeliver 5, backend "fs",
+// limits.DefaultConfig and DefaultConversations.
 func DefaultConfig() Config {
 	return Config{
 		AllowFrom:          []string{"*"},
@@ -71,8 +82,11 @@ func DefaultConfig() Config {
 		MaxThreadHops:      20,
 		TaskTimeout:        1800,
 		Fsync:              true,
+		MaxDeliver:         5,
+		Limits:             limits.DefaultConfig(),
 		Backend:            "fs",
 		Conversations:      DefaultConversations(),
+		Work:               DefaultWork(),
 	}
 }
 
@@ -103,10 +117,17 @@ func (c *Config) Validate(prefix string) error {
 	if c.MaxThreadHops < 1 {
 		errs = append(errs, fmt.Errorf("%s: want at least 1, got %d", key("maxThreadHops"), c.MaxThreadHops))
 	}
+	if c.MaxDeliver < 1 {
+		errs = append(errs, fmt.Errorf("%s: want at least 1, got %d", key("maxDeliver"), c.MaxDeliver))
+	}
+	if err := c.Limits.Validate(key("limits")); err != nil {
+		errs = append(errs, err)
+	}
 	if c.MailboxesRoot == "" {
 		errs = append(errs, fmt.Errorf("%s: required", key("mailboxesRoot")))
 	}
 	errs = append(errs, c.Conversations.validate(key)...)
+	errs = append(errs, c.Work.validate(key)...)
 	if !store.Known(c.Backend) {
 		errs = append(errs, fmt.Errorf("%s: unknown backend %q (known: %v; forgotten import?)",
 			key("backend"), c.Backend, store.Names()))
@@ -126,6 +147,7 @@ func (c *Config) StoreConfig() store.Config {
 		Root:            c.MailboxesRoot,
 		MaxMessageBytes: c.MaxMessageBytes,
 		Fsync:           c.Fsync,
+		MaxDeliver:      c.MaxDeliver,
 		PollInterval:    seconds(c.PollInterval),
 		OfflineAfter:    seconds(c.OfflineAfter),
 		AuditLog:        c.AuditLog,

@@ -12,6 +12,8 @@
 // On top of plain delivery it enforces the rules of the design: allowFrom on
 // every message, anti-loop by trace and ttl (package route: replies are
 // never refused as loops; a hop cap per thread stops reply ping-pong), the
+// guard rails (package limits: rate limits and circuit breakers, guard.go;
+// task trees that go round in a cycle or too deep, cycle.go), the
 // task lifecycle (accept or reject by sender, capacity, deadline and the
 // agent's own judgement; current tasks on the card; deadlines that fail a
 // task), and callback routing: the updates of a task this agent delegated

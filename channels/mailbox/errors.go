@@ -1,6 +1,10 @@
 package mailbox
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/view"
+)
 
 // Errors of the mailbox channel, for errors.Is. The loop and addressing
 // errors of a send (ErrLoop, ErrTTLExhausted, ErrHopLimit, ErrNoAgent, ...)
@@ -11,8 +15,9 @@ var (
 	ErrTaskNotActive = errors.New("task not active")
 	// ErrNotRunning is returned by sends on a channel that is not started.
 	ErrNotRunning = errors.New("mailbox channel not running")
-	// ErrReplyOwed refuses to archive a request that was not answered.
-	ErrReplyOwed = errors.New("a reply is owed")
+	// ErrReplyOwed refuses to archive a request that was not answered
+	// (view.ErrReplyOwed: the operator's archive refuses with it too).
+	ErrReplyOwed = view.ErrReplyOwed
 	// ErrNotHeld is returned by Archive for a message this agent does not
 	// hold: never received here, or archived already.
 	ErrNotHeld = errors.New("message not held")

@@ -38,6 +38,9 @@ func (c *Channel) PostTo(ctx context.Context, target string, req route.Request) 
 		return route.Fanout{}, fmt.Errorf("send task %s to %s: a task id names one task, for one agent; leave it out so that each of the %d agents gets its own",
 			req.TaskID, t, len(to))
 	}
+	if req.Type == envelope.TypeTask && req.Via == "" && (t.Kind == route.TargetAny || t.Kind == route.TargetCap && len(to) == 1) {
+		req.Via = t.String() // one worker picked from a group: another may take over (lost.go)
+	}
 	// The first copy names the thread the others share; then the rest go
 	// out together, FanoutParallel at a time.
 	var out route.Fanout
@@ -69,7 +72,8 @@ func (c *Channel) PostTo(ctx context.Context, target string, req route.Request) 
 }
 
 // postOne posts req to rcpt in thread (req's own when empty) and adds the
-// outcome to out: sent, or skipped by the loop rules. Any other failure
+// outcome to out: sent, or skipped by the loop rules, a rate limit or an
+// open circuit breaker. Any other failure
 // is returned.
 func (c *Channel) postOne(ctx context.Context, req route.Request, rcpt, thread string, out *route.Fanout) error {
 	r := req
@@ -81,7 +85,8 @@ func (c *Channel) postOne(ctx context.Context, req route.Request, rcpt, thread s
 	switch {
 	case err == nil:
 		out.Sent = append(out.Sent, msg)
-	case errors.Is(err, route.ErrLoop) || errors.Is(err, route.ErrTTLExhausted):
+	case errors.Is(err, route.ErrLoop) || errors.Is(err, route.ErrTTLExhausted) ||
+		errors.Is(err, route.ErrRateLimited) || errors.Is(err, route.ErrBreakerOpen):
 		out.Skipped = append(out.Skipped, route.Skipped{To: rcpt, Err: err})
 	default:
 		return err

@@ -5,9 +5,7 @@ import (
 	"fmt"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/tasks"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
-	"github.com/switchboard-dev/switchboard/tracing"
 )
 
 // Post sends one message from this agent. A reply (a task_update, or an
@@ -19,23 +17,31 @@ import (
 // that its updates can be routed back, also after a restart; so is a
 // request (ExpectsReply), so that a reply that does not come in time is
 // reported. A reply archives the request it answers (see Archive).
+// The guard rails apply to a new send or forward (guard.go): one over a
+// rate limit, or to a recipient whose circuit breaker is open, fails with
+// a *route.LimitError that says how long to wait.
 func (c *Channel) Post(ctx context.Context, req route.Request) (_ *envelope.Message, err error) {
 	backend, sent, ledger, err := c.state()
 	if err != nil {
 		return nil, err
 	}
+	orig := route.Original(req, c.received.get, c.cfg.DefaultTTL)
 	msg, err := route.Compose(c.cfg.AgentID, req, route.ComposeOptions{
 		DefaultTTL: c.cfg.DefaultTTL, MaxThreadHops: c.cfg.MaxThreadHops, Now: c.clk.Now(),
-		Original:     route.Original(req, c.received.get, c.cfg.DefaultTTL),
-		ReplyTimeout: seconds(c.cfg.ReplyTimeout)})
+		Original: orig, ReplyTimeout: seconds(c.cfg.ReplyTimeout)})
 	if err != nil {
 		return nil, err
 	}
-	ctx, span := sendSpan(ctx, msg)
-	defer func() { tracing.End(span, err) }()
+	ctx, end := c.sendSpan(ctx, msg)
+	defer func() { end(err) }()
+	if orig == nil { // a reply is bounded by the thread's hop cap instead
+		if err := c.allowSend(msg); err != nil {
+			return nil, err
+		}
+	}
 	recorded := false
 	if msg.Type == envelope.TypeTask {
-		if err := sent.Add(ctx, tasks.RecordOf(msg, req.Callback)); err != nil {
+		if err := sent.Add(ctx, delegation(msg, req)); err != nil {
 			return nil, err
 		}
 		recorded = true
@@ -52,7 +58,16 @@ func (c *Channel) Post(ctx context.Context, req route.Request) (_ *envelope.Mess
 			sent.Remove(context.WithoutCancel(ctx), msg.Task.ID)
 		}
 		undo()
+		if ctx.Err() == nil {
+			c.deliveryFailed(ctx, msg.To, err)
+		}
 		return nil, fmt.Errorf("send to %q: %w", msg.To, err)
+	}
+	if m := c.meterOf(); m != nil {
+		m.Sent(msg)
+	}
+	if recorded {
+		c.subtaskSent(msg, route.TreeOf(req))
 	}
 	c.releaseAnswered(ctx, ledger, msg)
 	return msg, nil

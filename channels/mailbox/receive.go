@@ -20,9 +20,9 @@ import (
 // This file is the whole receive path. receiveLoop takes each delivery
 // from the inbox and handle runs it through one pipeline:
 //
-//	admit     allowFrom, then the loop rule (route.IsLoop); a refused
-//	          message is set aside with the reason (a refused task is
-//	          answered rejected first)
+//	admit     allowFrom, the loop rule (route.IsLoop), then the sender's
+//	          rate (guard.go); a refused message is set aside with the
+//	          reason (a refused task is answered rejected first)
 //	classify  by type, one handler per kind, each deciding what the agent
 //	          is handed and whether the delivery is held:
 //	            task         onTask    (task.go)    accept or reject
@@ -74,7 +74,7 @@ func (c *Channel) receiveLoop(ctx, intake context.Context) {
 		pause = 100 * time.Millisecond
 		if err := c.handle(ctx, d); err != nil && ctx.Err() == nil {
 			c.Logger().Error("mailbox message not handled; it stays claimed and comes back on restart",
-				"id", d.Message.ID, "from", d.Message.From, "err", err)
+				append(meta.MessageLogAttrs(d.Message), "err", err)...)
 		}
 	}
 }
@@ -83,15 +83,19 @@ func (c *Channel) receiveLoop(ctx, intake context.Context) {
 // this file).
 func (c *Channel) handle(ctx context.Context, d *store.Delivery) (err error) {
 	m := d.Message
-	ctx, span := c.receiveSpan(ctx, m, d.Redelivered)
-	defer func() { tracing.End(span, err) }()
+	ctx, end := c.receiveSpan(ctx, m, d.Redelivered)
+	defer func() { end(err) }()
 	mt := meta.FromMessage(m, d.Redelivered)
 
 	// admit
 	if reason := c.refusal(m); reason != "" {
-		c.Logger().Warn("mailbox message refused", "id", m.ID, "from", m.From, "reason", reason)
-		if m.Type == envelope.TypeTask && strings.HasPrefix(reason, "unauthorized") {
-			c.answerTask(ctx, mt, envelope.StateRejected, "unauthorized")
+		c.Logger().Warn("mailbox message refused", append(meta.MessageLogAttrs(m), "reason", reason)...)
+		if m.Type == envelope.TypeTask && m.Task != nil {
+			answer := reason // a loop or a rate limit: the delegator learns why
+			if strings.HasPrefix(reason, "unauthorized") {
+				answer = "unauthorized" // without naming the allowFrom list
+			}
+			c.answerTask(ctx, mt, envelope.StateRejected, answer)
 		}
 		return c.inbox.Quarantine(ctx, d, reason)
 	}
@@ -126,6 +130,9 @@ func (c *Channel) handle(ctx context.Context, d *store.Delivery) (err error) {
 			}
 			return err
 		}
+		if meter := c.meterOf(); meter != nil {
+			meter.Delivered(m, d.Redelivered, c.clk.Now())
+		}
 		c.recordMessage(ctx, store.EventDelivered, m, "")
 		return nil // acknowledged when the agent is done with it, or when it ends (held)
 	}
@@ -135,8 +142,18 @@ func (c *Channel) handle(ctx context.Context, d *store.Delivery) (err error) {
 }
 
 // finish acknowledges d and archives the messages of task sweep, if any.
+// The acknowledgement is pipelined (store.AckPipelined): the receive path
+// goes on while the store makes it durable with others in one group
+// commit; one that a machine crash undoes only brings the message back.
 func (c *Channel) finish(ctx context.Context, d *store.Delivery, sweep string) error {
-	if err := c.inbox.Ack(ctx, d); err != nil {
+	id, from := d.Message.ID, d.Message.From
+	err := store.AckPipelined(ctx, c.inbox, d, func(err error) {
+		if err != nil {
+			c.Logger().Warn("acknowledgement not made durable; after a machine crash the message may come back",
+				"id", id, "from", from, "err", err)
+		}
+	})
+	if err != nil {
 		return err
 	}
 	if sweep != "" {
@@ -158,15 +175,15 @@ func (c *Channel) ackWhenDone(d *store.Delivery, sweep string, recorded <-chan s
 			defer cancel()
 			if err := c.finish(ctx, d, sweep); err != nil {
 				c.Logger().Warn("handled message not acknowledged; it comes back on restart",
-					"id", d.Message.ID, "from", d.Message.From, "err", err)
+					append(meta.MessageLogAttrs(d.Message), "err", err)...)
 			}
 		})
 	}
 }
 
 // refusal returns why m is not admitted ("" when it is): a sender outside
-// allowFrom, or a message (not a reply) that already passed through this
-// agent.
+// allowFrom, a message (not a reply) that already passed through this
+// agent, or a sender over its rate (channels.mailbox.limits.perSender).
 func (c *Channel) refusal(m *envelope.Message) string {
 	if !c.IsAllowed(m.From) {
 		return "unauthorized: sender " + m.From + " not in allowFrom"
@@ -174,7 +191,7 @@ func (c *Channel) refusal(m *envelope.Message) string {
 	if route.IsLoop(m, c.cfg.AgentID) {
 		return fmt.Sprintf("loop: %s already in trace %v", c.cfg.AgentID, m.Trace)
 	}
-	return ""
+	return c.receiveRefusal(m)
 }
 
 // toInbound converts a mailbox message into the bus's InboundMessage of

@@ -13,7 +13,8 @@ import (
 )
 
 // onTask is the handler of a task request: sender allowed (admitted
-// before), free capacity, deadline not passed, and the agent's judgement.
+// before), its task tree neither a cycle nor too deep (route.CheckTaskPath),
+// free capacity, deadline not passed, and the agent's judgement.
 // It answers accepted or rejected with a reason; an accepted task goes to
 // the agent and stays claimed until it ends.
 func (c *Channel) onTask(ctx context.Context, d *store.Delivery, mt meta.Meta, in bus.InboundMessage) (verdict, error) {
@@ -21,7 +22,11 @@ func (c *Channel) onTask(ctx context.Context, d *store.Delivery, mt meta.Meta, i
 	if c.active.Has(task.ID) { // a duplicate of a task being worked on: nothing new to do
 		return verdict{}, nil
 	}
-	if reason := c.taskRefusal(ctx, task, in); reason != "" {
+	reason := route.CheckTaskPath(c.cfg.AgentID, d.Message, c.cfg.Limits.MaxTaskDepth)
+	if reason == "" {
+		reason = c.taskRefusal(ctx, task, in)
+	}
+	if reason != "" {
 		c.Logger().Info("task rejected", "task", task.ID, "from", mt.From, "reason", reason)
 		c.answerTask(ctx, mt, envelope.StateRejected, reason)
 		return verdict{sweep: task.ID}, nil
@@ -68,7 +73,9 @@ func (c *Channel) answerTask(ctx context.Context, mt meta.Meta, state envelope.T
 // (completed, failed or canceled, with the result text and parts), frees the
 // capacity and acknowledges the request. The agent loop's reply to a task
 // message arrives here through Send. A non-terminal state (working) is
-// reported without ending the task.
+// reported without ending the task, and so is completed while a subtask
+// delegated from the task runs (subtasks.go). The final update reports
+// what the task used beside its budget (SetBudgets).
 func (c *Channel) FinishTask(ctx context.Context, taskID string, state envelope.TaskState, text, reason string, parts []envelope.Part) (*envelope.Message, error) {
 	if !state.Terminal() {
 		t, ok := c.active.Get(taskID)
@@ -76,15 +83,26 @@ func (c *Channel) FinishTask(ctx context.Context, taskID string, state envelope.
 			return nil, fmt.Errorf("update task %s: %w", taskID, ErrTaskNotActive)
 		}
 		return c.Post(ctx, route.Request{To: t.Meta.From, Type: envelope.TypeTaskUpdate, TaskID: taskID,
-			TaskState: state, Text: text, Parent: &t.Meta, ReplyTo: t.Meta.MessageID})
+			TaskState: state, Text: text, Parts: parts, Parent: &t.Meta, ReplyTo: t.Meta.MessageID})
+	}
+	if state == envelope.StateCompleted && c.active.Has(taskID) && c.awaitsSubtasks(taskID) {
+		// Not done while a subtask runs: the answer is progress, and the
+		// task ends with the answer to its last subtask's result.
+		return c.FinishTask(ctx, taskID, envelope.StateWorking, text, "", parts)
 	}
 	t, ok := c.active.Take(taskID, "")
 	if !ok {
 		return nil, fmt.Errorf("finish task %s: %w (it ended already, or was never accepted here)", taskID, ErrTaskNotActive)
 	}
+	c.waiting.done(taskID, "")
 	c.cardChanged(ctx)
+	budget, used := c.spent(ctx, taskID)
 	msg, err := c.Post(ctx, route.Request{To: t.Meta.From, Type: envelope.TypeTaskUpdate, TaskID: taskID,
-		TaskState: state, Reason: reason, Text: text, Parts: parts, Parent: &t.Meta, ReplyTo: t.Meta.MessageID})
+		TaskState: state, Reason: reason, Text: text, Parts: parts, Parent: &t.Meta, ReplyTo: t.Meta.MessageID,
+		Budget: budget, Used: used})
+	if err == nil {
+		c.recordTaskTotal(ctx, msg)
+	}
 	c.ackEnded(ctx, t, taskID)
 	return msg, err
 }

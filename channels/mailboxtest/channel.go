@@ -40,6 +40,11 @@ func Run(t *testing.T, f storetest.Factory, features storetest.Features) {
 	t.Run("AuditTrail", testkit.Parallel(s.testChannelAuditTrail))
 	t.Run("Broadcast", testkit.Parallel(s.testChannelBroadcast))
 	t.Run("GroupTargets", testkit.Parallel(s.testChannelGroups))
+	t.Run("UnacceptedTaskReoffered", testkit.Parallel(s.testChannelUnacceptedReoffered))
+	t.Run("UnacceptedDirectTaskWaits", testkit.Parallel(s.testChannelUnacceptedDirectWaits))
+	t.Run("LostWorkerTaskReoffered", testkit.Parallel(s.testChannelLostWorkerReoffered))
+	t.Run("LostWorkerTaskFailed", testkit.Parallel(s.testChannelLostWorkerFailed))
+	t.Run("UsageRecorded", testkit.Parallel(s.testChannelUsageRecorded))
 }
 
 // agent is one running mailbox channel with its own bus and backend.

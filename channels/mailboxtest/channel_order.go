@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
@@ -21,8 +22,13 @@ import (
 func (s *suite) testChannelOrder(t *testing.T) {
 	const n = 20
 	w := s.world(t)
-	bob := w.startAgent(t, "bob", nil)
-	senders := []*agent{w.startAgent(t, "alice", nil), w.startAgent(t, "carol", nil)}
+	// Order, not the rate limits (channels.mailbox.limits), is tested here:
+	// a burst of n from one sender is over their defaults.
+	unlimited := func(c *mailbox.Config) {
+		c.Limits.PerEdge.Rate, c.Limits.PerAgent.Rate, c.Limits.PerSender.Rate = 0, 0, 0
+	}
+	bob := w.startAgent(t, "bob", unlimited)
+	senders := []*agent{w.startAgent(t, "alice", unlimited), w.startAgent(t, "carol", unlimited)}
 	var wg sync.WaitGroup
 	for _, a := range senders {
 		wg.Go(func() {

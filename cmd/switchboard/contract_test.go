@@ -43,18 +43,19 @@ func TestContractFlags(t *testing.T) {
 	s := newSandbox(t)
 	contract := map[string][]string{
 		"send": {"from", "to", "type", "text", "data", "file", "reply-to", "ttl", "task-id", "task-state",
-			"deadline", "callback-channel", "callback-chat-id", "callback-session",
+			"deadline", "callback-channel", "callback-chat-id", "callback-session", "budget-tokens", "budget-cost",
 			"subject", "priority", "expects-reply", "reply-by", "for-task", "new"},
 		"log":     {"agent", "kind", "since", "until", "id", "thread", "task", "json"},
 		"pending": {"task", "overdue", "json"},
-		"recv":    {"count", "json"},
+		"recv":    {"count", "json", "log-level", "log-format"},
 		"inbox":   {"json", "limit"},
 		"agents":  {"capability", "role", "by-role", "json"},
 		"thread":  {"task", "json"},
-		"watch":   {"json"},
+		"watch":   {"json", "log-level", "log-format"},
+		"stats":   {"window", "watch", "interval", "json"},
 		"doctor":  {"fix", "json"},
 		"version": {},
-		"mcp":     {"agent", "description", "capability", "listen"},
+		"mcp":     {"agent", "description", "capability", "listen", "log-level", "log-format"},
 	}
 	for cmd, want := range contract {
 		t.Run(cmd, func(t *testing.T) {

@@ -122,7 +122,7 @@ func TestTwoAgentProcessesAnswerInTheFeishuChat(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t)
 	researcher := s.start("--config", s.writeConfig("researcher.json", researcherConfig), "run")
-	coder := s.start("--config", s.writeConfig("coder.json", coderConfig), "run")
+	coder := s.start("--config", s.writeConfig("coder.json", coderConfig), "run", "--log-level", "debug")
 	m := webhookAttr.FindStringSubmatch(researcher.awaitLine("host running"))
 	require.NotNil(t, m, "researcher logs its webhook")
 	webhook := m[1]
@@ -150,8 +150,10 @@ func TestTwoAgentProcessesAnswerInTheFeishuChat(t *testing.T) {
 		p.signal(sigterm)
 		assert.Equal(t, 0, p.wait(), "stderr:\n%s", p.stderrSoFar())
 	}
-	assert.Contains(t, coder.stderrSoFar(), `text="[mailbox task from researcher] sort 5 3 9 1"`)
-	assert.Contains(t, coder.stderrSoFar(), `msg=answer session=mailbox:researcher channel=mailbox chat=researcher text="1 3 5 9"`)
+	assert.Regexp(t, `msg="turn text" id=\S+ thread=\S+ session=mailbox:researcher text="\[mailbox task from researcher\] sort 5 3 9 1"`, coder.stderrSoFar())
+	assert.Regexp(t, `msg=answer id=\S+ thread=\S+ session=mailbox:researcher channel=mailbox chat=researcher\n`, coder.stderrSoFar())
+	assert.Contains(t, coder.stderrSoFar(), `text="1 3 5 9"`, "--log-level debug logs the text")
+	assert.NotContains(t, researcher.stderrSoFar(), "sort 5 3 9 1", "at info no message text is logged")
 	for _, agent := range []string{"researcher", "coder"} {
 		assert.Equal(t, "offline", agentCard(t, s, agent)["status"], agent)
 	}

@@ -105,7 +105,8 @@ func TestHostLosesNothingWhenKilled(t *testing.T) {
 			defer srv.Close()
 			conf := s.writeConfig("worker.json", `{"agents": {"defaults": {"provider": "openai"}},
 				"providers": {"openai": {"apiKey": "k", "apiBase": "`+srv.URL+`/v1", "model": "m", "maxRetries": 0}},
-				"channels": {"mailbox": {"enabled": true, "agentId": "worker", "fsync": true}}}`)
+				"channels": {"mailbox": {"enabled": true, "agentId": "worker", "fsync": true,
+					"limits": {"perSender": {"rate": 0}}}}}`) // 40 at once from boss: no rate limit here
 			st, err := fsstore.Open(fsstore.Options{Root: s.root})
 			require.NoError(t, err)
 			defer st.Close()

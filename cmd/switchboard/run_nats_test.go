@@ -67,7 +67,8 @@ func TestTwoAgentProcessesOnNATS(t *testing.T) {
 }`), "run")
 	coder := s.start("--config", s.writeConfig("coder.json", `{
   "agents": {"defaults": {"workspace": "~/.nanobot/coder"}},
-  "channels": {"mailbox": {"enabled": true, "agentId": "coder", "capabilities": ["sorting"], `+onNATS+`}}
+  "channels": {"mailbox": {"enabled": true, "agentId": "coder", "capabilities": ["sorting"], `+onNATS+`}},
+  "observability": {"logs": {"level": "debug"}}
 }`), "run")
 	m := webhookAttr.FindStringSubmatch(researcher.awaitLine("host running"))
 	require.NotNil(t, m, "researcher logs its webhook")
@@ -94,7 +95,8 @@ func TestTwoAgentProcessesOnNATS(t *testing.T) {
 		assert.Equal(t, 0, p.wait(), "stderr:\n%s", p.stderrSoFar())
 		assert.Contains(t, p.stderrSoFar(), `msg="mailbox stopped receiving"`)
 	}
-	assert.Contains(t, coder.stderrSoFar(), `msg=answer session=mailbox:researcher channel=mailbox chat=researcher text="1 3 5 9"`)
+	assert.Regexp(t, `msg="answer text" id=\S+ thread=\S+ session=mailbox:researcher text="1 3 5 9"`, coder.stderrSoFar(),
+		"observability.logs.level debug logs the text")
 	for agent, card := range natsCards(t, url) {
 		assert.Equal(t, envelope.StatusOffline, card.Status, "%s marked itself offline", agent)
 	}

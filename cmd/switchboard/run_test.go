@@ -55,7 +55,8 @@ func TestRunHost(t *testing.T) {
 
 	host.signal(sigterm)
 	assert.Equal(t, 0, host.wait(), "stderr:\n%s", host.stderrSoFar())
-	assert.Contains(t, host.stderrSoFar(), `msg=turn session=mailbox:researcher from=researcher text="[mailbox message from researcher] count words in a b c"`)
+	assert.Contains(t, host.stderrSoFar(), "msg=turn id="+ping+" thread="+ping+" session=mailbox:researcher from=researcher\n")
+	assert.NotContains(t, host.stderrSoFar(), "count words", "message text is logged only at debug")
 	assert.Equal(t, "offline", agentCard(t, s, "host")["status"])
 	assert.Len(t, s.msgFiles("host", "processed"), 1)
 }
@@ -145,4 +146,38 @@ func TestRunConfigErrors(t *testing.T) {
 			assertOneLineError(t, result{stdout: out.String(), stderr: errOut.String(), code: cmd.ProcessState.ExitCode()}, 1, tt.want)
 		})
 	}
+}
+
+func TestRunLogsJSON(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	conf := s.writeConfig("host.json", `{"channels": {"mailbox": {"enabled": true, "agentId": "host"}},
+		"observability": {"logs": {"format": "text", "level": "error"}}}`)
+
+	host := s.start("--config", conf, "run", "--log-format", "json", "--log-level", "info") // the flags win over the file
+	host.awaitStderr(`"msg":"host running"`)
+	recv := s.start("recv", "researcher", "--count", "1", "--json")
+	recv.awaitStderr("listening as researcher")
+	const trace = "4bf92f3577b34da6a3ce929d0e0e4736"
+	s.environ = append(s.environ, "TRACEPARENT=00-"+trace+"-00f067aa0ba902b7-01") // send's caller's trace
+	ping := s.sendID("--from", "researcher", "--to", "host", "--text", "count words in a b c")
+	awaitReply(t, recv)
+	host.signal(sigterm)
+	require.Equal(t, 0, host.wait(), "stderr:\n%s", host.stderrSoFar())
+
+	var turns []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(host.stderrSoFar()), "\n") {
+		var rec map[string]any
+		require.NoError(t, json.Unmarshal([]byte(line), &rec), "every line is JSON: %s", line)
+		if rec["msg"] == "turn" {
+			turns = append(turns, rec)
+		}
+	}
+	require.Len(t, turns, 1)
+	assert.Equal(t, "INFO", turns[0]["level"])
+	assert.Equal(t, ping, turns[0]["id"])
+	assert.Equal(t, ping, turns[0]["thread"])
+	assert.Equal(t, trace, turns[0]["trace"], "a line about a message names its trace")
+	assert.NotContains(t, turns[0], "text")
+	assert.NotContains(t, host.stderrSoFar(), "count words")
 }

@@ -108,6 +108,15 @@ func TestSendTaskFields(t *testing.T) {
 	assert.Equal(t, map[string]any{"id": "sort-1", "state": "working"}, update["task"])
 }
 
+func TestSendTaskBudget(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	s.sendID("--from", "a", "--to", "b", "--type", "task", "--text", "x", "--task-id", "t1",
+		"--budget-tokens", "20000", "--budget-cost", "0.5")
+	assert.Equal(t, map[string]any{"id": "t1", "state": "pending", "budget": map[string]any{"tokens": float64(20000), "cost": 0.5}},
+		s.inboxLines("b")[0]["task"])
+}
+
 func TestSendDeadlineDuration(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t)
@@ -158,6 +167,8 @@ func TestSendUsageErrors(t *testing.T) {
 		{"callback on a message", append(base, "--text", "x", "--callback-channel", "feishu"), "need --type task"},
 		{"callback on an update", append(base, "--type", "task_update", "--task-id", "t", "--callback-session", "s"), "need --type task"},
 		{"callback without channel", append(base, "--type", "task", "--text", "x", "--callback-chat-id", "c"), "need --callback-channel"},
+		{"budget on a message", append(base, "--text", "x", "--budget-tokens", "5"), "--budget-tokens and --budget-cost need --type task"},
+		{"negative budget", append(base, "--type", "task", "--text", "x", "--budget-cost", "-1"), "want a positive number"},
 		{"no content", base, "needs content"},
 		{"task without content", append(base, "--type", "task"), "needs content"},
 		{"ttl zero", append(base, "--text", "x", "--ttl", "0"), "--ttl 0: want 1 or more"},

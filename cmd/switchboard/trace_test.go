@@ -1,101 +1,19 @@
 package main_test
 
 import (
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-	coltracepb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
-	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-	"google.golang.org/protobuf/proto"
+
+	"github.com/switchboard-dev/switchboard/tracing/otlp/collector"
 )
-
-// gotSpan is one span a collector received, with the agent of the process
-// that made it (its resource's gen_ai.agent.name).
-type gotSpan struct {
-	agent, name, trace, id, parent string
-	kind                           tracepb.Span_SpanKind
-	attrs                          map[string]string
-}
-
-// collector is an OTLP/HTTP receiver on 127.0.0.1 that keeps every span.
-type collector struct {
-	url   string
-	mu    sync.Mutex
-	spans []gotSpan
-}
-
-func newCollector(t *testing.T) *collector {
-	t.Helper()
-	c := &collector{}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	srv := &http.Server{Handler: http.HandlerFunc(c.serve)}
-	go func() { _ = srv.Serve(ln) }()
-	t.Cleanup(func() { _ = srv.Close() })
-	c.url = "http://" + ln.Addr().String()
-	return c
-}
-
-func (c *collector) serve(w http.ResponseWriter, r *http.Request) {
-	body, err := io.ReadAll(r.Body)
-	var req coltracepb.ExportTraceServiceRequest
-	if err == nil {
-		err = proto.Unmarshal(body, &req)
-	}
-	if r.URL.Path != "/v1/traces" || r.Header.Get("Content-Type") != "application/x-protobuf" || err != nil {
-		http.Error(w, fmt.Sprintf("bad export %s %q: %v", r.URL.Path, r.Header.Get("Content-Type"), err), http.StatusBadRequest)
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, rs := range req.ResourceSpans {
-		agent := attrMap(rs.GetResource().GetAttributes())["gen_ai.agent.name"]
-		for _, ss := range rs.ScopeSpans {
-			for _, s := range ss.Spans {
-				c.spans = append(c.spans, gotSpan{agent: agent, name: s.Name, kind: s.Kind,
-					trace: hex.EncodeToString(s.TraceId), id: hex.EncodeToString(s.SpanId),
-					parent: hex.EncodeToString(s.ParentSpanId), attrs: attrMap(s.Attributes)})
-			}
-		}
-	}
-	w.Header().Set("Content-Type", "application/x-protobuf")
-	_, _ = w.Write(nil)
-}
-
-func (c *collector) all() []gotSpan {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return slices.Clone(c.spans)
-}
-
-func attrMap(kvs []*commonpb.KeyValue) map[string]string {
-	m := map[string]string{}
-	for _, kv := range kvs {
-		v := kv.GetValue()
-		switch {
-		case v.GetStringValue() != "":
-			m[kv.Key] = v.GetStringValue()
-		case v.GetArrayValue() != nil:
-			m[kv.Key] = fmt.Sprint(v.GetArrayValue().GetValues())
-		default:
-			m[kv.Key] = fmt.Sprint(v.GetIntValue())
-		}
-	}
-	return m
-}
 
 // TestDemoOneTrace runs the two-process demo exporting spans over OTLP to
 // a collector of the test's own: the Feishu message, researcher's turn,
@@ -105,67 +23,62 @@ func TestDemoOneTrace(t *testing.T) {
 	t.Parallel()
 	col := newCollector(t)
 	s := newSandbox(t)
-	s.environ = append(s.environ, "OTEL_EXPORTER_OTLP_ENDPOINT="+col.url, "OTEL_BSP_SCHEDULE_DELAY=100")
+	s.environ = append(s.environ, "OTEL_EXPORTER_OTLP_ENDPOINT="+col.Endpoint(), "OTEL_BSP_SCHEDULE_DELAY=100")
 	dir := filepath.Join(s.home, "demo")
 	r := runDemo(t, s, "--dir", dir, "--timeout", "40s")
 	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 
-	spans := col.all() // the children flushed their spans before they exited
-	var root *gotSpan
+	spans := col.Spans() // the children flushed their spans before they exited
+	var root *collector.Span
 	for i, sp := range spans {
-		if sp.attrs["messaging.system"] == "feishu" && sp.kind == tracepb.Span_SPAN_KIND_CONSUMER {
+		if sp.Attrs["messaging.system"] == "feishu" && sp.Kind == "consumer" {
 			require.Nil(t, root, "one Feishu message received")
 			root = &spans[i]
 		}
 	}
 	require.NotNil(t, root, "spans: %v", spans)
-	assert.Equal(t, "researcher", root.agent)
-	assert.Empty(t, root.parent, "the Feishu message starts the trace")
-	assert.Equal(t, "receive oc_demo_chat", root.name)
+	assert.Equal(t, "researcher", root.Agent)
+	assert.Empty(t, root.ParentID, "the Feishu message starts the trace")
+	assert.Equal(t, "receive oc_demo_chat", root.Name)
 
-	byID := map[string]gotSpan{}
-	var trace []gotSpan
-	for _, sp := range spans {
-		if sp.trace == root.trace {
-			trace = append(trace, sp)
-			byID[sp.id] = sp
+	var trace collector.Trace
+	for _, tr := range collector.Traces(spans) {
+		if tr.ID == root.TraceID {
+			trace = tr
 		}
 	}
-	for _, sp := range trace {
-		if sp.id != root.id {
-			assert.Contains(t, byID, sp.parent, "the parent of %s (%s) is in the trace", sp.name, sp.agent)
+	for _, sp := range trace.Spans {
+		if sp.SpanID != root.SpanID {
+			_, ok := trace.Span(sp.ParentID)
+			assert.True(t, ok, "the parent of %s (%s) is in the trace", sp.Name, sp.Agent)
 		}
 	}
-	agents := map[string]bool{}
-	for _, sp := range trace {
-		agents[sp.agent] = true
-	}
-	assert.Equal(t, map[string]bool{"researcher": true, "coder": true}, agents, "one trace across both processes")
+	assert.ElementsMatch(t, []string{"researcher", "coder"}, trace.Agents(), "one trace across both processes")
 
 	// The path from the user's answer back to the Feishu message.
-	var answer *gotSpan
-	for i, sp := range trace {
-		if sp.name == "send oc_demo_chat" && strings.Contains(ancestry(byID, sp), "receive coder") {
-			answer = &trace[i]
+	var answer []string
+	for _, sp := range trace.Spans {
+		if path := ancestry(trace, sp); sp.Name == "send oc_demo_chat" && slices.Contains(path, "coder: receive coder") {
+			answer = path
 		}
 	}
-	require.NotNil(t, answer, "an answer to the user caused by coder's work:\n%s", renderTree(trace))
+	require.NotNil(t, answer, "an answer to the user caused by coder's work:\n%s", trace)
 	assert.Equal(t, []string{
 		"researcher: send oc_demo_chat", "researcher: invoke_agent researcher", "researcher: receive researcher",
 		"coder: send researcher", "coder: send researcher", "coder: invoke_agent coder", "coder: receive coder",
 		"researcher: send coder", "researcher: execute_tool delegate_task", "researcher: invoke_agent researcher",
 		"researcher: receive oc_demo_chat",
-	}, strings.Split(ancestry(byID, *answer), " < "))
-	for _, sp := range trace {
-		switch strings.Fields(sp.name)[0] {
+	}, answer)
+	for _, sp := range trace.Spans {
+		switch strings.Fields(sp.Name)[0] {
 		case "invoke_agent":
-			assert.Equal(t, "invoke_agent", sp.attrs["gen_ai.operation.name"])
-			assert.Equal(t, sp.agent, sp.attrs["gen_ai.agent.name"])
-			assert.NotEmpty(t, sp.attrs["gen_ai.conversation.id"])
+			assert.Equal(t, "invoke_agent", sp.Attrs["gen_ai.operation.name"])
+			assert.Equal(t, sp.Agent, sp.Attrs["gen_ai.agent.name"])
+			assert.NotEmpty(t, sp.Attrs["gen_ai.conversation.id"])
 		case "chat":
-			assert.Equal(t, "chat", sp.attrs["gen_ai.operation.name"])
+			assert.Equal(t, "chat", sp.Attrs["gen_ai.operation.name"])
 		case "execute_tool":
-			assert.NotEmpty(t, sp.attrs["gen_ai.tool.call.id"])
+			assert.NotEmpty(t, sp.Attrs["gen_ai.tool.call.id"])
 		}
 	}
 	// switchboard thread shows the trace of the task's messages.
@@ -178,51 +91,29 @@ func TestDemoOneTrace(t *testing.T) {
 	lines := decodeLines(t, s.ok(append(root2, "thread", first["id"].(string), "--json")...))
 	require.NotEmpty(t, lines)
 	for _, l := range lines {
-		assert.Equal(t, root.trace, l["trace_id"], "message %v", l["id"])
-		assert.Contains(t, l["traceparent"], root.trace)
+		assert.Equal(t, root.TraceID, l["trace_id"], "message %v", l["id"])
+		assert.Contains(t, l["traceparent"], root.TraceID)
 	}
 	table := s.ok(append(root2, "thread", first["id"].(string))...)
-	assert.Contains(t, table, fmt.Sprintf("trace %s  (%d of %d messages)\n", root.trace, len(lines), len(lines)))
-
-	if path := os.Getenv("SWITCHBOARD_TRACE_TREE"); path != "" { // docs/observability.md's picture
-		require.NoError(t, os.WriteFile(path, []byte(renderTree(trace)), 0o644))
-	}
+	assert.Contains(t, table, fmt.Sprintf("trace %s  (%d of %d messages)\n", root.TraceID, len(lines), len(lines)))
 }
 
-// ancestry is "agent: name" of sp and each of its parents, " < " between.
-func ancestry(byID map[string]gotSpan, sp gotSpan) string {
+// newCollector starts an OTLP/HTTP receiver on 127.0.0.1 for the test.
+func newCollector(t *testing.T) *collector.Collector {
+	t.Helper()
+	col, err := collector.Listen("127.0.0.1:0")
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = col.Close() })
+	return col
+}
+
+// ancestry is "agent: name" of sp and each of its parents in the trace.
+func ancestry(trace collector.Trace, sp collector.Span) []string {
 	var out []string
-	for {
-		out = append(out, sp.agent+": "+sp.name)
-		p, ok := byID[sp.parent]
-		if !ok {
-			return strings.Join(out, " < ")
-		}
-		sp = p
+	for _, a := range trace.Ancestry(sp) {
+		out = append(out, a.Agent+": "+a.Name)
 	}
-}
-
-// renderTree draws the trace as an indented tree, children in the order
-// they were received.
-func renderTree(trace []gotSpan) string {
-	kids := map[string][]gotSpan{}
-	for _, sp := range trace {
-		kids[sp.parent] = append(kids[sp.parent], sp)
-	}
-	var b strings.Builder
-	var walk func(sp gotSpan, depth int)
-	walk = func(sp gotSpan, depth int) {
-		fmt.Fprintf(&b, "%s%s  [%s]\n", strings.Repeat("  ", depth), sp.name, sp.agent)
-		for _, k := range kids[sp.id] {
-			walk(k, depth+1)
-		}
-	}
-	for _, sp := range trace {
-		if sp.parent == "" {
-			walk(sp, 0)
-		}
-	}
-	return b.String()
+	return out
 }
 
 func mustRead(t *testing.T, path string) []byte {
@@ -230,4 +121,43 @@ func mustRead(t *testing.T, path string) []byte {
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	return data
+}
+
+// TestRecvContinuesTrace sends a message from within a caller's trace
+// (TRACEPARENT) with tracing on: send's span is a child of the caller's,
+// the message carries its context, and recv's receive span is a child of
+// send's, in another process.
+func TestRecvContinuesTrace(t *testing.T) {
+	t.Parallel()
+	const callerTrace, callerSpan = "4bf92f3577b34da6a3ce929d0e0e4736", "00f067aa0ba902b7"
+	col := newCollector(t)
+	s := newSandbox(t)
+	s.environ = append(s.environ, "OTEL_EXPORTER_OTLP_ENDPOINT="+col.Endpoint())
+	recv := s.start("recv", "worker", "--count", "1")
+	recv.awaitStderr("listening as worker")
+	s.environ = append(s.environ, "TRACEPARENT=00-"+callerTrace+"-"+callerSpan+"-01")
+	id := s.sendID("--from", "lead", "--to", "worker", "--text", "hello")
+	assert.Contains(t, recv.next(recv.stdout, "recv output"), "lead hello")
+	require.Equal(t, 0, recv.wait(), "stderr:\n%s", recv.stderrSoFar())
+
+	traces := collector.Traces(col.Spans()) // both processes flushed their spans before they exited
+	require.Len(t, traces, 1, "one trace: %v", col.Spans())
+	tr := traces[0]
+	assert.Equal(t, callerTrace, tr.ID)
+	require.Len(t, tr.Spans, 2, "%s", tr)
+	sent, got := tr.Spans[0], tr.Spans[1]
+	assert.Equal(t, "send worker", sent.Name)
+	assert.Equal(t, "lead", sent.Agent)
+	assert.Equal(t, callerSpan, sent.ParentID, "send continues the caller's trace")
+	assert.Equal(t, id, sent.Attrs["messaging.message.id"])
+	assert.Equal(t, "receive worker", got.Name)
+	assert.Equal(t, "worker", got.Agent)
+	assert.Equal(t, sent.SpanID, got.ParentID, "recv's receive span is a child of send's")
+	assert.Equal(t, id, got.Attrs["messaging.message.id"])
+
+	processed := s.msgFiles("worker", "processed")
+	require.Len(t, processed, 1)
+	var msg map[string]any
+	require.NoError(t, json.Unmarshal(mustRead(t, filepath.Join(s.root, "worker", "processed", processed[0])), &msg))
+	assert.Equal(t, "00-"+callerTrace+"-"+sent.SpanID+"-01", msg["traceparent"])
 }

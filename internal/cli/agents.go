@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/limits"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/view"
 )
 
@@ -60,6 +61,9 @@ type agentLine struct {
 	Roles      []string `json:"roles"` // the card's, never omitted
 	InboxDepth int      `json:"inbox_depth"`
 	Registered bool     `json:"registered"`
+	// Breakers are the circuit breakers other agents hold open against
+	// this one: their sends to it fail fast until the breaker's until.
+	Breakers []limits.Open `json:"breakers,omitempty"`
 	// depthUnknown: the store cannot count the inbox (InboxDepth is 0).
 	depthUnknown bool
 }
@@ -101,6 +105,7 @@ func (a *app) agents(cmd *cobra.Command, f agentsFlags) error {
 		if !l.Registered {
 			status = "unregistered"
 		}
+		status += breakerNote(now, l.Breakers)
 		tasks := fmt.Sprintf("%d/%d", len(l.CurrentTasks), l.MaxConcurrentTasks)
 		if !l.Registered {
 			tasks = "-"

@@ -51,6 +51,7 @@ func listAgents(ctx context.Context, m *mailboxStore, now time.Time, offlineAfte
 		lines = append(lines, agentLine{Agent: ag, Roles: roles, Registered: true,
 			InboxDepth: depths[ag.AgentID], depthUnknown: !known})
 	}
+	addBreakers(ctx, m.be, lines, now, warn)
 	var waiting []string
 	for id, n := range depths {
 		if n > 0 && !slices.Contains(ids, id) {

@@ -41,6 +41,7 @@ type app struct {
 	root string // --root
 	conf string // --config
 	wide bool   // --wide
+	logs logSettings
 
 	started bool // a command's RunE began: later errors are not usage errors
 	loaded  *settings
@@ -162,9 +163,15 @@ take --json and then print one JSON object per line.`,
 		a.watchCommand(),
 		a.doctorCommand(),
 		a.logCommand(),
+		a.statsCommand(),
 		a.pendingCommand(),
 		a.mcpCommand(),
 		a.consoleCommand(),
+		a.deadCommand(),
+		a.redeliverCommand(),
+		a.archiveCommand(),
+		a.cancelCommand(),
+		a.approvalsCommand(),
 		a.versionCommand(),
 		a.configCommand(),
 	)

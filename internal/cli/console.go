@@ -47,6 +47,7 @@ SIGTERM.`,
 		}),
 	}
 	cmd.Flags().StringVar(&listen, "listen", "127.0.0.1:8470", "address to serve on (host:port; port 0 picks a free one)")
+	a.addLogFlags(cmd, "warn")
 	return cmd
 }
 
@@ -67,6 +68,11 @@ func (a *app) console(ctx context.Context, listen string) error {
 		return err
 	}
 	defer m.close()
+	stopTracing, err := a.startTracing(ctx, s.config.Observability.Tracing, "", a.logger(slog.LevelWarn))
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
 	c, err := console.New(console.Config{Store: m.be, Where: m.where, Token: token, TokenToRead: !loopback,
 		OfflineAfter: seconds(s.mailbox.OfflineAfter), ReplyTimeout: seconds(s.mailbox.ReplyTimeout),
 		DefaultTTL: s.mailbox.DefaultTTL, MaxThreadHops: s.mailbox.MaxThreadHops, Logger: a.logger(slog.LevelWarn)})

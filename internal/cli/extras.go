@@ -15,7 +15,8 @@ import (
 // Extras are the parts of the command line that link large libraries: the
 // agent host with its LLM provider SDKs and MCP client (run, config
 // check), OpenTelemetry's exporter, the MCP server (mcp), the NATS client
-// (the nats backend) and the start of the demo's NATS server.
+// (the nats backend), and the demo with its OTLP receiver and metrics
+// reader (demo --observe) and the start of its NATS server.
 //
 // Go initialises every package a binary links before main runs, whether a
 // command uses it or not, so a binary that links them all starts slowly
@@ -39,13 +40,9 @@ type Extras struct {
 	CheckProvider func(cfg *config.Config, environ []string) error
 	// ServeMCP serves the mailbox as an MCP server until ctx ends (mcp).
 	ServeMCP func(ctx context.Context, o MCPOptions) error
-	// StartNATS starts a nats-server with JetStream on a free port of
-	// 127.0.0.1, storing in dir, and returns its URL and what stops it
-	// (demo --backend nats; the server is switchboard-natsd).
-	StartNATS func(dir string) (url string, stop func(), err error)
-	// PingNATS connects to the NATS server at url and disconnects
-	// (demo --nats-url).
-	PingNATS func(url string) error
+	// Demo runs the two-agent demo (package demo), whose agents are run
+	// processes of this program.
+	Demo func(ctx context.Context, o DemoOptions) error
 }
 
 // HostOptions is what RunHost needs from the command line.
@@ -53,10 +50,28 @@ type HostOptions struct {
 	Logger      *slog.Logger
 	Environ     []string
 	StopTimeout time.Duration
+	// MetricsListen serves the host's metrics on this host:port ("":
+	// none).
+	MetricsListen string
 	// Tracing starts tracing for the host's agent ("" for none) once the
 	// host is assembled, and returns what flushes the spans at the end.
 	Tracing func(agent string) (stop func(), err error)
 }
+
+// DemoOptions is what Demo needs from the command line: its flags and
+// where to print.
+type DemoOptions struct {
+	Dir              string
+	Timeout          time.Duration
+	Keep, Observe    bool
+	Backend, NATSURL string
+	Stdout           io.Writer
+	Environ          []string
+}
+
+// UsageError marks err as an error in how the command was called (exit
+// status 2), for Extras to return.
+func UsageError(err error) error { return asUsage(err) }
 
 // TracingOptions is what StartTracing needs from the command line.
 type TracingOptions struct {

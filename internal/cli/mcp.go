@@ -58,6 +58,7 @@ configuration of Claude Code, Codex and other clients.`,
 	cmd.Flags().StringVar(&description, "description", "", "the agent's description on its card")
 	cmd.Flags().StringSliceVar(&capabilities, "capability", nil, "a capability on the agent's card (repeat, or comma-separated)")
 	cmd.Flags().StringVar(&listen, "listen", "", "serve streamable HTTP on ADDR (host:port) instead of stdio")
+	a.addLogFlags(cmd, "warn")
 	return cmd
 }
 

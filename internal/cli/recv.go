@@ -63,6 +63,7 @@ one does.`,
 	}
 	cmd.Flags().IntVar(&count, "count", 0, "exit after N messages (0: run until SIGINT/SIGTERM)")
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print one JSON object per message")
+	a.addLogFlags(cmd, "warn")
 	return cmd
 }
 
@@ -84,9 +85,19 @@ func (a *app) recv(ctx context.Context, agent string, count int, jsonOut bool) e
 	if err != nil {
 		return err
 	}
+	s, err := a.settings()
+	if err != nil {
+		return err
+	}
+	logger := a.logger(slog.LevelWarn)
+	stopTracing, err := a.startTracing(ctx, s.config.Observability.Tracing, agent, logger)
+	if err != nil {
+		return err
+	}
+	defer stopTracing() // after the channel stopped: its last spans are flushed
 	b := bus.New(1)
 	defer b.Close()
-	ch, err := mailbox.New(cfg, b, mailbox.Options{Logger: a.logger(slog.LevelWarn)})
+	ch, err := mailbox.New(cfg, b, mailbox.Options{Logger: logger})
 	if err != nil {
 		return err
 	}

@@ -6,11 +6,16 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/switchboard-dev/switchboard/config"
 )
 
 // runCommand is the host: channels, agent loop and provider from config.
 func (a *app) runCommand() *cobra.Command {
-	var stopTimeout float64
+	var (
+		stopTimeout   float64
+		metricsListen string
+	)
 	cmd := &cobra.Command{
 		Use:   "run [--config FILE] [--stop-timeout SECONDS]",
 		Short: "Run a host: the enabled channels and the agent loop, until SIGINT/SIGTERM",
@@ -45,14 +50,19 @@ channels.mailbox.mailboxesRoot.`,
 			if stopTimeout <= 0 || stopTimeout > 3600 {
 				return usagef("--stop-timeout %v: want a number of seconds above 0, at most 3600", stopTimeout)
 			}
-			return a.runHost(cmd.Context(), time.Duration(stopTimeout*float64(time.Second)))
+			if msg := config.CheckListen(metricsListen); msg != "" {
+				return usagef("--metrics-listen: %s", msg)
+			}
+			return a.runHost(cmd.Context(), time.Duration(stopTimeout*float64(time.Second)), metricsListen)
 		}),
 	}
 	cmd.Flags().Float64Var(&stopTimeout, "stop-timeout", 10, "seconds to finish the turns in hand on SIGINT/SIGTERM, and again to stop the channels")
+	cmd.Flags().StringVar(&metricsListen, "metrics-listen", "", "serve Prometheus /metrics, /healthz and /readyz on ADDR (host:port; port 0 picks a free one; default: the config's observability.metrics.listen, else none)")
+	a.addLogFlags(cmd, "info")
 	return cmd
 }
 
-func (a *app) runHost(ctx context.Context, stopTimeout time.Duration) error {
+func (a *app) runHost(ctx context.Context, stopTimeout time.Duration, metricsListen string) error {
 	x, err := a.extras("run")
 	if err != nil {
 		return err
@@ -65,8 +75,12 @@ func (a *app) runHost(ctx context.Context, stopTimeout time.Duration) error {
 	if sec, ok := cfg.Section("mailbox"); ok && a.root != "" && sec.Raw != nil {
 		sec.Raw["mailboxesRoot"] = a.root
 	}
+	if metricsListen == "" {
+		metricsListen = cfg.Observability.Metrics.Listen
+	}
 	logger := a.logger(slog.LevelInfo)
 	return x.RunHost(ctx, cfg, HostOptions{Logger: logger, Environ: a.env.Environ, StopTimeout: stopTimeout,
+		MetricsListen: metricsListen,
 		Tracing: func(agent string) (func(), error) {
 			return a.startTracing(ctx, cfg.Observability.Tracing, agent, logger)
 		}})

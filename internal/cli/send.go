@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
+	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -14,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/mailtrace"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
 )
 
@@ -25,6 +28,8 @@ type sendFlags struct {
 	ttl                     int
 	taskID, taskState       string
 	deadline                string
+	budgetTokens            int64
+	budgetCost              float64
 	cbChannel, cbChat, cbSK string
 	conv                    convFlags
 	// newAgent allows a recipient that has neither a card nor an inbox.
@@ -63,6 +68,7 @@ names a mailbox folder instead.`,
   switchboard send --from lead --to cap:review --text "please look at #12" --expects-reply --subject code-review
   switchboard send --from lead --to 'coder-*' --text "standup in 5" --priority 2
   switchboard send --from researcher --to coder --type task --text "write a sort" --deadline 10m
+  switchboard send --from researcher --to any:sorting --type task --text "sort 3 1 2" --budget-tokens 20000
   switchboard send --from coder --to researcher --type task_update --task-id T --task-state completed --text done`,
 		Args:              exactArgs(),
 		ValidArgsFunction: cobra.NoFileCompletions,
@@ -82,6 +88,8 @@ names a mailbox folder instead.`,
 	fl.StringVar(&f.taskID, "task-id", "", "task id (task: default a fresh one; task_update: required)")
 	fl.StringVar(&f.taskState, "task-state", "", "task state: pending, accepted, working, completed, failed, rejected or canceled (default pending for a task, completed for a task_update)")
 	fl.StringVar(&f.deadline, "deadline", "", "task deadline: an RFC 3339 time, or a duration from now such as 10m")
+	fl.Int64Var(&f.budgetTokens, "budget-tokens", 0, "task only: tokens the task and its sub-tasks may spend on models (see docs/guardrails.md)")
+	fl.Float64Var(&f.budgetCost, "budget-cost", 0, "task only: cost the task and its sub-tasks may spend, at the workers' configured prices")
 	fl.StringVar(&f.cbChannel, "callback-channel", "", "task only: channel the task began in (results are routed there)")
 	fl.StringVar(&f.cbChat, "callback-chat-id", "", "task only: chat id the task began in")
 	fl.StringVar(&f.cbSK, "callback-session", "", "task only: session key the task began in")
@@ -114,11 +122,17 @@ func (a *app) send(cmd *cobra.Command, f sendFlags) error {
 			return err
 		}
 	}
+	stopTracing, err := a.startTracing(cmd.Context(), s.config.Observability.Tracing, f.from, a.logger(slog.LevelWarn))
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
+	ctx := a.callerTrace(cmd.Context())
 	// Several recipients get their copies together; the ids of all those
 	// delivered are printed in recipient order, and the first failure
 	// (which stops the deliveries not started yet) is the error.
-	errs := route.Each(cmd.Context(), len(msgs), route.FanoutParallel, func(ctx context.Context, i int) error {
-		return m.be.Deliver(ctx, msgs[i])
+	errs := route.Each(ctx, len(msgs), route.FanoutParallel, func(ctx context.Context, i int) error {
+		return mailtrace.Deliver(ctx, nil, m.be, msgs[i])
 	})
 	var failed error
 	for i, msg := range msgs {
@@ -191,6 +205,9 @@ func (f sendFlags) request(now time.Time, ttlSet bool) (route.Request, error) {
 	if f.cbChannel != "" {
 		req.Callback = &envelope.Callback{Channel: f.cbChannel, ChatID: f.cbChat, SessionID: f.cbSK}
 	}
+	if f.budgetTokens != 0 || f.budgetCost != 0 {
+		req.Budget = &envelope.Budget{Tokens: f.budgetTokens, Cost: f.budgetCost}
+	}
 	return req, nil
 }
 
@@ -206,6 +223,10 @@ func (f sendFlags) checkKind(kind envelope.Type) error {
 		return usagef("--deadline needs --type task")
 	case callback && kind != envelope.TypeTask:
 		return usagef("--callback-channel, --callback-chat-id and --callback-session need --type task")
+	case (f.budgetTokens != 0 || f.budgetCost != 0) && kind != envelope.TypeTask:
+		return usagef("--budget-tokens and --budget-cost need --type task")
+	case f.budgetTokens < 0 || f.budgetCost < 0 || math.IsNaN(f.budgetCost) || math.IsInf(f.budgetCost, 0):
+		return usagef("--budget-tokens and --budget-cost: want a positive number (0: no bound)")
 	case callback && f.cbChannel == "":
 		return usagef("--callback-chat-id and --callback-session need --callback-channel")
 	}

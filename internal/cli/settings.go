@@ -140,9 +140,4 @@ func (a *app) openExistingStore() (st *fsstore.Store, s *settings, err error) {
 	return a.openStore()
 }
 
-// logger logs to stderr from level up.
-func (a *app) logger(level slog.Level) *slog.Logger {
-	return slog.New(slog.NewTextHandler(a.env.Stderr, &slog.HandlerOptions{Level: level}))
-}
-
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/config"
+	"github.com/switchboard-dev/switchboard/tracing"
 )
 
 // tracingFlushTimeout bounds the export of the spans still buffered when a
@@ -66,4 +67,20 @@ func tracingMayBeOn(cfg config.TracingConfig, environ []string) bool {
 		}
 	}
 	return false
+}
+
+// The environment variables that carry a caller's trace context into a
+// command (OpenTelemetry's environment carriers): what send delivers joins
+// that trace.
+const (
+	traceparentEnv = "TRACEPARENT"
+	tracestateEnv  = "TRACESTATE"
+)
+
+// callerTrace returns ctx with the trace context of TRACEPARENT and
+// TRACESTATE as its parent, when TRACEPARENT holds a valid one.
+func (a *app) callerTrace(ctx context.Context) context.Context {
+	tp, _ := a.lookupEnv(traceparentEnv)
+	ts, _ := a.lookupEnv(tracestateEnv)
+	return tracing.WithParent(ctx, tp, ts)
 }

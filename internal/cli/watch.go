@@ -39,6 +39,7 @@ allow subscribing to them. --root names a mailbox folder instead.`,
 		}),
 	}
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print one JSON object per message")
+	a.addLogFlags(cmd, "warn")
 	return cmd
 }
 

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 
+	"github.com/switchboard-dev/switchboard/channels/mailbox/operator"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
@@ -46,7 +47,7 @@ type ActionResult struct {
 }
 
 // errUsage marks a request the operator must change.
-var errUsage = errors.New("bad request")
+var errUsage = operator.ErrUsage
 
 // actions are the operator's actions by name.
 func (c *Console) actions() map[string]func(context.Context, ActionRequest) (ActionResult, error) {
@@ -95,7 +96,7 @@ func (c *Console) serveAction(w http.ResponseWriter, r *http.Request) {
 		switch {
 		case errors.Is(err, errUsage):
 			status = http.StatusBadRequest
-		case errors.Is(err, store.ErrNotSetAside), errors.Is(err, ErrNoApproval):
+		case operator.IsNotFound(err), errors.Is(err, ErrNoApproval):
 			status = http.StatusNotFound
 		}
 		writeError(w, status, err.Error())

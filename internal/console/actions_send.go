@@ -7,14 +7,17 @@ import (
 	"strings"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/mailtrace"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/operator"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/tracing"
 )
 
 // MetaSentBy is the metadata key the console sets on what it sends in an
 // agent's name (a cancel): its value is "operator".
-const MetaSentBy = "sent_by"
+const MetaSentBy = operator.MetaSentBy
 
 // send sends a message (or a task) from the operator to one agent. With
 // ReplyTo naming a message the operator received from that agent, it is a
@@ -33,6 +36,7 @@ func (c *Console) send(ctx context.Context, r ActionRequest) (ActionResult, erro
 	}
 	opts := route.ComposeOptions{DefaultTTL: c.cfg.DefaultTTL, MaxThreadHops: c.cfg.MaxThreadHops,
 		Now: c.cfg.Now(), ReplyTimeout: c.cfg.ReplyTimeout}
+	parent := ctx // a reply, or a message in a thread, joins the trace of the message it names
 	if r.ReplyTo != "" {
 		copies, err := c.find(ctx, func(m *envelope.Message) bool { return m.ID == r.ReplyTo })
 		if err != nil {
@@ -50,12 +54,13 @@ func (c *Console) send(ctx context.Context, r ActionRequest) (ActionResult, erro
 		if opts.Original == nil {
 			req.ThreadID = cmp.Or(copies[0].ThreadID, copies[0].ID)
 		}
+		parent = tracing.WithParent(ctx, copies[0].Traceparent, copies[0].Tracestate)
 	}
 	msg, err := route.Compose(Operator, req, opts)
 	if err != nil {
 		return ActionResult{}, fmt.Errorf("%w: %v", errUsage, err)
 	}
-	if err := c.cfg.Store.Deliver(ctx, msg); err != nil {
+	if err := mailtrace.Deliver(parent, nil, c.cfg.Store, msg); err != nil {
 		return ActionResult{}, err
 	}
 	what := "sent a " + string(msg.Type) + " to " + msg.To
@@ -64,56 +69,6 @@ func (c *Console) send(ctx context.Context, r ActionRequest) (ActionResult, erro
 	}
 	c.record(ctx, what, store.Event{MessageID: msg.ID, ThreadID: msg.ThreadID, TaskID: msg.TaskOf()})
 	return ActionResult{Done: what, ID: msg.ID}, nil
-}
-
-// cancel ends a task that has not ended: the worker gets a task_update
-// "canceled" in its delegator's name (a worker takes cancels from its
-// delegator only) and the delegator one in its worker's name (so its
-// record of the task ends and the chat it began in hears of it). Both are
-// marked sent_by operator, and the audit log says the operator did it.
-func (c *Console) cancel(ctx context.Context, r ActionRequest) (ActionResult, error) {
-	if r.TaskID == "" {
-		return ActionResult{}, fmt.Errorf("%w: cancel needs a task id", errUsage)
-	}
-	var task *envelope.Message
-	var ended envelope.TaskState
-	_, err := c.find(ctx, func(m *envelope.Message) bool {
-		switch {
-		case m.Task == nil || m.Task.ID != r.TaskID:
-		case m.Type == envelope.TypeTask && (task == nil || m.Timestamp.Before(task.Timestamp.Time)):
-			task = m
-		case m.Type == envelope.TypeTaskUpdate && m.Task.State.Terminal():
-			ended = m.Task.State
-		}
-		return false
-	})
-	if err != nil {
-		return ActionResult{}, err
-	}
-	switch {
-	case task == nil:
-		return ActionResult{}, fmt.Errorf("%w: cancel: no task %s", errUsage, r.TaskID)
-	case ended != "":
-		return ActionResult{}, fmt.Errorf("cancel %s: the task has ended already (%s)", r.TaskID, ended)
-	}
-	reason := cmp.Or(strings.TrimSpace(r.Reason), "canceled by the operator")
-	for _, dir := range [][2]string{{task.From, task.To}, {task.To, task.From}} {
-		req := route.Request{To: dir[1], Type: envelope.TypeTaskUpdate, TaskID: r.TaskID,
-			TaskState: envelope.StateCanceled, Reason: reason, ReplyTo: task.ID,
-			ThreadID: cmp.Or(task.ThreadID, task.ID)}
-		msg, err := route.Compose(dir[0], req, route.ComposeOptions{DefaultTTL: c.cfg.DefaultTTL, Now: c.cfg.Now()})
-		if err != nil {
-			return ActionResult{}, err
-		}
-		msg.Callback = task.Callback
-		msg.Metadata = map[string]any{MetaSentBy: Operator}
-		if err := c.cfg.Store.Deliver(ctx, msg); err != nil {
-			return ActionResult{}, err
-		}
-		c.record(ctx, "canceled task "+r.TaskID+": told "+dir[1]+" in "+dir[0]+"'s name",
-			store.Event{MessageID: msg.ID, ThreadID: msg.ThreadID, TaskID: r.TaskID})
-	}
-	return ActionResult{Done: "canceled task " + r.TaskID + " (" + task.From + " → " + task.To + ")"}, nil
 }
 
 // find returns the stored messages for which keep is true; keep sees

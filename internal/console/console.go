@@ -10,12 +10,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/channels/mailbox/operator"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
 // Operator is the agent id the console acts as: the sender of what the
 // operator sends and the actor of every operator entry in the audit log.
-const Operator = "operator"
+const Operator = operator.Actor
 
 // Config is what a Console is made with.
 type Config struct {
@@ -38,11 +39,12 @@ type Config struct {
 	// DefaultTTL and MaxThreadHops are the send budgets (0: defaults).
 	DefaultTTL, MaxThreadHops int
 	// RegistryEvery is how often the cards are re-read to notice agents
-	// that start, stop or change load (default 2s). Messages are followed
-	// through the store's watch, never by re-reading the tree.
+	// that start, stop or change load, and the approvals to notice what
+	// waits (default 2s). Messages are followed through the store's
+	// watch, never by re-reading the tree.
 	RegistryEvery time.Duration
-	// Approvals are the approvals waiting for the operator (nil: none;
-	// see Approvals).
+	// Approvals are the approvals waiting for the operator (nil: those
+	// the store keeps, when it is a store.ApprovalBook; see Approvals).
 	Approvals Approvals
 	// Now is the clock (default time.Now).
 	Now func() time.Time
@@ -71,6 +73,7 @@ func (c *Config) setDefaults() {
 // Console serves the console over HTTP.
 type Console struct {
 	cfg Config
+	op  *operator.Operator
 	hub *hub
 	mu  sync.Mutex // serialises the operator's actions
 	// watching is closed once the store's watch is in place.
@@ -87,7 +90,16 @@ func New(cfg Config) (*Console, error) {
 		return nil, errors.New("console: a store is required")
 	}
 	cfg.setDefaults()
-	return &Console{cfg: cfg, hub: newHub(), watching: make(chan struct{})}, nil
+	op, err := operator.New(operator.Config{Store: cfg.Store, DefaultTTL: cfg.DefaultTTL, Now: cfg.Now, Logger: cfg.Logger})
+	if err != nil {
+		return nil, err
+	}
+	if _, ok := cfg.Approvals.(NoApprovals); ok {
+		if _, keeps := cfg.Store.(store.ApprovalBook); keeps {
+			cfg.Approvals = StoreApprovals{Operator: op}
+		}
+	}
+	return &Console{cfg: cfg, op: op, hub: newHub(), watching: make(chan struct{})}, nil
 }
 
 // NewToken returns a fresh random token (32 hex digits).
@@ -115,13 +127,14 @@ func (c *Console) Handler() http.Handler {
 }
 
 // Run follows the store until ctx ends, telling the pages that are open
-// when something changed: a message arrived (the store's watch), or the
-// registry changed (re-read every RegistryEvery). It returns nil when ctx
-// ends.
+// when something changed: a message arrived (the store's watch), the
+// registry or the approvals changed (re-read every RegistryEvery). It
+// returns nil when ctx ends.
 func (c *Console) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	wg.Go(func() { c.watchMessages(ctx) })
 	wg.Go(func() { c.watchRegistry(ctx) })
+	wg.Go(func() { c.watchApprovals(ctx) })
 	wg.Wait()
 	return nil
 }

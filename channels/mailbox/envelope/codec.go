@@ -42,6 +42,7 @@ type wireMessage struct {
 	ReplyBy      *Time          `json:"reply_by"`
 	Traceparent  *string        `json:"traceparent"`
 	Tracestate   *string        `json:"tracestate"`
+	TaskPath     []string       `json:"task_path"`
 }
 
 // Decode reads one message from r, refusing more than maxBytes (0 means no
@@ -99,7 +100,7 @@ func decodeStd(data []byte) (*Message, error) {
 		Callback: w.Callback, ReplyTo: deref(w.ReplyTo), Metadata: w.Metadata,
 		ThreadID: deref(w.ThreadID), Subject: deref(w.Subject),
 		ExpectsReply: deref(w.ExpectsReply), Priority: deref(w.Priority), HopCount: deref(w.HopCount),
-		TaskID: deref(w.TaskID), ReplyBy: w.ReplyBy,
+		TaskID: deref(w.TaskID), ReplyBy: w.ReplyBy, TaskPath: w.TaskPath,
 		Traceparent: deref(w.Traceparent), Tracestate: deref(w.Tracestate),
 	}
 	if w.TTL != nil {
@@ -140,6 +141,9 @@ func canonicalize(m *Message) {
 	if m.ReplyBy != nil && m.ReplyBy.IsZero() {
 		m.ReplyBy = nil
 	}
+	if len(m.TaskPath) == 0 {
+		m.TaskPath = nil
+	}
 }
 
 func deref[T any](p *T) T {
@@ -170,8 +174,8 @@ func describeJSONError(err error) string {
 
 // Validate checks the fields every message must have and the values that
 // must be well formed: id, from and to (safe agent ids), a known type, a
-// known task state, known part kinds, a priority of 0 to 3, and ttl and
-// hop_count not negative.
+// known task state, a task budget not negative, known part kinds, a
+// priority of 0 to 3, and ttl and hop_count not negative.
 func Validate(m *Message) error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: "+format, append([]any{ErrMalformed}, args...)...)
@@ -197,6 +201,12 @@ func Validate(m *Message) error {
 		}
 		if m.Task.State != "" && !m.Task.State.Valid() {
 			return bad("task state %q unknown", m.Task.State)
+		}
+		if b := m.Task.Budget; b != nil && (b.Tokens < 0 || b.Cost < 0) {
+			return bad("task budget must not be negative")
+		}
+		if u := m.Task.Used; u != nil && (u.Tokens < 0 || u.Cost < 0) {
+			return bad("task usage must not be negative")
 		}
 	}
 	for i, p := range m.Content.Parts {

@@ -26,7 +26,8 @@ func fullMessage() *envelope.Message {
 	return &envelope.Message{
 		ID: "0196a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", From: "researcher", To: "coder",
 		Timestamp: ts, Type: envelope.TypeTask, TTL: 2, Trace: []string{"planner", "researcher"},
-		Task: &envelope.Task{ID: "task-42", State: envelope.StateFailed, Deadline: &due, Reason: "too \"big\" <sorry>"},
+		Task: &envelope.Task{ID: "task-42", State: envelope.StateFailed, Deadline: &due, Reason: "too \"big\" <sorry>",
+			Budget: &envelope.Budget{Tokens: 12000, Cost: 0.25}, Used: &envelope.Budget{Tokens: 12345, Cost: 0.0625}},
 		Content: envelope.Content{Parts: []envelope.Part{
 			envelope.TextPart("帮我写排序函数 <sort_by_mtime> & tests\n\tline two \u2028 😀"),
 			envelope.DataPart(map[string]any{"max_lines": float64(40), "paths": []any{"src/", nil, true},
@@ -40,13 +41,23 @@ func fullMessage() *envelope.Message {
 		ExpectsReply: true, Priority: 3, HopCount: 4, TaskID: "task-41", ReplyBy: &due,
 		Traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
 		Tracestate:  "vendor=opaque \"value\"",
+		TaskPath:    []string{"planner:0123456789abcdef", "researcher:fedcba9876543210"},
 	}
 }
 
 // optionalFields sets one optional field each (on a plain message).
 var optionalFields = map[string]func(m, full *envelope.Message){
-	"task":          func(m, f *envelope.Message) { m.Type, m.Task = envelope.TypeTask, f.Task },
-	"task_bare":     func(m, f *envelope.Message) { m.Type, m.Task = envelope.TypeTaskUpdate, &envelope.Task{ID: "t"} },
+	"task":      func(m, f *envelope.Message) { m.Type, m.Task = envelope.TypeTask, f.Task },
+	"task_bare": func(m, f *envelope.Message) { m.Type, m.Task = envelope.TypeTaskUpdate, &envelope.Task{ID: "t"} },
+	"budget_tokens": func(m, f *envelope.Message) {
+		m.Type, m.Task = envelope.TypeTask, &envelope.Task{ID: "t", Budget: &envelope.Budget{Tokens: 500}}
+	},
+	"budget_cost": func(m, f *envelope.Message) {
+		m.Type, m.Task = envelope.TypeTask, &envelope.Task{ID: "t", Budget: &envelope.Budget{Cost: 1e-7}}
+	},
+	"used": func(m, f *envelope.Message) {
+		m.Type, m.Task = envelope.TypeTaskUpdate, &envelope.Task{ID: "t", State: envelope.StateCompleted, Used: &envelope.Budget{Tokens: 42}}
+	},
 	"callback":      func(m, f *envelope.Message) { m.Callback = f.Callback },
 	"callback_bare": func(m, f *envelope.Message) { m.Callback = &envelope.Callback{Channel: "cli"} },
 	"parts":         func(m, f *envelope.Message) { m.Content = f.Content },
@@ -63,6 +74,7 @@ var optionalFields = map[string]func(m, full *envelope.Message){
 	"reply_by":      func(m, f *envelope.Message) { m.ReplyBy = f.ReplyBy },
 	"traceparent":   func(m, f *envelope.Message) { m.Traceparent = f.Traceparent },
 	"tracestate":    func(m, f *envelope.Message) { m.Tracestate = f.Tracestate },
+	"task_path":     func(m, f *envelope.Message) { m.TaskPath = f.TaskPath },
 	"no_timestamp":  func(m, f *envelope.Message) { m.Timestamp = envelope.Time{} },
 }
 

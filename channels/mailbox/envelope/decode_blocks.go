@@ -125,6 +125,28 @@ func (s *scanner) task() (*Task, bool) {
 			t.Deadline, ok = s.timePtr()
 		case 3:
 			t.Reason, ok = s.strOrNull()
+		case 4:
+			t.Budget, ok = s.budget()
+		case 5:
+			t.Used, ok = s.budget()
+		}
+		return ok
+	})
+}
+
+// budget reads a task's budget (or used) block; null gives nil.
+func (s *scanner) budget() (*Budget, bool) {
+	if s.skipSpace() == 'n' {
+		return nil, s.literal("null")
+	}
+	b := &Budget{}
+	return b, s.members(budgetKeys, index(budgetKeys), func(i int) bool {
+		var ok bool
+		switch i {
+		case 0:
+			b.Tokens, ok = s.int64OrNull()
+		case 1:
+			b.Cost, ok = s.float64OrNull()
 		}
 		return ok
 	})

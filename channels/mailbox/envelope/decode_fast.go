@@ -1,13 +1,14 @@
 package envelope
 
 // The member names of the objects the fast path decodes, as encoding/json
-// finds them on wireMessage, Task, Callback, Content and Part.
+// finds them on wireMessage, Task, Budget, Callback, Content and Part.
 var (
 	messageKeys = []string{"id", "from", "to", "timestamp", "type", "ttl", "trace",
 		"task", "content", "callback", "reply_to", "metadata", "thread_id",
 		"subject", "expects_reply", "priority", "hop_count", "task_id", "reply_by",
-		"traceparent", "tracestate"}
-	taskKeys     = []string{"id", "state", "deadline", "reason"}
+		"traceparent", "tracestate", "task_path"}
+	taskKeys     = []string{"id", "state", "deadline", "reason", "budget", "used"}
+	budgetKeys   = []string{"tokens", "cost"}
 	callbackKeys = []string{"channel", "chat_id", "session_id"}
 	contentKeys  = []string{"parts"}
 	partKeys     = []string{"type", "text", "data", "path"}
@@ -67,6 +68,7 @@ const (
 	mReplyBy
 	mTraceparent
 	mTracestate
+	mTaskPath
 )
 
 // messageIndex is the index of key in messageKeys, or -1.
@@ -114,6 +116,8 @@ func messageIndex(key []byte) int {
 		return mTraceparent
 	case "tracestate":
 		return mTracestate
+	case "task_path":
+		return mTaskPath
 	}
 	return -1
 }
@@ -170,6 +174,8 @@ func (s *scanner) message(m *Message) bool {
 			m.Traceparent, ok = s.strOrNull()
 		case mTracestate:
 			m.Tracestate, ok = s.strOrNull()
+		case mTaskPath:
+			m.TaskPath, ok = s.stringList()
 		}
 		return ok
 	})

@@ -59,6 +59,18 @@ func appendMessage(b []byte, m *Message) ([]byte, bool) {
 		if t.Reason != "" {
 			b = appendString(append(b, `,"reason":`...), t.Reason)
 		}
+		if t.Budget != nil {
+			var ok bool
+			if b, ok = appendBudget(append(b, `,"budget":`...), t.Budget); !ok {
+				return nil, false
+			}
+		}
+		if t.Used != nil {
+			var ok bool
+			if b, ok = appendBudget(append(b, `,"used":`...), t.Used); !ok {
+				return nil, false
+			}
+		}
 		b = append(b, '}')
 	}
 	b = append(b, `,"content":{"parts":[`...)
@@ -127,7 +139,39 @@ func appendOptional(b []byte, m *Message) []byte {
 	if m.Tracestate != "" {
 		b = appendString(append(b, `,"tracestate":`...), m.Tracestate)
 	}
+	if len(m.TaskPath) > 0 {
+		b = append(b, `,"task_path":[`...)
+		for i, e := range m.TaskPath {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = appendString(b, e)
+		}
+		b = append(b, ']')
+	}
 	return b
+}
+
+// appendBudget appends the value of a task's budget or used member, as
+// encoding/json writes Budget (a NaN or infinite cost, which it refuses,
+// reports false).
+func appendBudget(b []byte, bu *Budget) ([]byte, bool) {
+	b = append(b, '{')
+	sep := false
+	if bu.Tokens != 0 {
+		b = strconv.AppendInt(append(b, `"tokens":`...), bu.Tokens, 10)
+		sep = true
+	}
+	if bu.Cost != 0 {
+		if sep {
+			b = append(b, ',')
+		}
+		var ok bool
+		if b, ok = appendFloat(append(b, `"cost":`...), bu.Cost); !ok {
+			return nil, false
+		}
+	}
+	return append(b, '}'), true
 }
 
 // appendPart appends p as Part.MarshalJSON writes it.

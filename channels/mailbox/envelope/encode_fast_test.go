@@ -120,7 +120,12 @@ func TestEncodeFastEdgeCases(t *testing.T) {
 		{"empty callback and task", func(m *envelope.Message) {
 			m.Task, m.Callback = &envelope.Task{}, &envelope.Callback{}
 		}, true},
+		{"budgets", func(m *envelope.Message) {
+			m.Task.Budget = &envelope.Budget{Tokens: math.MinInt64, Cost: -1e21}
+		}, true},
+		{"empty budget", func(m *envelope.Message) { m.Task.Budget = &envelope.Budget{} }, true},
 		{"NaN", func(m *envelope.Message) { m.Metadata = map[string]any{"n": math.NaN()} }, false},
+		{"NaN cost", func(m *envelope.Message) { m.Task.Budget = &envelope.Budget{Cost: math.NaN()} }, false},
 		{"infinity in data", func(m *envelope.Message) {
 			m.Content.Parts = []envelope.Part{envelope.DataPart(map[string]any{"i": math.Inf(1)})}
 		}, false},
@@ -164,7 +169,7 @@ func FuzzEncodeFast(f *testing.F) {
 // with encoding/json above.
 func TestFullMessageSetsEveryField(t *testing.T) {
 	m := fullMessage()
-	for _, v := range []any{*m, *m.Task, *m.Callback} {
+	for _, v := range []any{*m, *m.Task, *m.Task.Budget, *m.Callback} {
 		rv := reflect.ValueOf(v)
 		for i := range rv.NumField() {
 			assert.False(t, rv.Field(i).IsZero(), "%T.%s is not set", v, rv.Type().Field(i).Name)

@@ -233,6 +233,42 @@ func (s *scanner) integer() (n int, set, ok bool) {
 	return 0, false, false
 }
 
+// int64OrNull reads an int64 field: null leaves it 0; otherwise an
+// integer that strconv.ParseInt takes, as encoding/json requires.
+func (s *scanner) int64OrNull() (int64, bool) {
+	switch c := s.skipSpace(); {
+	case c == 'n':
+		return 0, s.literal("null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		start := s.pos
+		end, integer, ok := s.number()
+		if !ok || !integer {
+			return 0, false
+		}
+		v, err := strconv.ParseInt(string(s.data[start:end]), 10, 64)
+		return v, err == nil
+	}
+	return 0, false
+}
+
+// float64OrNull reads a float64 field: null leaves it 0; otherwise a
+// number that strconv.ParseFloat takes, as encoding/json requires.
+func (s *scanner) float64OrNull() (float64, bool) {
+	switch c := s.skipSpace(); {
+	case c == 'n':
+		return 0, s.literal("null")
+	case c == '-' || (c >= '0' && c <= '9'):
+		start := s.pos
+		end, _, ok := s.number()
+		if !ok {
+			return 0, false
+		}
+		v, err := strconv.ParseFloat(string(s.data[start:end]), 64)
+		return v, err == nil
+	}
+	return 0, false
+}
+
 // boolean reads a bool field; null leaves it false.
 func (s *scanner) boolean() (v, ok bool) {
 	switch s.skipSpace() {

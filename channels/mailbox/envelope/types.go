@@ -116,7 +116,33 @@ type Task struct {
 	State    TaskState `json:"state"`
 	Deadline *Time     `json:"deadline,omitempty"`
 	Reason   string    `json:"reason,omitempty"`
+	// Budget is what the task may still spend on models, it and every
+	// task delegated from it (switchboard's addition; nanobot ignores it).
+	Budget *Budget `json:"budget,omitempty"`
+	// Used is what the task has spent on models, it and the tasks
+	// delegated from it, in the units of Budget (switchboard's addition):
+	// a worker's final task_update reports it, with Budget then saying
+	// what is left, so that its delegator charges it to its own task.
+	Used *Budget `json:"used,omitempty"`
 }
+
+// Budget bounds what a task may spend on models: Tokens (input plus
+// output) and, optionally, Cost (in the currency of the agents' prices,
+// US dollars by convention). A zero field sets no bound. It travels in
+// the task block: each agent that works on the task counts its usage
+// against it, and a task delegated from it carries what is left.
+type Budget struct {
+	Tokens int64   `json:"tokens,omitempty"`
+	Cost   float64 `json:"cost,omitempty"`
+}
+
+// BudgetExhausted starts the reason of a task that failed because its
+// budget was spent; a task whose subtask failed so fails with the same
+// reason, up to the conversation its tree began in.
+const BudgetExhausted = "budget exhausted"
+
+// Bounded reports whether b sets any bound.
+func (b *Budget) Bounded() bool { return b != nil && (b.Tokens > 0 || b.Cost > 0) }
 
 // Callback names the conversation a task began in, so that its results can
 // be routed back there.
@@ -166,6 +192,11 @@ type Message struct {
 	// a new trace; a malformed value is ignored the same way.
 	Traceparent string `json:"traceparent,omitempty"`
 	Tracestate  string `json:"tracestate,omitempty"`
+	// TaskPath places a task in its task tree: one "agent:work" entry per
+	// task above it and for itself, root first, naming the agent that
+	// handed the work on and a fingerprint of that work (see
+	// package route: TaskPath). Only tasks carry it.
+	TaskPath []string `json:"task_path,omitempty"`
 }
 
 // Text joins the message's text parts with newlines.

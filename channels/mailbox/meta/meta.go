@@ -50,6 +50,34 @@ type Meta struct {
 	// Notice is set on what the channel itself tells the agent rather
 	// than a message it received: NoticeOverdue.
 	Notice string `json:"notice,omitempty"`
+	// TaskPath is the task's place in its task tree (envelope's
+	// task_path).
+	TaskPath []string `json:"task_path,omitempty"`
+	// Tree is set on an update routed back to the conversation a task was
+	// delegated from: the task tree that conversation was working in, so
+	// that work delegated from it stays in the tree (see TreeOf).
+	Tree *Tree `json:"tree,omitempty"`
+}
+
+// Tree is the task an agent works on and that task's task_path: a task it
+// delegates meanwhile becomes a subtask, one level deeper.
+type Tree struct {
+	Task string   `json:"task,omitempty"`
+	Path []string `json:"path,omitempty"`
+}
+
+// TreeOf returns the task tree work delegated while handling this message
+// joins: the routed Tree, or the task itself when the message is a task;
+// nil for anything else (new work then starts a tree of its own).
+func (m *Meta) TreeOf() *Tree {
+	if m.Tree != nil {
+		t := *m.Tree
+		return &t
+	}
+	if m.IsTask() && m.Task != nil {
+		return &Tree{Task: m.Task.ID, Path: m.TaskPath}
+	}
+	return nil
 }
 
 // TaskOf returns the task the message belongs to: its task block's id,
@@ -76,7 +104,7 @@ func FromMessage(m *envelope.Message, redelivered bool) Meta {
 		TTL: m.TTL, Trace: m.Trace, ReplyTo: m.ReplyTo, ThreadID: m.ThreadID,
 		Subject: m.Subject, HopCount: m.HopCount, ExpectsReply: m.ExpectsReply,
 		Priority: m.Priority, Parts: m.Content.Parts, Redelivered: redelivered,
-		TaskCallback: m.Callback, TaskID: m.TaskID, ReplyBy: m.ReplyBy,
+		TaskCallback: m.Callback, TaskID: m.TaskID, ReplyBy: m.ReplyBy, TaskPath: m.TaskPath,
 	}
 }
 

@@ -146,6 +146,8 @@ func applyTask(msg *envelope.Message, req Request) error {
 		}
 		msg.ExpectsReply = true
 		msg.Callback = req.Callback // for nanobot workers, which echo it
+		msg.TaskPath = taskPath(TreeOf(req), msg.From, msg.To, msg.Text())
+		msg.Task.Budget = budgetOf(req)
 	case envelope.TypeTaskUpdate:
 		if req.TaskID == "" {
 			return fmt.Errorf("send task_update to %q: task id required", msg.To)
@@ -155,6 +157,14 @@ func applyTask(msg *envelope.Message, req Request) error {
 			state = envelope.StateCompleted
 		}
 		msg.Task = &envelope.Task{ID: req.TaskID, State: state, Reason: req.Reason}
+		if state.Terminal() && req.Used != nil {
+			u, b := *req.Used, req.Budget
+			msg.Task.Used = &u
+			if b.Bounded() {
+				c := *b
+				msg.Task.Budget = &c
+			}
+		}
 		if req.Parent != nil && req.Parent.TaskCallback != nil {
 			cb := *req.Parent.TaskCallback // echoed for nanobot senders
 			msg.Callback = &cb

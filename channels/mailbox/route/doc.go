@@ -7,5 +7,9 @@
 // refused when the target is in the trace or the ttl is spent; a reply is
 // never refused as a loop but counts toward the thread's hop cap
 // (Original, Compose); on receipt, a message that is not a reply and has
-// already passed through the receiver is refused (IsLoop).
+// already passed through the receiver is refused (IsLoop). A task also
+// carries its place in its task tree (task_path): a task that brings the
+// same work back to an agent of the tree, or makes it too deep, is refused
+// (CheckTaskPath, see tree.go). The errors of the guard rails on sends
+// (LimitError) are here too, for the agent loop to read.
 package route

@@ -15,6 +15,7 @@ type Fanout struct {
 	// they share one thread (the first one's id).
 	Sent []*envelope.Message
 	// Skipped are the recipients the loop rules refused (already in the
-	// trace, or no hops left).
+	// trace, or no hops left) or the guard rails did (a rate limit, an
+	// open circuit breaker).
 	Skipped []Skipped
 }

@@ -31,6 +31,9 @@ type Request struct {
 	// Parent is the message being handled when this one is sent, if any: a
 	// forward or delegation inherits its trace and ttl.
 	Parent *meta.Meta
+	// Tree is the task tree a new task joins, when it is not that of
+	// Parent (see TreeOf): the routed conversation of a delegated task.
+	Tree *meta.Tree
 	// TTL overrides the hop budget of a new message (0: the default).
 	TTL int
 	// Subject is a kebab-case topic (envelope.ValidateSubject).
@@ -45,4 +48,16 @@ type Request struct {
 	// ThreadID joins a new message to an existing thread (a reply always
 	// joins the thread of the message it answers).
 	ThreadID string
+	// Budget bounds what a task may spend on models (see envelope.Budget);
+	// nil gives a task sent while handling a budgeted task (Parent) that
+	// task's budget. A task's final task_update may carry it too: the
+	// budget the task had, beside Used.
+	Budget *envelope.Budget
+	// Used is what a task has spent on models, reported in its final
+	// task_update (see envelope.Task.Used); only task updates carry it.
+	Used *envelope.Budget
+	// Via is the group target a task's recipient was picked from
+	// ("any:NAME" or "cap:NAME"): a task not accepted in time, or whose
+	// worker goes offline, is offered to the next holder of NAME.
+	Via string
 }

@@ -24,6 +24,10 @@ type Config struct {
 	MaxMessageBytes int64
 	// Fsync makes every delivery durable against a machine crash.
 	Fsync bool
+	// MaxDeliver is how many times a message that is never acknowledged
+	// is handed out before it is set aside (0: the backend's default; a
+	// backend with a setting of its own in Section may use that instead).
+	MaxDeliver int
 	// PollInterval is the rescan interval of a store that watches folders.
 	PollInterval time.Duration
 	// OfflineAfter is how old a heartbeat may be before its agent counts

@@ -33,6 +33,12 @@ const (
 	// tokens of all the turn's provider calls; MessageID, ThreadID and
 	// TaskID name the message the turn answered.
 	EventUsage EventKind = "usage"
+
+	// EventApproval is a step of a human approval: asked, approved or
+	// denied (by whom is in Reason, "operator" when the operator decided
+	// from the command line or the console). Agent is the agent that
+	// waits, Ref the approval's id.
+	EventApproval EventKind = "approval"
 )
 
 // Event describes one thing a backend did with a message. Backends pass
@@ -58,7 +64,7 @@ type Event struct {
 // EventKinds lists every kind, in the order of a message's life.
 func EventKinds() []EventKind {
 	return []EventKind{EventSent, EventClaimed, EventDelivered, EventProcessed, EventRefused,
-		EventQuarantined, EventDuplicate, EventSwept, EventOverdue, EventPruned, EventOrphaned, EventOperator, EventUsage}
+		EventQuarantined, EventDuplicate, EventSwept, EventOverdue, EventPruned, EventOrphaned, EventOperator, EventUsage, EventApproval}
 }
 
 // Observer receives events. It is called synchronously and must not block.

@@ -183,3 +183,11 @@ type InboxCounter interface {
 	// or not, sorted.
 	Agents() ([]string, error)
 }
+
+// Pinger is a Backend that can tell whether what holds its messages can be
+// reached now: the mailbox folder is there and readable, the server
+// answers. Readiness checks (/readyz) use it.
+type Pinger interface {
+	// Ping returns nil when the store can be reached, else why not.
+	Ping(ctx context.Context) error
+}

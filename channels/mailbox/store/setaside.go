@@ -64,3 +64,11 @@ func RedeliveryCopy(m *envelope.Message) *envelope.Message {
 	c.Metadata[MetaRedeliveredFrom] = m.ID
 	return &c
 }
+
+// DeadLetterAgents is a DeadLetters that can name the agents that have
+// set-aside messages, registered or not (NATS reads the subjects of its
+// stream). Stores without it are asked about the agents they know.
+type DeadLetterAgents interface {
+	// DeadLetterAgents returns the agents with set-aside messages, sorted.
+	DeadLetterAgents(ctx context.Context) ([]string, error)
+}

@@ -45,6 +45,10 @@ type Pending struct {
 }
 
 // PendingFilter selects the pending replies FindPending returns. Zero
+
+// ErrReplyOwed refuses to archive a request that was not answered.
+var ErrReplyOwed = errors.New("a reply is owed")
+
 // fields select everything.
 type PendingFilter struct {
 	// Agent keeps the requests that agent sent or must answer.

@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore/natstest"
 	"github.com/switchboard-dev/switchboard/config"
 )
 
@@ -20,14 +19,7 @@ func TestExtrasComplete(t *testing.T) {
 	assert.NotNil(t, x.StartTracing)
 	assert.NotNil(t, x.CheckProvider)
 	assert.NotNil(t, x.ServeMCP)
-	assert.NotNil(t, x.StartNATS)
-	assert.NotNil(t, x.PingNATS)
-}
-
-func TestPingNATS(t *testing.T) {
-	t.Parallel()
-	require.NoError(t, pingNATS(natstest.Start(t, "").URL()))
-	assert.Error(t, pingNATS("nats://127.0.0.1:1"), "nothing listens there")
+	assert.NotNil(t, x.Demo)
 }
 
 // checkProvider builds the provider as run would: the default (scripted)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/due"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
@@ -26,13 +27,34 @@ type Record struct {
 	State     envelope.TaskState `json:"state"`
 	SentAt    envelope.Time      `json:"sent_at"`
 	ThreadID  string             `json:"thread_id,omitempty"`
+	// ParentTask is the task this agent worked on when it delegated this
+	// one (its subtask), and ParentPath that task's task_path: the tree
+	// the task's updates are routed back into (meta.Tree).
+	ParentTask string   `json:"parent_task,omitempty"`
+	ParentPath []string `json:"parent_path,omitempty"`
+	// Reoffer holds what it takes to send the task again to another
+	// worker (see lost.go).
+	Reoffer
 }
 
 // RecordOf returns the record of task message m, sent from the
-// conversation cb (may be nil).
-func RecordOf(m *envelope.Message, cb *envelope.Callback) Record {
-	return Record{TaskID: m.Task.ID, MessageID: m.ID, To: m.To, Callback: cb,
+// conversation cb (may be nil) while working in task tree tree (nil: none).
+func RecordOf(m *envelope.Message, cb *envelope.Callback, tree *meta.Tree) Record {
+	r := Record{TaskID: m.Task.ID, MessageID: m.ID, To: m.To, Callback: cb,
 		Deadline: m.Task.Deadline, State: m.Task.State, SentAt: m.Timestamp, ThreadID: m.ThreadID}
+	if tree != nil {
+		r.ParentTask, r.ParentPath = tree.Task, tree.Path
+	}
+	return r
+}
+
+// Tree returns the task tree the record's task was delegated from, nil
+// when it began a tree of its own.
+func (r Record) Tree() *meta.Tree {
+	if r.ParentTask == "" && len(r.ParentPath) == 0 {
+		return nil
+	}
+	return &meta.Tree{Task: r.ParentTask, Path: r.ParentPath}
 }
 
 // Delegated is the persisted set of open delegated tasks. Records are
@@ -43,11 +65,13 @@ type Delegated struct {
 	agent   string
 	byTask  map[string]Record
 	changed chan struct{} // poked when deadlines may have changed
+	sent    chan struct{} // poked when a task is sent (see Sent)
 }
 
 // LoadDelegated reads agent's records from st.
 func LoadDelegated(ctx context.Context, st store.StateStore, agent string) (*Delegated, error) {
-	s := &Delegated{st: st, agent: agent, byTask: map[string]Record{}, changed: make(chan struct{}, 1)}
+	s := &Delegated{st: st, agent: agent, byTask: map[string]Record{}, changed: make(chan struct{}, 1),
+		sent: make(chan struct{}, 1)}
 	data, err := st.LoadState(ctx, agent, StateKey)
 	if err != nil {
 		return nil, fmt.Errorf("load delegated tasks of %q: %w", agent, err)
@@ -74,6 +98,7 @@ func (s *Delegated) Add(ctx context.Context, t Record) error {
 		return err
 	}
 	s.poke()
+	due.Poke(s.sent)
 	return nil
 }
 
@@ -178,6 +203,20 @@ func (s *Delegated) List() []Record {
 	out := make([]Record, 0, len(s.byTask))
 	for _, t := range s.byTask {
 		out = append(out, t)
+	}
+	return out
+}
+
+// Subtasks returns the ids of the open tasks delegated while working on
+// task parent.
+func (s *Delegated) Subtasks(parent string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, t := range s.byTask {
+		if t.ParentTask == parent && parent != "" {
+			out = append(out, t.TaskID)
+		}
 	}
 	return out
 }

@@ -37,5 +37,5 @@ func TestConformance(t *testing.T) {
 				require.NoError(t, os.WriteFile(filepath.Join(dir, envelope.FileName(m)), data, 0o600))
 			},
 		}
-	}, storetest.Features{})
+	}, storetest.Features{MaxDeliver: fsstore.DefaultMaxDeliver})
 }

@@ -23,7 +23,7 @@ func init() {
 // mailboxesRoot ("~/" expanded). It has no section of its own.
 func OpenBackend(cfg store.Config) (store.Backend, error) {
 	if len(cfg.Section.Raw) > 0 {
-		return nil, fmt.Errorf("%s: the folder store has no settings of its own; its keys are those of channels.mailbox (mailboxesRoot, fsync, pollInterval)", cfg.Section.Path)
+		return nil, fmt.Errorf("%s: the folder store has no settings of its own; its keys are those of channels.mailbox (mailboxesRoot, fsync, pollInterval, maxDeliver)", cfg.Section.Path)
 	}
 	root, err := config.ExpandHome(cfg.Root)
 	if err != nil {
@@ -38,6 +38,7 @@ func OpenBackend(cfg store.Config) (store.Backend, error) {
 		Root:            root,
 		MaxMessageBytes: cfg.MaxMessageBytes,
 		NoSync:          !cfg.Fsync,
+		MaxDeliver:      cfg.MaxDeliver,
 		PollInterval:    cfg.PollInterval,
 		Observer:        cfg.Observer,
 		Logger:          cfg.Logger,

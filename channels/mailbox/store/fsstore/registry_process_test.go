@@ -25,13 +25,15 @@ const (
 	helperEnvRoot     = "FSSTORE_TEST_ROOT"
 	helperEnvAgent    = "FSSTORE_TEST_AGENT"
 	helperEnvDeadline = "FSSTORE_TEST_DEADLINE"
+	helperEnvStop     = "FSSTORE_TEST_STOP"
 	helperRoleWriter  = "registry-writer"
 )
 
 // TestRegistryHelperProcess is not a test: it is the body of the writer
 // processes that TestRegistryManyProcessesLoseNothing starts by running the
 // test binary again. It heartbeats one agent's card as fast as it can until
-// the deadline and prints how many updates it made.
+// the stop file exists (or, as a safety net, the deadline passes) and prints
+// how many updates it made.
 func TestRegistryHelperProcess(t *testing.T) {
 	if os.Getenv(helperEnvRole) != helperRoleWriter {
 		t.Skip("run by TestRegistryManyProcessesLoseNothing")
@@ -47,8 +49,12 @@ func TestRegistryHelperProcess(t *testing.T) {
 	ctx, cancel := context.WithDeadline(context.Background(), deadline.Add(10*time.Second))
 	defer cancel()
 
+	stop := os.Getenv(helperEnvStop)
 	updates := 0
 	for time.Now().Before(deadline) {
+		if _, err := os.Stat(stop); err == nil {
+			break
+		}
 		_, err := s.UpdateCard(ctx, agent, func(c *envelope.Card) {
 			// max_concurrent_tasks counts the updates, so a lost one
 			// shows as a short count.
@@ -63,7 +69,8 @@ func TestRegistryHelperProcess(t *testing.T) {
 }
 
 // TestRegistryManyProcessesLoseNothing runs 8 processes that update their
-// own cards as fast as they can for about 3 seconds, on a registry that
+// own cards as fast as they can until this process has read the registry
+// fullSamples times with all of them in it, on a registry that
 // already holds nanobot's agents, while this process reads the registry
 // in a loop. Every read parses (no torn file), once all 8 agents have
 // appeared every later read holds all of them and nanobot's agents
@@ -86,7 +93,11 @@ func TestRegistryManyProcessesLoseNothing(t *testing.T) {
 	defer s.Close()
 	ctx := context.Background()
 
-	deadline := time.Now().Add(3 * time.Second)
+	// The writers stop when the stop file appears: once enough reads were
+	// taken with all of them registered, however loaded the machine is.
+	const wantFull = 50
+	stop := filepath.Join(t.TempDir(), "stop")
+	deadline := time.Now().Add(testkit.WaitLimit)
 	type result struct {
 		agent string
 		out   bytes.Buffer
@@ -102,6 +113,7 @@ func TestRegistryManyProcessesLoseNothing(t *testing.T) {
 			helperEnvRoot+"="+root,
 			helperEnvAgent+"="+r.agent,
 			helperEnvDeadline+"="+strconv.FormatInt(deadline.UnixNano(), 10),
+			helperEnvStop+"="+stop,
 		)
 		cmd.Stdout, cmd.Stderr = &r.out, &r.out
 		require.NoError(t, cmd.Start())
@@ -141,6 +153,9 @@ func TestRegistryManyProcessesLoseNothing(t *testing.T) {
 			require.Equal(t, writers, present, "an agent vanished from the registry in sample %d", samples)
 			require.Len(t, cards, writers+len(nanobot))
 			fullSamples++
+			if fullSamples == wantFull {
+				require.NoError(t, os.WriteFile(stop, nil, 0o600))
+			}
 		}
 		allSeen = allSeen || present == writers
 	}

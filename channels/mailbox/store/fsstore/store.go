@@ -34,6 +34,10 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// MaxDeliver is how many times a message that is never acknowledged
+	// (its receiver crashes on it) is handed out before it is set aside in
+	// rejected/ (default DefaultMaxDeliver; negative: never).
+	MaxDeliver int
 	// AuditLog appends every event to <root>/manifest.jsonl (package
 	// audit), whole lines even with many processes writing.
 	AuditLog bool
@@ -56,6 +60,9 @@ func (o *Options) setDefaults() {
 	}
 	if o.PollInterval <= 0 {
 		o.PollInterval = DefaultPollInterval
+	}
+	if o.MaxDeliver == 0 {
+		o.MaxDeliver = DefaultMaxDeliver
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.DiscardHandler)
@@ -109,16 +116,18 @@ func (s *Store) emit(ev store.Event) {
 	}
 }
 
+// record reports ev to the Observer and queues its audit log line
+// (audit.Writer.Enqueue): the line is written in one write with the
+// others queued meanwhile, before any line this process writes later.
 func (s *Store) record(ev store.Event) error {
 	if ev.Time.IsZero() {
 		ev.Time = s.opts.Now()
 	}
-	var err error
 	if s.audit != nil {
-		err = s.audit.Append(ev)
+		s.audit.Enqueue(ev)
 	}
 	if s.opts.Observer != nil {
 		s.opts.Observer(ev)
 	}
-	return err
+	return nil
 }

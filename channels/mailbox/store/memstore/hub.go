@@ -25,11 +25,14 @@ type Hub struct {
 	state   map[string][]byte // agent id + "/" + key → record
 	seq     uint64
 	audit   []store.Event // the audit log; the last AuditKeep entries count
+	// approvals are the approvals agents wait for, by id.
+	approvals map[string]store.Approval
 }
 
 // NewHub returns an empty hub.
 func NewHub() *Hub {
-	return &Hub{inboxes: map[string]*queue{}, cards: map[string][]byte{}, state: map[string][]byte{}}
+	return &Hub{inboxes: map[string]*queue{}, cards: map[string][]byte{}, state: map[string][]byte{},
+		approvals: map[string]store.Approval{}}
 }
 
 // Options configures a Store. Zero values take the defaults.

@@ -19,6 +19,7 @@ func (s *suite) runAbilities(t *testing.T) {
 	t.Run("ReadAudit", testkit.Parallel(s.testReadAudit))
 	t.Run("SweepTask", testkit.Parallel(s.testSweepTask))
 	t.Run("Prune", testkit.Parallel(s.testPrune))
+	t.Run("Approvals", testkit.Parallel(s.testApprovals))
 }
 
 // Ability is one optional interface of package store and the Features
@@ -45,6 +46,11 @@ func (f Features) Sweep() Ability { return Ability{"store.TaskSweeper", "NoSweep
 
 // Prune is store.Pruner (of an Inbox), lacking with NoPrune.
 func (f Features) Prune() Ability { return Ability{"store.Pruner", "NoPrune", f.NoPrune} }
+
+// Approvals is store.ApprovalBook, lacking with NoApprovals.
+func (f Features) Approvals() Ability {
+	return Ability{"store.ApprovalBook", "NoApprovals", f.NoApprovals}
+}
 
 // mismatch says how the flag of a contradicts v's type (ok: whether v
 // implements the interface), or returns "" when they agree.
@@ -101,6 +107,8 @@ func (s *suite) testDeclared(t *testing.T) {
 	check(s.feat.Sweep(), in, ok)
 	_, ok = in.(store.Pruner)
 	check(s.feat.Prune(), in, ok)
+	_, ok = be.(store.ApprovalBook)
+	check(s.feat.Approvals(), be, ok)
 }
 
 // storedByID browses b and returns what it holds, by message id.

@@ -150,5 +150,5 @@ func (s *suite) testMaxDeliver(t *testing.T) {
 	Deliver(t, be, sentinel)
 	ExpectNext(t, OpenInbox(t, be, "bob"), sentinel.ID)
 	got := ev.WaitKind(t, store.EventQuarantined, func(e store.Event) bool { return e.MessageID == m.ID })
-	assert.NotEmpty(t, got.Reason)
+	assert.Contains(t, got.Reason, "without an acknowledgement", "the reason says what happened")
 }

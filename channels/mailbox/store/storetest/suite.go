@@ -41,7 +41,7 @@ type Features struct {
 	// MaxDeliver, when above 0, is how many times the backend hands out a
 	// message that is never acknowledged before it sets the message aside
 	// as poison (reported as EventQuarantined). 0: the backend redelivers
-	// for ever, as the filesystem does.
+	// for ever.
 	MaxDeliver int
 
 	// NoBrowse: the Backend is no store.Browser. The cases that read the
@@ -62,6 +62,9 @@ type Features struct {
 	// NoPrune: the backend's Inbox is no store.Pruner. The retention case
 	// is skipped.
 	NoPrune bool
+	// NoApprovals: the Backend is no store.ApprovalBook. The cases of
+	// approvals kept for other processes are skipped.
+	NoApprovals bool
 	// ReadAhead: the inbox takes messages ahead of Next (a prefetch), and
 	// Browse may show a message not yet returned by Next as BoxClaimed.
 	// The suite then accepts BoxClaimed for such a message, where it

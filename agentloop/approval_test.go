@@ -1,0 +1,134 @@
+package agentloop_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/switchboard-dev/switchboard/agentloop"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/memstore"
+	"github.com/switchboard-dev/switchboard/clock"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
+)
+
+// callThenEcho asks for tool name once, then answers with what the tool
+// returned.
+func callThenEcho(name string) providerFunc {
+	return func(_ context.Context, req agentloop.Request) (*agentloop.Response, error) {
+		last := req.Messages[len(req.Messages)-1]
+		if last.Role == agentloop.RoleTool {
+			return &agentloop.Response{Content: "tool said: " + last.Content}, nil
+		}
+		return &agentloop.Response{ToolCalls: []agentloop.ToolCall{{ID: "c1", Name: name, Arguments: `{"env":"prod"}`}}}, nil
+	}
+}
+
+// audit collects the entries an approval records.
+type audit struct {
+	mu  sync.Mutex
+	evs []store.Event
+}
+
+func (a *audit) record(_ context.Context, ev store.Event) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.evs = append(a.evs, ev)
+}
+
+func (a *audit) reasons() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	var out []string
+	for _, ev := range a.evs {
+		out = append(out, ev.Reason)
+	}
+	return out
+}
+
+// approvalLoop starts a loop whose tool "deploy" needs approval.
+func approvalLoop(t *testing.T, clk clock.Clock, book store.ApprovalBook) (*started, *countTool, *audit) {
+	t.Helper()
+	deploy := &countTool{name: "deploy"}
+	tools, err := agentloop.NewTools(deploy)
+	require.NoError(t, err)
+	rec := &audit{}
+	s := start(t, agentloop.Config{Provider: callThenEcho("deploy"), Tools: tools, AgentID: "ops",
+		Approval: agentloop.ApprovalConfig{Tools: []string{"deploy"}, Timeout: time.Minute, Clock: clk, Book: book, Record: rec.record}})
+	return s, deploy, rec
+}
+
+func TestApprovalGrantedInTheChat(t *testing.T) {
+	t.Parallel()
+	s, deploy, rec := approvalLoop(t, clock.NewManual(time.Now()), nil)
+	s.send(t, user("c1", "deploy it"))
+	q := s.recv(t)
+	assert.Equal(t, "c1", q.ChatID, "asked in the chat the turn came from")
+	assert.Contains(t, q.Content, "Approval needed: ops wants to run tool deploy")
+	assert.Contains(t, q.Content, `{"env":"prod"}`)
+
+	// The session is busy waiting; the answer must not queue behind it.
+	s.send(t, user("c1", "Approve"))
+	out := s.recv(t)
+	assert.Equal(t, "tool said: deploy ran 1 times", out.Content)
+	deploy.mu.Lock()
+	assert.Equal(t, 1, deploy.n)
+	deploy.mu.Unlock()
+	assert.Equal(t, []string{`asked: run tool deploy ({"env":"prod"})`, `approved by u_c1: run tool deploy ({"env":"prod"})`}, rec.reasons())
+	assert.Equal(t, agentloop.ApprovalStats{Tool: agentloop.ApprovalCounts{Asked: 1, Approved: 1}}, s.loop.ApprovalStats())
+}
+
+func TestApprovalTimesOutDenied(t *testing.T) {
+	t.Parallel()
+	clk := clock.NewManual(time.Now())
+	s, deploy, rec := approvalLoop(t, clk, nil)
+	s.send(t, user("c2", "deploy it"))
+	require.Contains(t, s.recv(t).Content, "Approval needed")
+	clk.Add(time.Minute)
+	assert.Contains(t, s.recv(t).Content, "No answer within 1m0s: denied, ops will not run tool deploy.")
+	out := s.recv(t)
+	assert.Contains(t, out.Content, "tool said: error: running tool deploy needs a person's approval, and none came in time: denied.")
+	deploy.mu.Lock()
+	assert.Zero(t, deploy.n, "the tool did not run")
+	deploy.mu.Unlock()
+	reasons := rec.reasons()
+	require.Len(t, reasons, 2)
+	assert.True(t, strings.HasPrefix(reasons[1], "denied by timeout: run tool deploy"), reasons[1])
+	assert.Equal(t, agentloop.ApprovalStats{Tool: agentloop.ApprovalCounts{Asked: 1, TimedOut: 1}}, s.loop.ApprovalStats())
+
+	// A later "deny" in that chat is an ordinary message again.
+	s.send(t, user("c2", "deny"))
+	assert.Equal(t, "c2", s.recv(t).ChatID)
+}
+
+func TestApprovalDecidedByAnotherProcess(t *testing.T) {
+	t.Parallel()
+	clk := clock.NewManual(time.Now())
+	book := memstore.New(memstore.Options{})
+	s, deploy, _ := approvalLoop(t, clk, book)
+	ctx := testkit.Ctx(t)
+	s.send(t, user("c3", "deploy it"))
+	require.Contains(t, s.recv(t).Content, "Approval needed")
+	list, err := book.ListApprovals(ctx)
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	assert.Equal(t, "ops", list[0].Agent)
+	assert.Equal(t, "feishu", list[0].Channel)
+	_, err = book.DecideApproval(ctx, list[0].ID, store.Decision{Allow: false, By: store.Operator, Reason: "not today", Time: clk.Now()})
+	require.NoError(t, err)
+	clk.Add(time.Second) // the loop's next look at the book
+	assert.Equal(t, "The operator denied: run tool deploy.", s.recv(t).Content)
+	assert.Equal(t, "tool said: error: the operator denied running tool deploy: not today. Do not try it again; go on without it.", s.recv(t).Content)
+	deploy.mu.Lock()
+	assert.Zero(t, deploy.n)
+	deploy.mu.Unlock()
+	list, err = book.ListApprovals(ctx)
+	require.NoError(t, err)
+	assert.Empty(t, list, "the agent removed its approval once decided")
+	assert.Equal(t, agentloop.ApprovalStats{Tool: agentloop.ApprovalCounts{Asked: 1, Denied: 1}}, s.loop.ApprovalStats())
+}

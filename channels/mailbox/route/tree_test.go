@@ -1,0 +1,66 @@
+package route_test
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
+)
+
+func TestComposeTaskPath(t *testing.T) {
+	t.Parallel()
+	root, err := route.Compose("lead", route.Request{To: "coder", Type: envelope.TypeTask, Text: "Sort  it"}, route.ComposeOptions{})
+	assert.NoError(t, err)
+	fp := route.WorkFingerprint("sort it")
+	assert.Equal(t, []string{"lead>coder:" + fp}, root.TaskPath, "case and spacing do not change the work")
+	parent := meta.FromMessage(root, false)
+	sub, err := route.Compose("coder", route.Request{To: "reviewer", Type: envelope.TypeTask, Text: "check", Parent: &parent},
+		route.ComposeOptions{})
+	assert.NoError(t, err)
+	assert.Equal(t, []string{"lead>coder:" + fp, "coder>reviewer:" + route.WorkFingerprint("check")}, sub.TaskPath)
+	msg, err := route.Compose("coder", route.Request{To: "reviewer", Text: "a note", Parent: &parent}, route.ComposeOptions{})
+	assert.NoError(t, err)
+	assert.Nil(t, msg.TaskPath, "only tasks carry a path")
+	routed := &meta.Tree{Task: "t0", Path: []string{"x>coder:1234"}}
+	sub, err = route.Compose("coder", route.Request{To: "reviewer", Type: envelope.TypeTask, Text: "check", Tree: routed},
+		route.ComposeOptions{})
+	assert.NoError(t, err)
+	assert.Equal(t, []string{"x>coder:1234", "coder>reviewer:" + route.WorkFingerprint("check")}, sub.TaskPath)
+}
+
+func TestCheckTaskPath(t *testing.T) {
+	t.Parallel()
+	w := route.WorkFingerprint
+	task := func(text string, path ...string) *envelope.Message {
+		return &envelope.Message{Type: envelope.TypeTask, Task: &envelope.Task{ID: "t"},
+			Content: envelope.Content{Parts: []envelope.Part{envelope.TextPart(text)}}, TaskPath: path}
+	}
+	for _, tt := range []struct {
+		name, self string
+		m          *envelope.Message
+		depth      int
+		want       string
+	}{
+		{"root", "coder", task("x", "lead>coder:"+w("x")), 8, ""},
+		{"no path (nanobot)", "coder", task("x"), 8, ""},
+		{"back to the delegator", "a", task("x", "a>b:"+w("x"), "b>c:"+w("y"), "c>a:"+w("x")), 8,
+			"cycle: the same work came back to a in one task tree: a → b → c → a"},
+		{"back to a worker", "b", task("x", "a>b:"+w("x"), "b>c:"+w("x"), "c>b:"+w("x")), 8,
+			"cycle: the same work came back to b in one task tree: a → b → c → b"},
+		{"other work is fine", "a", task("z", "a>b:"+w("x"), "b>c:"+w("y"), "c>a:"+w("z")), 8, ""},
+		{"too deep", "e", task("5", "a>b:"+w("1"), "b>c:"+w("2"), "c>d:"+w("3"), "d>e:"+w("5")), 3,
+			"cycle: task tree 4 deep, over the limit of 3 (channels.mailbox.limits.maxTaskDepth): a → b → c → d → e"},
+		{"malformed entries skipped", "a", task("x", "junk", ":", "c>a:"+w("x")), 8, ""},
+		{"not a task", "a", &envelope.Message{Type: envelope.TypeMessage, TaskPath: []string{"a>b:1", "b>a:1"}}, 1, ""},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, route.CheckTaskPath(tt.self, tt.m, tt.depth))
+		})
+	}
+	assert.True(t, route.IsCycleRefusal("cycle: x"))
+	assert.True(t, route.IsCycleRefusal("loop: a already in trace [a]"))
+	assert.False(t, route.IsCycleRefusal("over capacity"))
+}

@@ -1,0 +1,86 @@
+package host
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+)
+
+// errNoBook is the error of an approval asked before the mailbox's store
+// is open, or of a store that keeps no approvals.
+var errNoBook = errors.New("the mailbox store keeps no approvals")
+
+// mailboxBook keeps the loop's approvals in the mailbox's store, where
+// `switchboard approvals` and the console find them. The store is looked
+// up at each call: the channel opens it when it starts.
+type mailboxBook struct {
+	mb  *mailbox.Channel
+	log *slog.Logger
+}
+
+var _ store.ApprovalBook = mailboxBook{}
+
+func (b mailboxBook) book() (store.ApprovalBook, error) {
+	ab, ok := b.mb.Backend().(store.ApprovalBook)
+	if !ok {
+		return nil, errNoBook
+	}
+	return ab, nil
+}
+
+// PutApproval implements store.ApprovalBook.
+func (b mailboxBook) PutApproval(ctx context.Context, a store.Approval) error {
+	ab, err := b.book()
+	if err != nil {
+		return err
+	}
+	return ab.PutApproval(ctx, a)
+}
+
+// GetApproval implements store.ApprovalBook.
+func (b mailboxBook) GetApproval(ctx context.Context, id string) (store.Approval, error) {
+	ab, err := b.book()
+	if err != nil {
+		return store.Approval{}, err
+	}
+	return ab.GetApproval(ctx, id)
+}
+
+// ListApprovals implements store.ApprovalBook.
+func (b mailboxBook) ListApprovals(ctx context.Context) ([]store.Approval, error) {
+	ab, err := b.book()
+	if err != nil {
+		return nil, err
+	}
+	return ab.ListApprovals(ctx)
+}
+
+// DecideApproval implements store.ApprovalBook.
+func (b mailboxBook) DecideApproval(ctx context.Context, id string, d store.Decision) (store.Approval, error) {
+	ab, err := b.book()
+	if err != nil {
+		return store.Approval{}, err
+	}
+	return ab.DecideApproval(ctx, id, d)
+}
+
+// DeleteApproval implements store.ApprovalBook.
+func (b mailboxBook) DeleteApproval(ctx context.Context, id string) error {
+	ab, err := b.book()
+	if err != nil {
+		return err
+	}
+	return ab.DeleteApproval(ctx, id)
+}
+
+// record appends ev to the mailbox store's audit log, when it keeps one.
+func (b mailboxBook) record(ctx context.Context, ev store.Event) {
+	if a, ok := b.mb.Backend().(store.Auditor); ok {
+		if err := a.Record(ctx, ev); err != nil {
+			b.log.Warn("approval not recorded in the audit log", "id", ev.Ref, "err", err)
+		}
+	}
+}
