@@ -20,6 +20,7 @@ var heavy = []string{
 	"go.opentelemetry.io/otel/sdk",       // the span exporter
 	"go.opentelemetry.io/otel/exporters", //
 	"google.golang.org/protobuf",         //
+	"github.com/prometheus/",             // a metrics client: serve metrics from switchboard-full
 
 	mod + "/host",                             // the host and the agent loop
 	mod + "/agentloop",                        //
