@@ -13,19 +13,22 @@ import (
 // every linked package before main, so each would slow every command and
 // grow every agent's memory. They live in switchboard-full (cli.Extras).
 var heavy = []string{
-	"github.com/nats-io/",                // the NATS client and the embedded server
-	"github.com/openai/",                 // the LLM provider SDKs
-	"github.com/anthropics/",             //
-	"github.com/modelcontextprotocol/",   // the MCP SDK
-	"go.opentelemetry.io/otel/sdk",       // the span exporter
-	"go.opentelemetry.io/otel/exporters", //
-	"google.golang.org/protobuf",         //
-	"github.com/prometheus/",             // a metrics client: serve metrics from switchboard-full
-
+	"github.com/nats-io/",                     // the NATS client and the embedded server
+	"github.com/openai/",                      // the LLM provider SDKs
+	"github.com/anthropics/",                  //
+	"github.com/modelcontextprotocol/",        // the MCP SDK
+	"go.opentelemetry.io/otel/sdk",            // the span exporter
+	"go.opentelemetry.io/otel/exporters",      //
+	"google.golang.org/protobuf",              //
+	"github.com/prometheus/",                  // a metrics client: serve metrics from switchboard-full
 	mod + "/host",                             // the host and the agent loop
 	mod + "/agentloop",                        //
 	mod + "/internal/mcpserver",               //
 	mod + "/channels/mailbox/store/natsstore", //
+	mod + "/tracing/otlp",                     //
+	mod + "/observe/metrics",                  //
+	mod + "/internal/cli/full",                //
+	mod + "/internal/cli/demo",                //
 }
 
 // TestSwitchboardIsThin checks that cmd/switchboard links none of the
