@@ -1,13 +1,9 @@
 package demo
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
-
-	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 )
 
 // stopTimeout is how long each agent gets to finish its turns on SIGTERM,
@@ -40,26 +36,4 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
-}
-
-// summary renders parts on one line as the command line's listings do:
-// the text parts, then the data parts as JSON and the file parts as
-// "file:PATH". Line breaks show as "⏎".
-func summary(parts []envelope.Part) string {
-	var texts, others []string
-	for _, p := range parts {
-		switch p.Type {
-		case envelope.PartText:
-			if p.Text != "" {
-				texts = append(texts, p.Text)
-			}
-		case envelope.PartData:
-			data, _ := json.Marshal(p.Data)
-			others = append(others, string(data))
-		case envelope.PartFile:
-			others = append(others, "file:"+p.Path)
-		}
-	}
-	s := strings.Join(append(texts, others...), " ")
-	return strings.NewReplacer("\r\n", " ⏎ ", "\n", " ⏎ ", "\t", " ").Replace(s)
 }
