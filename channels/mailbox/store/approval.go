@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -145,4 +147,25 @@ func CheckApprovalID(id string) error {
 		}
 	}
 	return nil
+}
+
+// SortApprovals orders approvals as ApprovalBook.ListApprovals returns
+// them: oldest first, then by id.
+func SortApprovals(as []Approval) {
+	slices.SortFunc(as, func(a, b Approval) int {
+		if c := a.Created.Compare(b.Created); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+}
+
+// ErrIfDecided returns the error DecideApproval gives for a, which was
+// decided already (wrapping ErrDecided, saying how and by whom), or nil
+// when a waits for its decision.
+func ErrIfDecided(a Approval) error {
+	if a.Decision == nil {
+		return nil
+	}
+	return fmt.Errorf("approval %s: %w (%s by %s)", a.ID, ErrDecided, a.Decision.Verb(), a.Decision.By)
 }
