@@ -150,6 +150,7 @@ func (c *Channel) Start(ctx context.Context) error {
 		return err
 	}
 	c.inbox, c.sent, c.replies = inbox, sent, ledger
+	c.waiting.resume(sent.List())
 	c.tidyOwnApprovals(ctx)
 	c.guard = limits.New(c.cfg.Limits, c.cfg.AgentID, c.clk, c.backend, c.Logger())
 	runCtx, cancel := context.WithCancel(context.Background())
