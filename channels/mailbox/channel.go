@@ -136,10 +136,10 @@ func (c *Channel) Start(ctx context.Context) error {
 		c.closeOwnedBackend()
 		return fmt.Errorf("open inbox of %q: %w", c.cfg.AgentID, err)
 	}
-	sent, err := tasks.LoadDelegated(ctx, c.backend, c.cfg.AgentID)
+	sent, err := loadState(ctx, c, tasks.StateKey, tasks.LoadDelegated)
 	var ledger *replies.Ledger
 	if err == nil {
-		ledger, err = replies.Load(ctx, c.backend, c.cfg.AgentID)
+		ledger, err = loadState(ctx, c, replies.StateKey, replies.Load)
 	}
 	if err == nil {
 		err = c.register(ctx)
