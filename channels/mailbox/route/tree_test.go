@@ -79,3 +79,17 @@ func longPath(work string, n int) []string {
 	}
 	return path
 }
+
+func TestLoopReason(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, "loop: coder already in trace [lead coder]", route.LoopReason("coder", []string{"lead", "coder"}))
+	trace := make([]string, 0, 41)
+	for i := range 40 {
+		trace = append(trace, fmt.Sprintf("a%d", i))
+	}
+	trace = append(trace, "coder")
+	assert.Equal(t, "loop: coder already in trace [a0 a1 a2 a3 … 32 more … a36 a37 a38 a39 coder]",
+		route.LoopReason("coder", trace), "a long trace is clipped")
+	assert.Equal(t, "loop: coder already in trace ["+strings.Repeat("x", 64)+"… coder]",
+		route.LoopReason("coder", []string{strings.Repeat("x", 100000), "coder"}), "so is a long name")
+}
