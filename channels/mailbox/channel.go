@@ -54,6 +54,8 @@ type Channel struct {
 	active   *tasks.Active // tasks this agent works on
 
 	waiting *waiting // subtasks whose results the tasks this agent works on wait for
+	// canceled are the tasks canceled while this process held them.
+	canceled *canceledTasks
 
 	mu      sync.Mutex
 	judge   Judge
@@ -89,6 +91,7 @@ func New(cfg Config, b *bus.Bus, opts Options) (*Channel, error) {
 		received: newRecentMessages(4096),
 		active:   tasks.NewActive(clk),
 		waiting:  newWaiting(),
+		canceled: newCanceledTasks(256),
 	}, nil
 }
 
