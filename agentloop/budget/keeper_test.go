@@ -2,8 +2,8 @@ package budget_test
 
 import (
 	"context"
-	"math"
 	"errors"
+	"math"
 	"sync"
 	"testing"
 	"time"
