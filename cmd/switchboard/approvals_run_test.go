@@ -198,7 +198,11 @@ func TestApprovalOfACrashedAgent(t *testing.T) {
 	again := crashy.ask(t, "oc_carol", "list agents")
 	crashy.signal(os.Kill)
 	crashy.wait()
-	crashy = r.start("crashy", `{"tools": ["list_agents"], "timeout": 5}`)
+	// The two chat messages the crashed runs took in come back and ask
+	// again, one after the other in their session; with a short timeout
+	// both are denied well within the stop's 10 s, so the SIGTERM below
+	// ends in a clean stop (with 5 s each, the second timeout raced it).
+	crashy = r.start("crashy", `{"tools": ["list_agents"], "timeout": 1}`)
 	state, _ := r.approvalState(again)
 	assert.Empty(t, state, "removed when crashy started again")
 	assert.Equal(t, []string{"asked: run tool list_agents ({})",
