@@ -26,6 +26,10 @@ func newKeeper(mb *mailbox.Channel, clk clock.Clock, log *slog.Logger) *budget.K
 // judgementReason is the reason of the usage entry of a task judgement.
 const judgementReason = "task judgement"
 
+// cutShortReason is the reason of the usage entry of a turn whose
+// process stopped before it ended (budget.Entry.CutShort).
+const cutShortReason = "turn cut short: the agent stopped before it ended"
+
 // books keeps a keeper's books in the mailbox's store: usage entries in
 // the audit log (store.EventUsage), the day's count in the agent's state
 // records.
@@ -37,8 +41,11 @@ var _ budget.Books = books{}
 func (b books) RecordUsage(ctx context.Context, e budget.Entry) {
 	ev := store.Event{MessageID: e.MessageID, ThreadID: e.ThreadID, TaskID: e.TaskID,
 		Model: e.Model, InputTokens: e.InputTokens, OutputTokens: e.OutputTokens}
-	if e.Judgement {
+	switch {
+	case e.Judgement:
 		ev.Reason = judgementReason
+	case e.CutShort:
+		ev.Reason = cutShortReason
 	}
 	b.Channel.RecordUsage(ctx, ev)
 }

@@ -23,5 +23,7 @@
 //     the store beside the agent's inbox, so a restart does not reset it;
 //   - every turn's usage is recorded (Books.RecordUsage; the host writes
 //     it to the audit log), one entry per turn, and so is every task
-//     judgement's.
+//     judgement's; what the turns under way have cost is kept in the store
+//     (state record usage-inflight), so that a turn cut short by a crash
+//     is recorded at the next start (Entry.CutShort).
 package budget

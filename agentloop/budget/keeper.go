@@ -20,6 +20,9 @@ type Entry struct {
 	InputTokens, OutputTokens int64
 	// Judgement marks the usage of a task judgement.
 	Judgement bool
+	// CutShort marks the usage of a turn that never ended: its process
+	// stopped (crashed, was killed) in the middle of it (see InflightKey).
+	CutShort bool
 }
 
 // Books is where a Keeper keeps its accounts; the host keeps them in the
@@ -68,12 +71,18 @@ type Keeper struct {
 	seq         int        // numbers the budgets being handed out (Hand)
 	saveMu      sync.Mutex // serialises saveAccounts
 	refused     counters
+	// inflightMu serialises the reads and writes of InflightKey;
+	// inflightLoaded says the previous process's record was handled.
+	inflightMu     sync.Mutex
+	inflightLoaded bool
 }
 
 // turnState is what the keeper knows of a running turn.
 type turnState struct {
 	task  string // the budgeted task the turn works on ("" when none)
 	model string // the model that answered last
+	ref   ref
+	usage agentloop.Usage // what its calls cost so far (see InflightKey)
 }
 
 // New returns a keeper with cfg's bounds.
@@ -91,8 +100,9 @@ var _ agentloop.Hook = (*Keeper)(nil)
 // charged to it; its usage is recorded when it ends.
 func (k *Keeper) Turn(ctx context.Context, t *agentloop.Turn) (context.Context, func(error, agentloop.Usage)) {
 	ref := refOf(t.Inbound)
-	st := &turnState{}
+	st := &turnState{ref: ref}
 	k.loadAccounts(ctx)
+	k.recoverInflight(ctx)
 	k.mu.Lock()
 	if ref.budget.Bounded() {
 		k.accounts.open(ref.account, *ref.budget)
@@ -105,15 +115,19 @@ func (k *Keeper) Turn(ctx context.Context, t *agentloop.Turn) (context.Context, 
 	k.mu.Unlock()
 	return ctx, func(_ error, u agentloop.Usage) {
 		k.mu.Lock()
-		delete(k.turns, t)
-		model := st.model
+		model, spent := st.model, st.usage.Total() > 0
 		k.mu.Unlock()
-		if u.Total() == 0 || k.cfg.Books == nil {
-			return
+		if u.Total() > 0 && k.cfg.Books != nil {
+			k.cfg.Books.RecordUsage(context.WithoutCancel(ctx), Entry{
+				MessageID: ref.messageID, ThreadID: ref.threadID, TaskID: ref.taskID,
+				Model: model, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens})
 		}
-		k.cfg.Books.RecordUsage(context.WithoutCancel(ctx), Entry{
-			MessageID: ref.messageID, ThreadID: ref.threadID, TaskID: ref.taskID,
-			Model: model, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens})
+		k.mu.Lock()
+		delete(k.turns, t)
+		k.mu.Unlock()
+		if spent {
+			k.saveInflight(ctx) // recorded: no longer under way
+		}
 	}
 }
 
@@ -162,8 +176,12 @@ func (k *Keeper) charge(ctx context.Context, st *turnState, acc *account, resp *
 	}
 	if st != nil {
 		st.model = model
+		st.usage = st.usage.Add(u)
 	}
 	k.mu.Unlock()
+	if st != nil && u.Total() > 0 {
+		k.saveInflight(ctx)
+	}
 	k.saveDay(ctx, saved)
 	if acc != nil && u.Total() > 0 {
 		k.saveAccounts(ctx)

@@ -244,3 +244,39 @@ func TestUnreadableDayCountsFromThisProcess(t *testing.T) {
 	require.NoError(t, call(t, k, nil, 60, 0), "a corrupt count starts from zero")
 	assert.JSONEq(t, `{"day":"2026-05-02","tokens":60}`, string(c.state[budget.StateKey]))
 }
+
+// A turn whose process stops before it ends (killed while it waits for a
+// tool or an approval) still has its calls recorded: the next keeper of
+// the agent records them, marked CutShort, before its first turn, once.
+// A turn that ends leaves nothing behind.
+func TestUsageOfATurnCutShortIsRecordedAtTheNextStart(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := newBooks()
+	k := budget.New(budget.Config{Books: b})
+	done := taskTurn("t0", nil)
+	_, end := k.Turn(ctx, done)
+	require.NoError(t, call(t, k, done, 10, 5))
+	end(nil, agentloop.Usage{InputTokens: 10, OutputTokens: 5})
+	cut := taskTurn("t1", nil)
+	k.Turn(ctx, cut) // never ended: the process is killed
+	require.NoError(t, call(t, k, cut, 400, 20))
+	require.NoError(t, call(t, k, cut, 30, 7))
+	require.Len(t, b.recorded(), 1, "only the turn that ended")
+
+	restarted := budget.New(budget.Config{Books: b})
+	next := taskTurn("t2", nil)
+	_, end = restarted.Turn(ctx, next)
+	require.NoError(t, call(t, restarted, next, 1, 1))
+	end(nil, agentloop.Usage{InputTokens: 1, OutputTokens: 1})
+	assert.Equal(t, []budget.Entry{
+		{MessageID: "m-t0", ThreadID: "th-t0", TaskID: "t0", Model: "m-1", InputTokens: 10, OutputTokens: 5},
+		{MessageID: "m-t1", ThreadID: "th-t1", TaskID: "t1", Model: "m-1", InputTokens: 430, OutputTokens: 27, CutShort: true},
+		{MessageID: "m-t2", ThreadID: "th-t2", TaskID: "t2", Model: "m-1", InputTokens: 1, OutputTokens: 1},
+	}, b.recorded())
+
+	again := budget.New(budget.Config{Books: b})
+	_, end = again.Turn(ctx, taskTurn("t3", nil))
+	end(nil, agentloop.Usage{})
+	assert.Len(t, b.recorded(), 3, "recorded once")
+}
