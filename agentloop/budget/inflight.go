@@ -43,10 +43,11 @@ func (k *Keeper) recoverInflight(ctx context.Context) {
 		return
 	}
 	var list []inflight
+	corrupt := false
 	if len(data) > 0 {
 		if err := json.Unmarshal(data, &list); err != nil {
 			k.cfg.Logger.Warn("the usage of turns cut short is corrupt; dropped", "key", InflightKey, "err", err)
-			list = nil
+			list, corrupt = nil, true
 		}
 	}
 	for _, f := range list {
@@ -56,8 +57,8 @@ func (k *Keeper) recoverInflight(ctx context.Context) {
 		k.cfg.Books.RecordUsage(context.WithoutCancel(ctx), Entry{MessageID: f.MessageID, ThreadID: f.ThreadID,
 			TaskID: f.TaskID, Model: f.Model, InputTokens: f.InputTokens, OutputTokens: f.OutputTokens, CutShort: true})
 	}
-	if len(data) > 0 {
-		if err := k.cfg.Books.SaveState(context.WithoutCancel(ctx), InflightKey, nil); err != nil {
+	if len(list) > 0 || corrupt {
+		if err := k.cfg.Books.SaveState(context.WithoutCancel(ctx), InflightKey, []byte("[]")); err != nil {
 			k.cfg.Logger.Warn("the usage of turns cut short not cleared; it would be recorded again", "err", fmt.Errorf("%s: %w", InflightKey, err))
 		}
 	}

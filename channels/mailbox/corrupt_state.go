@@ -30,7 +30,7 @@ func loadState[T any](ctx context.Context, c *Channel, key string,
 		lerr = c.backend.SaveState(ctx, c.cfg.AgentID, key+corruptSuffix, data)
 	}
 	if lerr == nil {
-		lerr = c.backend.SaveState(ctx, c.cfg.AgentID, key, nil)
+		lerr = c.backend.SaveState(ctx, c.cfg.AgentID, key, []byte("[]")) // both records are lists
 	}
 	if lerr != nil {
 		return v, fmt.Errorf("%w (setting it aside failed: %w)", err, lerr)
