@@ -280,3 +280,22 @@ func TestUsageOfATurnCutShortIsRecordedAtTheNextStart(t *testing.T) {
 	end(nil, agentloop.Usage{})
 	assert.Len(t, b.recorded(), 3, "recorded once")
 }
+
+// A corrupt record of the turns under way is dropped (with a warning),
+// and replaced: the agent's turns go on.
+func TestCorruptInflightRecordIsDropped(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	b := newBooks()
+	require.NoError(t, b.SaveState(ctx, budget.InflightKey, []byte("{garbage")))
+	k := budget.New(budget.Config{Books: b})
+	turn := taskTurn("t1", nil)
+	_, end := k.Turn(ctx, turn)
+	require.NoError(t, call(t, k, turn, 3, 4))
+	end(nil, agentloop.Usage{InputTokens: 3, OutputTokens: 4})
+	assert.Equal(t, []budget.Entry{{MessageID: "m-t1", ThreadID: "th-t1", TaskID: "t1", Model: "m-1", InputTokens: 3, OutputTokens: 4}},
+		b.recorded())
+	data, err := b.LoadState(ctx, budget.InflightKey)
+	require.NoError(t, err)
+	assert.JSONEq(t, "[]", string(data), "nothing under way")
+}
