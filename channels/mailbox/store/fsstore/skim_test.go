@@ -1,7 +1,11 @@
 package fsstore
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -148,7 +152,7 @@ func TestSkimRebuildsADamagedIndex(t *testing.T) {
 		"torn":          func(b []byte) []byte { return b[:len(b)/2] },
 		"flipped byte":  func(b []byte) []byte { b[len(b)/2] ^= 0x40; return b },
 		"empty":         func([]byte) []byte { return nil },
-		"other version": func(b []byte) []byte { return append([]byte("switchboard-index-0\n"), b[len(indexMagic):]...) },
+		"other version": func(b []byte) []byte { return append([]byte("switchboard-index-1\n"), b[len(indexMagic):]...) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -241,19 +245,60 @@ func TestFetchFollowsAMessageThatMoved(t *testing.T) {
 
 func TestDecodeIndexRefusesGarbage(t *testing.T) {
 	t.Parallel()
-	x := &summaryIndex{}
-	x.add("a.msg.json", store.Summary{ID: "1", From: "a", To: "b", Type: envelope.TypeTask, Timestamp: time.Unix(5, 6),
-		Task: &store.TaskSummary{ID: "t", State: envelope.StateCompleted}})
-	good := encodeIndex(x)
-	names, sums, err := decodeIndex(good)
+	sums := []store.Summary{{ID: "1", From: "a", To: "b", Type: envelope.TypeTask, Timestamp: time.Unix(5, 6).UTC(),
+		Task: &store.TaskSummary{ID: "t", State: envelope.StateCompleted, Deadline: time.Unix(7, 8).UTC()}},
+		{ID: "2", From: "b", To: "a", ReplyTo: "1", ThreadID: "th", TaskID: "t", Subject: "re", ExpectsReply: true,
+			ReplyBy: time.Unix(-9, 10).UTC()}}
+	good := encodeIndex([]string{"a.msg.json", "b.msg.json"}, sums)
+	names, got, err := decodeIndex(good)
 	require.NoError(t, err)
-	assert.Equal(t, []string{"a.msg.json"}, names)
-	assert.Equal(t, "t", sums[0].Task.ID)
+	assert.Equal(t, []string{"a.msg.json", "b.msg.json"}, names)
+	assert.Equal(t, sums, got)
 	for i := range len(good) - 1 {
 		_, _, err := decodeIndex(good[:i])
 		assert.ErrorIs(t, err, errBadIndex, "cut at %d", i)
 	}
-	assert.True(t, slices.Equal(good, encodeIndex(x)), "stable")
+	for i := len(indexMagic); i < len(good)-1; i++ {
+		bad := slices.Clone(good)
+		bad[i] ^= 0x10
+		_, _, err := decodeIndex(bad)
+		assert.ErrorIs(t, err, errBadIndex, "flipped at %d", i)
+	}
+	assert.True(t, slices.Equal(good, encodeIndex(names, got)), "stable")
+}
+
+// encodeIndex returns the index file of the given records.
+func encodeIndex(names []string, sums []store.Summary) []byte {
+	b := []byte(indexMagic)
+	for i := range names {
+		b = appendIndexRecord(b, names[i], &sums[i])
+	}
+	return append(b, 0)
+}
+
+// decodeIndex reads a whole index file: it fails unless every record is
+// sound, the end frame is there and nothing follows it.
+func decodeIndex(data []byte) ([]string, []store.Summary, error) {
+	r, err := newIndexReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, nil, err
+	}
+	var names []string
+	var sums []store.Summary
+	for {
+		name, sum, err := r.next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		names, sums = append(names, name), append(sums, sum)
+	}
+	if _, err := r.r.ReadByte(); err == nil {
+		return nil, nil, fmt.Errorf("%w: bytes after the end", errBadIndex)
+	}
+	return names, sums, nil
 }
 
 // readFile reads path, failing the test on error.
@@ -262,4 +307,53 @@ func readFile(t *testing.T, path string) []byte {
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	return data
+}
+
+func TestSkimKeepsTwoCopiesOfOneName(t *testing.T) {
+	t.Parallel()
+	s, _ := openMsgStore(t)
+	skimTree(t, s)
+	var handled string
+	for ref, sk := range browsed(t, s) {
+		if sk.Box == store.BoxProcessed {
+			handled = ref
+		}
+	}
+	// A copy left in the inbox under the same name (a move cut short).
+	copyRef := filepath.Join("coder", inboxDir, filepath.Base(handled))
+	require.NoError(t, os.Link(filepath.Join(s.root, handled), filepath.Join(s.root, copyRef)))
+	want := browsed(t, s)
+	require.Contains(t, want, copyRef)
+
+	count := func() int {
+		names, _, err := decodeIndex(readFile(t, s.indexPath("coder")))
+		require.NoError(t, err)
+		n := 0
+		for _, name := range names {
+			if name == filepath.Base(handled) {
+				n++
+			}
+		}
+		return n
+	}
+	sameSkims(t, want, skimmed(t, s))
+	assert.Equal(t, 2, count(), "one record per copy")
+	sameSkims(t, want, skimmed(t, s)) // from the index
+	assert.Equal(t, 2, count())
+
+	require.NoError(t, os.Remove(filepath.Join(s.root, copyRef)))
+	sameSkims(t, browsed(t, s), skimmed(t, s))
+	assert.Equal(t, 1, count(), "the record of the copy that is gone is dropped")
+}
+
+func TestSkimStoppedEarlyLeavesTheIndex(t *testing.T) {
+	t.Parallel()
+	s, _ := openMsgStore(t)
+	skimTree(t, s)
+	require.NoError(t, s.Skim(context.Background(), []string{"coder"}, func(store.Skimmed) bool { return false }))
+	assert.NoFileExists(t, s.indexPath("coder"), "not all of the mailbox was read")
+	sameSkims(t, browsed(t, s), skimmed(t, s))
+	before := readFile(t, s.indexPath("coder"))
+	require.NoError(t, s.Skim(context.Background(), []string{"coder"}, func(store.Skimmed) bool { return false }))
+	assert.Equal(t, before, readFile(t, s.indexPath("coder")))
 }
