@@ -19,10 +19,11 @@ const timeBin = "/usr/bin/time"
 
 // result is the measurements of one view with one binary.
 type result struct {
-	first   time.Duration
-	walls   []time.Duration
-	peakRSS int64 // bytes, the largest of all runs
-	lines   int   // lines of output of the last run
+	first    time.Duration
+	firstRSS int64 // bytes, the peak of the first run
+	walls    []time.Duration
+	peakRSS  int64 // bytes, the largest of the timed runs
+	lines    int   // lines of output of the last run
 }
 
 func (r result) median() time.Duration {
@@ -42,19 +43,22 @@ func rssSource() string {
 }
 
 // measure runs bin with args against root once untimed-for-the-median,
-// then runs times.
-func measure(ctx context.Context, bin, root string, args []string, runs int) (result, error) {
+// then runs times. cache is the user cache folder the runs are given
+// (XDG_CACHE_HOME): one per binary, so that binaries with different
+// index formats do not rebuild each other's.
+func measure(ctx context.Context, bin, cache, root string, args []string, runs int) (result, error) {
 	var res result
 	for i := 0; i <= runs; i++ {
-		wall, rss, lines, err := runOnce(ctx, bin, root, args)
+		wall, rss, lines, err := runOnce(ctx, bin, cache, root, args)
 		if err != nil {
 			return res, err
 		}
-		res.peakRSS, res.lines = max(res.peakRSS, rss), lines
+		res.lines = lines
 		if i == 0 {
-			res.first = wall
+			res.first, res.firstRSS = wall, rss
 			continue
 		}
+		res.peakRSS = max(res.peakRSS, rss)
 		res.walls = append(res.walls, wall)
 	}
 	return res, nil
@@ -62,7 +66,7 @@ func measure(ctx context.Context, bin, root string, args []string, runs int) (re
 
 // runOnce runs one view and returns its wall time, peak RSS and number of
 // output lines.
-func runOnce(ctx context.Context, bin, root string, args []string) (time.Duration, int64, int, error) {
+func runOnce(ctx context.Context, bin, cache, root string, args []string) (time.Duration, int64, int, error) {
 	full := append([]string{"--root", root}, args...)
 	_, useTime := os.Stat(timeBin)
 	var cmd *exec.Cmd
@@ -73,7 +77,7 @@ func runOnce(ctx context.Context, bin, root string, args []string) (time.Duratio
 	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.Env = append(os.Environ(), "COLUMNS=160", "NO_COLOR=1")
+	cmd.Env = append(os.Environ(), "COLUMNS=160", "NO_COLOR=1", "XDG_CACHE_HOME="+cache)
 	start := time.Now()
 	err := cmd.Run()
 	wall := time.Since(start)
