@@ -165,6 +165,9 @@ func pendingScan(f PendingFilter, visit func(func(*item) bool) error) ([]*item, 
 		case f.Agent != "" && m.From != f.Agent && m.To != f.Agent,
 			f.TaskID != "" && m.TaskOf() != f.TaskID,
 			f.OverdueOnly && !overdue(m, f):
+		case isTask && has(tasksDone, answer{m.Task.ID, m.To, m.From}),
+			!isTask && has(answered, answer{m.ID, m.To, m.From}):
+			// answered by a message seen already: not kept
 		default:
 			reqs = append(reqs, arena.new(*it))
 		}
@@ -178,20 +181,20 @@ func pendingScan(f PendingFilter, visit func(func(*item) bool) error) ([]*item, 
 		m := &it.sum
 		isTask := m.Type == envelope.TypeTask && m.Task != nil
 		_, inArchive := archived[copyKey{m.ID, m.From, m.To, m.Timestamp.UnixNano()}]
-		if inArchive {
-			continue
-		}
-		if isTask {
-			if _, done := tasksDone[answer{m.Task.ID, m.To, m.From}]; done {
-				continue
-			}
-		} else if _, replied := answered[answer{m.ID, m.To, m.From}]; replied {
+		if inArchive || isTask && has(tasksDone, answer{m.Task.ID, m.To, m.From}) ||
+			!isTask && has(answered, answer{m.ID, m.To, m.From}) {
 			continue
 		}
 		out = append(out, it)
 	}
 	slices.SortFunc(out, compareItems)
 	return out, nil
+}
+
+// has reports whether m holds k.
+func has[K comparable](m map[K]struct{}, k K) bool {
+	_, ok := m[k]
+	return ok
 }
 
 // overdue reports whether request s is past its due time (see PendingOf).

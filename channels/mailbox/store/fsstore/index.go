@@ -69,6 +69,12 @@ type mailboxListing struct {
 	at    map[string]int32 // file name -> first position, made on the first surprise
 }
 
+// reset empties l for the next mailbox, keeping its memory.
+func (l *mailboxListing) reset() {
+	clear(l.files) // let the names go
+	l.dirs, l.files, l.next, l.at = l.dirs[:0], l.files[:0], 0, nil
+}
+
 // add notes a file.
 func (l *mailboxListing) add(dir int, name string) {
 	l.files = append(l.files, listedFile{name: name, dir: int32(dir), twin: -1})

@@ -29,11 +29,13 @@ func (s *Store) Skim(ctx context.Context, agents []string, fn func(store.Skimmed
 			return err
 		}
 	}
+	var l mailboxListing // its memory serves every agent in turn
 	for _, agent := range agents {
 		if _, err := s.agentDir(agent); err != nil {
 			return err
 		}
-		more, err := s.skimAgent(ctx, agent, fn)
+		l.reset()
+		more, err := s.skimAgent(ctx, agent, &l, fn)
 		if err != nil || !more {
 			return err
 		}
@@ -43,8 +45,7 @@ func (s *Store) Skim(ctx context.Context, agents []string, fn func(store.Skimmed
 
 // skimAgent skims one agent's mailbox: it lists the mailbox, streams the
 // index, then reads the files the index did not know.
-func (s *Store) skimAgent(ctx context.Context, agent string, fn func(store.Skimmed) bool) (bool, error) {
-	var l mailboxListing
+func (s *Store) skimAgent(ctx context.Context, agent string, l *mailboxListing, fn func(store.Skimmed) bool) (bool, error) {
 	for _, b := range browseBoxes {
 		if _, err := s.listBox(ctx, agent, b.dir, b.box, func(dir, name string) bool {
 			if n := len(l.dirs); n == 0 || l.dirs[n-1].rel != dir {
