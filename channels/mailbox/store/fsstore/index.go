@@ -46,10 +46,10 @@ func (s *Store) indexPath(agent string) string {
 
 // listedFile is a message file found by listing an agent's mailbox.
 type listedFile struct {
-	name  string
-	dir   int32 // its folder, in mailboxListing.dirs
-	twin  int32 // the next file of the same name (in another folder), or -1
-	found bool  // the index gave its summary
+	end   uint32 // its name is mailboxListing.names[previous end:end]
+	dir   int32  // its folder, in mailboxListing.dirs
+	twin  int32  // the next file of the same name (in another folder), or -1
+	found bool   // the index gave its summary
 }
 
 // listedDir is a folder of a mailbox: its path under the root and box.
@@ -59,32 +59,46 @@ type listedDir struct {
 }
 
 // mailboxListing is the message files of one agent's mailbox, in the
-// order the folders listed them. An index written from a listing keeps
-// its order, so matching the records of an unchanged mailbox is mostly
-// a comparison with the next name; the first surprise makes a map.
+// order the folders listed them; their names are kept end to end in one
+// buffer. An index written from a listing keeps its order, so matching
+// the records of an unchanged mailbox is mostly a comparison with the
+// next name; the first surprise makes a map.
 type mailboxListing struct {
 	dirs  []listedDir
 	files []listedFile
+	names []byte
 	next  int              // where the next record is expected
 	at    map[string]int32 // file name -> first position, made on the first surprise
 }
 
 // reset empties l for the next mailbox, keeping its memory.
 func (l *mailboxListing) reset() {
-	clear(l.files) // let the names go
-	l.dirs, l.files, l.next, l.at = l.dirs[:0], l.files[:0], 0, nil
+	l.dirs, l.files, l.names, l.next, l.at = l.dirs[:0], l.files[:0], l.names[:0], 0, nil
 }
 
 // add notes a file.
-func (l *mailboxListing) add(dir int, name string) {
-	l.files = append(l.files, listedFile{name: name, dir: int32(dir), twin: -1})
+func (l *mailboxListing) add(dir int, name []byte) {
+	l.names = append(l.names, name...)
+	l.files = append(l.files, listedFile{end: uint32(len(l.names)), dir: int32(dir), twin: -1})
 }
+
+// nameBytes returns the name of listed file i, in the buffer.
+func (l *mailboxListing) nameBytes(i int) []byte {
+	start := uint32(0)
+	if i > 0 {
+		start = l.files[i-1].end
+	}
+	return l.names[start:l.files[i].end]
+}
+
+// name returns the name of listed file i.
+func (l *mailboxListing) name(i int) string { return string(l.nameBytes(i)) }
 
 // match returns the position of the listed file the record of name
 // stands for, and notes it found; false when no file of that name is
 // left without a record.
 func (l *mailboxListing) match(name string) (int, bool) {
-	if i := l.next; i < len(l.files) && l.at == nil && l.files[i].name == name {
+	if i := l.next; i < len(l.files) && l.at == nil && string(l.nameBytes(i)) == name {
 		l.next++
 		l.files[i].found = true
 		return i, true
@@ -92,10 +106,10 @@ func (l *mailboxListing) match(name string) (int, bool) {
 	if l.at == nil {
 		l.at = make(map[string]int32, len(l.files))
 		for i := range l.files {
-			n := l.files[i].name
-			j, ok := l.at[n]
+			n := l.nameBytes(i)
+			j, ok := l.at[string(n)]
 			if !ok {
-				l.at[n] = int32(i)
+				l.at[string(n)] = int32(i)
 				continue
 			}
 			for l.files[j].twin >= 0 {
@@ -118,7 +132,7 @@ func (l *mailboxListing) match(name string) (int, bool) {
 
 // ref returns the path under the root of listed file i.
 func (l *mailboxListing) ref(i int) string {
-	return l.dirs[l.files[i].dir].rel + string(filepath.Separator) + l.files[i].name
+	return l.dirs[l.files[i].dir].rel + string(filepath.Separator) + string(l.nameBytes(i))
 }
 
 // writeIndexFile replaces path with the index made of the magic line,

@@ -47,7 +47,7 @@ func (s *Store) Skim(ctx context.Context, agents []string, fn func(store.Skimmed
 // index, then reads the files the index did not know.
 func (s *Store) skimAgent(ctx context.Context, agent string, l *mailboxListing, fn func(store.Skimmed) bool) (bool, error) {
 	for _, b := range browseBoxes {
-		if _, err := s.listBox(ctx, agent, b.dir, b.box, func(dir, name string) bool {
+		if _, err := s.listBox(ctx, agent, b.dir, b.box, func(dir string, name []byte) bool {
 			if n := len(l.dirs); n == 0 || l.dirs[n-1].rel != dir {
 				l.dirs = append(l.dirs, listedDir{rel: dir, box: b.box})
 			}
@@ -107,7 +107,7 @@ func (s *Store) skimAgent(ctx context.Context, agent string, l *mailboxListing, 
 		}
 		sum := store.Summarize(msg)
 		if path != "" {
-			fresh = appendIndexRecord(fresh, l.files[i].name, &sum)
+			fresh = appendIndexRecord(fresh, l.name(i), &sum)
 			changed = true
 		}
 		if !emit(i, sum) {
@@ -125,7 +125,7 @@ func (s *Store) skimAgent(ctx context.Context, agent string, l *mailboxListing, 
 // sub-folders), in no particular order, without reading them. It reports
 // false when fn did. Folders that are missing, unreadable or symlinks
 // are skipped.
-func (s *Store) listBox(ctx context.Context, agent, sub string, box store.Box, fn func(dir, name string) bool) (bool, error) {
+func (s *Store) listBox(ctx context.Context, agent, sub string, box store.Box, fn func(dir string, name []byte) bool) (bool, error) {
 	rel := agent + string(filepath.Separator) + sub
 	if err := checkDir(filepath.Join(s.root, rel)); err != nil {
 		return true, nil // missing, or not a real folder: nothing to read there
@@ -135,20 +135,20 @@ func (s *Store) listBox(ctx context.Context, agent, sub string, box store.Box, f
 
 // listDir is listBox for the folder rel under the root, going down into
 // its sub-folders when deep.
-func (s *Store) listDir(ctx context.Context, rel string, deep bool, fn func(dir, name string) bool) (bool, error) {
+func (s *Store) listDir(ctx context.Context, rel string, deep bool, fn func(dir string, name []byte) bool) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
 	var subs []string
 	more := true
-	err := eachEntry(filepath.Join(s.root, rel), func(e fs.DirEntry) {
-		switch name := e.Name(); {
+	err := eachDirent(filepath.Join(s.root, rel), func(name []byte, kind direntKind) {
+		switch {
 		case !more:
-		case e.IsDir():
+		case kind == direntDir:
 			if deep {
-				subs = append(subs, rel+string(filepath.Separator)+name)
+				subs = append(subs, rel+string(filepath.Separator)+string(name))
 			}
-		case e.Type().IsRegular() && classify(name) == entryMessage:
+		case kind == direntFile && isMessageName(name):
 			more = fn(rel, name)
 		}
 	})
@@ -201,9 +201,9 @@ func (s *Store) Fetch(ctx context.Context, sk store.Skimmed) (store.Stored, erro
 		}
 	}
 	var found string
-	if more, err := s.listBox(ctx, sk.Agent, archiveDir, store.BoxArchive, func(dir, file string) bool {
-		if file == name {
-			found = dir + string(filepath.Separator) + file
+	if more, err := s.listBox(ctx, sk.Agent, archiveDir, store.BoxArchive, func(dir string, file []byte) bool {
+		if string(file) == name {
+			found = dir + string(filepath.Separator) + name
 		}
 		return found == ""
 	}); err != nil && more {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -356,4 +357,34 @@ func TestSkimStoppedEarlyLeavesTheIndex(t *testing.T) {
 	before := readFile(t, s.indexPath("coder"))
 	require.NoError(t, s.Skim(context.Background(), []string{"coder"}, func(store.Skimmed) bool { return false }))
 	assert.Equal(t, before, readFile(t, s.indexPath("coder")))
+}
+
+func TestEachDirentReportsKinds(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "f"+envelope.MessageSuffix), nil, 0o600))
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "d"+envelope.MessageSuffix), 0o700))
+	require.NoError(t, os.Symlink("f"+envelope.MessageSuffix, filepath.Join(dir, "l"+envelope.MessageSuffix)))
+	for i := range 600 { // more than one batch
+		require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("n%04d-%s", i, strings.Repeat("x", 40))), nil, 0o600))
+	}
+	got := map[string]direntKind{}
+	require.NoError(t, eachDirent(dir, func(name []byte, kind direntKind) { got[string(name)] = kind }))
+	assert.Len(t, got, 603)
+	assert.Equal(t, direntFile, got["f"+envelope.MessageSuffix])
+	assert.Equal(t, direntDir, got["d"+envelope.MessageSuffix])
+	assert.Equal(t, direntOther, got["l"+envelope.MessageSuffix])
+	assert.Error(t, eachDirent(filepath.Join(dir, "missing"), func([]byte, direntKind) {}))
+}
+
+func TestSkimSkipsWhatIsNotAMessageFile(t *testing.T) {
+	t.Parallel()
+	s, _ := openMsgStore(t)
+	skimTree(t, s)
+	inbox := filepath.Join(s.root, "coder", inboxDir)
+	require.NoError(t, os.Mkdir(filepath.Join(inbox, "d"+envelope.MessageSuffix), 0o700))
+	require.NoError(t, os.Symlink("/etc/passwd", filepath.Join(inbox, "l"+envelope.MessageSuffix)))
+	want := browsed(t, s)
+	sameSkims(t, want, skimmed(t, s))
+	sameSkims(t, want, skimmed(t, s))
 }
