@@ -88,7 +88,7 @@ func FindPending(ctx context.Context, b store.Browser, f PendingFilter) ([]Store
 	if err != nil {
 		return nil, err
 	}
-	var out []StoredPending
+	out := make([]StoredPending, 0, len(reqs))
 	for _, it := range reqs {
 		if p, ok := storedPendingOf(it, f); ok {
 			out = append(out, p)

@@ -41,7 +41,7 @@ func findThread(ctx context.Context, b store.Browser, id string, asTask bool) ([
 		return maphash.String(seed, s) | 1 // never 0, which stands for ""
 	}
 	var (
-		keys   []linkKey
+		keys   linkKeys
 		agents []string
 		agentN = map[string]int32{}
 		found  bool  // a message has the id
@@ -55,7 +55,7 @@ func findThread(ctx context.Context, b store.Browser, id string, asTask bool) ([
 			agents = append(agents, it.at.Agent)
 			agentN[it.at.Agent] = a
 		}
-		keys = append(keys, linkKey{id: hash(m.ID), replyTo: hash(m.ReplyTo), thread: hash(m.ThreadID), agent: a})
+		keys.add(linkKey{id: hash(m.ID), replyTo: hash(m.ReplyTo), thread: hash(m.ThreadID), agent: a})
 		found = found || m.ID == id
 		if m.TaskOf() == id && startsTask(it, start) {
 			cp := *it
@@ -74,20 +74,20 @@ func findThread(ctx context.Context, b store.Browser, id string, asTask bool) ([
 		root = start.sum.ID
 	}
 	l := newLinks(hash(root))
-	l.close(keys)
+	l.close(&keys)
 	visit := make([]bool, len(agents))
-	for _, k := range keys {
-		if l.linked(k) {
+	keys.each(func(_ int, k *linkKey) {
+		if l.linked(*k) {
 			visit[k.agent] = true
 		}
-	}
+	})
 	var only []string
 	for a, v := range visit {
 		if v {
 			only = append(only, agents[a])
 		}
 	}
-	keys = nil
+	keys = linkKeys{}
 	var cands []*item
 	var arena itemArena
 	if len(only) > 0 {
@@ -144,13 +144,13 @@ func (l *links) linked(k linkKey) bool {
 
 // close takes every message of keys linked to those taken, until no more
 // is.
-func (l *links) close(keys []linkKey) {
-	in := make([]bool, len(keys))
+func (l *links) close(keys *linkKeys) {
+	in := make([]bool, keys.n)
 	for changed := true; changed; {
 		changed = false
-		for i, k := range keys {
-			if in[i] || !l.linked(k) {
-				continue
+		keys.each(func(i int, k *linkKey) {
+			if in[i] || !l.linked(*k) {
+				return
 			}
 			in[i], changed = true, true
 			l.ids[k.id] = true
@@ -160,6 +160,36 @@ func (l *links) close(keys []linkKey) {
 			if k.thread != 0 {
 				l.answered[k.thread], l.threads[k.thread] = true, true
 			}
+		})
+	}
+}
+
+// linkKeyChunk is how many keys linkKeys holds per chunk.
+const linkKeyChunk = 8192
+
+// linkKeys is a list of keys that grows by chunks instead of copying
+// itself as it doubles.
+type linkKeys struct {
+	chunks [][]linkKey
+	n      int
+}
+
+func (ks *linkKeys) add(k linkKey) {
+	if ks.n%linkKeyChunk == 0 {
+		ks.chunks = append(ks.chunks, make([]linkKey, 0, linkKeyChunk))
+	}
+	last := &ks.chunks[len(ks.chunks)-1]
+	*last = append(*last, k)
+	ks.n++
+}
+
+// each calls fn with each key and its position, in order.
+func (ks *linkKeys) each(fn func(int, *linkKey)) {
+	i := 0
+	for _, c := range ks.chunks {
+		for j := range c {
+			fn(i, &c[j])
+			i++
 		}
 	}
 }
