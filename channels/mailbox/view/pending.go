@@ -1,8 +1,10 @@
 package view
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -84,17 +86,7 @@ func FindPending(ctx context.Context, b store.Browser, f PendingFilter) ([]Store
 	if f.Now.IsZero() {
 		f.Now = time.Now()
 	}
-	reqs, err := pendingScan(f, func(fn func(*item) bool) error { return each(ctx, b, nil, fn) })
-	if err != nil {
-		return nil, err
-	}
-	out := make([]StoredPending, 0, len(reqs))
-	for _, it := range reqs {
-		if p, ok := storedPendingOf(it, f); ok {
-			out = append(out, p)
-		}
-	}
-	return out, nil
+	return pendingScan(f, func(fn func(*item) bool) error { return each(ctx, b, nil, fn) })
 }
 
 // PendingOf returns the requests among all that have no reply, oldest
@@ -109,31 +101,35 @@ func PendingOf(all []store.Stored, f PendingFilter) []StoredPending {
 	if f.Now.IsZero() {
 		f.Now = time.Now()
 	}
-	items := itemsOf(all)
-	reqs, _ := pendingScan(f, func(fn func(*item) bool) error {
-		for _, it := range items {
-			if !fn(it) {
+	out, _ := pendingScan(f, func(fn func(*item) bool) error {
+		for _, s := range all {
+			if !fn(&item{sum: store.Summarize(s.Message), at: s}) {
 				break
 			}
 		}
 		return nil
 	})
-	var out []StoredPending
-	for _, it := range reqs {
-		if p, ok := storedPendingOf(it, f); ok {
-			out = append(out, p)
-		}
-	}
 	return out
 }
 
+// pendingEntry is a request pendingScan keeps: the pending reply it
+// would be, and what its answer names.
+type pendingEntry struct {
+	StoredPending
+	answerID string // the task's id for a task, else the message's id
+	isTask   bool
+}
+
+// pendingChunk is how many entries pendingScan allocates at a time.
+const pendingChunk = 1024
+
 // pendingScan goes through the messages visit hands it (an item is
 // valid only during its call) and returns the requests among them that
-// have no reply and pass f, oldest first. It keeps the requests that may
-// be pending and the keys of what answers them, nothing else; one copy
-// of each request (the one furthest along), none of one that has a copy
-// in an archive.
-func pendingScan(f PendingFilter, visit func(func(*item) bool) error) ([]*item, error) {
+// have no reply and pass f, oldest first. It keeps of each request that
+// may be pending only the pending reply it would be, and of the other
+// messages the keys of what they answer; one copy of each request (the
+// one furthest along), none of one that has a copy in an archive.
+func pendingScan(f PendingFilter, visit func(func(*item) bool) error) ([]StoredPending, error) {
 	type answer struct{ id, from, to string }
 	answered := map[answer]struct{}{}
 	tasksDone := map[answer]struct{}{}
@@ -147,8 +143,8 @@ func pendingScan(f PendingFilter, visit func(func(*item) bool) error) ([]*item, 
 		names[s] = s
 		return s
 	}
-	var reqs []*item
-	var arena itemArena
+	var chunks [][]pendingEntry // grows by chunks instead of copying itself
+	n := 0
 	err := visit(func(it *item) bool {
 		m := &it.sum
 		if m.ReplyTo != "" && m.Type != envelope.TypeTaskUpdate {
@@ -164,31 +160,62 @@ func pendingScan(f PendingFilter, visit func(func(*item) bool) error) ([]*item, 
 			archived[copyKey{strings.Clone(m.ID), name(m.From), name(m.To), m.Timestamp.UnixNano()}] = struct{}{}
 		case f.Agent != "" && m.From != f.Agent && m.To != f.Agent,
 			f.TaskID != "" && m.TaskOf() != f.TaskID,
-			f.OverdueOnly && !overdue(m, f):
-		case isTask && has(tasksDone, answer{m.Task.ID, m.To, m.From}),
+			f.OverdueOnly && !overdue(m, f),
+			isTask && has(tasksDone, answer{m.Task.ID, m.To, m.From}),
 			!isTask && has(answered, answer{m.ID, m.To, m.From}):
-			// answered by a message seen already: not kept
+			// not pending, or answered by a message seen already
 		default:
-			reqs = append(reqs, arena.new(*it))
+			p, ok := storedPendingOf(it, f)
+			if !ok {
+				return true
+			}
+			e := pendingEntry{StoredPending: p, answerID: m.ID, isTask: isTask}
+			if isTask {
+				e.answerID = m.Task.ID
+			}
+			if n%pendingChunk == 0 {
+				chunks = append(chunks, make([]pendingEntry, 0, pendingChunk))
+			}
+			chunks[len(chunks)-1] = append(chunks[len(chunks)-1], e)
+			n++
 		}
 		return true
 	})
 	if err != nil {
 		return nil, err
 	}
-	out := reqs[:0]
-	for _, it := range dedupItems(reqs) {
-		m := &it.sum
-		isTask := m.Type == envelope.TypeTask && m.Task != nil
-		_, inArchive := archived[copyKey{m.ID, m.From, m.To, m.Timestamp.UnixNano()}]
-		if inArchive || isTask && has(tasksDone, answer{m.Task.ID, m.To, m.From}) ||
-			!isTask && has(answered, answer{m.ID, m.To, m.From}) {
-			continue
+	rank := map[store.Box]int{store.BoxProcessed: 2, store.BoxClaimed: 1}
+	best := map[copyKey]int{}
+	var out []StoredPending
+	for _, c := range chunks {
+		for i := range c {
+			e := &c[i]
+			k := copyKey{e.MessageID, e.From, e.To, e.SentAt.UnixNano()}
+			switch {
+			case has(archived, k),
+				e.isTask && has(tasksDone, answer{e.answerID, e.To, e.From}),
+				!e.isTask && has(answered, answer{e.answerID, e.To, e.From}):
+				continue
+			}
+			if j, ok := best[k]; ok { // a copy: keep the one furthest along
+				if rank[e.Where.Box] > rank[out[j].Where.Box] {
+					out[j] = e.StoredPending
+				}
+				continue
+			}
+			best[k] = len(out)
+			out = append(out, e.StoredPending)
 		}
-		out = append(out, it)
 	}
-	slices.SortFunc(out, compareItems)
+	slices.SortFunc(out, comparePending)
 	return out, nil
+}
+
+// comparePending orders pending replies as compareItems orders their
+// requests.
+func comparePending(a, b StoredPending) int {
+	return cmp.Or(a.SentAt.Compare(b.SentAt.Time),
+		cmp.Compare(filepath.Base(a.Where.Ref), filepath.Base(b.Where.Ref)), cmp.Compare(a.Where.Ref, b.Where.Ref))
 }
 
 // has reports whether m holds k.

@@ -2,6 +2,7 @@ package fsstore
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"os"
 	"path/filepath"
@@ -71,6 +72,20 @@ type mailboxListing struct {
 	at    map[string]int32 // file name -> first position, made on the first surprise
 }
 
+// reserve makes room for files more files whose names take nameBytes
+// bytes, from the hints of an index of size bytes (bounded by it: a
+// damaged hint cannot ask for much).
+func (l *mailboxListing) reserve(files, nameBytes uint64, size int64) {
+	limit := uint64(max(size, 0)) + 1024
+	files, nameBytes = min(files+files/8, limit/8), min(nameBytes+nameBytes/8, limit)
+	if uint64(cap(l.files)) < files {
+		l.files = make([]listedFile, 0, files)
+	}
+	if uint64(cap(l.names)) < nameBytes {
+		l.names = make([]byte, 0, nameBytes)
+	}
+}
+
 // reset empties l for the next mailbox, keeping its memory.
 func (l *mailboxListing) reset() {
 	l.dirs, l.files, l.names, l.next, l.at = l.dirs[:0], l.files[:0], l.names[:0], 0, nil
@@ -136,9 +151,10 @@ func (l *mailboxListing) ref(i int) string {
 }
 
 // writeIndexFile replaces path with the index made of the magic line,
-// the frames copy writes, and the end frame: a temporary file in the same
-// folder (created 0700 if missing), renamed over it.
-func writeIndexFile(path string, copy func(w *os.File) error) error {
+// the hints records and nameBytes, the frames copy writes, and the end
+// frame: a temporary file in the same folder (created 0700 if missing),
+// renamed over it.
+func writeIndexFile(path string, records, nameBytes int, copy func(w *os.File) error) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
@@ -147,7 +163,8 @@ func writeIndexFile(path string, copy func(w *os.File) error) error {
 	if err != nil {
 		return err
 	}
-	_, err = f.WriteString(indexMagic)
+	head := binary.AppendUvarint([]byte(indexMagic), uint64(records))
+	_, err = f.Write(binary.AppendUvarint(head, uint64(nameBytes)))
 	if err == nil {
 		err = copy(f)
 	}

@@ -16,7 +16,10 @@ import (
 
 // indexMagic starts an index file; it names the format's version.
 //
-// The format: the magic line, then one frame per file known (the length
+// The format: the magic line, then two hints for the reader (how many
+// records follow, and the length of their file names end to end, as
+// uvarints: what to make room for, never trusted for more), then one
+// frame per file known (the length
 // of its record as a uvarint, the record, and the record's CRC-32C, four
 // bytes little-endian), then a frame of length zero that ends the file.
 // A record is a byte of flags, then the file name and the summary's
@@ -98,9 +101,11 @@ func appendIndexRecord(b []byte, name string, s *store.Summary) []byte {
 // indexReader reads an index file as a stream, one checked record at a
 // time.
 type indexReader struct {
-	r        *bufio.Reader
-	buf      []byte            // the current frame
-	interned map[string]string // agent ids, types and task states, kept once
+	// records and nameBytes are the hints at the start of the file.
+	records, nameBytes uint64
+	r                  *bufio.Reader
+	buf                []byte            // the current frame
+	interned           map[string]string // agent ids, types and task states, kept once
 }
 
 // newIndexReader checks the magic line at the start of r.
@@ -110,7 +115,15 @@ func newIndexReader(r io.Reader) (*indexReader, error) {
 	if _, err := io.ReadFull(br, head); err != nil || string(head) != indexMagic {
 		return nil, fmt.Errorf("%w: not an index of this version", errBadIndex)
 	}
-	return &indexReader{r: br, interned: map[string]string{}}, nil
+	records, err := binary.ReadUvarint(br)
+	if err != nil {
+		return nil, fmt.Errorf("%w: torn header", errBadIndex)
+	}
+	nameBytes, err := binary.ReadUvarint(br)
+	if err != nil {
+		return nil, fmt.Errorf("%w: torn header", errBadIndex)
+	}
+	return &indexReader{records: records, nameBytes: nameBytes, r: br, interned: map[string]string{}}, nil
 }
 
 // next returns the next record: the name of its file and its summary.

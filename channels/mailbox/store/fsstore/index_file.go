@@ -13,6 +13,7 @@ import (
 // oldIndex is an agent's index file being read by Skim.
 type oldIndex struct {
 	f       *os.File
+	size    int64 // of the file when opened
 	r       *indexReader
 	read    int   // records read and checked
 	dropped []int // the records whose file is gone, ascending
@@ -29,13 +30,18 @@ func (s *Store) openIndex(path string) (old *oldIndex, damaged bool) {
 	if err != nil {
 		return nil, !errors.Is(err, fs.ErrNotExist)
 	}
+	info, err := f.Stat()
+	if err != nil {
+		_ = f.Close()
+		return nil, true
+	}
 	r, err := newIndexReader(f)
 	if err != nil {
 		s.opts.Logger.Debug("index of message summaries damaged; rebuilding it", "file", path, "err", err)
 		_ = f.Close()
 		return nil, true
 	}
-	return &oldIndex{f: f, r: r}, false
+	return &oldIndex{f: f, size: info.Size(), r: r}, false
 }
 
 // next reads the next record (see indexReader.next).
@@ -54,11 +60,12 @@ func (o *oldIndex) close() { _ = o.f.Close() }
 
 // rewriteIndex writes the index at path anew: the records of old read
 // and not dropped, copied as they are from the file still open (another
-// process may have replaced it meanwhile), then the frames fresh. A
+// process may have replaced it meanwhile), then the frames fresh; l is
+// the listing they were matched with, whose size goes in the hints. A
 // failure costs only speed: it is logged, and the next Skim reads the
 // files again.
-func (s *Store) rewriteIndex(path string, old *oldIndex, fresh []byte) {
-	err := writeIndexFile(path, func(w *os.File) error {
+func (s *Store) rewriteIndex(path string, l *mailboxListing, old *oldIndex, fresh []byte) {
+	err := writeIndexFile(path, len(l.files), len(l.names), func(w *os.File) error {
 		bw := bufio.NewWriterSize(w, 64<<10)
 		if old != nil && old.read > len(old.dropped) {
 			if _, err := old.f.Seek(0, io.SeekStart); err != nil {

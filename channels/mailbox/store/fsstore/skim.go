@@ -46,6 +46,12 @@ func (s *Store) Skim(ctx context.Context, agents []string, fn func(store.Skimmed
 // skimAgent skims one agent's mailbox: it lists the mailbox, streams the
 // index, then reads the files the index did not know.
 func (s *Store) skimAgent(ctx context.Context, agent string, l *mailboxListing, fn func(store.Skimmed) bool) (bool, error) {
+	path := s.indexPath(agent)
+	old, damaged := s.openIndex(path)
+	if old != nil {
+		defer old.close()
+		l.reserve(old.r.records, old.r.nameBytes, old.size)
+	}
 	for _, b := range browseBoxes {
 		if _, err := s.listBox(ctx, agent, b.dir, b.box, func(dir string, name []byte) bool {
 			if n := len(l.dirs); n == 0 || l.dirs[n-1].rel != dir {
@@ -59,11 +65,6 @@ func (s *Store) skimAgent(ctx context.Context, agent string, l *mailboxListing, 
 	}
 	emit := func(i int, sum store.Summary) bool {
 		return fn(store.Skimmed{Summary: sum, Agent: agent, Box: l.dirs[l.files[i].dir].box, Ref: l.ref(i)})
-	}
-	path := s.indexPath(agent)
-	old, damaged := s.openIndex(path)
-	if old != nil {
-		defer old.close()
 	}
 	changed := damaged
 	if old != nil {
@@ -115,7 +116,7 @@ func (s *Store) skimAgent(ctx context.Context, agent string, l *mailboxListing, 
 		}
 	}
 	if changed && path != "" {
-		s.rewriteIndex(path, old, fresh)
+		s.rewriteIndex(path, l, old, fresh)
 	}
 	return true, nil
 }

@@ -3,6 +3,7 @@ package fsstore
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -259,7 +260,7 @@ func TestDecodeIndexRefusesGarbage(t *testing.T) {
 		_, _, err := decodeIndex(good[:i])
 		assert.ErrorIs(t, err, errBadIndex, "cut at %d", i)
 	}
-	for i := len(indexMagic); i < len(good)-1; i++ {
+	for i := len(indexMagic) + 2; i < len(good)-1; i++ { // after the hints (2 records, 0 bytes)
 		bad := slices.Clone(good)
 		bad[i] ^= 0x10
 		_, _, err := decodeIndex(bad)
@@ -270,7 +271,8 @@ func TestDecodeIndexRefusesGarbage(t *testing.T) {
 
 // encodeIndex returns the index file of the given records.
 func encodeIndex(names []string, sums []store.Summary) []byte {
-	b := []byte(indexMagic)
+	b := binary.AppendUvarint([]byte(indexMagic), uint64(len(names)))
+	b = binary.AppendUvarint(b, 0)
 	for i := range names {
 		b = appendIndexRecord(b, names[i], &sums[i])
 	}
@@ -387,4 +389,15 @@ func TestSkimSkipsWhatIsNotAMessageFile(t *testing.T) {
 	want := browsed(t, s)
 	sameSkims(t, want, skimmed(t, s))
 	sameSkims(t, want, skimmed(t, s))
+}
+
+func TestListingHintsAreBoundedByTheIndexSize(t *testing.T) {
+	t.Parallel()
+	var l mailboxListing
+	l.reserve(1<<40, 1<<40, 100) // a damaged hint
+	assert.LessOrEqual(t, cap(l.files), (100+1024)/8)
+	assert.LessOrEqual(t, cap(l.names), 100+1024)
+	l.reserve(1000, 30000, 1<<20)
+	assert.GreaterOrEqual(t, cap(l.files), 1000)
+	assert.GreaterOrEqual(t, cap(l.names), 30000)
 }
