@@ -120,8 +120,45 @@ type pendingEntry struct {
 	isTask   bool
 }
 
-// pendingChunk is how many entries pendingScan allocates at a time.
+// pendingChunk is how many entries pendingEntries allocates at a time.
 const pendingChunk = 1024
+
+// pendingEntries is a list of entries that grows by chunks instead of
+// copying itself as it doubles.
+type pendingEntries struct {
+	chunks [][]pendingEntry // each of length pendingChunk
+	n      int
+}
+
+func (l *pendingEntries) at(i int) *pendingEntry { return &l.chunks[i/pendingChunk][i%pendingChunk] }
+
+func (l *pendingEntries) add(e pendingEntry) {
+	if l.n == len(l.chunks)*pendingChunk {
+		l.chunks = append(l.chunks, make([]pendingEntry, pendingChunk))
+	}
+	*l.at(l.n) = e
+	l.n++
+}
+
+// drop removes the entries gone accepts, keeping the order of the
+// others, and lets go of what they held.
+func (l *pendingEntries) drop(gone func(*pendingEntry) bool) {
+	w := 0
+	for r := range l.n {
+		if e := l.at(r); !gone(e) {
+			if w != r {
+				*l.at(w) = *e
+			}
+			w++
+		}
+	}
+	for r := w; r < l.n; r++ {
+		*l.at(r) = pendingEntry{}
+	}
+	keep := (w + pendingChunk - 1) / pendingChunk
+	clear(l.chunks[keep:])
+	l.chunks, l.n = l.chunks[:keep], w
+}
 
 // pendingScan goes through the messages visit hands it (an item is
 // valid only during its call) and returns the requests among them that
@@ -143,10 +180,19 @@ func pendingScan(f PendingFilter, visit func(func(*item) bool) error) ([]StoredP
 		names[s] = s
 		return s
 	}
-	var chunks [][]pendingEntry // grows by chunks instead of copying itself
-	n := 0
+	settled := func(e *pendingEntry) bool { // answered, or archived
+		return has(archived, copyKey{e.MessageID, e.From, e.To, e.SentAt.UnixNano()}) ||
+			e.isTask && has(tasksDone, answer{e.answerID, e.To, e.From}) ||
+			!e.isTask && has(answered, answer{e.answerID, e.To, e.From})
+	}
+	var kept pendingEntries
+	next := pendingChunk // when to drop what was settled meanwhile: each time the list doubled
 	err := visit(func(it *item) bool {
 		m := &it.sum
+		if kept.n >= next {
+			kept.drop(settled)
+			next = max(pendingChunk, 2*kept.n)
+		}
 		if m.ReplyTo != "" && m.Type != envelope.TypeTaskUpdate {
 			answered[answer{strings.Clone(m.ReplyTo), name(m.From), name(m.To)}] = struct{}{}
 		}
@@ -173,39 +219,28 @@ func pendingScan(f PendingFilter, visit func(func(*item) bool) error) ([]StoredP
 			if isTask {
 				e.answerID = m.Task.ID
 			}
-			if n%pendingChunk == 0 {
-				chunks = append(chunks, make([]pendingEntry, 0, pendingChunk))
-			}
-			chunks[len(chunks)-1] = append(chunks[len(chunks)-1], e)
-			n++
+			kept.add(e)
 		}
 		return true
 	})
 	if err != nil {
 		return nil, err
 	}
+	kept.drop(settled)
 	rank := map[store.Box]int{store.BoxProcessed: 2, store.BoxClaimed: 1}
 	best := map[copyKey]int{}
-	var out []StoredPending
-	for _, c := range chunks {
-		for i := range c {
-			e := &c[i]
-			k := copyKey{e.MessageID, e.From, e.To, e.SentAt.UnixNano()}
-			switch {
-			case has(archived, k),
-				e.isTask && has(tasksDone, answer{e.answerID, e.To, e.From}),
-				!e.isTask && has(answered, answer{e.answerID, e.To, e.From}):
-				continue
+	out := make([]StoredPending, 0, kept.n)
+	for i := range kept.n {
+		e := kept.at(i)
+		k := copyKey{e.MessageID, e.From, e.To, e.SentAt.UnixNano()}
+		if j, ok := best[k]; ok { // a copy: keep the one furthest along
+			if rank[e.Where.Box] > rank[out[j].Where.Box] {
+				out[j] = e.StoredPending
 			}
-			if j, ok := best[k]; ok { // a copy: keep the one furthest along
-				if rank[e.Where.Box] > rank[out[j].Where.Box] {
-					out[j] = e.StoredPending
-				}
-				continue
-			}
-			best[k] = len(out)
-			out = append(out, e.StoredPending)
+			continue
 		}
+		best[k] = len(out)
+		out = append(out, e.StoredPending)
 	}
 	slices.SortFunc(out, comparePending)
 	return out, nil
