@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,6 +24,7 @@ type result struct {
 	firstRSS int64 // bytes, the peak of the first run
 	walls    []time.Duration
 	peakRSS  int64 // bytes, the largest of the timed runs
+	peakHeap int64 // MB, the largest Go heap of the timed runs (see gcPeak)
 	lines    int   // lines of output of the last run
 }
 
@@ -49,7 +51,7 @@ func rssSource() string {
 func measure(ctx context.Context, bin, cache, root string, args []string, runs int) (result, error) {
 	var res result
 	for i := 0; i <= runs; i++ {
-		wall, rss, lines, err := runOnce(ctx, bin, cache, root, args)
+		wall, rss, heap, lines, err := runOnce(ctx, bin, cache, root, args)
 		if err != nil {
 			return res, err
 		}
@@ -58,15 +60,15 @@ func measure(ctx context.Context, bin, cache, root string, args []string, runs i
 			res.first, res.firstRSS = wall, rss
 			continue
 		}
-		res.peakRSS = max(res.peakRSS, rss)
+		res.peakRSS, res.peakHeap = max(res.peakRSS, rss), max(res.peakHeap, heap)
 		res.walls = append(res.walls, wall)
 	}
 	return res, nil
 }
 
-// runOnce runs one view and returns its wall time, peak RSS and number of
-// output lines.
-func runOnce(ctx context.Context, bin, cache, root string, args []string) (time.Duration, int64, int, error) {
+// runOnce runs one view and returns its wall time, peak RSS, peak Go
+// heap in MB and number of output lines.
+func runOnce(ctx context.Context, bin, cache, root string, args []string) (wall time.Duration, rss, heap int64, lines int, err error) {
 	full := append([]string{"--root", root}, args...)
 	_, useTime := os.Stat(timeBin)
 	var cmd *exec.Cmd
@@ -77,30 +79,49 @@ func runOnce(ctx context.Context, bin, cache, root string, args []string) (time.
 	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	cmd.Env = append(os.Environ(), "COLUMNS=160", "NO_COLOR=1", "XDG_CACHE_HOME="+cache)
+	cmd.Env = append(os.Environ(), "COLUMNS=160", "NO_COLOR=1", "XDG_CACHE_HOME="+cache, "GODEBUG=gctrace=1")
 	start := time.Now()
-	err := cmd.Run()
-	wall := time.Since(start)
+	err = cmd.Run()
+	wall = time.Since(start)
 	if err != nil {
-		return 0, 0, 0, fmt.Errorf("%v: %w: %s", full, err, stderr.String())
+		return 0, 0, 0, 0, fmt.Errorf("%v: %w: %s", full, err, lastLine(stderr.String()))
 	}
-	lines := bytes.Count(stdout.Bytes(), []byte("\n"))
+	lines = bytes.Count(stdout.Bytes(), []byte("\n"))
+	heap = gcPeak(stderr.String())
 	if useTime != nil {
 		ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
 		if ru == nil {
-			return wall, 0, lines, nil
+			return wall, 0, heap, lines, nil
 		}
-		return wall, ru.Maxrss * 1024, lines, nil
+		return wall, ru.Maxrss * 1024, heap, lines, nil
 	}
 	fields := strings.Fields(lastLine(stderr.String()))
 	if len(fields) != 2 {
-		return 0, 0, 0, fmt.Errorf("%v: unexpected output of %s: %q", full, timeBin, stderr.String())
+		return 0, 0, 0, 0, fmt.Errorf("%v: unexpected output of %s: %q", full, timeBin, lastLine(stderr.String()))
 	}
 	kb, err := strconv.ParseInt(fields[1], 10, 64)
 	if err != nil {
-		return 0, 0, 0, fmt.Errorf("%v: %s: %w", full, timeBin, err)
+		return 0, 0, 0, 0, fmt.Errorf("%v: %s: %w", full, timeBin, err)
 	}
-	return wall, kb * 1024, lines, nil
+	return wall, kb * 1024, heap, lines, nil
+}
+
+// gcHeap matches the heap sizes of a GODEBUG=gctrace=1 line: at the
+// start of the collection, at its end, and live after it, in MB.
+var gcHeap = regexp.MustCompile(`(\d+)->(\d+)->(\d+) MB`)
+
+// gcPeak returns the largest Go heap, in MB, that the collections traced
+// in stderr saw; 4 (the first collection's target) when none ran.
+func gcPeak(stderr string) int64 {
+	peak := int64(4)
+	for _, m := range gcHeap.FindAllStringSubmatch(stderr, -1) {
+		for _, v := range m[1:3] {
+			if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+				peak = max(peak, n)
+			}
+		}
+	}
+	return peak
 }
 
 // lastLine returns the last non-empty line of s.
