@@ -135,7 +135,7 @@ func harness(ctx context.Context, o options, out io.Writer) (err error) {
 			}
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%.1f MiB\t%s\t%s\t%s\t%.1f MiB\t%d MB\t%d\t\n", v.name, b.name, secs(res.first),
 				float64(res.firstRSS)/(1<<20), secs(res.median()), secs(res.min()), secs(res.max()),
-				float64(res.peakRSS)/(1<<20), res.peakHeap, res.lines)
+				float64(res.peakRSS)/(1<<20), res.heap(), res.lines)
 		}
 	}
 	if err := tw.Flush(); err != nil {
@@ -143,8 +143,8 @@ func harness(ctx context.Context, o options, out io.Writer) (err error) {
 	}
 	fmt.Fprintf(out, "  wall time per process (exec to exit) and its peak resident set (%s); first run: the first of that binary\n"+
 		"  and view (for the first view that uses the index, the run that builds it: each binary has its own user cache\n"+
-		"  folder); peak RSS: the largest of the timed runs; peak heap: the largest Go heap of the timed runs, from\n"+
-		"  GODEBUG=gctrace=1 (4 MB: no collection ran)\n", rssSource())
+		"  folder); peak RSS: the largest of the timed runs; peak heap: the median over the timed runs of the largest\n"+
+		"  Go heap each saw, from GODEBUG=gctrace=1 (4 MB: no collection ran)\n", rssSource())
 	printLoad(out, "end")
 	return nil
 }

@@ -24,7 +24,7 @@ type result struct {
 	firstRSS int64 // bytes, the peak of the first run
 	walls    []time.Duration
 	peakRSS  int64 // bytes, the largest of the timed runs
-	peakHeap int64 // MB, the largest Go heap of the timed runs (see gcPeak)
+	heaps    []int64 // MB, the largest Go heap of each timed run (see gcPeak)
 	lines    int   // lines of output of the last run
 }
 
@@ -33,6 +33,14 @@ func (r result) median() time.Duration {
 	slices.Sort(s)
 	return s[len(s)/2]
 }
+// heap returns the median over the timed runs of their peak Go heap, in
+// MB: one run starved of CPU by a busy machine can overshoot a lot.
+func (r result) heap() int64 {
+	s := slices.Clone(r.heaps)
+	slices.Sort(s)
+	return s[len(s)/2]
+}
+
 func (r result) min() time.Duration { return slices.Min(r.walls) }
 func (r result) max() time.Duration { return slices.Max(r.walls) }
 
@@ -60,7 +68,7 @@ func measure(ctx context.Context, bin, cache, root string, args []string, runs i
 			res.first, res.firstRSS = wall, rss
 			continue
 		}
-		res.peakRSS, res.peakHeap = max(res.peakRSS, rss), max(res.peakHeap, heap)
+		res.peakRSS, res.heaps = max(res.peakRSS, rss), append(res.heaps, heap)
 		res.walls = append(res.walls, wall)
 	}
 	return res, nil
