@@ -18,8 +18,8 @@
 // prints the median wall time and the largest peak RSS of the timed runs,
 // with the first run's time and peak apart (from /usr/bin/time when it is
 // installed, else from the child's rusage), and the largest Go heap the
-// garbage collector saw (the median over the runs) (the views run with GODEBUG=gctrace=1). It first
-// runs `switchboard version` with each binary: its peak RSS is what any
+// garbage collector saw, the median over the runs (the views run with
+// GODEBUG=gctrace=1). It first runs `switchboard version` with each binary: its peak RSS is what any
 // command costs before it does anything (the pages of the binary). With
 // no -bin it builds ./cmd/switchboard of the current checkout. docs/
 // mailbox-benchmarks.md explains the figures and gives results.

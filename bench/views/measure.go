@@ -23,9 +23,9 @@ type result struct {
 	first    time.Duration
 	firstRSS int64 // bytes, the peak of the first run
 	walls    []time.Duration
-	peakRSS  int64 // bytes, the largest of the timed runs
+	peakRSS  int64   // bytes, the largest of the timed runs
 	heaps    []int64 // MB, the largest Go heap of each timed run (see gcPeak)
-	lines    int   // lines of output of the last run
+	lines    int     // lines of output of the last run
 }
 
 func (r result) median() time.Duration {
@@ -33,6 +33,7 @@ func (r result) median() time.Duration {
 	slices.Sort(s)
 	return s[len(s)/2]
 }
+
 // heap returns the median over the timed runs of their peak Go heap, in
 // MB: one run starved of CPU by a busy machine can overshoot a lot.
 func (r result) heap() int64 {
