@@ -18,6 +18,10 @@ import (
 // from a fork of its own small process.
 const timeBin = "/usr/bin/time"
 
+// timeMark starts the line of timeBin's figures, which may follow a
+// line of the runtime's trace that the exit cut short.
+const timeMark = "views-bench-time:"
+
 // result is the measurements of one view with one binary.
 type result struct {
 	first    time.Duration
@@ -82,7 +86,7 @@ func runOnce(ctx context.Context, bin, cache, root string, args []string) (wall 
 	_, useTime := os.Stat(timeBin)
 	var cmd *exec.Cmd
 	if useTime == nil {
-		cmd = exec.CommandContext(ctx, timeBin, append([]string{"-f", "%e %M", bin}, full...)...)
+		cmd = exec.CommandContext(ctx, timeBin, append([]string{"-f", "\n" + timeMark + " %e %M", bin}, full...)...)
 	} else {
 		cmd = exec.CommandContext(ctx, bin, full...)
 	}
@@ -104,7 +108,8 @@ func runOnce(ctx context.Context, bin, cache, root string, args []string) (wall 
 		}
 		return wall, ru.Maxrss * 1024, heap, lines, nil
 	}
-	fields := strings.Fields(lastLine(stderr.String()))
+	_, after, _ := strings.Cut(stderr.String()[max(0, strings.LastIndex(stderr.String(), timeMark)):], timeMark)
+	fields := strings.Fields(after)
 	if len(fields) != 2 {
 		return 0, 0, 0, 0, fmt.Errorf("%v: unexpected output of %s: %q", full, timeBin, lastLine(stderr.String()))
 	}
