@@ -96,6 +96,7 @@ type gate struct {
 
 	mu      sync.Mutex
 	waiting map[string][]*waiter // by chat key, oldest first
+	stats   [2]approvalCounters  // tool, task (see counters)
 }
 
 // logger is the part of *slog.Logger the gate uses.
@@ -138,7 +139,10 @@ func (g *gate) where(in bus.InboundMessage) (channel, chatID string) {
 // one made through the book by another process, or the timeout, which
 // denies. It returns the decision that stands. A failure to record the
 // question denies (the step does not run without a chance to approve it).
-func (g *gate) ask(ctx context.Context, turn *Turn, kind, action, detail string) store.Decision {
+func (g *gate) ask(ctx context.Context, turn *Turn, kind, action, detail string) (out store.Decision) {
+	c := g.counters(kind)
+	c.asked.Add(1)
+	defer func() { c.decided(out) }()
 	now := g.clk.Now()
 	a := store.Approval{ID: envelope.NewID(), Agent: g.agent, Kind: kind, Action: action, Detail: clipDetail(detail),
 		Created: now, Deadline: now.Add(g.cfg.Timeout)}
@@ -334,7 +338,13 @@ func deniedResult(what string, d store.Decision) string {
 // approveTask asks for approval of a delegated task whose kind needs it,
 // before any work; a denial fails the task with the reason.
 func (l *Loop) approveTask(ctx context.Context, turn *Turn, k meta.Kind, text string) ([]Message, string, error) {
-	if l.gate == nil || k != meta.KindTask || !l.gate.cfg.taskNeeds(text) {
+	if l.gate == nil || k != meta.KindTask {
+		return nil, "", nil
+	}
+	if note, ok := ParseMailboxNote(text); ok {
+		text = note.Text // the task itself, not the note's header
+	}
+	if !l.gate.cfg.taskNeeds(text) {
 		return nil, "", nil
 	}
 	d := l.gate.ask(ctx, turn, ApprovalTask, "work on a task from "+turn.Inbound.SenderID, text)

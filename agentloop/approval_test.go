@@ -80,6 +80,7 @@ func TestApprovalGrantedInTheChat(t *testing.T) {
 	assert.Equal(t, 1, deploy.n)
 	deploy.mu.Unlock()
 	assert.Equal(t, []string{`asked: run tool deploy ({"env":"prod"})`, `approved by u_c1: run tool deploy ({"env":"prod"})`}, rec.reasons())
+	assert.Equal(t, agentloop.ApprovalStats{Tool: agentloop.ApprovalCounts{Asked: 1, Approved: 1}}, s.loop.ApprovalStats())
 }
 
 func TestApprovalTimesOutDenied(t *testing.T) {
@@ -98,6 +99,7 @@ func TestApprovalTimesOutDenied(t *testing.T) {
 	reasons := rec.reasons()
 	require.Len(t, reasons, 2)
 	assert.True(t, strings.HasPrefix(reasons[1], "denied by timeout: run tool deploy"), reasons[1])
+	assert.Equal(t, agentloop.ApprovalStats{Tool: agentloop.ApprovalCounts{Asked: 1, TimedOut: 1}}, s.loop.ApprovalStats())
 
 	// A later "deny" in that chat is an ordinary message again.
 	s.send(t, user("c2", "deny"))
@@ -128,4 +130,5 @@ func TestApprovalDecidedByAnotherProcess(t *testing.T) {
 	list, err = book.ListApprovals(ctx)
 	require.NoError(t, err)
 	assert.Empty(t, list, "the agent removed its approval once decided")
+	assert.Equal(t, agentloop.ApprovalStats{Tool: agentloop.ApprovalCounts{Asked: 1, Denied: 1}}, s.loop.ApprovalStats())
 }

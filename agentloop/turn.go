@@ -100,6 +100,10 @@ func (l *Loop) handle(ctx context.Context, in bus.InboundMessage) {
 		if k == meta.KindTask {
 			reply = "could not complete the task: " + reason
 			md = meta.WithReply(md, meta.Reply{State: envelope.StateFailed, Reason: reason})
+		} else if mt, ok := meta.Of(md); ok && mt.Tree != nil {
+			// A subtask's result, read in the conversation of a task this
+			// agent works on: that task fails with the reason.
+			md = meta.WithReply(md, meta.Reply{State: envelope.StateFailed, Reason: reason})
 		}
 	} else if err := l.history.append(h, msgs); err != nil {
 		l.log.Error("history not saved", logAttrs(in, "session", key, "err", err)...)
@@ -225,7 +229,7 @@ func (l *Loop) runTool(ctx context.Context, turn *Turn, c ToolCall) (out string)
 // logAttrs returns the attributes of a log line about in (its id, thread
 // and trace: see meta.LogAttrs) followed by more.
 func logAttrs(in bus.InboundMessage, more ...any) []any {
-	return append(meta.LogAttrs(in.ID, in.Metadata), more...)
+	return append(meta.LogAttrs(in.ID, in.Metadata, in.TraceContext), more...)
 }
 
 // maxLogText caps the text quoted in a log line.

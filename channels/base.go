@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/switchboard-dev/switchboard/bus"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/tracing"
 )
 
@@ -73,7 +74,7 @@ func (b *Base) IsAllowed(senderID string) bool { return IsAllowed(b.allowFrom, s
 // retry) is taken without being handed over twice.
 func (b *Base) HandleMessage(ctx context.Context, msg bus.InboundMessage) error {
 	if !b.IsAllowed(msg.SenderID) {
-		b.logger.Warn("message refused: sender not in allowFrom", "sender", msg.SenderID)
+		b.logger.Warn("message refused: sender not in allowFrom", append(meta.LogAttrs(msg.ID, msg.Metadata, msg.TraceContext), "sender", msg.SenderID)...)
 		return fmt.Errorf("channel %q: sender %q: %w", b.name, msg.SenderID, ErrNotAllowed)
 	}
 	if msg.Channel == "" {

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/bus"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/tracing"
 )
 
@@ -106,8 +107,8 @@ func (m *Manager) send(ctx context.Context, mc *managed, msg bus.OutboundMessage
 		if !IsTemporary(err) || attempt >= m.cfg.SendAttempts {
 			return attempt, err
 		}
-		m.cfg.Logger.Warn("send failed, retrying", "channel", msg.Channel,
-			"attempt", attempt, "backoff", backoff, "err", err)
+		m.cfg.Logger.Warn("send failed, retrying", append(meta.LogAttrs("", msg.Metadata, msg.TraceContext), "channel", msg.Channel,
+			"attempt", attempt, "backoff", backoff, "err", err)...)
 		t := time.NewTimer(backoff)
 		select {
 		case <-t.C:
@@ -124,8 +125,8 @@ func (m *Manager) send(ctx context.Context, mc *managed, msg bus.OutboundMessage
 func (m *Manager) report(msg bus.OutboundMessage, attempts int, err error) {
 	de := &DispatchError{Channel: msg.Channel, ChatID: msg.ChatID, Attempts: attempts, Err: err}
 	defer msg.Settle(de)
-	m.cfg.Logger.Error("outbound message not delivered", "channel", msg.Channel,
-		"chat_id", msg.ChatID, "attempts", attempts, "err", err)
+	m.cfg.Logger.Error("outbound message not delivered", append(meta.LogAttrs("", msg.Metadata, msg.TraceContext), "channel", msg.Channel,
+		"chat_id", msg.ChatID, "attempts", attempts, "err", err)...)
 	if m.cfg.OnDispatchError != nil {
 		m.cfg.OnDispatchError(de)
 	}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"strconv"
 	"strings"
 	"time"
 )
@@ -231,6 +232,16 @@ func (c *Config) validate(p *problems) {
 	if (d.Approval.Channel == "") != (d.Approval.ChatID == "") {
 		p.invalid(prefix+"approval.chatId", "set both channel and chatId (the operator's chat), or neither")
 	}
+	for _, l := range []struct {
+		key   string
+		names []string
+	}{{"tools", d.Approval.Tools}, {"tasks", d.Approval.Tasks}} {
+		for i, n := range l.names {
+			if strings.TrimSpace(n) == "" {
+				p.invalid(prefix+"approval."+l.key+"["+strconv.Itoa(i)+"]", "an empty name: list %s by name, or \"*\" for all", l.key)
+			}
+		}
+	}
 	c.Observability.validate(p)
 	if d.SystemPrompt != "" && d.SystemPromptFile != "" {
 		p.invalid(prefix+"systemPromptFile", "set systemPrompt or systemPromptFile, not both")
@@ -252,7 +263,7 @@ func (c *Config) validate(p *problems) {
 
 // approvalTimeoutRange bounds an approval's wait: a person needs some
 // time, and a turn should not wait more than a day.
-var approvalTimeoutRange = SecondsRange{Min: MinPeriod, Max: Day, Zero: "the default (300 s)"}
+var approvalTimeoutRange = SecondsRange{Min: 1, Max: Day, Zero: "the default (300 s)"}
 
 // providerTimeoutRange bounds a provider's timeout: a request needs some
 // time, and a day is longer than any request should take (and far from

@@ -75,7 +75,12 @@ func TestHostBudgetExhaustedMidDelegationTellsTheUser(t *testing.T) {
 	// Each turn's entry is written when it ends, before its answer is
 	// sent: all of them are in the log once the user was told.
 	var coder, researcherTurns []store.Event
+	var totals []string
 	for _, ev := range usage(t, w.root) {
+		if ev.InputTokens == 0 && ev.OutputTokens == 0 { // what a task used, in words
+			totals = append(totals, ev.Agent+": "+ev.Reason)
+			continue
+		}
 		switch ev.Agent {
 		case "coder":
 			coder = append(coder, ev)
@@ -83,6 +88,8 @@ func TestHostBudgetExhaustedMidDelegationTellsTheUser(t *testing.T) {
 			researcherTurns = append(researcherTurns, ev)
 		}
 	}
+	assert.Equal(t, []string{"coder: task failed: used 420 of its 300 tokens (none left)"}, totals,
+		"the coder's task, as its final update reports it")
 	require.Len(t, coder, 1, "the coder's one turn")
 	require.Len(t, researcherTurns, 3, "the user's message, the accepted and the failed update")
 	assert.Equal(t, int64(400), coder[0].InputTokens, "the coder's turn: the one call it made")

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/agentloop"
+	"github.com/switchboard-dev/switchboard/agentloop/budget"
 	"github.com/switchboard-dev/switchboard/agentloop/looptrace"
 	"github.com/switchboard-dev/switchboard/agentloop/mailboxtools"
 	"github.com/switchboard-dev/switchboard/agentloop/mcptools"
@@ -36,6 +37,7 @@ type Host struct {
 	providerNote choiceNote
 	mailbox      *mailbox.Channel  // nil when channels.mailbox is not enabled
 	mcp          *mcptools.Servers // nil when tools.mcpServers is empty
+	keeper       *budget.Keeper    // nil without a mailbox
 
 	stopTimeout time.Duration
 
@@ -119,8 +121,10 @@ func New(cfg *config.Config, opts Options) (*Host, error) {
 		}
 		h.mailbox = mb
 		keeper := newKeeper(mb, opts.Clock, h.log) // first, so that a refusal spares the other hooks
+		mb.SetBudgets(keeper)
 		lc.Hooks = append([]agentloop.Hook{keeper}, lc.Hooks...)
-		tools, err := agentloop.NewTools(mailboxtools.New(mb, mailboxtools.Options{Budget: keeper.Left})...)
+		h.keeper = keeper
+		tools, err := agentloop.NewTools(mailboxtools.New(mb, mailboxtools.Options{Budget: keeper.Hand})...)
 		if err != nil {
 			return fail(err)
 		}

@@ -2,58 +2,131 @@ package budget
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/switchboard-dev/switchboard/agentloop"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 )
 
-// maxAccounts bounds the task accounts kept in memory; the oldest goes
-// first (a task is worked on in one turn, or a few close together).
-const maxAccounts = 512
+// maxAccounts bounds the task accounts kept (in memory and in the
+// store); the one used longest ago goes first (a task is worked on in a
+// few turns close together).
+const maxAccounts = 128
 
-// account is what one budgeted task has spent here.
+// maxSettled bounds the subtasks an account remembers as charged.
+const maxSettled = 64
+
+// account is what one budgeted task has spent here: the provider calls
+// of the turns that work on it, and what the subtasks delegated from it
+// reported when they ended. Handed holds the budgets handed to subtasks
+// still running: they count against what a further subtask is given,
+// and as spent in the task's own final report.
 type account struct {
-	budget envelope.Budget
-	spent  agentloop.Usage
-	cost   float64
+	Budget  envelope.Budget            `json:"budget"`
+	Tokens  int64                      `json:"tokens,omitempty"`
+	Cost    float64                    `json:"cost,omitempty"`
+	Handed  map[string]envelope.Budget `json:"handed,omitempty"`
+	Settled []string                   `json:"settled,omitempty"`
+	// pending holds budgets handed out for tasks being sent (Hand), by a
+	// number of this process; they are not stored.
+	pending map[int]envelope.Budget
 }
 
-// charge adds one call's usage and cost.
-func (a *account) charge(u agentloop.Usage, cost float64) {
-	a.spent = a.spent.Add(u)
-	a.cost += cost
+// charge adds tokens and cost to what the task spent.
+func (a *account) charge(tokens int64, cost float64) {
+	a.Tokens += tokens
+	a.Cost += cost
 }
 
-// refusal says why no further call may be made ("" while some budget is
-// left).
+// refusal says why the task may make no further provider call ("" while
+// some budget is left).
 func (a *account) refusal() string {
-	if b := a.budget.Tokens; b > 0 && a.spent.Total() >= b {
-		return fmt.Sprintf("budget exhausted: the task used %d of its %d tokens", a.spent.Total(), b)
+	if b := a.Budget.Tokens; b > 0 && a.Tokens >= b {
+		return fmt.Sprintf(envelope.BudgetExhausted+": the task used %d of its %d tokens", a.Tokens, b)
 	}
-	if b := a.budget.Cost; b > 0 && a.cost >= b {
-		return fmt.Sprintf("budget exhausted: the task cost %.4g of its %.4g", a.cost, b)
+	if b := a.Budget.Cost; b > 0 && a.Cost >= b {
+		return fmt.Sprintf(envelope.BudgetExhausted+": the task cost %.4g of its %.4g", a.Cost, b)
 	}
 	return ""
 }
 
-// left returns what is left of the budget (the bounds it sets only).
-func (a *account) left() envelope.Budget {
-	var out envelope.Budget
-	if a.budget.Tokens > 0 {
-		out.Tokens = a.budget.Tokens - a.spent.Total()
+// handedOut sums the budgets handed to subtasks still running.
+func (a *account) handedOut() envelope.Budget {
+	var sum envelope.Budget
+	for _, b := range a.Handed {
+		sum.Tokens += b.Tokens
+		sum.Cost += b.Cost
 	}
-	if a.budget.Cost > 0 {
-		out.Cost = a.budget.Cost - a.cost
+	for _, b := range a.pending {
+		sum.Tokens += b.Tokens
+		sum.Cost += b.Cost
 	}
-	return out
+	return sum
 }
 
-// accounts are the task accounts by task id, the oldest dropped past a
-// bound.
+// used is what the task counts as spent: its own calls, what its ended
+// subtasks reported, and the budgets of those still running.
+func (a *account) used() envelope.Budget {
+	h := a.handedOut()
+	return envelope.Budget{Tokens: a.Tokens + h.Tokens, Cost: a.Cost + h.Cost}
+}
+
+// left returns what a new subtask may be given (the bounds the budget
+// sets only), or why nothing is left: what the task spent, less what
+// subtasks still running were handed.
+func (a *account) left() (envelope.Budget, string) {
+	if why := a.refusal(); why != "" {
+		return envelope.Budget{}, why
+	}
+	h := a.handedOut()
+	var out envelope.Budget
+	if b := a.Budget.Tokens; b > 0 {
+		if out.Tokens = b - a.Tokens - h.Tokens; out.Tokens <= 0 {
+			return envelope.Budget{}, fmt.Sprintf(envelope.BudgetExhausted+": the task used %d of its %d tokens and handed the other %d to subtasks still running",
+				a.Tokens, b, b-a.Tokens)
+		}
+	}
+	if b := a.Budget.Cost; b > 0 {
+		if out.Cost = b - a.Cost - h.Cost; out.Cost <= 0 {
+			return envelope.Budget{}, fmt.Sprintf(envelope.BudgetExhausted+": the task cost %.4g of its %.4g and handed the rest to subtasks still running",
+				a.Cost, b)
+		}
+	}
+	return out, ""
+}
+
+// hand records that subtask sub was given b.
+func (a *account) hand(sub string, b envelope.Budget) {
+	if a.Handed == nil {
+		a.Handed = map[string]envelope.Budget{}
+	}
+	a.Handed[sub] = b
+}
+
+// settle charges what subtask sub reported it used (nil: not reported)
+// and frees what it was handed; it reports false for a subtask charged
+// already (an update read twice).
+func (a *account) settle(sub string, used *envelope.Budget) bool {
+	if slices.Contains(a.Settled, sub) {
+		return false
+	}
+	delete(a.Handed, sub)
+	if used != nil {
+		a.charge(used.Tokens, used.Cost)
+	}
+	a.Settled = append(a.Settled, sub)
+	if len(a.Settled) > maxSettled {
+		a.Settled = slices.Delete(a.Settled, 0, len(a.Settled)-maxSettled)
+	}
+	return true
+}
+
+// accounts are the task accounts by task id, the one used longest ago
+// dropped past a bound.
 type accounts struct {
 	max   int
 	byID  map[string]*account
-	order []string
+	order []string // least recently used first
 }
 
 func newAccounts(max int) accounts { return accounts{max: max, byID: map[string]*account{}} }
@@ -63,13 +136,33 @@ func (as *accounts) open(id string, b envelope.Budget) {
 	if _, ok := as.byID[id]; ok || id == "" {
 		return
 	}
-	if len(as.order) >= as.max {
+	as.put(id, &account{Budget: b})
+}
+
+// put sets task id's account, as the one used last.
+func (as *accounts) put(id string, a *account) {
+	if _, ok := as.byID[id]; ok {
+		as.order = slices.DeleteFunc(as.order, func(s string) bool { return s == id })
+	}
+	for len(as.order) >= as.max {
 		delete(as.byID, as.order[0])
 		as.order = as.order[1:]
 	}
-	as.byID[id] = &account{budget: b}
+	as.byID[id] = a
 	as.order = append(as.order, id)
 }
 
 // get returns task id's account, or nil.
 func (as *accounts) get(id string) *account { return as.byID[id] }
+
+// touch makes task id's account the one used last.
+func (as *accounts) touch(id string) {
+	if a := as.byID[id]; a != nil && (len(as.order) == 0 || as.order[len(as.order)-1] != id) {
+		as.put(id, a)
+	}
+}
+
+// costOf is what usage u costs at prices in and out (per million tokens).
+func costOf(u agentloop.Usage, in, out float64) float64 {
+	return (float64(u.InputTokens)*in + float64(u.OutputTokens)*out) / 1e6
+}

@@ -7,8 +7,17 @@
 //     whose reason starts "budget exhausted", so the task fails and its
 //     delegator (and the user behind it) is told why;
 //   - a task delegated from inside a budgeted task carries what is left
-//     (Keeper.Left, which the delegate tool asks), and one delegated from
-//     a conversation without a budget gets the configured task budget;
+//     of it, less what subtasks still running were handed (Keeper.Hand,
+//     which the delegate tool asks; the handed budget is set aside until
+//     the subtask ends), and one delegated from a conversation without a
+//     budget gets the configured task budget;
+//   - a subtask's final update reports what it used (task.used); the
+//     delegator's channel hands it to SubtaskEnded, which charges it to
+//     the parent task, so a tree of tasks spends its budget once; Spent
+//     gives what a task used, for its own final update;
+//   - the tasks' accounts are kept in the store beside the agent's inbox
+//     (state record task-usage), so a task handed out again after a crash
+//     goes on with what it spent;
 //   - the agent's tokens of the day are capped: past the cap every call is
 //     refused until midnight (of the keeper's clock); the count is kept in
 //     the store beside the agent's inbox, so a restart does not reset it;

@@ -6,7 +6,6 @@ import (
 	"sync"
 
 	"github.com/switchboard-dev/switchboard/agentloop"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/clock"
 )
 
@@ -61,10 +60,14 @@ type Keeper struct {
 	agentloop.NopHook
 	cfg Config
 
-	mu       sync.Mutex
-	turns    map[*agentloop.Turn]*turnState
-	accounts accounts
-	day      daily
+	mu          sync.Mutex
+	turns       map[*agentloop.Turn]*turnState
+	accounts    accounts
+	tasksLoaded bool // the stored accounts were read (books.go)
+	day         daily
+	seq         int        // numbers the budgets being handed out (Hand)
+	saveMu      sync.Mutex // serialises saveAccounts
+	refused     counters
 }
 
 // turnState is what the keeper knows of a running turn.
@@ -89,12 +92,14 @@ var _ agentloop.Hook = (*Keeper)(nil)
 func (k *Keeper) Turn(ctx context.Context, t *agentloop.Turn) (context.Context, func(error, agentloop.Usage)) {
 	ref := refOf(t.Inbound)
 	st := &turnState{}
+	k.loadAccounts(ctx)
 	k.mu.Lock()
 	if ref.budget.Bounded() {
 		k.accounts.open(ref.account, *ref.budget)
 	}
 	if ref.account != "" && k.accounts.get(ref.account) != nil {
 		st.task = ref.account
+		k.accounts.touch(ref.account)
 	}
 	k.turns[t] = st
 	k.mu.Unlock()
@@ -125,12 +130,13 @@ func (k *Keeper) Chat(ctx context.Context, t *agentloop.Turn, req *agentloop.Req
 	if st != nil && st.task != "" {
 		acc = k.accounts.get(st.task)
 	}
-	refusal := k.day.refusal(k.cfg.Clock.Now(), k.cfg.DailyTokens)
+	refusal, count := k.day.refusal(k.cfg.Clock.Now(), k.cfg.DailyTokens), &k.refused.daily
 	if refusal == "" && acc != nil {
-		refusal = acc.refusal()
+		refusal, count = acc.refusal(), &k.refused.task
 	}
 	k.mu.Unlock()
 	if refusal != "" {
+		count.Add(1)
 		return ctx, func(*agentloop.Response, error) {}, &agentloop.TaskFailure{Reason: refusal}
 	}
 	return ctx, func(resp *agentloop.Response, _ error) {
@@ -152,13 +158,16 @@ func (k *Keeper) charge(ctx context.Context, st *turnState, acc *account, resp *
 	k.mu.Lock()
 	saved := k.day.add(k.cfg.Clock.Now(), u.Total())
 	if acc != nil {
-		acc.charge(u, k.cost(u))
+		acc.charge(u.Total(), k.cost(u))
 	}
 	if st != nil {
 		st.model = model
 	}
 	k.mu.Unlock()
 	k.saveDay(ctx, saved)
+	if acc != nil && u.Total() > 0 {
+		k.saveAccounts(ctx)
+	}
 	if st == nil && u.Total() > 0 && k.cfg.Books != nil {
 		k.cfg.Books.RecordUsage(context.WithoutCancel(ctx), Entry{
 			Judgement: true, Model: model, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens})
@@ -167,27 +176,5 @@ func (k *Keeper) charge(ctx context.Context, st *turnState, acc *account, resp *
 
 // cost is what u costs at the configured prices.
 func (k *Keeper) cost(u agentloop.Usage) float64 {
-	return (float64(u.InputTokens)*k.cfg.InputPrice + float64(u.OutputTokens)*k.cfg.OutputPrice) / 1e6
-}
-
-// Left returns the budget a task delegated during turn t carries: what
-// is left of the budget of the task t works on, else the configured task
-// budget, else nil (none). It fails with an *agentloop.TaskFailure when
-// the task's budget is spent.
-func (k *Keeper) Left(t *agentloop.Turn) (*envelope.Budget, error) {
-	k.mu.Lock()
-	defer k.mu.Unlock()
-	if st := k.turns[t]; st != nil && st.task != "" {
-		if acc := k.accounts.get(st.task); acc != nil {
-			if why := acc.refusal(); why != "" {
-				return nil, &agentloop.TaskFailure{Reason: why}
-			}
-			left := acc.left()
-			return &left, nil
-		}
-	}
-	if k.cfg.TaskTokens > 0 || k.cfg.TaskCost > 0 {
-		return &envelope.Budget{Tokens: k.cfg.TaskTokens, Cost: k.cfg.TaskCost}, nil
-	}
-	return nil, nil
+	return costOf(u, k.cfg.InputPrice, k.cfg.OutputPrice)
 }

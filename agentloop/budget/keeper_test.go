@@ -79,6 +79,14 @@ func call(t *testing.T, k *budget.Keeper, turn *agentloop.Turn, in, out int64) e
 	return nil
 }
 
+// leftOf asks k for the budget of a task delegated in turn, and sends
+// nothing.
+func leftOf(k *budget.Keeper, turn *agentloop.Turn) (*envelope.Budget, error) {
+	b, settle, err := k.Hand(turn)
+	settle("")
+	return b, err
+}
+
 func reasonOf(t *testing.T, err error) string {
 	t.Helper()
 	var tf *agentloop.TaskFailure
@@ -93,13 +101,13 @@ func TestTaskBudgetIsSpentThenRefused(t *testing.T) {
 	turn := taskTurn("t1", &envelope.Budget{Tokens: 100})
 	_, end := k.Turn(context.Background(), turn)
 	require.NoError(t, call(t, k, turn, 50, 10))
-	left, err := k.Left(turn)
+	left, err := leftOf(k, turn)
 	require.NoError(t, err)
 	assert.Equal(t, &envelope.Budget{Tokens: 40}, left, "a delegation carries what is left")
 	require.NoError(t, call(t, k, turn, 35, 10), "40 left: the call is made")
 	err = call(t, k, turn, 1, 1)
 	assert.Equal(t, "budget exhausted: the task used 105 of its 100 tokens", reasonOf(t, err))
-	_, err = k.Left(turn)
+	_, err = leftOf(k, turn)
 	assert.Contains(t, reasonOf(t, err), "budget exhausted", "nothing is left to delegate")
 	end(err, agentloop.Usage{InputTokens: 85, OutputTokens: 20})
 
@@ -111,6 +119,7 @@ func TestTaskBudgetIsSpentThenRefused(t *testing.T) {
 	assert.Contains(t, reasonOf(t, call(t, k, again, 1, 1)), "budget exhausted", "the account is the task's, not the turn's")
 	end2(nil, agentloop.Usage{})
 	assert.Len(t, b.recorded(), 1, "a turn that cost nothing records nothing")
+	assert.Equal(t, budget.Stats{TaskRefusals: 2}, k.Stats(), "two calls refused; Left refuses no call")
 }
 
 func TestCostBudgetCountsAtTheConfiguredPrices(t *testing.T) {
@@ -120,7 +129,7 @@ func TestCostBudgetCountsAtTheConfiguredPrices(t *testing.T) {
 	_, end := k.Turn(context.Background(), turn)
 	defer end(nil, agentloop.Usage{})
 	require.NoError(t, call(t, k, turn, 500, 100)) // 0.001 + 0.001
-	left, err := k.Left(turn)
+	left, err := leftOf(k, turn)
 	require.NoError(t, err)
 	assert.InDelta(t, 0.001, left.Cost, 1e-12)
 	assert.Zero(t, left.Tokens, "no token bound is invented")
@@ -135,12 +144,12 @@ func TestTasksWithoutABudgetGetTheConfiguredOne(t *testing.T) {
 	_, end := k.Turn(context.Background(), turn)
 	defer end(nil, agentloop.Usage{})
 	require.NoError(t, call(t, k, turn, 900, 100), "a user's turn has no budget of its own")
-	left, err := k.Left(turn)
+	left, err := leftOf(k, turn)
 	require.NoError(t, err)
 	assert.Equal(t, &envelope.Budget{Tokens: 5000}, left)
 
 	none := budget.New(budget.Config{})
-	left, err = none.Left(turn)
+	left, err = leftOf(none, turn)
 	require.NoError(t, err)
 	assert.Nil(t, left, "no budget configured: tasks carry none")
 }
@@ -194,6 +203,7 @@ func TestDailyCapCountsJudgementsAndRecordsThem(t *testing.T) {
 	assert.Contains(t, reasonOf(t, call(t, k, nil, 1, 1)), "daily token cap reached")
 	assert.Equal(t, []budget.Entry{{Judgement: true, Model: "m-1",
 		InputTokens: 80, OutputTokens: 20}}, b.recorded())
+	assert.Equal(t, budget.Stats{DailyRefusals: 1}, k.Stats())
 }
 
 func TestUnreadableDayCountsFromThisProcess(t *testing.T) {

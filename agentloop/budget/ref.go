@@ -10,9 +10,10 @@ import (
 type ref struct {
 	messageID, threadID, taskID string
 	// account is the task the turn is charged to: the task it works on
-	// ("" for a user's message, or an update routed to the conversation a
-	// delegated task began in: that task's budget is its worker's to
-	// count).
+	// ("" for a user's message). An update routed back to the conversation
+	// a subtask was delegated from is charged to the task that
+	// conversation works on (meta.Tree), not to the subtask: that one's
+	// budget is its worker's to count.
 	account string
 	// budget is the budget a task message carries (nil otherwise).
 	budget *envelope.Budget
@@ -27,6 +28,9 @@ func refOf(in bus.InboundMessage) ref {
 	}
 	r.messageID, r.threadID, r.taskID = mt.MessageID, mt.ThreadID, mt.TaskOf()
 	if mt.Routed() {
+		if mt.Tree != nil {
+			r.account = mt.Tree.Task
+		}
 		return r
 	}
 	r.account = r.taskID

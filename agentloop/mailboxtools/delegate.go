@@ -20,7 +20,7 @@ import (
 type DelegateTask struct {
 	mb     Mailbox
 	now    func() time.Time
-	budget func(*agentloop.Turn) (*envelope.Budget, error)
+	budget func(*agentloop.Turn) (*envelope.Budget, func(string), error)
 }
 
 type delegateArgs struct {
@@ -70,12 +70,14 @@ func (t *DelegateTask) Execute(ctx context.Context, call agentloop.Call) (string
 		return "", errors.New("deadline_seconds must be positive")
 	}
 	var budget *envelope.Budget
+	sent := "" // the id of the task sent, for settle
 	if t.budget != nil {
-		b, err := t.budget(call.Turn)
+		b, settle, err := t.budget(call.Turn)
 		if err != nil {
 			return "", fmt.Errorf("%w; the task is not delegated", err)
 		}
 		budget = b
+		defer func() { settle(sent) }()
 	}
 	target, err := t.target(ctx, args)
 	if err != nil {
@@ -99,6 +101,7 @@ func (t *DelegateTask) Execute(ctx context.Context, call agentloop.Call) (string
 	if err != nil {
 		return "", sendError(err)
 	}
+	sent = msg.Task.ID
 	return fmt.Sprintf("delegated task %s to %s; its updates will come back to this conversation%s",
 		msg.Task.ID, msg.To, offlineNote(target)), nil
 }

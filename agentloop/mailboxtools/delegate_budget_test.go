@@ -2,6 +2,7 @@ package mailboxtools_test
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
@@ -16,8 +17,18 @@ import (
 // budgetTool is delegate_task whose budgets come from left.
 func budgetTool(t *testing.T, mb mailboxtools.Mailbox, left func(*agentloop.Turn) (*envelope.Budget, error)) agentloop.Tool {
 	t.Helper()
+	return settlingTool(t, mb, left, func(string) {})
+}
+
+// settlingTool is budgetTool whose budgets are settled with settle.
+func settlingTool(t *testing.T, mb mailboxtools.Mailbox, left func(*agentloop.Turn) (*envelope.Budget, error), settle func(string)) agentloop.Tool {
+	t.Helper()
+	hand := func(turn *agentloop.Turn) (*envelope.Budget, func(string), error) {
+		b, err := left(turn)
+		return b, settle, err
+	}
 	tools, err := agentloop.NewTools(mailboxtools.New(mb, mailboxtools.Options{
-		Now: func() time.Time { return clock }, Budget: left})...)
+		Now: func() time.Time { return clock }, Budget: hand})...)
 	require.NoError(t, err)
 	tl, ok := tools.Get("delegate_task")
 	require.True(t, ok)
@@ -58,4 +69,23 @@ func TestDelegateRefusedWhenTheBudgetIsSpent(t *testing.T) {
 		Arguments: `{"to":"coder","task":"sort 1"}`, Turn: fromUser()})
 	assert.EqualError(t, err, "budget exhausted: the task used 90 of its 80 tokens; the task is not delegated")
 	assert.Empty(t, fake.posts(), "nothing is sent")
+}
+
+// The budget handed out is settled with the id of the task sent, or with
+// "" when nothing was sent, so that it is not set aside for ever.
+func TestDelegateSettlesTheBudgetItHandedOut(t *testing.T) {
+	fake := newFake()
+	var settled []string
+	tl := settlingTool(t, fake, func(*agentloop.Turn) (*envelope.Budget, error) {
+		return &envelope.Budget{Tokens: 50}, nil
+	}, func(id string) { settled = append(settled, id) })
+	_, err := run(t, tl, fromUser(), `{"to":"coder","task":"sort 3 1"}`)
+	require.NoError(t, err)
+	require.Len(t, fake.posts(), 1)
+	_, err = tl.Execute(context.Background(), agentloop.Call{ID: "c2", Name: "delegate_task",
+		Arguments: `{"to":"nobody-known","task":"sort 1"}`, Turn: fromUser()})
+	require.Error(t, err)
+	require.Len(t, settled, 2)
+	assert.True(t, strings.HasPrefix(settled[0], "task_"), "the task sent: %q", settled[0])
+	assert.Empty(t, settled[1], "nothing sent: the budget is freed")
 }

@@ -39,10 +39,12 @@ type Options struct {
 	// Now is the clock for task deadlines (default time.Now).
 	Now func() time.Time
 	// Budget returns the budget a task delegated during a turn carries
-	// (nil: none), or an error when the turn's own budget is spent (see
-	// budget.Keeper.Left). Nil: tasks carry the budget of the task being
+	// (nil: none), set aside for it, and settle, which the tool calls once
+	// with the new task's id when it was sent, or with "" when nothing was
+	// sent; or an error when the turn's own budget is spent (see
+	// budget.Keeper.Hand). Nil: tasks carry the budget of the task being
 	// handled, if any.
-	Budget func(*agentloop.Turn) (*envelope.Budget, error)
+	Budget func(*agentloop.Turn) (b *envelope.Budget, settle func(taskID string), err error)
 }
 
 // New returns the four mailbox tools over mb, in the order list_agents,

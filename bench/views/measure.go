@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 )
 
@@ -102,11 +101,7 @@ func runOnce(ctx context.Context, bin, cache, root string, args []string) (wall 
 	lines = bytes.Count(stdout.Bytes(), []byte("\n"))
 	heap = gcPeak(stderr.String())
 	if useTime != nil {
-		ru, _ := cmd.ProcessState.SysUsage().(*syscall.Rusage)
-		if ru == nil {
-			return wall, 0, heap, lines, nil
-		}
-		return wall, ru.Maxrss * 1024, heap, lines, nil
+		return wall, maxRSS(cmd.ProcessState), heap, lines, nil
 	}
 	_, after, _ := strings.Cut(stderr.String()[max(0, strings.LastIndex(stderr.String(), timeMark)):], timeMark)
 	fields := strings.Fields(after)

@@ -53,8 +53,11 @@ type Channel struct {
 	received *recentMessages
 	active   *tasks.Active // tasks this agent works on
 
+	waiting *waiting // subtasks whose results the tasks this agent works on wait for
+
 	mu      sync.Mutex
 	judge   Judge
+	budgets Budgets          // see SetBudgets
 	sent    *tasks.Delegated // tasks this agent delegated
 	replies *replies.Ledger  // requests owed a reply, both ways
 	inbox   store.Inbox
@@ -85,6 +88,7 @@ func New(cfg Config, b *bus.Bus, opts Options) (*Channel, error) {
 		clk:      clk,
 		received: newRecentMessages(4096),
 		active:   tasks.NewActive(clk),
+		waiting:  newWaiting(),
 	}, nil
 }
 
@@ -146,6 +150,7 @@ func (c *Channel) Start(ctx context.Context) error {
 		return err
 	}
 	c.inbox, c.sent, c.replies = inbox, sent, ledger
+	c.tidyOwnApprovals(ctx)
 	c.guard = limits.New(c.cfg.Limits, c.cfg.AgentID, c.clk, c.backend, c.Logger())
 	runCtx, cancel := context.WithCancel(context.Background())
 	c.cancel, c.running = cancel, true

@@ -122,6 +122,7 @@ func (c *Channel) reoffer(ctx context.Context, sent *tasks.Delegated, t tasks.Re
 	if err := sent.SetState(ctx, t.TaskID, envelope.StateFailed); err != nil {
 		c.Logger().Warn("record lost task", "task", t.TaskID, "err", err)
 	}
+	c.subtaskEnded(ctx, t, nil) // what the lost worker spent is not known; its budget is freed
 	tasks.Sweep(ctx, c.inbox, t.TaskID, c.Logger())
 	c.Logger().Warn("delegated task failed: its work is lost", "task", t.TaskID, "to", t.To, "why", why)
 	mt := meta.Meta{From: t.To, To: c.cfg.AgentID, Type: envelope.TypeTaskUpdate, ThreadID: t.ThreadID,

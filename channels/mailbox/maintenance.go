@@ -8,24 +8,30 @@ import (
 )
 
 // pruneLoop applies the retention bounds to this agent's handled and
-// archived messages at start and then every pruneInterval.
+// archived messages, and removes the approvals no agent waits for any
+// more, at start and then every pruneInterval.
 func (c *Channel) pruneLoop(ctx context.Context, t clock.Ticker) {
 	defer t.Stop()
-	p, ok := c.inbox.(store.Pruner)
-	if !ok {
-		return
-	}
-	r := c.cfg.Retention()
 	for {
-		if rep, err := p.Prune(ctx, r); err != nil && ctx.Err() == nil {
-			c.Logger().Warn("retention not applied", "err", err)
-		} else if rep.Files > 0 {
-			c.Logger().Info("old messages removed by retention", "files", rep.Files, "bytes", rep.Bytes)
-		}
+		c.pruneMessages(ctx)
+		c.pruneApprovals(ctx)
 		select {
 		case <-ctx.Done():
 			return
 		case <-t.C():
 		}
+	}
+}
+
+// pruneMessages applies the retention bounds, when the inbox can.
+func (c *Channel) pruneMessages(ctx context.Context) {
+	p, ok := c.inbox.(store.Pruner)
+	if !ok {
+		return
+	}
+	if rep, err := p.Prune(ctx, c.cfg.Retention()); err != nil && ctx.Err() == nil {
+		c.Logger().Warn("retention not applied", "err", err)
+	} else if rep.Files > 0 {
+		c.Logger().Info("old messages removed by retention", "files", rep.Files, "bytes", rep.Bytes)
 	}
 }

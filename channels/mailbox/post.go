@@ -66,6 +66,9 @@ func (c *Channel) Post(ctx context.Context, req route.Request) (_ *envelope.Mess
 	if m := c.meterOf(); m != nil {
 		m.Sent(msg)
 	}
+	if recorded {
+		c.subtaskSent(msg, route.TreeOf(req))
+	}
 	c.releaseAnswered(ctx, ledger, msg)
 	return msg, nil
 }

@@ -17,6 +17,8 @@ import (
 // inbound metadata into its answer), it answers that message: the answer
 // to a task becomes the task's final task_update (completed, or the state
 // set with meta.WithReply), any other answer a message with reply_to set.
+// An answer to a subtask's update routed back to the conversation of a
+// task this agent works on is an update of that task (subtasks.go).
 // Otherwise it is a new message (with a fresh trace), or a forward when
 // the Meta belongs to a message from another agent.
 func (c *Channel) Send(ctx context.Context, out bus.OutboundMessage) error {
@@ -35,6 +37,9 @@ func (c *Channel) Send(ctx context.Context, out bus.OutboundMessage) error {
 			state = envelope.StateCompleted
 		}
 		_, err := c.FinishTask(ctx, mt.Task.ID, state, out.Content, reply.Reason, parts)
+		return err
+	}
+	if done, err := c.answerInTask(ctx, out, mt, parts); done {
 		return err
 	}
 	req := route.Request{To: out.ChatID, Text: out.Content, Parts: parts, ReplyTo: out.ReplyTo}

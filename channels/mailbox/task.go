@@ -73,7 +73,9 @@ func (c *Channel) answerTask(ctx context.Context, mt meta.Meta, state envelope.T
 // (completed, failed or canceled, with the result text and parts), frees the
 // capacity and acknowledges the request. The agent loop's reply to a task
 // message arrives here through Send. A non-terminal state (working) is
-// reported without ending the task.
+// reported without ending the task, and so is completed while a subtask
+// delegated from the task runs (subtasks.go). The final update reports
+// what the task used beside its budget (SetBudgets).
 func (c *Channel) FinishTask(ctx context.Context, taskID string, state envelope.TaskState, text, reason string, parts []envelope.Part) (*envelope.Message, error) {
 	if !state.Terminal() {
 		t, ok := c.active.Get(taskID)
@@ -81,15 +83,26 @@ func (c *Channel) FinishTask(ctx context.Context, taskID string, state envelope.
 			return nil, fmt.Errorf("update task %s: %w", taskID, ErrTaskNotActive)
 		}
 		return c.Post(ctx, route.Request{To: t.Meta.From, Type: envelope.TypeTaskUpdate, TaskID: taskID,
-			TaskState: state, Text: text, Parent: &t.Meta, ReplyTo: t.Meta.MessageID})
+			TaskState: state, Text: text, Parts: parts, Parent: &t.Meta, ReplyTo: t.Meta.MessageID})
+	}
+	if state == envelope.StateCompleted && c.active.Has(taskID) && c.awaitsSubtasks(taskID) {
+		// Not done while a subtask runs: the answer is progress, and the
+		// task ends with the answer to its last subtask's result.
+		return c.FinishTask(ctx, taskID, envelope.StateWorking, text, "", parts)
 	}
 	t, ok := c.active.Take(taskID, "")
 	if !ok {
 		return nil, fmt.Errorf("finish task %s: %w (it ended already, or was never accepted here)", taskID, ErrTaskNotActive)
 	}
+	c.waiting.done(taskID, "")
 	c.cardChanged(ctx)
+	budget, used := c.spent(ctx, taskID)
 	msg, err := c.Post(ctx, route.Request{To: t.Meta.From, Type: envelope.TypeTaskUpdate, TaskID: taskID,
-		TaskState: state, Reason: reason, Text: text, Parts: parts, Parent: &t.Meta, ReplyTo: t.Meta.MessageID})
+		TaskState: state, Reason: reason, Text: text, Parts: parts, Parent: &t.Meta, ReplyTo: t.Meta.MessageID,
+		Budget: budget, Used: used})
+	if err == nil {
+		c.recordTaskTotal(ctx, msg)
+	}
 	c.ackEnded(ctx, t, taskID)
 	return msg, err
 }

@@ -21,6 +21,7 @@ func (c *Channel) onUpdate(ctx context.Context, d *store.Delivery, mt meta.Meta,
 	task := d.Message.Task
 	if task.State == envelope.StateCanceled {
 		if t, ok := c.active.Take(task.ID, mt.From); ok {
+			c.waiting.done(task.ID, "")
 			c.cardChanged(ctx)
 			if err := c.inbox.Ack(ctx, t.Delivery); err != nil {
 				c.Logger().Warn("acknowledge canceled task", "task", task.ID, "err", err)
@@ -37,7 +38,15 @@ func (c *Channel) onUpdate(ctx context.Context, d *store.Delivery, mt meta.Meta,
 		mt.Tree = rec.Tree()
 		v.in = routed(in, mt, rec.Callback)
 		c.taskRejected(ctx, mt)
-		c.failParentOnCycle(ctx, rec, task)
+		if task.State.Terminal() {
+			c.subtaskEnded(ctx, rec, task.Used)
+		}
+		if c.failParent(ctx, rec, task) {
+			// The parent failed with the reason, which travels up the tree;
+			// its conversation is over and has nothing to answer.
+			v.publish = false
+			c.waiting.done(rec.ParentTask, "")
+		}
 	}
 	if task.State.Terminal() && (ok || c.storedTask(ctx, task.ID, mt.From)) {
 		v.sweep = task.ID // the task this agent delegated is over

@@ -71,7 +71,7 @@ func TestContractFlags(t *testing.T) {
 	assert.Equal(t, []string{"config", "root", "wide"}, helpFlags(help, "Global Flags:"))
 
 	top := s.ok("help")
-	assert.Equal(t, []string{"config", "root", "wide"}, helpFlags(top, "Flags:"))
+	assert.Equal(t, []string{"config", "root", "version", "wide"}, helpFlags(top, "Flags:"))
 	for _, cmd := range []string{"run", "send", "recv", "inbox", "agents", "thread", "watch", "doctor", "version", "help", "completion", "config"} {
 		assert.Regexp(t, `(?m)^  `+cmd+` `, top, "switchboard help lists %s", cmd)
 	}

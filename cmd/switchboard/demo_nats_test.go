@@ -40,7 +40,7 @@ func TestDemoOnNATS(t *testing.T) {
 	assert.Empty(t, r.stderr)
 	for _, want := range append([]string{
 		`folder: \S+ \(configs, logs, NATS store, Feishu outbox\)\n`,
-		`\nnats-server \(embedded, JetStream in \S+/nats\) listening at nats://127\.0\.0\.1:\d+\n`,
+		`\nnats-server \(switchboard-natsd, JetStream in \S+/nats\) listening at nats://127\.0\.0\.1:\d+\n`,
 		`both agents are registered online in NATS JetStream at nats://127\.0\.0\.1:\d+\n`,
 	}, demoTranscript...) {
 		assert.Regexp(t, regexp.MustCompile(want), r.stdout)

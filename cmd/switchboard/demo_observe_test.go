@@ -26,7 +26,9 @@ func TestDemoObserve(t *testing.T) {
 	root := filepath.Join(dir, "mailboxes")
 	for _, want := range []string{
 		`\nwhere to look \(--observe\):\n  traces +http://127\.0\.0\.1:\d+/v1/traces  \(OTLP/HTTP receiver in this process`,
-		`\n  researcher log  ` + regexp.QuoteMeta(filepath.Join(dir, "researcher.log")) + `\n`,
+		`\n  researcher metrics  http://127\.0\.0\.1:\d+/metrics  http://127\.0\.0\.1:\d+/healthz  http://127\.0\.0\.1:\d+/readyz\n`,
+		`\n  coder metrics       http://127\.0\.0\.1:\d+/metrics  `,
+		`\n  researcher log      ` + regexp.QuoteMeta(filepath.Join(dir, "researcher.log")) + `\n`,
 		`\n  mailbox +switchboard --root ` + regexp.QuoteMeta(root) + ` agents`,
 	} {
 		assert.Regexp(t, want, r.stdout)
@@ -37,8 +39,26 @@ func TestDemoObserve(t *testing.T) {
 		"the command the demo prints shows the trace")
 	conf, err := os.ReadFile(filepath.Join(dir, "coder.json"))
 	require.NoError(t, err)
-	assert.Regexp(t, `"observability": \{\s+"tracing": \{\s+"enabled": true,\s+"endpoint": "http://127\.0\.0\.1:\d+"`, string(conf))
+	assert.Regexp(t, `"observability": \{\s+"metrics": \{\s+"listen": "127\.0\.0\.1:0"\s+\},\s+"tracing": \{\s+"enabled": true,\s+"endpoint": "http://127\.0\.0\.1:\d+"`, string(conf))
 	assert.NotContains(t, r.stdout, "removed")
+
+	rows := demoSummary(t, r.stdout)
+	checkDemoSummary(t, rows)
+	checkDemoTokens(t, s, root, rows)
+	assert.Less(t, strings.Index(r.stdout, "/metrics counted"), strings.Index(r.stdout, "\nstopped researcher and coder"),
+		"scraped while the agents ran")
+
+	// Every line about a message names its trace: the turns of both
+	// processes are in the conversation's trace.
+	for _, agent := range []string{"researcher", "coder"} {
+		log, err := os.ReadFile(filepath.Join(dir, agent+".log"))
+		require.NoError(t, err)
+		turns := regexp.MustCompile(`(?m)^.* msg=turn id=\S+ thread=\S+ trace=([0-9a-f]{32}) .*$`).FindAllStringSubmatch(string(log), -1)
+		require.NotEmpty(t, turns, "%s's turns name their trace:\n%s", agent, log)
+		for _, m := range turns {
+			assert.Equal(t, traceID, m[1], m[0])
+		}
+	}
 }
 
 // TestDemoObserveNATS is demo --observe on the nats-server the demo
@@ -49,6 +69,7 @@ func TestDemoObserveNATS(t *testing.T) {
 	r := runDemo(t, s, "--observe", "--backend", "nats", "--timeout", "40s")
 	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 	_, msgID := observedTrace(t, r.stdout)
+	checkDemoSummary(t, demoSummary(t, r.stdout))
 	assert.Regexp(t, `\n  its mailbox messages: switchboard --config \S+/researcher\.json thread `+msgID+
 		`  \(while the demo's nats-server runs: with --keep, before Ctrl-C\)\n`, r.stdout)
 	kept := regexp.MustCompile(`\nkept (\S+) \(remove it when done\)\n`).FindStringSubmatch(r.stdout)

@@ -41,11 +41,14 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	bin = filepath.Join(dir, "switchboard")
-	args := append([]string{"build", "-o", bin, "-ldflags", "-X main.version=" + testVersion}, buildFlags...)
-	build := exec.Command("go", append(args, ".")...)
+	// switchboard hands run, demo, mcp and the NATS backend to
+	// switchboard-full, which it finds beside itself, as the demo finds
+	// switchboard-natsd.
+	args := append([]string{"build", "-o", dir + string(filepath.Separator), "-ldflags", "-X main.version=" + testVersion}, buildFlags...)
+	build := exec.Command("go", append(args, ".", "../switchboard-full", "../switchboard-natsd")...)
 	build.Stdout, build.Stderr = os.Stdout, os.Stderr
 	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build switchboard:", err)
+		fmt.Fprintln(os.Stderr, "build switchboard and its companions:", err)
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}

@@ -7,6 +7,7 @@ import (
 	"syscall"
 
 	"github.com/switchboard-dev/switchboard/internal/cli"
+	"github.com/switchboard-dev/switchboard/internal/companion"
 )
 
 // version is set at build time: go build -ldflags "-X main.version=1.2.3".
@@ -19,12 +20,28 @@ func main() {
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := cli.Main(ctx, os.Args[1:], cli.Env{
-		Stdin:   os.Stdin,
-		Stdout:  os.Stdout,
-		Stderr:  os.Stderr,
-		Environ: os.Environ(),
-		Version: version,
+		Stdin:    os.Stdin,
+		Stdout:   os.Stdout,
+		Stderr:   os.Stderr,
+		Environ:  os.Environ(),
+		Version:  version,
+		Delegate: func(args []string) int { return delegate(ctx, args) },
 	})
 	stop()
 	os.Exit(code)
+}
+
+// delegate runs args in switchboard-full: this program is built without
+// the host, the MCP server, the NATS backend and the span exporter (see
+// cli.Extras), which start slowly and weigh on every command.
+func delegate(ctx context.Context, args []string) int {
+	self, err := os.Executable()
+	if err == nil {
+		var full string
+		if full, err = companion.Locate(ctx, self); err == nil {
+			return companion.Exec(full, args)
+		}
+	}
+	os.Stderr.WriteString("switchboard: " + err.Error() + "\n")
+	return cli.ExitFailure
 }

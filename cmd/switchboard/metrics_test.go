@@ -105,45 +105,8 @@ func TestDemoMetrics(t *testing.T) {
 	resp.Body.Close()
 	awaitChatReply(t, webhook, "oc_alice", "finished")
 
-	// researcher: the user's message and two task updates answered, one
-	// task sent, one delegate_task call; coder: the task received,
-	// accepted and completed.
-	wantResearcher := counts{
-		"switchboard_mailbox_messages_sent_total|type=task":              1,
-		"switchboard_mailbox_messages_received_total|type=task_update":   2,
-		"switchboard_mailbox_messages_acknowledged_total|":               2,
-		"switchboard_mailbox_delivery_latency_seconds|type=task_update":  2,
-		"switchboard_agent_turns_total|outcome=ok":                       3,
-		"switchboard_tool_calls_total|tool=delegate_task,outcome=ok":     1,
-		"switchboard_mailbox_messages_set_aside_total|":                  0,
-		"switchboard_mailbox_inbox_depth|":                               0,
-		"switchboard_tasks|side=delegated":                               0,
-		"switchboard_gen_ai_client_token_usage|gen_ai_token_type=output": 4, // the first turn asks twice: a tool call, then the answer
-	}
-	wantCoder := counts{
-		"switchboard_mailbox_messages_received_total|type=task":        1,
-		"switchboard_mailbox_messages_sent_total|type=task_update":     2,
-		"switchboard_mailbox_messages_acknowledged_total|":             1,
-		"switchboard_mailbox_delivery_latency_seconds|type=task":       1,
-		"switchboard_agent_turns_total|outcome=ok":                     1,
-		"switchboard_mailbox_messages_sent_total|type=task":            0,
-		"switchboard_mailbox_messages_received_total|type=task_update": 0,
-		"switchboard_tasks|side=working":                               0,
-		"switchboard_mailbox_messages_redelivered_total|":              0,
-		"switchboard_gen_ai_client_requests_total|outcome=ok":          1, // the scripted provider judges a task by its own rule
-	}
-	// The last acknowledgements follow the answers: wait for them.
-	deadline := time.Now().Add(testkit.WaitLimit)
-	var gotR, gotC counts
-	for {
-		gotR, gotC = wantResearcher.of(scrape(t, rAddr), "researcher"), wantCoder.of(scrape(t, cAddr), "coder")
-		if (assert.ObjectsAreEqual(wantResearcher, gotR) && assert.ObjectsAreEqual(wantCoder, gotC)) || time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(20 * time.Millisecond) // a poll bounded by the deadline: the counters have no event to wait on
-	}
-	assert.Equal(t, wantResearcher, gotR, "researcher")
-	assert.Equal(t, wantCoder, gotC, "coder")
+	wantResearcher, wantCoder := demoCounts()
+	awaitCounts(t, rAddr, cAddr, wantResearcher, wantCoder)
 
 	// The store goes away: both say they are not ready, and why.
 	gone := s.root + ".gone"
@@ -165,4 +128,55 @@ func TestDemoMetrics(t *testing.T) {
 		p.signal(sigterm)
 		assert.Equal(t, 0, p.wait(), "stderr:\n%s", p.stderrSoFar())
 	}
+}
+
+// demoCounts are what the demo's exchange (the Feishu user's request
+// delegated to coder and answered) leaves in each process's /metrics.
+func demoCounts() (researcher, coder counts) {
+	// researcher: the user's message and two task updates answered, one
+	// task sent, one delegate_task call; coder: the task received,
+	// accepted and completed.
+	researcher = counts{
+		"switchboard_mailbox_messages_sent_total|type=task":              1,
+		"switchboard_mailbox_messages_received_total|type=task_update":   2,
+		"switchboard_mailbox_messages_acknowledged_total|":               2,
+		"switchboard_mailbox_delivery_latency_seconds|type=task_update":  2,
+		"switchboard_agent_turns_total|outcome=ok":                       3,
+		"switchboard_tool_calls_total|tool=delegate_task,outcome=ok":     1,
+		"switchboard_mailbox_messages_set_aside_total|":                  0,
+		"switchboard_mailbox_inbox_depth|":                               0,
+		"switchboard_tasks|side=delegated":                               0,
+		"switchboard_gen_ai_client_token_usage|gen_ai_token_type=output": 4, // the first turn asks twice: a tool call, then the answer
+	}
+	coder = counts{
+		"switchboard_mailbox_messages_received_total|type=task":        1,
+		"switchboard_mailbox_messages_sent_total|type=task_update":     2,
+		"switchboard_mailbox_messages_acknowledged_total|":             1,
+		"switchboard_mailbox_delivery_latency_seconds|type=task":       1,
+		"switchboard_agent_turns_total|outcome=ok":                     1,
+		"switchboard_mailbox_messages_sent_total|type=task":            0,
+		"switchboard_mailbox_messages_received_total|type=task_update": 0,
+		"switchboard_tasks|side=working":                               0,
+		"switchboard_mailbox_messages_redelivered_total|":              0,
+		"switchboard_gen_ai_client_requests_total|outcome=ok":          1, // the scripted provider judges a task by its own rule
+	}
+	return researcher, coder
+}
+
+// awaitCounts scrapes the two processes until their counters are the
+// wanted ones (the last acknowledgements follow the answers) or the wait
+// limit passes, and checks them.
+func awaitCounts(t *testing.T, rAddr, cAddr string, wantResearcher, wantCoder counts) {
+	t.Helper()
+	deadline := time.Now().Add(testkit.WaitLimit)
+	var gotR, gotC counts
+	for {
+		gotR, gotC = wantResearcher.of(scrape(t, rAddr), "researcher"), wantCoder.of(scrape(t, cAddr), "coder")
+		if (assert.ObjectsAreEqual(wantResearcher, gotR) && assert.ObjectsAreEqual(wantCoder, gotC)) || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(20 * time.Millisecond) // a poll bounded by the deadline: the counters have no event to wait on
+	}
+	assert.Equal(t, wantResearcher, gotR, "researcher")
+	assert.Equal(t, wantCoder, gotC, "coder")
 }

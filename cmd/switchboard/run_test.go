@@ -158,6 +158,8 @@ func TestRunLogsJSON(t *testing.T) {
 	host.awaitStderr(`"msg":"host running"`)
 	recv := s.start("recv", "researcher", "--count", "1", "--json")
 	recv.awaitStderr("listening as researcher")
+	const trace = "4bf92f3577b34da6a3ce929d0e0e4736"
+	s.environ = append(s.environ, "TRACEPARENT=00-"+trace+"-00f067aa0ba902b7-01") // send's caller's trace
 	ping := s.sendID("--from", "researcher", "--to", "host", "--text", "count words in a b c")
 	awaitReply(t, recv)
 	host.signal(sigterm)
@@ -175,6 +177,7 @@ func TestRunLogsJSON(t *testing.T) {
 	assert.Equal(t, "INFO", turns[0]["level"])
 	assert.Equal(t, ping, turns[0]["id"])
 	assert.Equal(t, ping, turns[0]["thread"])
+	assert.Equal(t, trace, turns[0]["trace"], "a line about a message names its trace")
 	assert.NotContains(t, turns[0], "text")
 	assert.NotContains(t, host.stderrSoFar(), "count words")
 }

@@ -8,11 +8,13 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/config"
 )
 
@@ -189,7 +191,8 @@ func (c *Channel) Send(_ context.Context, msg bus.OutboundMessage) error {
 	if err := out.append(r); err != nil {
 		return err
 	}
-	c.Logger().Info("feishu reply", "chat_id", msg.ChatID, "reply_to", msg.ReplyTo)
-	c.Logger().Debug("feishu reply text", "chat_id", msg.ChatID, "content", msg.Content) // message text only at debug
+	attrs := slices.Clip(meta.LogAttrs("", msg.Metadata, msg.TraceContext)) // appended to twice
+	c.Logger().Info("feishu reply", append(attrs, "chat_id", msg.ChatID, "reply_to", msg.ReplyTo)...)
+	c.Logger().Debug("feishu reply text", append(attrs, "chat_id", msg.ChatID, "content", msg.Content)...) // message text only at debug
 	return nil
 }

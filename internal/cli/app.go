@@ -1,11 +1,12 @@
 package cli
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
 	"strings"
 	"syscall"
 
@@ -23,6 +24,14 @@ type Env struct {
 	Environ []string
 	// Version is the program's version ("dev" for a plain go build).
 	Version string
+	// Extras are the commands' large parts (see Extras); nil in the
+	// switchboard binary, which then hands the commands that need them
+	// to Delegate.
+	Extras *Extras
+	// Delegate runs the whole command line (args without the program
+	// name) in switchboard-full and returns its exit status; nil when
+	// this binary has Extras or cannot delegate.
+	Delegate func(args []string) int
 }
 
 // app holds one invocation's state: the streams, the global flags and what
@@ -36,6 +45,10 @@ type app struct {
 
 	started bool // a command's RunE began: later errors are not usage errors
 	loaded  *settings
+	// neededFull is set when something asked for what only
+	// switchboard-full has (see Extras), even if the error was dropped,
+	// as completion functions drop theirs.
+	neededFull bool
 }
 
 // Main runs the command line with args (without the program name) and
@@ -50,7 +63,22 @@ func Main(ctx context.Context, args []string, env Env) int {
 	cmd.SetArgs(args)
 	cmd.SetOut(env.Stdout)
 	cmd.SetErr(env.Stderr)
+	// Completion candidates are held back until it is clear that they
+	// did not need switchboard-full (the cards of an agent on NATS).
+	var held *bytes.Buffer
+	if first := commandName(args); env.Extras == nil && (first == cobra.ShellCompRequestCmd || first == cobra.ShellCompNoDescRequestCmd) {
+		held = &bytes.Buffer{}
+		cmd.SetOut(held)
+	}
 	failed, err := cmd.ExecuteContextC(ctx)
+	if errors.Is(err, errNeedsFull) || held != nil && a.neededFull {
+		return delegate(env, args, cmp.Or(err, error(&needsFullError{what: "completion"})))
+	}
+	if held != nil {
+		if _, werr := held.WriteTo(env.Stdout); werr != nil && err == nil {
+			err = werr
+		}
+	}
 	if err == nil || errors.Is(err, syscall.EPIPE) {
 		return ExitOK // EPIPE: whoever read stdout has all it wanted
 	}
@@ -67,6 +95,23 @@ func Main(ctx context.Context, args []string, env Env) int {
 	}
 	fmt.Fprintf(env.Stderr, "switchboard: %s; run '%s'\n", msg, helpHint(failed))
 	return ExitUsage
+}
+
+// commandName returns the first argument that is not a global flag or its
+// value: the command's name.
+func commandName(args []string) string {
+	for i := 0; i < len(args); i++ {
+		switch arg := args[i]; arg {
+		case "--root", "--config":
+			i++ // the value
+		case "--wide":
+		default:
+			if !strings.HasPrefix(arg, "--root=") && !strings.HasPrefix(arg, "--config=") && !strings.HasPrefix(arg, "--wide=") {
+				return arg
+			}
+		}
+	}
+	return ""
 }
 
 // helpHint names the help command for cmd.
@@ -95,12 +140,11 @@ which agent processes (switchboard or nanobot) exchange messages and tasks.
 
 Exit status: 0 on success, 1 on failure, 2 on bad usage. Listing commands
 take --json and then print one JSON object per line.`,
-		Version:            a.env.Version,
 		SilenceUsage:       true,
 		SilenceErrors:      true,
 		DisableSuggestions: true, // Main adds its own, on one line
 	}
-	root.SetVersionTemplate(fmt.Sprintf("switchboard {{.Version}} %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH))
+	a.versionFlag(root)
 	root.SuggestionsMinimumDistance = 2
 	root.SetHelpCommand(a.helpCommand())
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return asUsage(err) })

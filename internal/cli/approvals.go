@@ -13,8 +13,9 @@ import (
 // approvalLine is an approval as approvals --json prints it.
 type approvalLine struct {
 	store.Approval
-	// State is waiting, approved, denied, or expired (undecided past its
-	// deadline: its agent no longer waits).
+	// State is waiting, approved, denied (decided, not yet picked up by
+	// its agent), or expired (undecided past its deadline: its agent no
+	// longer waits; it counts as denied).
 	State string `json:"state"`
 }
 
@@ -28,7 +29,12 @@ approved (agents.defaults.approval in their config), from every agent of
 the store, oldest first. "approvals approve ID" and "approvals deny ID"
 decide one: the waiting agent sees the decision within seconds and goes on
 (or tells its model the step was denied). The first decision stands, be it
-the chat's, the operator's or the timeout's; each is in the audit log.`,
+the chat's, the operator's or the timeout's; each is in the audit log.
+
+An approval whose agent stopped while it waited is listed as expired: it
+counts as denied, cannot be approved, and "approvals deny ID" removes it.
+The agent removes its own when it starts again, and running agents remove
+those decided or expired more than an hour ago.`,
 		Example: `  switchboard approvals
   switchboard approvals approve 0196a1b2-...
   switchboard approvals deny 0196a1b2-... --reason "not on a Friday"`,
@@ -76,13 +82,15 @@ func (a *app) approvals(ctx context.Context, jsonOut bool) error {
 	now := time.Now()
 	w := a.table()
 	row(w, "ID", "AGENT", "ASKED", "STATE", "ACTION", "DETAIL", "CHAT")
+	expired := 0
 	for _, ap := range list {
-		state := "waiting, " + ago(ap.Deadline, now) + " left"
+		state := "waiting, " + shortDuration(max(0, ap.Deadline.Sub(now))) + " left"
 		switch {
 		case ap.Decision != nil:
-			state = ap.Decision.Verb() + " by " + ap.Decision.By
+			state = ap.Decision.Verb() + " by " + ap.Decision.By + ", not picked up"
 		case op.Expired(ap):
-			state = "expired"
+			state = "expired " + ago(now, ap.Deadline) + ", agent gone"
+			expired++
 		}
 		chat := "-"
 		if ap.Channel != "" {
@@ -90,7 +98,15 @@ func (a *app) approvals(ctx context.Context, jsonOut bool) error {
 		}
 		row(w, ap.ID, ap.Agent, ago(now, ap.Created), state, ap.Action, orDash(ap.Detail), chat)
 	}
-	return w.Flush()
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if expired > 0 {
+		_, err = fmt.Fprintf(a.env.Stdout, "%d expired: no agent waits for them (it stopped while waiting); they count as denied. "+
+			"\"switchboard approvals deny ID\" removes one; the agent removes its own when it starts again, "+
+			"and any running agent removes them %s after their deadline.\n", expired, shortDuration(store.ApprovalKeep))
+	}
+	return err
 }
 
 func (a *app) decideCommand(allow bool) *cobra.Command {
@@ -112,6 +128,10 @@ func (a *app) decideCommand(allow bool) *cobra.Command {
 			defer m.close()
 			ap, err := op.Decide(cmd.Context(), args[0], allow, reason)
 			if err != nil {
+				return err
+			}
+			if ap.Removed {
+				_, err = fmt.Fprintf(a.env.Stdout, "%s: %s for %s (it had expired: removed)\n", ap.Decision.Verb(), ap.Action, ap.Agent)
 				return err
 			}
 			_, err = fmt.Fprintf(a.env.Stdout, "%s: %s for %s\n", ap.Decision.Verb(), ap.Action, ap.Agent)

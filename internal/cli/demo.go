@@ -2,29 +2,16 @@ package cli
 
 import (
 	"context"
-	"errors"
-	"fmt"
-	"io"
-	"os"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
-	feishustub "github.com/switchboard-dev/switchboard/examples/feishu-stub"
 )
 
-// The demo's conversation.
+// The demo's mailbox backends (--backend).
 const (
-	demoUser   = "ou_demo_user"
-	demoChat   = "oc_demo_chat"
-	demoAsk    = "ask coder to sort 5 3 9 1"
-	demoAnswer = "1 3 5 9"
+	demoFS   = "fs"
+	demoNATS = "nats"
 )
-
-// demoStopLimit bounds the stop of each agent process: it answers what it
-// received, then stops its channels, each within stopTimeout.
-const demoStopLimit = 2*stopTimeout + 5*time.Second
 
 // demoFlags are the demo command's flags.
 type demoFlags struct {
@@ -51,13 +38,13 @@ sorting, counting, arithmetic). Both use the deterministic scripted provider.
 
 The mailbox is a folder in the demo's folder (--backend fs, the default), or
 NATS JetStream (--backend nats): the demo then starts a nats-server with
-JetStream inside its own process, on a free 127.0.0.1 port and storing in
+JetStream (switchboard-natsd), on a free 127.0.0.1 port and storing in
 the demo's folder, and both agents connect to it (channels.mailbox.backend
 "nats"); --nats-url uses a running server instead (its default stream
 MAILBOX and buckets mailbox-*, where no other researcher or coder runs).
 
 Once both are registered online, it posts a Feishu im.message.receive_v1
-event "` + demoAsk + `" to researcher's webhook over HTTP, waits for the
+event "ask coder to sort 5 3 9 1" to researcher's webhook over HTTP, waits for the
 answer to appear in that Feishu chat, prints the conversation (the user's
 message, the messages between the agents, the replies in the chat), stops
 both agents (SIGTERM: each answers what it received and marks itself
@@ -72,8 +59,12 @@ With --observe the demo shows what the agents do without any external
 service: it runs an OTLP/HTTP trace receiver on a free 127.0.0.1 port in
 its own process, turns tracing on in both configs (observability.tracing,
 pointing at it; the OTEL_ variables of its environment are not passed to
-the agents), and prints where to look (the receiver, the logs, the
-mailbox). Once the answer came it prints the conversation's trace id and
+the agents) and metrics on a free 127.0.0.1 port of each agent
+(observability.metrics.listen), and prints where to look (the receiver,
+each agent's /metrics, /healthz and /readyz, the logs, the mailbox).
+Before it stops the agents it prints what their /metrics counted: the
+mailbox messages each sent, received and acknowledged, its turns and its
+tokens by model. Once the answer came it prints the conversation's trace id and
 the ` + "`switchboard thread`" + ` command that shows it; once the agents stopped
 (each flushes its spans) it prints every trace received as a tree: each
 span's start, duration, name and agent, one trace across both processes.
@@ -107,197 +98,18 @@ The folder is kept, to look at afterwards.`,
 	fl.BoolVar(&f.keep, "keep", false, "keep both agents running after the conversation, until Ctrl-C")
 	fl.StringVar(&f.backend, "backend", demoFS, "the mailbox's store: fs (a folder) or nats (NATS JetStream)")
 	fl.StringVar(&f.natsURL, "nats-url", "", "with --backend nats: use this server instead of starting one")
-	fl.BoolVar(&f.observe, "observe", false, "trace both agents to a receiver in the demo's process, print where to look and the trace trees (keeps the folder)")
+	fl.BoolVar(&f.observe, "observe", false, "trace both agents to a receiver in the demo's process and serve their metrics; print where to look, what the metrics counted and the trace trees (keeps the folder)")
 	_ = cmd.RegisterFlagCompletionFunc("backend", cobra.FixedCompletions([]string{demoFS, demoNATS}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
-// demoRun is one run of the demo.
-type demoRun struct {
-	out     io.Writer
-	layout  demoLayout
-	be      *demoBackend
-	agents  []*demoAgent // researcher, coder
-	webhook string
-	obs     *demoObserve // nil without --observe
-}
-
+// demo runs the demo in switchboard-full (package demo): its agents are
+// `run` processes of that program.
 func (a *app) demo(ctx context.Context, f demoFlags) error {
-	exe, err := os.Executable()
-	if err != nil {
-		return fmt.Errorf("find this program to start the agents: %w", err)
-	}
-	dir, temporary, err := demoDir(f.dir)
+	x, err := a.extras("demo")
 	if err != nil {
 		return err
 	}
-	layout := newDemoLayout(dir)
-	d := &demoRun{out: a.env.Stdout, layout: layout}
-	if err := d.open(f); err != nil {
-		if temporary {
-			_ = os.RemoveAll(dir) // nothing ran: nothing to look at
-		}
-		return err
-	}
-	defer d.obs.close()
-	be := d.be
-	fmt.Fprintf(d.out, "switchboard demo: a Feishu user asks researcher; researcher delegates to coder through the mailbox.\n")
-	contents := "configs, logs, Feishu outbox"
-	if st := be.stored(); st != "" {
-		contents = "configs, logs, " + st + ", Feishu outbox"
-	}
-	fmt.Fprintf(d.out, "folder: %s (%s)\n", dir, contents)
-	if line := be.describe(dir); line != "" {
-		fmt.Fprintln(d.out, line)
-	}
-	fmt.Fprintln(d.out)
-	err = d.converse(ctx, exe, a.env.Environ, f)
-	if stopErr := d.stopAll(); err == nil {
-		err = stopErr
-	}
-	be.close() // once the agents stopped
-	if err == nil && d.obs != nil {
-		err = d.printTraces()
-	}
-	if err != nil {
-		return err
-	}
-	if temporary && f.observe {
-		fmt.Fprintf(d.out, "kept %s (remove it when done)\n", dir)
-	}
-	if temporary && !f.keep && !f.observe {
-		if err := os.RemoveAll(dir); err != nil {
-			return fmt.Errorf("remove the demo's folder: %w", err)
-		}
-		kept := "configs and logs"
-		if st := be.stored(); st != "" {
-			kept = "configs, logs and " + st
-		}
-		fmt.Fprintf(d.out, "removed %s (run with --dir DIR to keep the %s)\n", dir, kept)
-	}
-	return nil
-}
-
-// converse starts the agents, holds the conversation and, with --keep,
-// waits for Ctrl-C.
-func (d *demoRun) converse(ctx context.Context, exe string, environ []string, f demoFlags) error {
-	tctx, cancel := context.WithTimeoutCause(ctx, f.timeout, fmt.Errorf("took longer than --timeout %s", f.timeout))
-	defer cancel()
-	if err := d.start(tctx, exe, environ); err != nil {
-		return d.explain(ctx, err)
-	}
-	chat, replies, err := d.ask(tctx)
-	if err != nil {
-		return d.explain(ctx, err)
-	}
-	if err := d.report(ctx, chat); err != nil {
-		return err
-	}
-	if f.keep {
-		d.keep(ctx, replies)
-	}
-	return nil
-}
-
-// explain says that Ctrl-C interrupted the demo, when it did.
-func (d *demoRun) explain(ctx context.Context, err error) error {
-	if ctx.Err() != nil {
-		return fmt.Errorf("interrupted: %w", err)
-	}
-	return err
-}
-
-// start starts both agents and waits until both run and are online.
-func (d *demoRun) start(ctx context.Context, exe string, environ []string) error {
-	env := demoEnv(environ, d.layout.home)
-	if d.obs != nil {
-		env = observeEnv(env)
-	}
-	for _, name := range []string{demoResearcher, demoCoder} {
-		ag, err := startDemoAgent(exe, name, d.layout.config(name), d.layout.log(name), d.layout.dir, env)
-		if err != nil {
-			return err
-		}
-		d.agents = append(d.agents, ag)
-	}
-	for _, ag := range d.agents {
-		line, err := ag.awaitRunning(ctx)
-		if err != nil {
-			return err
-		}
-		ag.running = line
-		desc := "mailbox only, capabilities " + strings.Join(demoCoderCapabilities, ", ")
-		if m := webhookAttr.FindStringSubmatch(line); m != nil {
-			d.webhook = m[1]
-			desc = "Feishu stub at " + d.webhook + " + mailbox"
-		}
-		fmt.Fprintf(d.out, "started %-10s (pid %d): %s\n", ag.name, ag.cmd.Process.Pid, desc)
-	}
-	if d.webhook == "" {
-		return errors.New("researcher runs but did not log its Feishu webhook address")
-	}
-	online, err := onlineAgents(ctx, d.be)
-	if err != nil {
-		return err
-	}
-	for _, name := range []string{demoResearcher, demoCoder} {
-		if !slices.Contains(online, name) {
-			return fmt.Errorf("%s runs but is not online in the registry (online: %v)", name, online)
-		}
-	}
-	fmt.Fprintf(d.out, "both agents are registered online in %s\n\n", d.be.where())
-	if d.obs != nil {
-		d.printLook()
-	}
-	return nil
-}
-
-// ask posts the user's message to the webhook and waits for the answer in
-// the user's chat. It returns the chat (the message and the replies) and
-// the number of replies.
-func (d *demoRun) ask(ctx context.Context) ([]demoLine, int, error) {
-	asked := time.Now()
-	event := feishustub.MessageEvent("ev_demo_1", demoUser, demoChat, "om_demo_1", demoAsk, asked)
-	fmt.Fprintf(d.out, "POST %s  (im.message.receive_v1 from %s in chat %s: %q)\n", d.webhook, demoUser, demoChat, demoAsk)
-	if err := feishustub.PostEvent(ctx, d.webhook, event); err != nil {
-		return nil, 0, err
-	}
-	lines := []demoLine{{at: asked, who: "user → " + demoResearcher, via: "feishu", text: demoAsk}}
-	var got int
-	for {
-		replies, err := feishustub.NextReplies(ctx, d.webhook, demoChat, got, 10*time.Second)
-		if ctx.Err() != nil {
-			err = context.Cause(ctx)
-		}
-		if err != nil {
-			return nil, got, fmt.Errorf("no answer in chat %s (%d replies so far; logs: %s, %s): %w", demoChat, got,
-				d.layout.log(demoResearcher), d.layout.log(demoCoder), err)
-		}
-		got += len(replies)
-		lines = append(lines, chatLines(demoResearcher, "user", replies)...)
-		for _, r := range replies {
-			switch {
-			case strings.Contains(r.Content, demoAnswer):
-				return lines, got, nil
-			case strings.Contains(r.Content, "could not"):
-				return nil, got, fmt.Errorf("the user was told %q (logs: %s, %s)", r.Content,
-					d.layout.log(demoResearcher), d.layout.log(demoCoder))
-			}
-		}
-	}
-}
-
-// report prints the conversation: the chat and the mailbox, in time order.
-func (d *demoRun) report(ctx context.Context, chat []demoLine) error {
-	mail, err := d.be.mail(ctx)
-	if err != nil {
-		return fmt.Errorf("read the mailbox: %w", err)
-	}
-	fmt.Fprintf(d.out, "\nthe conversation in Feishu chat %s and the mailbox (seconds since the user's message):\n", demoChat)
-	transcript(d.out, append(chat, mail...))
-	fmt.Fprintf(d.out, "\nthe user's chat %s got the answer %q (also in %s)\n", demoChat, demoAnswer, d.layout.outbox)
-	if d.obs != nil {
-		d.noteTrace(mail)
-	}
-	return nil
+	return x.Demo(ctx, DemoOptions{Dir: f.dir, Timeout: f.timeout, Keep: f.keep, Backend: f.backend,
+		NATSURL: f.natsURL, Observe: f.observe, Stdout: a.env.Stdout, Environ: a.env.Environ})
 }

@@ -116,7 +116,7 @@ func (a *app) inbox(cmd *cobra.Command, agent string, jsonOut bool, limit int) e
 			continue
 		}
 		m := l.Message
-		row(w, ago(now, m.Timestamp.Time), m.From, kindLabel(m.Type, m.Task), m.ID, clip(summary(m.Content.Parts), 60))
+		row(w, ago(now, m.Timestamp.Time), m.From, kindLabel(m.Type, m.Task), m.ID, clip(envelope.OneLine(m.Content.Parts), 60))
 	}
 	if err := w.Flush(); err != nil {
 		return err

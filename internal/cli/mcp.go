@@ -2,21 +2,13 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
-	"net"
-	"net/http"
-	"os"
-	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/internal/mcpserver"
 )
 
 func (a *app) mcpCommand() *cobra.Command {
@@ -59,7 +51,7 @@ configuration of Claude Code, Codex and other clients.`,
 					return asUsage(fmt.Errorf("--agent: %w", err))
 				}
 			}
-			return a.serveMCP(cmd.Context(), mcpserver.Card{AgentID: agent, Description: description, Capabilities: capabilities}, listen)
+			return a.serveMCP(cmd.Context(), MCPOptions{AgentID: agent, Description: description, Capabilities: capabilities, Listen: listen})
 		}),
 	}
 	cmd.Flags().StringVar(&agent, "agent", "", "register as this agent at once (else the client calls register)")
@@ -70,74 +62,19 @@ configuration of Claude Code, Codex and other clients.`,
 	return cmd
 }
 
-func (a *app) serveMCP(ctx context.Context, card mcpserver.Card, listen string) error {
+func (a *app) serveMCP(ctx context.Context, o MCPOptions) error {
+	x, err := a.extras("mcp")
+	if err != nil {
+		return err
+	}
 	if _, err := a.settings(); err != nil {
 		return err
 	}
-	srv, err := mcpserver.New(mcpserver.Options{
-		Config: func(id string) (mailbox.Config, error) {
-			cfg, _, err := a.recvConfig(id)
-			return cfg, err
-		},
-		Logger:  a.logger(slog.LevelWarn),
-		Version: a.env.Version,
-	})
-	if err != nil {
-		return err
+	o.Config = func(id string) (mailbox.Config, error) {
+		cfg, _, err := a.recvConfig(id)
+		return cfg, err
 	}
-	defer func() {
-		stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopTimeout)
-		defer cancel()
-		if err := srv.Close(stop); err != nil {
-			fmt.Fprintf(a.env.Stderr, "switchboard: mcp: stop the mailbox: %v\n", err)
-		}
-	}()
-	if card.AgentID != "" {
-		if err := srv.Register(ctx, card); err != nil {
-			return err
-		}
-	}
-	if listen != "" {
-		return a.serveMCPHTTP(ctx, srv, listen)
-	}
-	stdin := a.env.Stdin
-	if stdin == nil {
-		stdin = os.Stdin
-	}
-	t := &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{a.env.Stdout}}
-	if err := srv.MCP().Run(ctx, t); err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
-		return fmt.Errorf("mcp over stdio: %w", err)
-	}
-	return nil
+	o.Logger, o.Version, o.StopTimeout = a.logger(slog.LevelWarn), a.env.Version, stopTimeout
+	o.Stdin, o.Stdout, o.Stderr = a.env.Stdin, a.env.Stdout, a.env.Stderr
+	return x.ServeMCP(ctx, o)
 }
-
-// serveMCPHTTP serves streamable HTTP on addr until ctx ends.
-func (a *app) serveMCPHTTP(ctx context.Context, srv *mcpserver.Server, addr string) error {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return fmt.Errorf("--listen %s: %w", addr, err)
-	}
-	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP() }, nil)
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", handler)
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: stopTimeout}
-	fmt.Fprintf(a.env.Stderr, "serving MCP on http://%s/mcp (Ctrl-C to stop)\n", ln.Addr())
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return fmt.Errorf("serve MCP on %s: %w", addr, err)
-	case <-ctx.Done():
-	}
-	// Open event streams never end by themselves: give the calls in
-	// progress a moment, then cut what is left.
-	stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-	defer cancel()
-	_ = hs.Shutdown(stop)
-	return hs.Close()
-}
-
-// nopWriteCloser lets the MCP transport close stdout without closing it.
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }

@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
-	"strings"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 )
@@ -66,25 +65,4 @@ func kindLabel(t envelope.Type, task *envelope.Task) string {
 		return string(t)
 	}
 	return string(t) + " " + task.ID + " " + string(task.State)
-}
-
-// summary renders parts on one line: the text parts, then the data parts
-// as JSON and the file parts as "file:PATH". Line breaks show as "⏎".
-func summary(parts []envelope.Part) string {
-	var texts, others []string
-	for _, p := range parts {
-		switch p.Type {
-		case envelope.PartText:
-			if p.Text != "" {
-				texts = append(texts, p.Text)
-			}
-		case envelope.PartData:
-			data, _ := json.Marshal(p.Data)
-			others = append(others, string(data))
-		case envelope.PartFile:
-			others = append(others, "file:"+p.Path)
-		}
-	}
-	s := strings.Join(append(texts, others...), " ")
-	return strings.NewReplacer("\r\n", " ⏎ ", "\n", " ⏎ ", "\t", " ").Replace(s)
 }

@@ -46,10 +46,10 @@ func TestKindLabel(t *testing.T) {
 
 func TestSummary(t *testing.T) {
 	t.Parallel()
-	assert.Equal(t, "", summary(nil))
-	assert.Equal(t, "one ⏎ two three", summary([]envelope.Part{
+	assert.Equal(t, "", envelope.OneLine(nil))
+	assert.Equal(t, "one ⏎ two three", envelope.OneLine([]envelope.Part{
 		envelope.TextPart("one\ntwo"), envelope.TextPart(""), envelope.TextPart("three")}))
-	assert.Equal(t, `see file:/tmp/a.md {"n":1}`, summary([]envelope.Part{
+	assert.Equal(t, `see file:/tmp/a.md {"n":1}`, envelope.OneLine([]envelope.Part{
 		envelope.FilePart("/tmp/a.md"), envelope.DataPart(map[string]any{"n": 1}), envelope.TextPart("see")}),
 		"text first, then the other parts in order")
 }

@@ -177,13 +177,13 @@ func (a *app) printInbound(in bus.InboundMessage, jsonOut bool) error {
 		if mt.Type != envelope.TypeMessage {
 			line += " [" + kindLabel(mt.Type, mt.Task) + "]"
 		}
-		text = summary(mt.Parts)
+		text = envelope.OneLine(mt.Parts)
 		if mt.Task != nil && mt.Task.Reason != "" {
 			text = strings.TrimSpace(text + " (" + mt.Task.Reason + ")")
 		}
 	}
 	if text == "" {
-		text = summary([]envelope.Part{envelope.TextPart(in.Content)})
+		text = envelope.OneLine([]envelope.Part{envelope.TextPart(in.Content)})
 	}
 	_, err := fmt.Fprintln(a.env.Stdout, safeText(strings.TrimSpace(line+" "+text)))
 	return err

@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"cmp"
 	"context"
 	"log/slog"
 	"time"
@@ -9,9 +8,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-dev/switchboard/config"
-	_ "github.com/switchboard-dev/switchboard/examples/feishu-stub" // registers the channel type "feishu"
-	"github.com/switchboard-dev/switchboard/host"
-	"github.com/switchboard-dev/switchboard/observe/metrics"
 )
 
 // runCommand is the host: channels, agent loop and provider from config.
@@ -67,6 +63,10 @@ channels.mailbox.mailboxesRoot.`,
 }
 
 func (a *app) runHost(ctx context.Context, stopTimeout time.Duration, metricsListen string) error {
+	x, err := a.extras("run")
+	if err != nil {
+		return err
+	}
 	s, err := a.settings()
 	if err != nil {
 		return err
@@ -75,44 +75,13 @@ func (a *app) runHost(ctx context.Context, stopTimeout time.Duration, metricsLis
 	if sec, ok := cfg.Section("mailbox"); ok && a.root != "" && sec.Raw != nil {
 		sec.Raw["mailboxesRoot"] = a.root
 	}
-	logger := a.logger(slog.LevelInfo)
-	opts := host.Options{Logger: logger, Environ: a.env.Environ, StopTimeout: stopTimeout}
-	mc := cfg.Observability.Metrics
 	if metricsListen == "" {
-		metricsListen = mc.Listen
+		metricsListen = cfg.Observability.Metrics.Listen
 	}
-	var mx *metrics.Metrics
-	if metricsListen != "" { // no metrics, no Prometheus: nothing of it runs
-		mx = metrics.New(metrics.Options{MaxTurn: seconds(cmp.Or(mc.MaxTurnSeconds, config.DefaultMaxTurnSeconds))})
-		opts.Hooks = append(opts.Hooks, mx.Hook())
-	}
-	h, err := host.New(cfg, opts)
-	if err != nil {
-		return err
-	}
-	agent := ""
-	if mb := h.Mailbox(); mb != nil {
-		agent = mb.AgentID()
-	}
-	stopTracing, err := a.startTracing(ctx, cfg.Observability.Tracing, agent, logger)
-	if err != nil {
-		_ = h.Stop()
-		return err
-	}
-	defer stopTracing()
-	if mx != nil {
-		live, ready := mx.Watch(h)
-		srv, err := metrics.Listen(metricsListen, mx, live, ready, logger)
-		if err != nil {
-			_ = h.Stop()
-			return err
-		}
-		logger.Info("metrics listening", "metrics", "http://"+srv.Addr()+"/metrics")
-		defer func() {
-			ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
-			defer cancel()
-			_ = srv.Close(ctx)
-		}()
-	}
-	return h.Run(ctx)
+	logger := a.logger(slog.LevelInfo)
+	return x.RunHost(ctx, cfg, HostOptions{Logger: logger, Environ: a.env.Environ, StopTimeout: stopTimeout,
+		MetricsListen: metricsListen,
+		Tracing: func(agent string) (func(), error) {
+			return a.startTracing(ctx, cfg.Observability.Tracing, agent, logger)
+		}})
 }

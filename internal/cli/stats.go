@@ -8,7 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
-	"github.com/switchboard-dev/switchboard/observe/metrics"
+	"github.com/switchboard-dev/switchboard/observe/backlog"
 )
 
 // statsFlags are the flags of stats.
@@ -165,7 +165,7 @@ func collectStats(ctx context.Context, m *mailboxStore, now time.Time, offlineAf
 		l := get(ag.AgentID)
 		l.Status, l.InboxDepth = string(ag.Effective), ag.InboxDepth
 		l.Tasks, l.MaxTasks = len(ag.CurrentTasks), ag.MaxConcurrentTasks
-		in, ok, err := metrics.ReadInbox(ctx, m.be, ag.AgentID)
+		in, ok, err := backlog.Read(ctx, m.be, ag.AgentID)
 		if err != nil {
 			return nil, fmt.Errorf("inbox of %s: %w", ag.AgentID, err)
 		}

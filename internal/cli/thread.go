@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/view"
 	"github.com/switchboard-dev/switchboard/tracing"
@@ -91,7 +92,7 @@ func (a *app) thread(ctx context.Context, id string, task, jsonOut bool) error {
 	for _, e := range chain {
 		m := e.Message
 		row(w, ago(now, m.Timestamp.Time), strings.Repeat("  ", e.Depth)+m.From, m.To,
-			kindLabel(m.Type, m.Task), m.ID, clip(summary(m.Content.Parts), 60))
+			kindLabel(m.Type, m.Task), m.ID, clip(envelope.OneLine(m.Content.Parts), 60))
 	}
 	if err := w.Flush(); err != nil {
 		return err

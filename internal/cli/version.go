@@ -14,9 +14,33 @@ func (a *app) versionCommand() *cobra.Command {
 		Args:              exactArgs(),
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: a.action(func(_ *cobra.Command, _ []string) error {
-			_, err := fmt.Fprintf(a.env.Stdout, "switchboard %s %s %s/%s\n",
-				a.env.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			_, err := fmt.Fprint(a.env.Stdout, a.versionLine())
 			return err
 		}),
 	}
+}
+
+// versionLine is what version and --version print.
+func (a *app) versionLine() string {
+	return fmt.Sprintf("switchboard %s %s %s/%s\n", a.env.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+}
+
+// versionFlag gives root the flag --version (-v), which prints the version
+// line. It is not cobra's own (Command.Version with a version template):
+// cobra runs templates with text/template, whose reflective method calls
+// make the linker keep every exported method of every type in the binary,
+// which triples the binary's size. The root command is not runnable, so
+// cobra shows help when it runs: that is where the flag is answered.
+func (a *app) versionFlag(root *cobra.Command) {
+	root.Flags().BoolP("version", "v", false, "version for switchboard")
+	help := root.HelpFunc()
+	root.SetHelpFunc(func(c *cobra.Command, args []string) {
+		if v, _ := c.Flags().GetBool("version"); v && c == root {
+			if h, _ := c.Flags().GetBool("help"); !h {
+				fmt.Fprint(c.OutOrStdout(), a.versionLine())
+				return
+			}
+		}
+		help(c, args)
+	})
 }

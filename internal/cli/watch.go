@@ -106,6 +106,6 @@ func (a *app) printWatched(where string, msg *envelope.Message, readErr error, j
 	if msg.Type != envelope.TypeMessage {
 		line += " [" + kindLabel(msg.Type, msg.Task) + "]"
 	}
-	_, err := fmt.Fprintln(a.env.Stdout, safeText(strings.TrimSpace(line+" "+summary(msg.Content.Parts))))
+	_, err := fmt.Fprintln(a.env.Stdout, safeText(strings.TrimSpace(line+" "+envelope.OneLine(msg.Content.Parts))))
 	return err
 }

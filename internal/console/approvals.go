@@ -23,11 +23,15 @@ type Approval struct {
 	Chat     string    `json:"chat,omitempty"`
 	Created  time.Time `json:"created"`
 	Deadline time.Time `json:"deadline,omitzero"`
+	// Expired is set when the deadline passed with no decision: its
+	// agent no longer waits (it stopped); denying it removes it.
+	Expired bool `json:"expired,omitempty"`
 }
 
 // Approvals are the approvals waiting for the operator.
 type Approvals interface {
-	// Waiting lists the approvals waiting, oldest first.
+	// Waiting lists the approvals without a decision, oldest first: those
+	// waiting, and those expired (Approval.Expired).
 	Waiting(ctx context.Context) ([]Approval, error)
 	// Decide allows or denies approval id on behalf of operator, and
 	// records the decision in the audit log.
@@ -52,8 +56,8 @@ type StoreApprovals struct {
 	Operator *operator.Operator
 }
 
-// Waiting implements Approvals: the approvals without a decision whose
-// agent still waits.
+// Waiting implements Approvals: the approvals without a decision, those
+// whose agent still waits and those expired.
 func (s StoreApprovals) Waiting(ctx context.Context) ([]Approval, error) {
 	all, err := s.Operator.Approvals(ctx)
 	if err != nil {
@@ -61,11 +65,11 @@ func (s StoreApprovals) Waiting(ctx context.Context) ([]Approval, error) {
 	}
 	out := []Approval{}
 	for _, a := range all {
-		if a.Decision != nil || s.Operator.Expired(a) {
+		if a.Decision != nil {
 			continue
 		}
 		r := Approval{ID: a.ID, Agent: a.Agent, Kind: a.Kind, Action: a.Action, Detail: a.Detail,
-			Created: a.Created, Deadline: a.Deadline}
+			Created: a.Created, Deadline: a.Deadline, Expired: s.Operator.Expired(a)}
 		if a.Channel != "" {
 			r.Chat = a.Channel + ":" + a.ChatID
 		}

@@ -39,8 +39,9 @@ type Config struct {
 	// DefaultTTL and MaxThreadHops are the send budgets (0: defaults).
 	DefaultTTL, MaxThreadHops int
 	// RegistryEvery is how often the cards are re-read to notice agents
-	// that start, stop or change load (default 2s). Messages are followed
-	// through the store's watch, never by re-reading the tree.
+	// that start, stop or change load, and the approvals to notice what
+	// waits (default 2s). Messages are followed through the store's
+	// watch, never by re-reading the tree.
 	RegistryEvery time.Duration
 	// Approvals are the approvals waiting for the operator (nil: those
 	// the store keeps, when it is a store.ApprovalBook; see Approvals).
@@ -126,13 +127,14 @@ func (c *Console) Handler() http.Handler {
 }
 
 // Run follows the store until ctx ends, telling the pages that are open
-// when something changed: a message arrived (the store's watch), or the
-// registry changed (re-read every RegistryEvery). It returns nil when ctx
-// ends.
+// when something changed: a message arrived (the store's watch), the
+// registry or the approvals changed (re-read every RegistryEvery). It
+// returns nil when ctx ends.
 func (c *Console) Run(ctx context.Context) error {
 	var wg sync.WaitGroup
 	wg.Go(func() { c.watchMessages(ctx) })
 	wg.Go(func() { c.watchRegistry(ctx) })
+	wg.Go(func() { c.watchApprovals(ctx) })
 	wg.Wait()
 	return nil
 }

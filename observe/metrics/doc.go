@@ -6,7 +6,9 @@
 // calls), the mailbox channel's Meter (messages sent, received,
 // acknowledged, set aside, redelivered; delivery latency), and, at
 // scrape time, what the host holds (inbox depth and the age of its
-// oldest message, tasks by state, the bus's queues, turns in progress).
+// oldest message, tasks by state, the bus's queues, turns in progress)
+// and what its guard rails counted (limits and breakers tripped, budget
+// refusals, approvals: Guards).
 // Nothing is registered globally: each Metrics has its own registry, and
 // nothing of Prometheus runs in a process that does not create one.
 //

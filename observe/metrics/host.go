@@ -53,6 +53,13 @@ func (m *Metrics) Watch(h *host.Host) (live, ready []Check) {
 		}})
 	}
 	m.Collect(src)
+	guards := Guards{Approvals: h.Loop().ApprovalStats}
+	if mb := h.Mailbox(); mb != nil {
+		guards.Limits = mb.LimitStats
+		guards.OpenBreakers = func() int { return len(mb.OpenBreakers()) }
+		guards.Budget = h.BudgetStats
+	}
+	m.CollectGuards(guards)
 	live = []Check{{Name: "loop", Fn: func(context.Context) error { return m.Wedged() }}}
 	return live, ready
 }

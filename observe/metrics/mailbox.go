@@ -34,7 +34,7 @@ func newMailboxMetrics(reg *prometheus.Registry) mailboxMetrics {
 		duplicates: counter(reg, "switchboard_mailbox_messages_duplicate_total",
 			"Mailbox messages dropped as copies of messages already handled.", labelAgent),
 		setAside: counter(reg, "switchboard_mailbox_messages_set_aside_total",
-			"Mailbox messages set aside, by outcome: refused (by policy: allowFrom, loops) or unreadable (malformed, oversized, unsafe).", labelAgent, labelOutcome),
+			"Mailbox messages set aside, by outcome: refused (by policy: allowFrom, loops, perSender), unreadable (malformed, oversized, unsafe) or max_deliver (handed out maxDeliver times without an acknowledgement).", labelAgent, labelOutcome),
 		latency: histogram(reg, "switchboard_mailbox_delivery_latency_seconds",
 			"Seconds from a mailbox message's timestamp (stamped by its sender) to its hand-over to the agent, by message type.",
 			latencyBuckets, labelAgent, labelType),
@@ -59,7 +59,11 @@ func (mt meter) Event(ev store.Event) {
 	case store.EventRefused:
 		mb.setAside.WithLabelValues(agent, "refused").Inc()
 	case store.EventQuarantined:
-		mb.setAside.WithLabelValues(agent, "unreadable").Inc()
+		outcome := "unreadable"
+		if store.IsMaxDeliver(ev.Reason) {
+			outcome = "max_deliver" // a poison message: handed out maxDeliver times, never acknowledged
+		}
+		mb.setAside.WithLabelValues(agent, outcome).Inc()
 	}
 }
 

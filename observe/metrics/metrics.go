@@ -37,7 +37,6 @@ type Metrics struct {
 
 	mailbox mailboxMetrics
 	loop    loopMetrics
-	limits  *prometheus.CounterVec
 
 	mu       sync.Mutex
 	inFlight map[any]time.Time // turns in progress, by turn, with their start
@@ -56,22 +55,12 @@ func New(opts Options) *Metrics {
 		inFlight: map[any]time.Time{}}
 	m.mailbox = newMailboxMetrics(m.reg)
 	m.loop = newLoopMetrics(m.reg)
-	// Limits and circuit breakers report each time one stops something
-	// (see LimitTripped).
-	m.limits = counter(m.reg, "switchboard_limits_tripped_total",
-		"Times a limit or circuit breaker stopped something, by limit.", labelAgent, "limit")
 	m.reg.MustRegister(prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
 	return m
 }
 
 // Registry returns the registry that holds every metric of m.
 func (m *Metrics) Registry() *prometheus.Registry { return m.reg }
-
-// LimitTripped counts one trip of the limit or breaker called limit (a
-// low-cardinality name such as "max_turns_per_minute").
-func (m *Metrics) LimitTripped(limit string) {
-	m.limits.WithLabelValues(m.agent, limit).Inc()
-}
 
 // counter registers a counter vector on reg.
 func counter(reg *prometheus.Registry, name, help string, labels ...string) *prometheus.CounterVec {

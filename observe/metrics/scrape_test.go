@@ -115,7 +115,7 @@ func TestMetricsServed(t *testing.T) {
 		store.EventQuarantined, store.EventDuplicate, store.EventClaimed} {
 		mt.Event(store.Event{Kind: k})
 	}
-	m.LimitTripped("max_turns_per_minute")
+	mt.Event(store.Event{Kind: store.EventQuarantined, Reason: store.MaxDeliverReason(5, 5)})
 
 	// the scrape-time gauges, and a turn in progress
 	m.Collect(metrics.Sources{
@@ -174,7 +174,9 @@ func TestMetricsServed(t *testing.T) {
 	assert.Equal(t, 1.0, value(t, f, "switchboard_mailbox_messages_set_aside_total", with("outcome", "refused")))
 	assert.Equal(t, 1.0, value(t, f, "switchboard_mailbox_messages_set_aside_total", with("outcome", "unreadable")))
 	assert.Equal(t, 1.0, value(t, f, "switchboard_mailbox_messages_duplicate_total", agent))
-	assert.Equal(t, 1.0, value(t, f, "switchboard_limits_tripped_total", with("limit", "max_turns_per_minute")))
+	assert.Equal(t, 1.0, value(t, f, "switchboard_mailbox_messages_set_aside_total", with("outcome", "max_deliver")))
+	_, ok := f["switchboard_limits_tripped_total"]
+	assert.False(t, ok, "no guard rails' metrics without their sources")
 	assert.Equal(t, 4.0, value(t, f, "switchboard_mailbox_inbox_depth", agent))
 	assert.Equal(t, 90.0, value(t, f, "switchboard_mailbox_inbox_oldest_age_seconds", agent))
 	assert.Equal(t, 2.0, value(t, f, "switchboard_tasks", with("side", "working")))

@@ -7,7 +7,8 @@
 //     <work>" call the delegate_task tool, then confirm: "I asked coder to
 //     sort 5 3 9 1 (task task_…). I'll tell you when it's done."; work
 //     that ends in "within 30 seconds" (or minutes, hours) gets that
-//     deadline;
+//     deadline; a task from another agent worded so is passed on the
+//     same way (a chain: user → lead → coder → reviewer);
 //   - "list agents" and "who is online" call list_agents, then summarise;
 //   - a task or message from another agent (an agentloop.MailboxNote), and
 //     a user message that is itself work, is done for real (see Work):
@@ -21,6 +22,7 @@
 //
 // As a TaskJudge it accepts a task when its verb maps to a capability the
 // agent lists (sort → "sorting", count → "counting", compute and
-// calculate → "arithmetic"; "*" stands for every capability) and declines
-// it otherwise with "no capability for <verb>".
+// calculate → "arithmetic"; "*" stands for every capability), and a task
+// that asks to pass work on ("ask <agent> to <work>"); it declines any
+// other with "no capability for <verb>".
 package scripted

@@ -61,8 +61,12 @@ func (p *Provider) reply(req agentloop.Request) (*agentloop.Response, error) {
 }
 
 // JudgeTask accepts a task whose verb maps to one of the agent's
-// capabilities (or when the agent lists "*").
+// capabilities (or when the agent lists "*"), and a task that asks to
+// pass work on ("ask coder to sort 5 3 9 1").
 func (p *Provider) JudgeTask(_ context.Context, task agentloop.TaskInfo) (bool, string) {
+	if parseCommand(task.Text).kind == cmdDelegate {
+		return true, "" // work to pass on to another agent
+	}
 	capability, verb := CapabilityOf(task.Text)
 	if slices.Contains(task.Capabilities, "*") ||
 		capability != "" && slices.Contains(task.Capabilities, capability) {
@@ -77,7 +81,7 @@ func (p *Provider) JudgeTask(_ context.Context, task agentloop.TaskInfo) (bool, 
 // answer handles a user message (or a mailbox note shown as one).
 func answer(req agentloop.Request, text string) (*agentloop.Response, error) {
 	if note, ok := agentloop.ParseMailboxNote(text); ok {
-		return answerNote(note)
+		return answerNote(req, note)
 	}
 	cmd := parseCommand(text)
 	switch cmd.kind {
@@ -104,9 +108,12 @@ func answer(req agentloop.Request, text string) (*agentloop.Response, error) {
 
 // answerNote handles a message from another agent. Work that fails is an
 // *agentloop.TaskFailure, so that the task fails visibly with the reason.
-func answerNote(n agentloop.MailboxNote) (*agentloop.Response, error) {
+func answerNote(req agentloop.Request, n agentloop.MailboxNote) (*agentloop.Response, error) {
 	switch n.Type {
 	case "task":
+		if cmd := parseCommand(n.Text); cmd.kind == cmdDelegate && hasTool(req.Tools, toolDelegate) {
+			return callTool(req, toolDelegate, cmd.args), nil // passed on: a chain of agents
+		}
 		res, err := Work(n.Text)
 		if err != nil {
 			return nil, &agentloop.TaskFailure{Reason: err.Error()}

@@ -1,8 +1,6 @@
 package audit
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -52,6 +50,9 @@ type Options struct {
 	Keep int
 	// Sync fsyncs every line (slow; the log is for people, not recovery).
 	Sync bool
+	// OnError receives the error of a background write of queued lines
+	// (Enqueue); nil drops it.
+	OnError func(error)
 }
 
 func (o *Options) setDefaults() {
@@ -76,14 +77,17 @@ type Writer struct {
 	host string
 
 	mu     sync.Mutex
-	lock   *os.File      // the lock file, flocked around each line
-	f      *os.File      // the current log file, opened for appending
-	ino    uint64        // its inode, to notice a rotation by another process
-	size   int64         // its size when last looked at, under the flock
-	end    int64         // its size after this Writer's last whole line; -1: unknown
-	buf    bytes.Buffer  // the line being encoded
-	enc    *json.Encoder // writes into buf
+	lock   *os.File // the lock file, flocked around each line
+	f      *os.File // the current log file, opened for appending
+	ino    uint64   // its inode, to notice a rotation by another process
+	size   int64    // its size when last looked at, under the flock
+	end    int64    // its size after this Writer's last whole line; -1: unknown
+	buf    []byte   // the lines being written
 	closed bool
+
+	qmu      sync.Mutex    // guards the queue; taken inside mu, never around it
+	queue    []store.Event // lines queued by Enqueue, not yet written
+	flushing bool          // a flushQueued goroutine runs
 }
 
 // Open returns a Writer for the log in dir (which must exist). It touches
@@ -116,6 +120,28 @@ func (w *Writer) Append(ev store.Event) error {
 	return w.Locked(func() *store.Event { return &ev })
 }
 
+// AppendBatch writes the events as lines, in order, with one write under
+// one hold of the flock (see Append): a batch costs what one line does.
+func (w *Writer) AppendBatch(evs []store.Event) error {
+	if len(evs) == 0 {
+		return nil
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.closed {
+		return store.ErrClosed
+	}
+	if err := w.lockFile(); err != nil {
+		return err
+	}
+	defer unlock(w.lock)
+	w.buf = w.takeQueued(w.buf[:0])
+	for _, ev := range evs {
+		w.buf = w.encode(w.buf, ev)
+	}
+	return w.write(w.buf)
+}
+
 // Locked runs fn while holding the log's lock, then appends the event fn
 // returns (nil: none) before letting the lock go. No writer appends in
 // between, so a line about an effect of what fn did (a receiver claiming
@@ -134,28 +160,41 @@ func (w *Writer) Locked(fn func() *store.Event) error {
 		return err
 	}
 	defer unlock(w.lock) // closing the file would release it too
-	ev := fn()
-	if ev == nil {
+	// This process's earlier lines go first, and are in the file before
+	// fn runs: fn may read the log.
+	if w.buf = w.takeQueued(w.buf[:0]); len(w.buf) > 0 {
+		if err := w.write(w.buf); err != nil {
+			fn()
+			return err
+		}
+	}
+	w.buf = w.buf[:0]
+	if ev := fn(); ev != nil {
+		w.buf = w.encode(w.buf, *ev)
+	}
+	if len(w.buf) == 0 {
 		return nil
 	}
-	line, err := w.encode(*ev)
-	if err != nil {
-		return err
-	}
+	return w.write(w.buf)
+}
+
+// write appends whole lines to the current file, rotating it first when
+// they would fill it. The caller holds w.mu and the flock.
+func (w *Writer) write(lines []byte) error {
 	size, err := w.current()
 	if err != nil {
 		return err
 	}
-	if err := w.rotateIfFull(size, int64(len(line))); err != nil {
+	if err := w.rotateIfFull(size, int64(len(lines))); err != nil {
 		return err
 	}
-	if line, err = w.closeTornLine(line); err != nil {
+	if lines, err = w.closeTornLine(lines); err != nil {
 		return err
 	}
 	w.end = -1
-	n, err := w.f.Write(line)
-	if err == nil && n != len(line) {
-		err = fmt.Errorf("short write (%d of %d bytes)", n, len(line))
+	n, err := w.f.Write(lines)
+	if err == nil && n != len(lines) {
+		err = fmt.Errorf("short write (%d of %d bytes)", n, len(lines))
 	}
 	if err == nil && w.opts.Sync {
 		err = w.f.Sync()
@@ -183,21 +222,13 @@ func (w *Writer) lockFile() error {
 	return nil
 }
 
-// encode renders ev as one line, with long free text clipped, into a
-// buffer the Writer reuses (valid until the next encode). The caller
-// holds w.mu.
-func (w *Writer) encode(ev store.Event) ([]byte, error) {
+// encode appends ev as one line to b, with long free text clipped
+// (appendEntry).
+func (w *Writer) encode(b []byte, ev store.Event) []byte {
 	if len(ev.Reason) > maxField {
 		ev.Reason = ev.Reason[:maxField] + "..."
 	}
-	w.buf.Reset()
-	if w.enc == nil {
-		w.enc = json.NewEncoder(&w.buf) // same output as json.Marshal, plus the newline
-	}
-	if err := w.enc.Encode(Entry{Event: ev, PID: w.pid, Host: w.host}); err != nil {
-		return nil, fmt.Errorf("audit log: encode: %w", err)
-	}
-	return w.buf.Bytes(), nil
+	return appendEntry(b, Entry{Event: ev, PID: w.pid, Host: w.host})
 }
 
 // current (re)opens the log file when it is not open yet or another
@@ -276,8 +307,9 @@ func (w *Writer) Close() error {
 	if w.closed {
 		return nil
 	}
+	qerr := w.writeQueued()
 	w.closed = true
-	var errs []error
+	errs := []error{qerr}
 	if w.f != nil {
 		errs = append(errs, w.f.Close())
 	}

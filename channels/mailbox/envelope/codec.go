@@ -205,6 +205,9 @@ func Validate(m *Message) error {
 		if b := m.Task.Budget; b != nil && (b.Tokens < 0 || b.Cost < 0) {
 			return bad("task budget must not be negative")
 		}
+		if u := m.Task.Used; u != nil && (u.Tokens < 0 || u.Cost < 0) {
+			return bad("task usage must not be negative")
+		}
 	}
 	for i, p := range m.Content.Parts {
 		switch p.Type {

@@ -27,7 +27,7 @@ func fullMessage() *envelope.Message {
 		ID: "0196a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", From: "researcher", To: "coder",
 		Timestamp: ts, Type: envelope.TypeTask, TTL: 2, Trace: []string{"planner", "researcher"},
 		Task: &envelope.Task{ID: "task-42", State: envelope.StateFailed, Deadline: &due, Reason: "too \"big\" <sorry>",
-			Budget: &envelope.Budget{Tokens: 12000, Cost: 0.25}},
+			Budget: &envelope.Budget{Tokens: 12000, Cost: 0.25}, Used: &envelope.Budget{Tokens: 12345, Cost: 0.0625}},
 		Content: envelope.Content{Parts: []envelope.Part{
 			envelope.TextPart("帮我写排序函数 <sort_by_mtime> & tests\n\tline two \u2028 😀"),
 			envelope.DataPart(map[string]any{"max_lines": float64(40), "paths": []any{"src/", nil, true},
@@ -54,6 +54,9 @@ var optionalFields = map[string]func(m, full *envelope.Message){
 	},
 	"budget_cost": func(m, f *envelope.Message) {
 		m.Type, m.Task = envelope.TypeTask, &envelope.Task{ID: "t", Budget: &envelope.Budget{Cost: 1e-7}}
+	},
+	"used": func(m, f *envelope.Message) {
+		m.Type, m.Task = envelope.TypeTaskUpdate, &envelope.Task{ID: "t", State: envelope.StateCompleted, Used: &envelope.Budget{Tokens: 42}}
 	},
 	"callback":      func(m, f *envelope.Message) { m.Callback = f.Callback },
 	"callback_bare": func(m, f *envelope.Message) { m.Callback = &envelope.Callback{Channel: "cli"} },

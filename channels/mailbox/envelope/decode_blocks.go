@@ -127,12 +127,14 @@ func (s *scanner) task() (*Task, bool) {
 			t.Reason, ok = s.strOrNull()
 		case 4:
 			t.Budget, ok = s.budget()
+		case 5:
+			t.Used, ok = s.budget()
 		}
 		return ok
 	})
 }
 
-// budget reads a task's budget block; null gives nil.
+// budget reads a task's budget (or used) block; null gives nil.
 func (s *scanner) budget() (*Budget, bool) {
 	if s.skipSpace() == 'n' {
 		return nil, s.literal("null")

@@ -7,7 +7,7 @@ var (
 		"task", "content", "callback", "reply_to", "metadata", "thread_id",
 		"subject", "expects_reply", "priority", "hop_count", "task_id", "reply_by",
 		"traceparent", "tracestate", "task_path"}
-	taskKeys     = []string{"id", "state", "deadline", "reason", "budget"}
+	taskKeys     = []string{"id", "state", "deadline", "reason", "budget", "used"}
 	budgetKeys   = []string{"tokens", "cost"}
 	callbackKeys = []string{"channel", "chat_id", "session_id"}
 	contentKeys  = []string{"parts"}

@@ -61,7 +61,13 @@ func appendMessage(b []byte, m *Message) ([]byte, bool) {
 		}
 		if t.Budget != nil {
 			var ok bool
-			if b, ok = appendBudget(b, t.Budget); !ok {
+			if b, ok = appendBudget(append(b, `,"budget":`...), t.Budget); !ok {
+				return nil, false
+			}
+		}
+		if t.Used != nil {
+			var ok bool
+			if b, ok = appendBudget(append(b, `,"used":`...), t.Used); !ok {
 				return nil, false
 			}
 		}
@@ -146,10 +152,11 @@ func appendOptional(b []byte, m *Message) []byte {
 	return b
 }
 
-// appendBudget appends a task's budget member, as encoding/json writes
-// Budget (a NaN or infinite cost, which it refuses, reports false).
+// appendBudget appends the value of a task's budget or used member, as
+// encoding/json writes Budget (a NaN or infinite cost, which it refuses,
+// reports false).
 func appendBudget(b []byte, bu *Budget) ([]byte, bool) {
-	b = append(b, `,"budget":{`...)
+	b = append(b, '{')
 	sep := false
 	if bu.Tokens != 0 {
 		b = strconv.AppendInt(append(b, `"tokens":`...), bu.Tokens, 10)

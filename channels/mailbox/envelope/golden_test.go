@@ -114,6 +114,22 @@ func goldenMessages(t testing.TB) map[string]*envelope.Message {
 			HopCount:     1,
 			Traceparent:  "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
 		},
+		// A worker's final task_update: what the task used, beside its budget.
+		"switchboard_task_update.json": {
+			ID:        "0196a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5d",
+			From:      "coder",
+			To:        "researcher",
+			Timestamp: ts,
+			Type:      envelope.TypeTaskUpdate,
+			TTL:       3,
+			Trace:     []string{},
+			Task: &envelope.Task{ID: "task-42", State: envelope.StateFailed,
+				Reason: "budget exhausted: the task used 20420 of its 20000 tokens",
+				Budget: &envelope.Budget{Tokens: 20000, Cost: 0.5}, Used: &envelope.Budget{Tokens: 20420, Cost: 0.0612}},
+			Content:  envelope.Content{Parts: []envelope.Part{}},
+			ReplyTo:  "0196a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b",
+			ThreadID: "0196a1b2-0000-7000-8000-000000000001",
+		},
 		// The least a Go writer can produce: every optional field unset.
 		"switchboard_message_minimal.json": {
 			ID:        "0196a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5c",

@@ -119,6 +119,11 @@ type Task struct {
 	// Budget is what the task may still spend on models, it and every
 	// task delegated from it (switchboard's addition; nanobot ignores it).
 	Budget *Budget `json:"budget,omitempty"`
+	// Used is what the task has spent on models, it and the tasks
+	// delegated from it, in the units of Budget (switchboard's addition):
+	// a worker's final task_update reports it, with Budget then saying
+	// what is left, so that its delegator charges it to its own task.
+	Used *Budget `json:"used,omitempty"`
 }
 
 // Budget bounds what a task may spend on models: Tokens (input plus
@@ -130,6 +135,11 @@ type Budget struct {
 	Tokens int64   `json:"tokens,omitempty"`
 	Cost   float64 `json:"cost,omitempty"`
 }
+
+// BudgetExhausted starts the reason of a task that failed because its
+// budget was spent; a task whose subtask failed so fails with the same
+// reason, up to the conversation its tree began in.
+const BudgetExhausted = "budget exhausted"
 
 // Bounded reports whether b sets any bound.
 func (b *Budget) Bounded() bool { return b != nil && (b.Tokens > 0 || b.Cost > 0) }

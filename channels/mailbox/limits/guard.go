@@ -25,13 +25,16 @@ type Guard struct {
 	sender *buckets
 	brk    *breakers
 
-	sendLimited, receiveLimited, breakerTrips, breakerRefusals atomic.Int64
+	sendLimited, agentLimited, receiveLimited, breakerTrips, breakerRefusals atomic.Int64
 }
 
 // Stats counts what the guard refused since it was made.
 type Stats struct {
 	// SendLimited counts sends refused by perEdge or perAgent.
 	SendLimited int64
+	// AgentLimited counts those of SendLimited that perAgent refused (the
+	// rest perEdge did).
+	AgentLimited int64
 	// ReceiveLimited counts messages set aside by perSender.
 	ReceiveLimited int64
 	// BreakerTrips counts breakers that opened.
@@ -57,7 +60,7 @@ func (g *Guard) Config() Config { return g.cfg }
 
 // Stats returns the guard's counters.
 func (g *Guard) Stats() Stats {
-	return Stats{SendLimited: g.sendLimited.Load(), ReceiveLimited: g.receiveLimited.Load(),
+	return Stats{SendLimited: g.sendLimited.Load(), AgentLimited: g.agentLimited.Load(), ReceiveLimited: g.receiveLimited.Load(),
 		BreakerTrips: g.breakerTrips.Load(), BreakerRefusals: g.breakerRefusals.Load()}
 }
 
@@ -91,6 +94,7 @@ func (g *Guard) AllowSend(to string, t envelope.Type) error {
 		if edge != nil {
 			edge.CancelAt(now)
 		}
+		g.agentLimited.Add(1)
 		g.sendLimited.Add(1)
 		return &route.LimitError{Kind: route.ErrRateLimited, From: g.self, To: to, RetryAfter: wait,
 			Rule: fmt.Sprintf("over %s in all (channels.mailbox.limits.perAgent)", g.cfg.PerAgent)}

@@ -53,6 +53,7 @@ func TestSendPerEdgeAndPerAgent(t *testing.T) {
 	clk.Add(10 * time.Second)
 	require.NoError(t, g.AllowSend("coder", envelope.TypeMessage), "a token back after 10 s")
 	assert.Equal(t, int64(2), g.Stats().SendLimited)
+	assert.Equal(t, int64(1), g.Stats().AgentLimited, "one by perAgent, one by perEdge")
 }
 
 func TestReceivePerSender(t *testing.T) {

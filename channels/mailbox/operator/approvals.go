@@ -31,37 +31,52 @@ func (o *Operator) Approvals(ctx context.Context) ([]store.Approval, error) {
 }
 
 // Expired reports whether a waits no more: undecided past its deadline.
-func (o *Operator) Expired(a store.Approval) bool {
-	return a.Decision == nil && !a.Deadline.IsZero() && o.cfg.Now().After(a.Deadline)
-}
+func (o *Operator) Expired(a store.Approval) bool { return a.Expired(o.cfg.Now()) }
 
 // Decide approves (allow) or denies approval id as the operator, with an
 // optional reason, and records the decision. The first decision stands:
 // deciding one that has a decision fails with store.ErrDecided and says
-// which; one that waits no more (Expired) is refused.
-func (o *Operator) Decide(ctx context.Context, id string, allow bool, reason string) (store.Approval, error) {
+// which. One that waits no more (Expired) can only be denied, which
+// removes it (Removed then says so); approving it is refused.
+func (o *Operator) Decide(ctx context.Context, id string, allow bool, reason string) (Decided, error) {
 	ab, err := o.approvals("decide")
 	if err != nil {
-		return store.Approval{}, err
+		return Decided{}, err
 	}
 	if err := store.CheckApprovalID(id); err != nil {
-		return store.Approval{}, fmt.Errorf("%w: %v", ErrUsage, err)
+		return Decided{}, fmt.Errorf("%w: %v", ErrUsage, err)
 	}
 	a, err := ab.GetApproval(ctx, id)
 	if err != nil {
-		return a, err
+		return Decided{Approval: a}, err
 	}
-	if o.Expired(a) {
-		return a, fmt.Errorf("approval %s: %w: its deadline passed at %s and %s no longer waits for it (it stopped); it counts as denied",
-			id, store.ErrDecided, a.Deadline.Format("15:04:05"), a.Agent)
+	expired := o.Expired(a)
+	if expired && allow {
+		return Decided{Approval: a}, fmt.Errorf("approval %s: %w: its deadline passed at %s and %s no longer waits for it (it stopped); "+
+			"it counts as denied: deny it to remove it", id, store.ErrDecided, a.Deadline.Format("15:04:05"), a.Agent)
 	}
 	d := store.Decision{Allow: allow, By: Actor, Reason: strings.TrimSpace(reason), Time: o.cfg.Now()}
 	a, err = ab.DecideApproval(ctx, id, d)
 	if err != nil {
-		return a, err
+		return Decided{Approval: a}, err
 	}
-	o.record(ctx, store.EventApproval, a.Summary(), store.Event{Agent: a.Agent, Ref: a.ID, MessageID: a.MessageID, TaskID: a.TaskID})
-	return a, nil
+	what := a.Summary()
+	if expired {
+		// No agent will pick the decision up: the record goes now.
+		if err := ab.DeleteApproval(ctx, id); err != nil {
+			return Decided{Approval: a}, fmt.Errorf("approval %s: denied, but not removed: %w", id, err)
+		}
+		what += " (expired: its agent no longer waited; removed)"
+	}
+	o.record(ctx, store.EventApproval, what, store.Event{Agent: a.Agent, Ref: a.ID, MessageID: a.MessageID, TaskID: a.TaskID})
+	return Decided{Approval: a, Removed: expired}, nil
+}
+
+// Decided is an approval as the operator's decision left it.
+type Decided struct {
+	store.Approval
+	// Removed is set when the approval had expired: denying it removed it.
+	Removed bool
 }
 
 // IsNotFound reports whether err says an action named nothing that

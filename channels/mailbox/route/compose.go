@@ -157,6 +157,14 @@ func applyTask(msg *envelope.Message, req Request) error {
 			state = envelope.StateCompleted
 		}
 		msg.Task = &envelope.Task{ID: req.TaskID, State: state, Reason: req.Reason}
+		if state.Terminal() && req.Used != nil {
+			u, b := *req.Used, req.Budget
+			msg.Task.Used = &u
+			if b.Bounded() {
+				c := *b
+				msg.Task.Budget = &c
+			}
+		}
 		if req.Parent != nil && req.Parent.TaskCallback != nil {
 			cb := *req.Parent.TaskCallback // echoed for nanobot senders
 			msg.Callback = &cb

@@ -50,8 +50,12 @@ type Request struct {
 	ThreadID string
 	// Budget bounds what a task may spend on models (see envelope.Budget);
 	// nil gives a task sent while handling a budgeted task (Parent) that
-	// task's budget. Only tasks carry it.
+	// task's budget. A task's final task_update may carry it too: the
+	// budget the task had, beside Used.
 	Budget *envelope.Budget
+	// Used is what a task has spent on models, reported in its final
+	// task_update (see envelope.Task.Used); only task updates carry it.
+	Used *envelope.Budget
 	// Via is the group target a task's recipient was picked from
 	// ("any:NAME" or "cap:NAME"): a task not accepted in time, or whose
 	// worker goes offline, is offered to the next holder of NAME.

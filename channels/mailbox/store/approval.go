@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 )
 
@@ -79,6 +81,28 @@ func (a Approval) Summary() string {
 	return s
 }
 
+// ApprovalKeep is how long an approval no agent waits for any more is
+// kept before maintenance removes it: one decided that its agent never
+// picked up (it stopped meanwhile), or one past its deadline without a
+// decision (its agent stopped while it waited).
+const ApprovalKeep = time.Hour
+
+// Expired reports whether a waits no more: it has no decision and its
+// deadline passed, so the agent that asked stopped waiting (it stopped or
+// crashed; a running agent removes its approval at the deadline).
+func (a Approval) Expired(now time.Time) bool {
+	return a.Decision == nil && !a.Deadline.IsZero() && now.After(a.Deadline)
+}
+
+// Stale reports whether a may be removed at now: decided, or past its
+// deadline without a decision, for longer than keep.
+func (a Approval) Stale(now time.Time, keep time.Duration) bool {
+	if a.Decision != nil {
+		return now.Sub(a.Decision.Time) > keep
+	}
+	return !a.Deadline.IsZero() && now.Sub(a.Deadline) > keep
+}
+
 // Verb is "approved" or "denied".
 func (d Decision) Verb() string {
 	if d.Allow {
@@ -123,4 +147,25 @@ func CheckApprovalID(id string) error {
 		}
 	}
 	return nil
+}
+
+// SortApprovals orders approvals as ApprovalBook.ListApprovals returns
+// them: oldest first, then by id.
+func SortApprovals(as []Approval) {
+	slices.SortFunc(as, func(a, b Approval) int {
+		if c := a.Created.Compare(b.Created); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+}
+
+// ErrIfDecided returns the error DecideApproval gives for a, which was
+// decided already (wrapping ErrDecided, saying how and by whom), or nil
+// when a waits for its decision.
+func ErrIfDecided(a Approval) error {
+	if a.Decision == nil {
+		return nil
+	}
+	return fmt.Errorf("approval %s: %w (%s by %s)", a.ID, ErrDecided, a.Decision.Verb(), a.Decision.By)
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sync"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 )
@@ -41,8 +42,12 @@ func EncodeForDelivery(msg *envelope.Message, maxBytes int64, encode func(*envel
 	return data, nil
 }
 
-// stateKeyPattern is what the key of a state record looks like.
-var stateKeyPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+// stateKeyPattern is what the key of a state record looks like. It is
+// compiled on first use: its repetition makes it costly, and every
+// program that links this package would pay at start.
+var stateKeyPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
+})
 
 // CheckStateKey validates the agent id and the key of a state record
 // (StateStore): the key is 1 to 64 lower-case letters, digits, '-' and
@@ -52,7 +57,7 @@ func CheckStateKey(agentID, key string) error {
 	if err := envelope.ValidateAgentID(agentID); err != nil {
 		return err
 	}
-	if !stateKeyPattern.MatchString(key) {
+	if !stateKeyPattern().MatchString(key) {
 		return fmt.Errorf("state key %q: want lower-case letters, digits, '-' or '_'", key)
 	}
 	return nil

@@ -98,11 +98,38 @@
     audit() { renderAudit(); return null; },
     approvals() {
       if (!state.approvals.length) return empty("No approvals waiting.");
-      return table(["Agent", "Action", "Asked", ""], state.approvals.map((a) => el("tr", {}, td("Agent", a.agent),
-        td("Action", a.action, a.detail ? el("div", { class: "muted" }, a.detail) : null), td("Asked", time(a.created)),
-        td("", actButton("approve", "", "approve", { id: a.id }), " ", actButton("deny", "", "deny", { id: a.id })))));
+      return el("div", {}, table(["Agent", "Asks to", "Detail", "Chat", "Asked", "Deadline", ""], state.approvals.map((a) =>
+        el("tr", { class: "approval" + (a.expired ? " expired" : ""), data: { approval: a.id } },
+          td("Agent", el("strong", {}, a.agent)),
+          td("Asks to", a.kind ? badge(a.kind, "kind") : null, " ", a.action),
+          td("Detail", a.detail ? el("div", { class: "mono" }, a.detail) : "—"),
+          td("Chat", a.chat ? el("span", { class: "mono" }, a.chat) : el("span", { class: "muted" }, "none (decide here or with the CLI)")),
+          td("Asked", time(a.created)),
+          td("Deadline", a.expired ? badge("expired", "s-overdue") : a.deadline ? el("span", { class: "countdown", data: { deadline: a.deadline } }, left(a.deadline)) : "—"),
+          td("", canAct ? decideButtons(a) : el("span", { class: "muted" }, "read-only"))))),
+        el("p", { class: "muted" }, state.approvals.some((a) => a.expired) ?
+          "Expired: the agent stopped waiting (it stopped or crashed); the step counts as denied. Deny removes the record." :
+          "No answer by the deadline denies the step. The first decision stands, from here, the chat or the command line."));
     },
   };
+
+  // decideButtons are the operator's answers to an approval: approve and
+  // deny while its agent waits, only deny (which removes it) once expired.
+  function decideButtons(a) {
+    const what = a.action + " for " + a.agent;
+    return el("span", { class: "decide" },
+      a.expired ? null : el("button", { type: "button", class: "approve", "aria-label": "approve: " + what,
+        on: { click: () => act("approve", { id: a.id }) } }, "Approve"), " ",
+      el("button", { type: "button", class: "deny", "aria-label": (a.expired ? "remove (deny): " : "deny: ") + what,
+        on: { click: () => act("deny", { id: a.id }) } }, a.expired ? "Remove" : "Deny"));
+  }
+  // left is the time until deadline t by the server's clock, "42s left".
+  function left(t) {
+    const s = (Date.parse(t) - (Date.now() + skew)) / 1000;
+    return s <= 0 ? "due now" : age(s) + " left";
+  }
+  let skew = 0; // the server's clock minus the page's
+  setInterval(() => { for (const e of document.querySelectorAll(".countdown")) e.textContent = left(e.dataset.deadline); }, 1000);
 
   function threadMatches(t, q) {
     if (!q) return true;
@@ -185,6 +212,9 @@
     $("#store").textContent = state.store;
     $("#mode").textContent = canAct ? "operator" : "read-only";
     $("#mode").className = "badge " + (canAct ? "s-online" : "");
+    const waiting = state.approvals.filter((a) => !a.expired).length;
+    $("#approvals-count").textContent = waiting ? String(waiting) : "";
+    $("#approvals-count").hidden = !waiting;
     const out = views[view]();
     if (out) $("#view-" + view).replaceChildren(out);
   }
@@ -196,7 +226,7 @@
         const res = await fetch("/api/state", { headers: token ? { "X-Console-Token": token } : {} });
         const body = await res.json();
         if (!res.ok) { notice(body.error, true); return; }
-        state = body; canAct = body.can_act; render();
+        state = body; canAct = body.can_act; skew = Date.parse(body.now) - Date.now(); render();
         document.body.dataset.loaded = String(Date.now());
       } catch (err) { notice("cannot reach the console: " + err, true); }
     })();
@@ -210,7 +240,7 @@
     es.onerror = () => { $("#live").textContent = "○ reconnecting"; $("#live").className = "badge s-offline"; };
   }
 
-  document.querySelector("nav").addEventListener("click", (e) => { if (e.target.dataset.view) show(e.target.dataset.view); });
+  document.querySelector("nav").addEventListener("click", (e) => { const b = e.target.closest("button[data-view]"); if (b) show(b.dataset.view); });
   document.querySelector("nav").addEventListener("keydown", (e) => {
     const tabs = [...document.querySelectorAll("nav button")], i = tabs.indexOf(document.activeElement);
     const step = { ArrowRight: 1, ArrowDown: 1, ArrowLeft: -1, ArrowUp: -1 }[e.key];

@@ -206,3 +206,17 @@ func (s *Delegated) List() []Record {
 	}
 	return out
 }
+
+// Subtasks returns the ids of the open tasks delegated while working on
+// task parent.
+func (s *Delegated) Subtasks(parent string) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, t := range s.byTask {
+		if t.ParentTask == parent && parent != "" {
+			out = append(out, t.TaskID)
+		}
+	}
+	return out
+}

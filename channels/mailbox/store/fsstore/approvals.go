@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/google/uuid"
@@ -186,12 +185,7 @@ func (s *Store) ListApprovals(ctx context.Context) ([]store.Approval, error) {
 		}
 		out = append(out, a)
 	}
-	slices.SortFunc(out, func(a, b store.Approval) int {
-		if c := a.Created.Compare(b.Created); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
+	store.SortApprovals(out)
 	return out, nil
 }
 
@@ -202,8 +196,8 @@ func (s *Store) DecideApproval(ctx context.Context, id string, d store.Decision)
 	if err != nil {
 		return a, err
 	}
-	if a.Decision != nil {
-		return a, fmt.Errorf("approval %s: %w (%s by %s)", id, store.ErrDecided, a.Decision.Verb(), a.Decision.By)
+	if err := store.ErrIfDecided(a); err != nil {
+		return a, err
 	}
 	_, decision, _ := s.approvalPaths(id)
 	data, err := json.Marshal(d)
@@ -216,7 +210,10 @@ func (s *Store) DecideApproval(ctx context.Context, id string, d store.Decision)
 		if err != nil {
 			return a, err
 		}
-		return a, fmt.Errorf("approval %s: %w (%s by %s)", id, store.ErrDecided, a.Decision.Verb(), a.Decision.By)
+		if err := store.ErrIfDecided(a); err != nil {
+			return a, err
+		}
+		return a, fmt.Errorf("approval %s: %w", id, store.ErrDecided) // and removed since
 	}
 	if err != nil {
 		return a, fmt.Errorf("decide approval %s: %w", id, err)

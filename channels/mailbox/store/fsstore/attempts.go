@@ -3,10 +3,11 @@ package fsstore
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
 // DefaultMaxDeliver is Options.MaxDeliver's default, NATS's too.
@@ -39,7 +40,7 @@ func (in *Inbox) countAttempt(name string) string {
 	reason := ""
 	if n > max {
 		delete(counts, name)
-		reason = fmt.Sprintf("handed out %d times without an acknowledgement (maxDeliver %d)", n-1, max)
+		reason = store.MaxDeliverReason(n-1, max)
 	} else {
 		counts[name] = n
 	}

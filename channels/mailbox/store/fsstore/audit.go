@@ -2,6 +2,7 @@ package fsstore
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
@@ -11,11 +12,29 @@ var _ store.Auditor = (*Store)(nil)
 
 // Record implements store.Auditor: it appends ev to the audit log (when
 // Options.AuditLog is set) and reports it to the Observer.
+//
+// A line about a step of every message (EventDelivered) is queued and
+// written with its batch, as the store's own lines are; any other (an
+// operator's action, an approval, a turn's usage) is rare and matters
+// to a person, so it is written before Record returns and survives a
+// crash of the process right after.
 func (s *Store) Record(_ context.Context, ev store.Event) error {
 	if err := s.checkOpen(); err != nil {
 		return err
 	}
-	return s.record(ev)
+	if ev.Kind == store.EventDelivered || s.audit == nil {
+		return s.record(ev)
+	}
+	if ev.Time.IsZero() {
+		ev.Time = s.opts.Now()
+	}
+	if err := s.audit.Append(ev); err != nil {
+		return fmt.Errorf("audit log: %w", err)
+	}
+	if s.opts.Observer != nil {
+		s.opts.Observer(ev)
+	}
+	return nil
 }
 
 // messageEvent is an event about msg (which may be nil) in agent's inbox.

@@ -18,6 +18,9 @@ func (s *Store) ReadAudit(ctx context.Context, fn func(store.Event) bool) error 
 	if err := s.checkOpen(); err != nil {
 		return err
 	}
+	if s.audit != nil {
+		_ = s.audit.Flush() // this process's queued lines too; a failure is the writer's to report
+	}
 	_, err := audit.Read(ctx, s.root, audit.Filter{}, func(e audit.Entry) bool { return fn(e.Event) })
 	return err
 }

@@ -16,6 +16,9 @@ import (
 func auditEntries(t *testing.T, s *Store, f audit.Filter) []audit.Entry {
 	t.Helper()
 	var out []audit.Entry
+	if s.audit != nil {
+		require.NoError(t, s.audit.Flush()) // the lines this process queued
+	}
 	_, err := audit.Read(context.Background(), s.Root(), f, func(e audit.Entry) bool {
 		out = append(out, e)
 		return true

@@ -20,4 +20,28 @@
 //
 // nanobot reads only _registry.json, inbox/ and processed/ and ignores the
 // rest.
+//
+// # Durability and group commit
+//
+// Unless Options.NoSync, Deliver fsyncs the staging file and the inbox
+// folder before it returns. An Inbox holds inbox/, claimed/ and processed/
+// open and moves files relative to them with one no-replace rename each
+// (renameat2 RENAME_NOREPLACE on linux; an fstatat and a renameat
+// elsewhere, which the inbox lock keeps free of races), reading a claimed
+// file with openat and one fstat. Claims are not synced: a crash that
+// undoes one leaves the message in inbox/. Acknowledgements are made
+// durable by group commit (commit.go): Ack moves the file and writes the
+// journal line, then joins the next batch; the first Ack finding no commit
+// running starts one at once, which fsyncs processed/ and the journal once
+// for the whole batch, writes the batch's audit lines in one write and
+// reports every Ack of the batch done. So a lone Ack costs what it did
+// before and a busy receiver pays one fsync per folder per batch, the
+// batch being what arrived during the previous fsync (at most
+// maxUnsynced). AckPipelined (store.PipelinedAcker) returns before the
+// commit, reporting durability later; Close waits for every commit. What
+// was reported durable survives a machine crash; what was not comes back
+// (at-least-once), and the dedup journal drops it if its line was synced.
+//
+// The audit log's other lines are queued (audit.Writer.Enqueue) and
+// written in batches, with a hand-written encoder.
 package fsstore

@@ -58,19 +58,30 @@ func withSuffix(name string) string {
 }
 
 // moveFree renames dir/name into dstDir under name, or under a suffixed
-// name if dstDir already holds that name, so that nothing is replaced. The
-// agent's inbox lock makes its holder the only writer of claimed/,
-// processed/ and rejected/, so the check cannot race with another mover.
+// name if dstDir already holds that name, so that nothing is replaced:
+// each try is one no-replace rename (renameNoReplace), no lookup first.
 // It returns the name used.
 func moveFree(dir, name, dstDir string) (string, error) {
+	return freeName(name, dstDir, func(target string) error {
+		return renamePaths(filepath.Join(dir, name), filepath.Join(dstDir, target))
+	})
+}
+
+// moveFreeAt is moveFree relative to held folders.
+func moveFreeAt(src *heldDir, name string, dst *heldDir) (string, error) {
+	return freeName(name, dst.path, func(target string) error { return moveAt(src, name, dst, target) })
+}
+
+// freeName calls move with name, then with suffixed names while the target
+// exists, and returns the name that move took.
+func freeName(name, dstDir string, move func(target string) error) (string, error) {
 	target := name
 	for range 8 {
-		if _, err := os.Lstat(filepath.Join(dstDir, target)); errors.Is(err, fs.ErrNotExist) {
-			if err := os.Rename(filepath.Join(dir, name), filepath.Join(dstDir, target)); err != nil {
-				return "", err
-			}
+		err := move(target)
+		if err == nil {
 			return target, nil
-		} else if err != nil {
+		}
+		if !errors.Is(err, fs.ErrExist) {
 			return "", err
 		}
 		target = withSuffix(name)

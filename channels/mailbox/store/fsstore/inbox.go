@@ -53,13 +53,20 @@ type Inbox struct {
 
 	tasks taskIndex // processed messages by task, for SweepTask; has its own lock
 
+	commit *groupCommit // nil with Options.NoSync
+
 	mu       sync.Mutex // guards the fields below
 	closed   bool
 	journal  *journal
 	inflight map[string]int // own ids handed out and not yet settled
+	held     heldDirs       // swapped only by Next (refreshHeld), under mu
+	retired  []heldDirs     // replaced by refreshHeld, closed with the inbox
 }
 
-var _ store.Inbox = (*Inbox)(nil)
+var (
+	_ store.Inbox          = (*Inbox)(nil)
+	_ store.PipelinedAcker = (*Inbox)(nil)
+)
 
 // OpenInbox implements store.Backend. It creates the agent's folders as
 // needed, takes the flock on <agent>/.lock (failing with an error wrapping
@@ -98,6 +105,14 @@ func (s *Store) OpenInbox(ctx context.Context, agentID string) (store.Inbox, err
 		done:    make(chan struct{}),
 		journal: j, inflight: map[string]int{}, recovering: true,
 	}
+	if !s.opts.NoSync {
+		in.commit = newGroupCommit(s.emitBatch)
+	}
+	if err := in.openHeld(); err != nil {
+		j.close()
+		lock.Close()
+		return nil, fmt.Errorf("open inbox of %q: %w", agentID, err)
+	}
 	in.sweepStaging()
 	// The watch starts before the first scan (which Next makes), so no
 	// file that arrives in between goes unnoticed.
@@ -115,8 +130,8 @@ func (s *Store) OpenInbox(ctx context.Context, agentID string) (store.Inbox, err
 func (in *Inbox) Agent() string { return in.agent }
 
 // Close implements store.Inbox: it waits for a running Next to return
-// (which it makes return store.ErrClosed), stops the watcher and releases
-// the flock. Claimed messages that were not acknowledged stay in claimed/
+// (which it makes return store.ErrClosed) and for the acknowledgements
+// made so far to be durable, stops the watcher and releases the flock. Claimed messages that were not acknowledged stay in claimed/
 // and are redelivered when the inbox is opened again. Later calls of Next,
 // Ack and Quarantine fail with store.ErrClosed.
 func (in *Inbox) Close() error {
@@ -125,12 +140,18 @@ func (in *Inbox) Close() error {
 		close(in.done)
 		in.sem <- struct{}{} // taken for good: no Next runs from now on
 		in.mu.Lock()
-		in.closed = true
-		jerr := in.journal.close()
+		in.closed = true // no Ack submits to the commit from now on
 		in.mu.Unlock()
+		if in.commit != nil {
+			in.commit.flush() // what was acknowledged is durable before the lock goes
+		}
+		errs := []error{in.journal.close(), in.held.close()}
+		for _, h := range in.retired {
+			errs = append(errs, h.close())
+		}
 		in.watch.stop()
 		in.pwatch.stop()
-		err = errors.Join(jerr, in.lock.Close())
+		err = errors.Join(append(errs, in.lock.Close())...)
 		in.s.inboxes.Remove(in)
 	})
 	return err

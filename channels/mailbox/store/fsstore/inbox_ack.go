@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
@@ -39,81 +40,155 @@ func (in *Inbox) claimOf(d *store.Delivery) (*claimRef, error) {
 }
 
 // Ack implements store.Inbox: it records the message id in the dedup
-// journal (own ids only), then moves the file from claimed/ to processed/
-// under the same name (nanobot's processed/ format) and syncs the folder
-// unless Options.NoSync. Acknowledging twice is harmless. The move is
-// quick and never half done, so ctx is not consulted.
-func (in *Inbox) Ack(_ context.Context, d *store.Delivery) error {
+// journal (own ids only), moves the file from claimed/ to processed/ under
+// the same name (nanobot's processed/ format) and, unless Options.NoSync,
+// waits until the move and the journal line are durable: the group commit
+// that makes them so serves every acknowledgement made meanwhile, with one
+// fsync of processed/ and one of the journal. Acknowledging twice is
+// harmless. The move is quick and never half done, so ctx is not
+// consulted.
+func (in *Inbox) Ack(ctx context.Context, d *store.Delivery) error {
+	if in.commit == nil {
+		return in.AckPipelined(ctx, d, nil)
+	}
+	ch := make(chan error, 1)
+	if err := in.AckPipelined(ctx, d, func(err error) { ch <- err }); err != nil {
+		return err
+	}
+	return <-ch
+}
+
+// AckPipelined implements store.PipelinedAcker: it acknowledges d as Ack
+// does but returns once the message is in processed/, without waiting
+// for the group commit that makes the acknowledgement durable; durable
+// (may be nil) is called when it is, or with the error that kept it from
+// being. Close waits for every pending commit. A receiver that takes the
+// next message meanwhile loses nothing: an acknowledgement a machine crash
+// undoes only brings the message back (at-least-once), and the dedup
+// journal drops it if its line was made durable.
+func (in *Inbox) AckPipelined(_ context.Context, d *store.Delivery, durable func(error)) error {
 	c, err := in.claimOf(d)
 	if err != nil {
 		return fmt.Errorf("ack: %w", err)
 	}
 	in.mu.Lock()
-	if err := in.settleLocked(c, refAcked); err != nil || c.state == refAcked {
+	journaled, err := in.settleLocked(c, refAcked)
+	if err != nil || c.state == refAcked {
+		if err == nil && in.commit != nil {
+			// Acknowledged before: durable once the batches now pending are.
+			in.commit.submit(nil, durable)
+			durable = nil
+		}
 		in.mu.Unlock()
+		if err == nil && durable != nil {
+			durable(nil)
+		}
 		return err
 	}
-	got, err := moveFree(filepath.Join(in.dir, claimedDir), c.name, filepath.Join(in.dir, processedDir))
+	got, err := moveFreeAt(in.held.claimed, c.name, in.held.processed)
+	if err != nil && errors.Is(err, fs.ErrNotExist) {
+		// The held folders may have been replaced since the last scan:
+		// try the paths.
+		got, err = moveFree(filepath.Join(in.dir, claimedDir), c.name, filepath.Join(in.dir, processedDir))
+	}
 	if err != nil {
 		in.mu.Unlock()
 		return fmt.Errorf("ack %s: move to processed: %w", c.id, err)
 	}
 	in.markLocked(c, refAcked)
+	ev := messageEvent(store.EventProcessed, in.agent, d.Message, got)
+	ev.Time = in.s.opts.Now()
+	if in.commit != nil {
+		targets := []syncTarget{in.held.processed}
+		if journaled {
+			targets = append(targets, in.journal)
+		}
+		// Submitted under in.mu, so that Close, which flushes after
+		// marking the inbox closed, sees every acknowledgement.
+		in.commit.submit(&ev, wrapAckErr(c.id, durable), targets...)
+	}
 	in.mu.Unlock()
-	in.s.emit(messageEvent(store.EventProcessed, in.agent, d.Message, got))
 	in.noteAcked(d.Message.TaskOf(), got)
-	if !in.s.opts.NoSync {
-		if err := syncDir(filepath.Join(in.dir, processedDir)); err != nil {
-			return fmt.Errorf("ack %s: sync processed/: %w", c.id, err)
+	if in.commit == nil {
+		in.s.emit(ev)
+		if durable != nil {
+			durable(nil)
 		}
 	}
 	return nil
 }
 
+// wrapAckErr names the message in a failed commit's error.
+func wrapAckErr(id string, durable func(error)) func(error) {
+	if durable == nil {
+		return nil
+	}
+	return func(err error) {
+		if err != nil {
+			err = fmt.Errorf("ack %s: sync: %w", id, err)
+		}
+		durable(err)
+	}
+}
+
 // Quarantine implements store.Inbox: it moves the claimed file to rejected/
 // with a reason file and reports EventRefused. The id is recorded in the
-// dedup journal, so a retried send of the same message is not handed out
-// again either.
+// dedup journal (durably unless Options.NoSync), so a retried send of the
+// same message is not handed out again either.
 func (in *Inbox) Quarantine(_ context.Context, d *store.Delivery, reason string) error {
 	c, err := in.claimOf(d)
 	if err != nil {
 		return fmt.Errorf("quarantine: %w", err)
 	}
 	in.mu.Lock()
-	defer in.mu.Unlock()
-	if err := in.settleLocked(c, refQuarantined); err != nil || c.state == refQuarantined {
+	journaled, err := in.settleLocked(c, refQuarantined)
+	if err != nil || c.state == refQuarantined {
+		in.mu.Unlock()
 		return err
 	}
 	if err := in.quarantine(claimedDir, c.name, reason, store.EventRefused, d.Message); err != nil {
+		in.mu.Unlock()
 		return fmt.Errorf("quarantine %s: %w", c.id, err)
 	}
 	in.markLocked(c, refQuarantined)
+	var done chan error
+	if journaled && in.commit != nil {
+		done = make(chan error, 1)
+		in.commit.submit(nil, func(err error) { done <- err }, in.journal)
+	}
+	in.mu.Unlock()
+	if done != nil {
+		if err := <-done; err != nil {
+			return fmt.Errorf("quarantine %s: %w", c.id, err)
+		}
+	}
 	return nil
 }
 
-// settleLocked checks that c can be settled as want and journals its id.
-// It returns nil without journaling when c is already settled as want.
-func (in *Inbox) settleLocked(c *claimRef, want refState) error {
+// settleLocked checks that c can be settled as want and journals its id;
+// journaled reports a journal line to make durable. It returns nil
+// without journaling when c is already settled as want.
+func (in *Inbox) settleLocked(c *claimRef, want refState) (journaled bool, err error) {
 	switch {
 	case in.closed:
-		return store.ErrClosed
+		return false, store.ErrClosed
 	case c.state == want:
-		return nil
+		return false, nil
 	case c.state != refClaimed:
-		return fmt.Errorf("message %s was already settled otherwise (acknowledged or quarantined)", c.id)
+		return false, fmt.Errorf("message %s was already settled otherwise (acknowledged or quarantined)", c.id)
 	}
 	if !c.own {
-		return nil
+		return false, nil
 	}
-	if err := in.journal.add(c.id); err != nil {
-		return fmt.Errorf("settle %s: %w", c.id, err)
+	if journaled, err = in.journal.add(c.id); err != nil {
+		return false, fmt.Errorf("settle %s: %w", c.id, err)
 	}
 	if in.journal.needsCompaction() {
 		if err := in.journal.compact(); err != nil {
 			in.log.Warn("journal not compacted; it keeps growing until it is", "err", err)
 		}
 	}
-	return nil
+	return journaled, nil
 }
 
 // markLocked records that c was settled.

@@ -168,7 +168,7 @@ func TestRecoveredClaimThatWasAckedIsNotRedelivered(t *testing.T) {
 	// A crash between the journal entry and the move: claimed/ still
 	// holds the file, the journal has its id.
 	in.mu.Lock()
-	require.NoError(t, in.journal.add(m.ID))
+	require.NoError(t, addID(in.journal, m.ID))
 	in.mu.Unlock()
 	require.NoError(t, in.Close())
 

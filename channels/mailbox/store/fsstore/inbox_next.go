@@ -91,11 +91,13 @@ func (in *Inbox) refill() (wait bool, err error) {
 	case <-in.notify:
 	default:
 	}
+	if err := in.refreshFolders(); err != nil {
+		return false, err
+	}
 	inbox := filepath.Join(in.dir, inboxDir)
 	sc, err := scanDir(inbox, 2*in.batch, "")
 	if errors.Is(err, fs.ErrNotExist) { // removed under us: recreate it
-		if _, err = in.s.ensureAgentDirs(in.agent, inboxDir, claimedDir, processedDir, rejectedDir); err == nil {
-			in.watch.rewatch(in.log)
+		if err = in.refreshFolders(); err == nil {
 			sc, err = scanDir(inbox, 2*in.batch, "")
 		}
 	}
@@ -112,6 +114,21 @@ func (in *Inbox) refill() (wait bool, err error) {
 		return false, nil // only names new to this scan: scan again
 	}
 	return !(sc.more && moved > 0), nil
+}
+
+// refreshFolders opens the inbox's folders again when one was removed or
+// replaced (refreshHeld), and then watches inbox/ anew.
+func (in *Inbox) refreshFolders() error {
+	in.mu.Lock()
+	reopened, err := in.refreshHeld()
+	in.mu.Unlock()
+	if err != nil {
+		return fmt.Errorf("open the folders of %q: %w", in.agent, err)
+	}
+	if reopened {
+		in.watch.rewatch(in.log)
+	}
+	return nil
 }
 
 // settled returns the leading names (at most in.batch) that the previous

@@ -17,7 +17,7 @@ import (
 func (in *Inbox) take(name string, recovered bool) *store.Delivery {
 	claimed := filepath.Join(in.dir, claimedDir)
 	if !recovered {
-		got, err := moveFree(filepath.Join(in.dir, inboxDir), name, claimed)
+		got, err := moveFreeAt(in.held.inbox, name, in.held.claimed)
 		if errors.Is(err, fs.ErrNotExist) {
 			in.progress = true // taken by someone else: skip it
 			return nil
@@ -29,11 +29,14 @@ func (in *Inbox) take(name string, recovered bool) *store.Delivery {
 		name = got
 	}
 	in.progress = true
-	if reason := in.extraLinks(claimed, name); reason != "" {
-		in.quarantine(claimedDir, name, reason, store.EventQuarantined, nil)
-		return nil
+	msg, links, err := readHeld(in.held.claimed, name, in.s.opts.MaxMessageBytes)
+	if links > 1 { // not read: check the links first
+		if reason := in.extraLinks(claimed, name); reason != "" {
+			in.quarantine(claimedDir, name, reason, store.EventQuarantined, nil)
+			return nil
+		}
+		msg, err = readMessage(filepath.Join(claimed, name), in.s.opts.MaxMessageBytes)
 	}
-	msg, err := readMessage(filepath.Join(claimed, name), in.s.opts.MaxMessageBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -71,7 +74,7 @@ func (in *Inbox) take(name string, recovered bool) *store.Delivery {
 // dropDuplicate moves a claimed copy of a message already handled (or
 // being handled) to processed/.
 func (in *Inbox) dropDuplicate(name string, msg *envelope.Message) {
-	got, err := moveFree(filepath.Join(in.dir, claimedDir), name, filepath.Join(in.dir, processedDir))
+	got, err := moveFreeAt(in.held.claimed, name, in.held.processed)
 	if err != nil {
 		in.log.Warn("cannot move duplicate to processed/; it stays claimed", "file", name, "id", msg.ID, "err", err)
 		return

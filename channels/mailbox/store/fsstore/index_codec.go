@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"io"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
@@ -42,7 +43,8 @@ const (
 // damage, not a record.
 const maxIndexRecord = 1 << 20
 
-var crcTable = crc32.MakeTable(crc32.Castagnoli)
+// crcTable is made on first use, not at start.
+var crcTable = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // errBadIndex is wrapped by every decoding error.
 var errBadIndex = errors.New("bad index file")
@@ -95,7 +97,7 @@ func appendIndexRecord(b []byte, name string, s *store.Summary) []byte {
 	}
 	b = binary.AppendUvarint(b, uint64(len(r)))
 	b = append(b, r...)
-	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(r, crcTable))
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(r, crcTable()))
 }
 
 // indexReader reads an index file as a stream, one checked record at a
@@ -165,7 +167,7 @@ func (x *indexReader) frame() (frame, rec []byte, err error) {
 		return nil, nil, fmt.Errorf("%w: torn record", errBadIndex)
 	}
 	rec = x.buf[head : head+int(n)]
-	if crc32.Checksum(rec, crcTable) != binary.LittleEndian.Uint32(x.buf[head+int(n):]) {
+	if crc32.Checksum(rec, crcTable()) != binary.LittleEndian.Uint32(x.buf[head+int(n):]) {
 		return nil, nil, fmt.Errorf("%w: checksum mismatch (torn or damaged)", errBadIndex)
 	}
 	return x.buf, rec, nil

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 )
@@ -24,13 +25,19 @@ const journalKeep = 10000
 // in an append-only file, so that a retried send or a claim recovered after
 // a crash is not handed out again. Only ids of the form envelope.NewID
 // makes are kept: nanobot's ids are not unique. It is not safe for
-// concurrent use (the Inbox guards it).
+// concurrent use (the Inbox guards it), except syncNow, which a group
+// commit calls from its own goroutine.
+//
+// add writes a line without syncing it; the Inbox makes it durable with
+// the acknowledgement's group commit (syncNow), so that one fsync of the
+// journal serves every id of a batch.
 type journal struct {
 	path  string
 	sync  bool
 	keep  int
-	f     *os.File // append handle
-	ring  []string // the last keep ids, oldest at next once full
+	fmu   sync.RWMutex // read-held by syncNow; write-held by compact and close to replace f
+	f     *os.File     // append handle
+	ring  []string     // the last keep ids, oldest at next once full
 	next  int
 	set   map[string]struct{}
 	lines int // lines in the file
@@ -101,20 +108,26 @@ func (j *journal) has(id string) bool {
 }
 
 // add records id as handled (ids envelope.IsOwnID rejects are ignored).
-func (j *journal) add(id string) error {
+// written reports a line written, which syncNow makes durable.
+func (j *journal) add(id string) (written bool, err error) {
 	if !envelope.IsOwnID(id) || j.has(id) {
-		return nil
+		return false, nil
 	}
 	if _, err := j.f.Write([]byte(id + "\n")); err != nil {
-		return fmt.Errorf("append to journal %s: %w", j.path, err)
-	}
-	if j.sync {
-		if err := j.f.Sync(); err != nil {
-			return fmt.Errorf("sync journal %s: %w", j.path, err)
-		}
+		return false, fmt.Errorf("append to journal %s: %w", j.path, err)
 	}
 	j.remember(id)
 	j.lines++
+	return true, nil
+}
+
+// syncNow fsyncs the journal: every line add wrote before is durable.
+func (j *journal) syncNow() error {
+	j.fmu.RLock()
+	defer j.fmu.RUnlock()
+	if err := j.f.Sync(); err != nil {
+		return fmt.Errorf("sync journal %s: %w", j.path, err)
+	}
 	return nil
 }
 
@@ -150,10 +163,17 @@ func (j *journal) compact() error {
 	if err != nil {
 		return fmt.Errorf("reopen journal %s: %w", j.path, err)
 	}
-	j.f.Close()
+	j.fmu.Lock()
+	old := j.f
 	j.f, j.lines = f, len(j.ring)
+	j.fmu.Unlock()
+	old.Close()
 	return nil
 }
 
 // close closes the file.
-func (j *journal) close() error { return j.f.Close() }
+func (j *journal) close() error {
+	j.fmu.Lock()
+	defer j.fmu.Unlock()
+	return j.f.Close()
+}

@@ -27,10 +27,14 @@ func TestJournalRemembersAcrossReopen(t *testing.T) {
 	require.NoError(t, err)
 	some := ids(3)
 	for _, id := range some {
-		require.NoError(t, j.add(id))
+		require.NoError(t, addID(j, id))
 	}
-	require.NoError(t, j.add(some[0]), "adding twice is harmless")
-	require.NoError(t, j.add("msg_1745659200_coder"), "nanobot ids are ignored")
+	written, err := j.add(some[0])
+	require.NoError(t, err)
+	assert.False(t, written, "adding twice is harmless and writes nothing")
+	written, err = j.add("msg_1745659200_coder")
+	require.NoError(t, err)
+	assert.False(t, written, "nanobot ids are ignored")
 	require.NoError(t, j.close())
 
 	data, err := os.ReadFile(path)
@@ -57,7 +61,7 @@ func TestJournalKeepsTheLastIDs(t *testing.T) {
 	require.NoError(t, err)
 	all := ids(25)
 	for _, id := range all {
-		require.NoError(t, j.add(id))
+		require.NoError(t, addID(j, id))
 		if j.needsCompaction() {
 			require.NoError(t, j.compact())
 		}
@@ -101,7 +105,7 @@ func TestJournalRepairsATornLastLine(t *testing.T) {
 	j, err := openJournal(path, 100, false)
 	require.NoError(t, err)
 	assert.True(t, j.has(good))
-	require.NoError(t, j.add(later))
+	require.NoError(t, addID(j, later))
 	require.NoError(t, j.close())
 
 	j, err = openJournal(path, 100, false)
@@ -126,5 +130,14 @@ func TestJournalErrors(t *testing.T) {
 	j, err := openJournal(filepath.Join(dir, journalName), 10, false)
 	require.NoError(t, err)
 	require.NoError(t, j.close())
-	require.Error(t, j.add(envelope.NewID()), "append to a closed file fails")
+	_, err = j.add(envelope.NewID())
+	require.Error(t, err, "append to a closed file fails")
+}
+
+// addID adds id to j and syncs it, as an acknowledgement's commit does.
+func addID(j *journal, id string) error {
+	if _, err := j.add(id); err != nil {
+		return err
+	}
+	return j.syncNow()
 }

@@ -30,6 +30,7 @@ const (
 	helperEnvNoSync  = "FSSTORE_TEST_NOSYNC"  // "1": Options.NoSync
 	helperEnvCount   = "FSSTORE_TEST_COUNT"   // receiver: messages to take (0 = until killed)
 	helperEnvHold    = "FSSTORE_TEST_HOLD"    // receiver "1": keep the last one unacknowledged
+	helperEnvPipe    = "FSSTORE_TEST_PIPE"    // receiver "1": AckPipelined, "durable <id>" lines
 	helperRoleSend   = "mailbox-sender"
 	helperRoleRecv   = "mailbox-receiver"
 )
@@ -131,7 +132,16 @@ func helperReceive(ctx context.Context, t *testing.T, s *Store) {
 			<-ctx.Done()
 			t.Fatal("nobody killed the receiver")
 		}
-		require.NoError(t, in.Ack(ctx, d))
+		if os.Getenv(helperEnvPipe) == "1" {
+			id := d.Message.ID
+			require.NoError(t, in.AckPipelined(ctx, d, func(err error) {
+				if err == nil {
+					fmt.Printf("durable %s\n", id)
+				}
+			}))
+		} else {
+			require.NoError(t, in.Ack(ctx, d))
+		}
 		fmt.Printf("acked %s\n", d.Message.ID)
 	}
 }

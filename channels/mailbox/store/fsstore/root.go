@@ -48,7 +48,10 @@ func Open(opts Options) (*Store, error) {
 		st.indexDir = defaultIndexDir(root)
 	}
 	if opts.AuditLog {
-		if st.audit, err = audit.Open(root, audit.Options{MaxBytes: opts.AuditMaxBytes, Keep: opts.AuditKeep}); err != nil {
+		if st.audit, err = audit.Open(root, audit.Options{
+			MaxBytes: opts.AuditMaxBytes, Keep: opts.AuditKeep,
+			OnError: func(err error) { opts.Logger.Warn("audit log not written", "err", err) },
+		}); err != nil {
 			return nil, fmt.Errorf("open mailbox store: %w", err)
 		}
 	}

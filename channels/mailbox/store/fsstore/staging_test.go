@@ -80,6 +80,7 @@ func TestDeadSenderSentLineLogged(t *testing.T) {
 			assert.NoFileExists(t, staging)
 
 			var kinds []store.EventKind
+			require.NoError(t, s.audit.Flush()) // the lines this process queued
 			_, err = audit.Read(context.Background(), s.Root(), audit.Filter{MessageID: m.ID}, func(e audit.Entry) bool {
 				kinds = append(kinds, e.Kind)
 				return true

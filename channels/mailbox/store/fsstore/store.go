@@ -116,16 +116,18 @@ func (s *Store) emit(ev store.Event) {
 	}
 }
 
+// record reports ev to the Observer and queues its audit log line
+// (audit.Writer.Enqueue): the line is written in one write with the
+// others queued meanwhile, before any line this process writes later.
 func (s *Store) record(ev store.Event) error {
 	if ev.Time.IsZero() {
 		ev.Time = s.opts.Now()
 	}
-	var err error
 	if s.audit != nil {
-		err = s.audit.Append(ev)
+		s.audit.Enqueue(ev)
 	}
 	if s.opts.Observer != nil {
 		s.opts.Observer(ev)
 	}
-	return err
+	return nil
 }

@@ -23,13 +23,17 @@ const (
 
 var _ store.TaskSweeper = (*Inbox)(nil)
 
-// safeTaskDir matches task ids usable as a folder name as they are.
-var safeTaskDir = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+// safeTaskDir matches task ids usable as a folder name as they are. It is
+// compiled on first use: its repetition makes it costly, and every
+// program that links this package would pay at start.
+var safeTaskDir = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$`)
+})
 
 // TaskDir returns the folder name of task id under archive/by-task/: the
 // id itself when it is a safe name, else "x-" and a hash of it.
 func TaskDir(id string) string {
-	if safeTaskDir.MatchString(id) {
+	if safeTaskDir().MatchString(id) {
 		return id
 	}
 	sum := sha256.Sum256([]byte(id))

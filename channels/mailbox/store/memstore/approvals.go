@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
@@ -69,12 +68,7 @@ func (s *Store) ListApprovals(ctx context.Context) ([]store.Approval, error) {
 		a, _ := s.approvalLocked(id)
 		out = append(out, a)
 	}
-	slices.SortStableFunc(out, func(a, b store.Approval) int {
-		if c := a.Created.Compare(b.Created); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
+	store.SortApprovals(out)
 	return out, nil
 }
 
@@ -92,8 +86,8 @@ func (s *Store) DecideApproval(ctx context.Context, id string, d store.Decision)
 	if err != nil {
 		return a, err
 	}
-	if a.Decision != nil {
-		return a, fmt.Errorf("approval %s: %w (%s by %s)", id, store.ErrDecided, a.Decision.Verb(), a.Decision.By)
+	if err := store.ErrIfDecided(a); err != nil {
+		return a, err
 	}
 	a.Decision = &d
 	s.hub.approvals[id] = a

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -105,12 +104,7 @@ func (s *Store) ListApprovals(ctx context.Context) ([]store.Approval, error) {
 		}
 		out = append(out, a)
 	}
-	slices.SortFunc(out, func(a, b store.Approval) int {
-		if c := a.Created.Compare(b.Created); c != 0 {
-			return c
-		}
-		return strings.Compare(a.ID, b.ID)
-	})
+	store.SortApprovals(out)
 	return out, nil
 }
 
@@ -121,8 +115,8 @@ func (s *Store) DecideApproval(ctx context.Context, id string, d store.Decision)
 	if err != nil {
 		return a, err
 	}
-	if a.Decision != nil {
-		return a, fmt.Errorf("approval %s: %w (%s by %s)", id, store.ErrDecided, a.Decision.Verb(), a.Decision.By)
+	if err := store.ErrIfDecided(a); err != nil {
+		return a, err
 	}
 	data, err := json.Marshal(d)
 	if err != nil {
@@ -137,7 +131,10 @@ func (s *Store) DecideApproval(ctx context.Context, id string, d store.Decision)
 		if a.Decision == nil {
 			return a, fmt.Errorf("approval %s: %w", id, store.ErrDecided)
 		}
-		return a, fmt.Errorf("approval %s: %w (%s by %s)", id, store.ErrDecided, a.Decision.Verb(), a.Decision.By)
+		if err := store.ErrIfDecided(a); err != nil {
+			return a, err
+		}
+		return a, fmt.Errorf("approval %s: %w", id, store.ErrDecided) // and removed since
 	}
 	if err != nil {
 		return a, fmt.Errorf("decide approval %s: %w", id, err)

@@ -1,4 +1,4 @@
-package cli
+package demo
 
 import (
 	"fmt"
@@ -46,13 +46,18 @@ func (o *demoObserve) close() {
 // lookLine is one "where to look" line of --observe: what, and where.
 type lookLine struct{ what, where string }
 
-// lookLines are the places --observe points at once both agents run.
-// Each agent's "host running" log line (demoAgent.running) names the
-// addresses it serves; an address of its own to look at (one that serves
-// metrics) is one more line here.
+// lookLines are the places --observe points at once both agents run:
+// the trace receiver, each agent's metrics listener (the address it
+// logged) and log, and the mailbox.
 func (d *demoRun) lookLines() []lookLine {
 	lines := []lookLine{{"traces", d.obs.col.Endpoint() + collector.TracesPath +
 		"  (OTLP/HTTP receiver in this process: both agents export their spans to it; the trees are printed when the agents stop)"}}
+	for _, ag := range d.agents {
+		if addr := ag.metricsAddr(); addr != "" {
+			base := "http://" + addr
+			lines = append(lines, lookLine{ag.name + " metrics", base + "/metrics  " + base + "/healthz  " + base + "/readyz"})
+		}
+	}
 	for _, ag := range d.agents {
 		lines = append(lines, lookLine{ag.name + " log", ag.logPath})
 	}
@@ -129,9 +134,9 @@ func (d *demoRun) printTraces() error {
 }
 
 // afterStop says when a command on the mailbox works after the demo: not
-// once the embedded nats-server stopped.
+// once the demo's nats-server stopped.
 func (d *demoRun) afterStop() string {
-	if d.be.server != nil {
+	if d.be.stop != nil {
 		return "  (while the demo's nats-server runs: with --keep, before Ctrl-C)"
 	}
 	return ""

@@ -1,4 +1,4 @@
-package cli
+package demo
 
 import (
 	"context"
@@ -89,7 +89,7 @@ func browseLines(ctx context.Context, st store.Browser) ([]demoLine, error) {
 // demoMessageLine is the transcript line of a message between the agents.
 func demoMessageLine(m *envelope.Message) demoLine {
 	via := "mailbox " + string(m.Type)
-	text := summary(m.Content.Parts)
+	text := envelope.OneLine(m.Content.Parts)
 	if t := m.Task; t != nil && m.Type == envelope.TypeTaskUpdate {
 		via += " " + string(t.State)
 		if t.Reason != "" {

@@ -1,4 +1,4 @@
-package cli
+package demo
 
 import (
 	"context"
@@ -8,36 +8,34 @@ import (
 	"slices"
 	"time"
 
-	"github.com/nats-io/nats-server/v2/server"
-	"github.com/nats-io/nats.go"
-
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
 	"github.com/switchboard-dev/switchboard/config"
 )
 
 // The demo's mailbox backends (--backend).
 const (
 	demoFS   = "fs"
-	demoNATS = natsstore.BackendName
+	demoNATS = "nats"
+	// demoNATSPath is where the nats backend's settings sit in the config.
+	demoNATSPath = "channels.mailbox.nats"
 )
 
 // demoBackend is where the demo's mailbox lives: a folder (fs), or a NATS
-// server with JetStream, embedded in the demo's process or named by
+// server with JetStream, started by the demo (switchboard-natsd) or named by
 // --nats-url.
 type demoBackend struct {
-	kind   string
-	root   string         // fs: the mailbox root
-	url    string         // nats: the server
-	server *server.Server // nats: the embedded server (nil with --nats-url)
+	kind string
+	root string // fs: the mailbox root
+	url  string // nats: the server
+	stop func() // nats: stops the demo's server (nil with --nats-url)
 	// since is when the demo began: on a server named by --nats-url, the
 	// messages stamped before it are another run's.
 	since time.Time
 }
 
 // openDemoBackend prepares the backend f asks for: with NATS it starts the
-// embedded server in the demo's folder, unless --nats-url names one, which
+// demo's server in the demo's folder, unless --nats-url names one, which
 // must answer before any agent starts.
 func openDemoBackend(f demoFlags, layout demoLayout) (*demoBackend, error) {
 	if f.backend != demoNATS {
@@ -45,18 +43,16 @@ func openDemoBackend(f demoFlags, layout demoLayout) (*demoBackend, error) {
 	}
 	b := &demoBackend{kind: demoNATS, url: f.natsURL, since: time.Now().Truncate(time.Millisecond)}
 	if b.url != "" {
-		nc, err := nats.Connect(b.url, nats.Name("switchboard demo"), nats.Timeout(5*time.Second))
-		if err != nil {
+		if err := pingNATS(b.url); err != nil {
 			return nil, fmt.Errorf("connect to NATS at %s: %w", b.url, err)
 		}
-		nc.Close()
 		return b, nil
 	}
-	srv, err := startDemoNATS(filepath.Join(layout.dir, "nats"))
+	url, stop, err := startNATS(filepath.Join(layout.dir, "nats"))
 	if err != nil {
 		return nil, err
 	}
-	b.server, b.url = srv, srv.ClientURL()
+	b.stop, b.url = stop, url
 	return b, nil
 }
 
@@ -107,7 +103,7 @@ func (b *demoBackend) open() (store.Backend, error) {
 	cfg.MailboxesRoot = b.root
 	if b.kind == demoNATS {
 		cfg.Backend = demoNATS
-		cfg.Stores = map[string]config.Section{demoNATS: {Path: natsstore.ConfigPath, Raw: map[string]any{"url": b.url}}}
+		cfg.Stores = map[string]config.Section{demoNATS: {Path: demoNATSPath, Raw: map[string]any{"url": b.url}}}
 	}
 	return store.Open(cfg.Backend, cfg.StoreConfig())
 }
@@ -133,11 +129,10 @@ func (b *demoBackend) mail(ctx context.Context) ([]demoLine, error) {
 	return slices.DeleteFunc(lines, func(l demoLine) bool { return l.at.Before(b.since) }), nil
 }
 
-// close shuts the embedded server down (after the agents stopped).
+// close shuts the demo's server down (after the agents stopped).
 func (b *demoBackend) close() {
-	if b.server != nil {
-		b.server.Shutdown()
-		b.server.WaitForShutdown()
+	if b.stop != nil {
+		b.stop()
 	}
 }
 
@@ -147,7 +142,7 @@ func (b *demoBackend) stored() string {
 	switch {
 	case b.kind == demoFS:
 		return "mailboxes"
-	case b.server != nil:
+	case b.stop != nil:
 		return "NATS store"
 	}
 	return ""
@@ -158,8 +153,8 @@ func (b *demoBackend) describe(dir string) string {
 	switch {
 	case b.kind != demoNATS:
 		return ""
-	case b.server != nil:
-		return fmt.Sprintf("nats-server (embedded, JetStream in %s) listening at %s", filepath.Join(dir, "nats"), b.url)
+	case b.stop != nil:
+		return fmt.Sprintf("nats-server (switchboard-natsd, JetStream in %s) listening at %s", filepath.Join(dir, "nats"), b.url)
 	}
 	return "NATS server at " + b.url + " (--nats-url)"
 }

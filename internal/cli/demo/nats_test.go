@@ -1,4 +1,4 @@
-package cli
+package demo
 
 import (
 	"testing"
@@ -8,6 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	_ "github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore" // registers the backend "nats"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore/natstest"
 )
 
 // The transcript on NATS is read back from the store (its history): each
@@ -16,11 +18,9 @@ import (
 // (another run's, on a server named by --nats-url) are left out.
 func TestDemoMailOnNATS(t *testing.T) {
 	t.Parallel()
-	srv, err := startDemoNATS(t.TempDir())
-	require.NoError(t, err)
-	t.Cleanup(func() { srv.Shutdown(); srv.WaitForShutdown() })
+	url := natstest.Start(t, "").URL()
 	at := time.Now().UTC().Truncate(time.Millisecond)
-	b := &demoBackend{kind: demoNATS, url: srv.ClientURL(), since: at}
+	b := &demoBackend{kind: demoNATS, url: url, since: at}
 	st, err := b.open()
 	require.NoError(t, err)
 	t.Cleanup(func() { st.Close() })
@@ -56,4 +56,10 @@ func TestDemoMailOnNATS(t *testing.T) {
 		id: task.ID, traceparent: traceparent}, got[0], "with the trace context, for --observe")
 	assert.Equal(t, demoLine{at: at.Add(time.Millisecond), who: "coder → researcher", via: "mailbox task_update rejected",
 		text: "reason: over capacity", id: update.ID}, got[1], "a priority message")
+}
+
+func TestPingNATS(t *testing.T) {
+	t.Parallel()
+	require.NoError(t, pingNATS(natstest.Start(t, "").URL()))
+	assert.Error(t, pingNATS("nats://127.0.0.1:1"), "nothing listens there")
 }

@@ -1,4 +1,4 @@
-package cli
+package demo
 
 import (
 	"bufio"
@@ -21,6 +21,10 @@ const hostRunning = `msg="host running"`
 
 var webhookAttr = regexp.MustCompile(`\bwebhook=(\S+)`)
 
+// metricsAttr is the address in the log line `switchboard run` writes
+// when it serves metrics (msg="metrics listening"), before "host running".
+var metricsAttr = regexp.MustCompile(`\bmetrics=http://(\S+)/metrics`)
+
 // demoAgent is one `switchboard run` child process of the demo. Its
 // stdout and stderr go to its log file.
 type demoAgent struct {
@@ -34,8 +38,9 @@ type demoAgent struct {
 	exited  chan struct{} // closed once the process has exited
 	exitErr error         // set before exited is closed
 
-	mu   sync.Mutex
-	tail []string // the last log lines, for error messages
+	mu      sync.Mutex
+	tail    []string // the last log lines, for error messages
+	metrics string   // host:port of its metrics listener, once logged
 }
 
 // startDemoAgent starts `exe run --config config` with env, in dir.
@@ -66,8 +71,9 @@ func startDemoAgent(exe, name, config, logPath, dir string, env []string) (*demo
 	return a, nil
 }
 
-// copyLog writes the child's stderr to its log file, line by line, and
-// reports the "host running" line.
+// copyLog writes the child's stderr to its log file, line by line, notes
+// the address of its metrics listener and reports the "host running"
+// line.
 func (a *demoAgent) copyLog(r io.Reader, w io.Writer) {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 64*1024), 1<<20)
@@ -80,6 +86,11 @@ func (a *demoAgent) copyLog(r io.Reader, w io.Writer) {
 			a.tail = a.tail[1:]
 		}
 		a.mu.Unlock()
+		if m := metricsAttr.FindStringSubmatch(line); m != nil {
+			a.mu.Lock()
+			a.metrics = m[1]
+			a.mu.Unlock()
+		}
 		if strings.Contains(line, hostRunning) {
 			select {
 			case a.ready <- line:
@@ -145,4 +156,12 @@ func demoEnv(environ []string, home string) []string {
 		env = append(env, kv)
 	}
 	return append(env, "HOME="+home)
+}
+
+// metricsAddr returns the host:port the agent serves its metrics on, ""
+// when it logged none (it has none, or it is not running yet).
+func (a *demoAgent) metricsAddr() string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.metrics
 }

@@ -1,4 +1,4 @@
-package cli
+package demo
 
 import (
 	"context"
@@ -28,7 +28,7 @@ var demoCoderCapabilities = []string{"sorting", "counting", "arithmetic"}
 //
 //	home/                        the agents' HOME
 //	mailboxes/                   the shared mailbox root (backend fs)
-//	nats/                        the embedded nats-server's JetStream store (backend nats)
+//	nats/                        the demo's nats-server's JetStream store (backend nats)
 //	researcher.json, coder.json  the configs
 //	researcher.log, coder.log    what each process logged
 //	researcher/workspace/        session histories
@@ -47,8 +47,9 @@ func (l demoLayout) config(agent string) string { return filepath.Join(l.dir, ag
 func (l demoLayout) log(agent string) string    { return filepath.Join(l.dir, agent+".log") }
 
 // configs returns the two agents' configurations, with backend (the keys
-// of channels.mailbox that name the store) in each mailbox section, and
-// tracing on to traces (an OTLP/HTTP endpoint) unless it is "".
+// of channels.mailbox that name the store) in each mailbox section, and,
+// unless traces is "", tracing on to traces (an OTLP/HTTP endpoint) and
+// metrics served on a free port of 127.0.0.1.
 func (l demoLayout) configs(backend map[string]any, traces string) map[string]map[string]any {
 	mb := func(keys map[string]any) map[string]any {
 		maps.Copy(keys, backend)
@@ -78,16 +79,17 @@ func (l demoLayout) configs(backend map[string]any, traces string) map[string]ma
 			},
 		},
 	}
-	if traces != "" {
+	if traces != "" { // --observe: traces to the demo's receiver, metrics on a free port
 		for _, cfg := range configs {
-			cfg["observability"] = map[string]any{"tracing": map[string]any{"enabled": true, "endpoint": traces}}
+			cfg["observability"] = map[string]any{"tracing": map[string]any{"enabled": true, "endpoint": traces},
+				"metrics": map[string]any{"listen": "127.0.0.1:0"}}
 		}
 	}
 	return configs
 }
 
 // write creates the folders and writes the configs for the backend, with
-// tracing on to traces unless it is "".
+// tracing on to traces and metrics on unless traces is "".
 func (l demoLayout) write(be *demoBackend, traces string) error {
 	dirs := []string{l.home, filepath.Join(l.dir, demoResearcher), filepath.Join(l.dir, demoCoder)}
 	if be.kind == demoFS {

@@ -1,0 +1,76 @@
+package mailbox_test
+
+import (
+	"context"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+)
+
+// TestStartRemovesOwnApprovalsAndPrunesStaleOnes: an agent that starts
+// removes the approvals its previous run left (denying the undecided ones
+// first, "denied by restart"); its maintenance removes the approvals of
+// any agent decided or expired more than store.ApprovalKeep ago (an
+// expired one "denied by expiry"), at start and then every pruneInterval;
+// what waits, or expired recently, stays. Each removal is in the audit log.
+func TestStartRemovesOwnApprovalsAndPrunesStaleOnes(t *testing.T) {
+	t.Parallel()
+	w := newConvWorld(t)
+	ctx := context.Background()
+	now := w.clock.Now()
+	put := func(agent string, created, deadline time.Duration, d *store.Decision) store.Approval {
+		a := store.Approval{ID: envelope.NewID(), Agent: agent, Kind: "tool", Action: "run tool deploy",
+			Created: now.Add(created), Deadline: now.Add(deadline)}
+		require.NoError(t, w.store.PutApproval(ctx, a))
+		if d != nil {
+			_, err := w.store.DecideApproval(ctx, a.ID, *d)
+			require.NoError(t, err)
+		}
+		return a
+	}
+	ownWaiting := put("coder", -time.Minute, time.Minute, nil)
+	ownDecided := put("coder", -time.Minute, time.Minute, &store.Decision{Allow: true, By: "operator", Time: now.Add(-time.Second)})
+	othersWaiting := put("ops", -time.Minute, time.Minute, nil)
+	othersOld := put("ops", -3*time.Hour, -2*time.Hour, nil)
+	othersDecidedOld := put("ops", -3*time.Hour, -2*time.Hour, &store.Decision{By: "u_1", Time: now.Add(-150 * time.Minute)})
+	othersRecent := put("ops", -20*time.Minute, -10*time.Minute, nil)
+
+	w.start("coder", func(c *mailbox.Config) { c.PruneInterval = 600 })
+	for _, a := range []store.Approval{ownWaiting, ownDecided} {
+		_, err := w.store.GetApproval(ctx, a.ID)
+		assert.ErrorIs(t, err, store.ErrNoApproval, "removed at start, before Start returns")
+	}
+	reasonOf := func(a store.Approval) string {
+		return w.seen.WaitKind(t, store.EventApproval, func(ev store.Event) bool { return ev.Ref == a.ID }).Reason
+	}
+	assert.Equal(t, "denied by restart: run tool deploy: the agent restarted; the turn that asked is gone", reasonOf(ownWaiting))
+	assert.Equal(t, "removed, the agent restarted before acting on it: approved by operator: run tool deploy", reasonOf(ownDecided))
+	assert.Equal(t, "denied by expiry: run tool deploy: its agent stopped waiting before anyone decided", reasonOf(othersOld))
+	assert.Equal(t, "removed, its agent never picked the decision up: denied by u_1: run tool deploy", reasonOf(othersDecidedOld))
+
+	ids := func() []string {
+		list, err := w.store.ListApprovals(ctx)
+		require.NoError(t, err)
+		var out []string
+		for _, a := range list {
+			out = append(out, a.ID)
+		}
+		sort.Strings(out)
+		return out
+	}
+	want := []string{othersWaiting.ID, othersRecent.ID}
+	sort.Strings(want)
+	assert.Equal(t, want, ids(), "what waits or expired recently stays")
+
+	w.clock.Add(time.Hour) // the next round of maintenance: othersRecent expired 70 minutes ago
+	reasonOf(othersRecent)
+	_, err := w.store.GetApproval(ctx, othersRecent.ID)
+	assert.ErrorIs(t, err, store.ErrNoApproval)
+}

@@ -1,0 +1,49 @@
+package fsstore
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+)
+
+// The folder store does not run on windows (checkPlatform refuses); these
+// path-based versions keep the package building there.
+
+// renamePaths renames oldpath to newpath unless newpath exists.
+func renamePaths(oldpath, newpath string) error {
+	if _, err := os.Lstat(newpath); err == nil {
+		return &os.LinkError{Op: "rename", Old: oldpath, New: newpath, Err: fs.ErrExist}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
+	return os.Rename(oldpath, newpath)
+}
+
+// heldDir is a folder, named by path on this system.
+type heldDir struct{ path string }
+
+// openHeldDir checks that path is a folder.
+func openHeldDir(path string) (*heldDir, error) {
+	if err := checkDir(path); err != nil {
+		return nil, err
+	}
+	return &heldDir{path: path}, nil
+}
+
+func (d *heldDir) close() error   { return nil }
+func (d *heldDir) syncNow() error { return syncDir(d.path) }
+func (d *heldDir) stale() bool    { return checkDir(d.path) != nil }
+
+// moveAt renames src/name to dst/target unless target exists.
+func moveAt(src *heldDir, name string, dst *heldDir, target string) error {
+	return renamePaths(filepath.Join(src.path, name), filepath.Join(dst.path, target))
+}
+
+// readHeld reads dir/name like readMessage; links is 1 (not counted here).
+func readHeld(dir *heldDir, name string, limit int64) (msg *envelope.Message, links uint64, err error) {
+	msg, err = readMessage(filepath.Join(dir.path, name), limit)
+	return msg, 1, err
+}

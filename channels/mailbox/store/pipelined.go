@@ -1,0 +1,35 @@
+package store
+
+import "context"
+
+// PipelinedAcker is an Inbox that can acknowledge without waiting for the
+// acknowledgement to be durable, so that a receiver takes its next
+// message while the store makes a batch of acknowledgements durable
+// together (group commit). Nothing is lost by it: an acknowledgement that
+// a machine crash undoes brings the message back (at-least-once), as a
+// crash before Ack does.
+type PipelinedAcker interface {
+	// AckPipelined acknowledges d as Ack does, returning once the
+	// acknowledgement is made (the message will not be handed out again
+	// by this Inbox), possibly before it is durable. durable, unless nil,
+	// is called once, from any goroutine, when it is durable or with the
+	// error that kept it from being; it is never called when
+	// AckPipelined returns an error. Closing the Inbox waits until every
+	// acknowledgement made is durable.
+	AckPipelined(ctx context.Context, d *Delivery, durable func(error)) error
+}
+
+// AckPipelined acknowledges d through in's AckPipelined when it has one,
+// else with Ack, after which durable (unless nil) is called with nil.
+func AckPipelined(ctx context.Context, in Inbox, d *Delivery, durable func(error)) error {
+	if p, ok := in.(PipelinedAcker); ok {
+		return p.AckPipelined(ctx, d, durable)
+	}
+	if err := in.Ack(ctx, d); err != nil {
+		return err
+	}
+	if durable != nil {
+		durable(nil)
+	}
+	return nil
+}

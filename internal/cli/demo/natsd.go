@@ -1,0 +1,97 @@
+package demo
+
+import (
+	"bufio"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/switchboard-dev/switchboard/internal/companion"
+)
+
+// natsStartLimit bounds the start of the demo's nats-server.
+const natsStartLimit = 20 * time.Second
+
+// natsStopLimit bounds its stop once its input is closed.
+const natsStopLimit = 10 * time.Second
+
+// natsPingTimeout bounds the connection to a server named by --nats-url.
+const natsPingTimeout = 5 * time.Second
+
+// startNATS starts switchboard-natsd (a nats-server with JetStream on a
+// free port of 127.0.0.1, storing in dir) and returns its URL and what
+// stops it. The server runs in a process of its own so that no agent
+// process links one; it ends when its input is closed, which happens when
+// stop is called or this process is gone.
+func startNATS(dir string) (string, func(), error) {
+	self, err := os.Executable()
+	if err != nil {
+		return "", nil, fmt.Errorf("nats-server: find this program: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), natsStartLimit+time.Minute) // a go build may come first
+	defer cancel()
+	path, err := companion.LocateProgram(ctx, self, companion.NATSD)
+	if err != nil {
+		return "", nil, fmt.Errorf("nats-server: %w", err)
+	}
+	cmd := exec.Command(path, "-dir", dir)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return "", nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return "", nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return "", nil, fmt.Errorf("nats-server: %w", err)
+	}
+	exited := make(chan error, 1)
+	stop := func() {
+		_ = in.Close()
+		select {
+		case <-exited:
+		case <-time.After(natsStopLimit):
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+	}
+	url := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(out).ReadString('\n')
+		url <- strings.TrimSpace(line)
+		_, _ = io.Copy(io.Discard, out)
+		exited <- cmd.Wait()
+	}()
+	select {
+	case u := <-url:
+		if strings.HasPrefix(u, "nats://") {
+			return u, stop, nil
+		}
+		stop()
+		return "", nil, fmt.Errorf("nats-server: %s", cmp.Or(strings.TrimSpace(stderr.String()), "ended without a URL"))
+	case <-time.After(natsStartLimit):
+		_ = cmd.Process.Kill()
+		return "", nil, errors.New("nats-server: not ready within " + natsStartLimit.String())
+	}
+}
+
+// pingNATS connects to the server at url and disconnects.
+func pingNATS(url string) error {
+	nc, err := nats.Connect(url, nats.Name("switchboard demo"), nats.Timeout(natsPingTimeout))
+	if err != nil {
+		return err
+	}
+	nc.Close()
+	return nil
+}

@@ -1,0 +1,85 @@
+package full
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/switchboard-dev/switchboard/internal/cli"
+	"github.com/switchboard-dev/switchboard/internal/mcpserver"
+)
+
+// serveMCP serves the mailbox as an MCP server over stdio, or over
+// streamable HTTP on o.Listen, until ctx ends or the client goes.
+func serveMCP(ctx context.Context, o cli.MCPOptions) error {
+	srv, err := mcpserver.New(mcpserver.Options{Config: o.Config, Logger: o.Logger, Version: o.Version})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), o.StopTimeout)
+		defer cancel()
+		if err := srv.Close(stop); err != nil {
+			fmt.Fprintf(o.Stderr, "switchboard: mcp: stop the mailbox: %v\n", err)
+		}
+	}()
+	if o.AgentID != "" {
+		card := mcpserver.Card{AgentID: o.AgentID, Description: o.Description, Capabilities: o.Capabilities}
+		if err := srv.Register(ctx, card); err != nil {
+			return err
+		}
+	}
+	if o.Listen != "" {
+		return serveMCPHTTP(ctx, srv, o.Listen, o.Stderr)
+	}
+	stdin := o.Stdin
+	if stdin == nil {
+		stdin = os.Stdin
+	}
+	t := &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{o.Stdout}}
+	if err := srv.MCP().Run(ctx, t); err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("mcp over stdio: %w", err)
+	}
+	return nil
+}
+
+// serveMCPHTTP serves streamable HTTP on addr until ctx ends.
+func serveMCPHTTP(ctx context.Context, srv *mcpserver.Server, addr string, stderr io.Writer) error {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("--listen %s: %w", addr, err)
+	}
+	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP() }, nil)
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", handler)
+	hs := &http.Server{Handler: mux, ReadHeaderTimeout: readHeaderTimeout}
+	fmt.Fprintf(stderr, "serving MCP on http://%s/mcp (Ctrl-C to stop)\n", ln.Addr())
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve MCP on %s: %w", addr, err)
+	case <-ctx.Done():
+	}
+	// Open event streams never end by themselves: give the calls in
+	// progress a moment, then cut what is left.
+	stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+	defer cancel()
+	_ = hs.Shutdown(stop)
+	return hs.Close()
+}
+
+// readHeaderTimeout bounds the reading of a request's headers.
+const readHeaderTimeout = 10 * time.Second
+
+// nopWriteCloser lets the MCP transport close stdout without closing it.
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
