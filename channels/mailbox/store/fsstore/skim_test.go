@@ -118,10 +118,11 @@ func TestSkimListsWhatBrowseDoesAndKeepsAnIndex(t *testing.T) {
 	sameSkims(t, want, skimmed(t, s))
 	var waiting string
 	for ref, sk := range want {
-		if sk.Box == store.BoxInbox {
+		if sk.Box == store.BoxInbox && sk.Agent == "coder" {
 			waiting = ref
 		}
 	}
+	require.NotEmpty(t, waiting)
 	other := newMsg("someone", "coder", "rewritten")
 	writeRaw(t, filepath.Dir(filepath.Join(s.root, waiting)), filepath.Base(waiting), encoded(t, other))
 	assert.Equal(t, want[waiting].Summary.ID, skimmed(t, s, "coder")[waiting].Summary.ID)
