@@ -86,5 +86,8 @@ func summary(parts []envelope.Part) string {
 		}
 	}
 	s := strings.Join(append(texts, others...), " ")
-	return strings.NewReplacer("\r\n", " ⏎ ", "\n", " ⏎ ", "\t", " ").Replace(s)
+	return lineBreaks.Replace(s)
 }
+
+// lineBreaks flattens line breaks and tabs for a one-line summary.
+var lineBreaks = strings.NewReplacer("\r\n", " ⏎ ", "\n", " ⏎ ", "\t", " ")

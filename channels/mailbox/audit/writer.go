@@ -159,15 +159,19 @@ func (w *Writer) Locked(fn func() *store.Event) error {
 		fn()
 		return err
 	}
-	defer unlock(w.lock)            // closing the file would release it too
-	w.buf = w.takeQueued(w.buf[:0]) // this process's earlier lines first
-	if ev := fn(); ev != nil {
-		w.buf = w.encode(w.buf, *ev)
+	defer unlock(w.lock) // closing the file would release it too
+	// This process's earlier lines first, written before fn runs: fn may
+	// read the log.
+	var qerr error
+	if w.buf = w.takeQueued(w.buf[:0]); len(w.buf) > 0 {
+		qerr = w.write(w.buf)
 	}
-	if len(w.buf) == 0 {
-		return nil
+	ev := fn()
+	if ev == nil {
+		return qerr
 	}
-	return w.write(w.buf)
+	w.buf = w.encode(w.buf[:0], *ev)
+	return errors.Join(qerr, w.write(w.buf))
 }
 
 // write appends whole lines to the current file, rotating it first when
