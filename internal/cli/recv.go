@@ -125,26 +125,43 @@ const maxUnflushed = 256
 // and comes back on the next start. The lines go through a buffer, which
 // is written out whenever no message is waiting on the bus (so a lone
 // message is printed at once) or maxUnflushed are in it; the messages of
-// a write are acknowledged after it succeeded. When stdout fails, the
-// messages not written are reported on stderr and left unacknowledged.
+// a write are then acknowledged by a goroutine of their own while the
+// next ones are printed, and drain returns once all are. When stdout
+// fails, the messages not written are reported on stderr and left
+// unacknowledged.
 func (a *app) drain(ctx context.Context, b *bus.Bus, count int, jsonOut bool) error {
+	acks := make(chan []bus.InboundMessage, 4)
+	acked := make(chan struct{})
+	go func() {
+		defer close(acked)
+		for batch := range acks {
+			for _, in := range batch {
+				in.Done()
+			}
+		}
+	}()
+	defer func() {
+		close(acks)
+		<-acked
+	}()
+
 	out := bufio.NewWriterSize(a.env.Stdout, 64<<10)
 	var unflushed []bus.InboundMessage
+	notPrinted := func() {
+		for _, in := range unflushed {
+			a.reportUnprinted(in, "stdout was closed")
+		}
+	}
 	flush := func() error {
 		if len(unflushed) == 0 {
 			return nil
 		}
 		if err := out.Flush(); err != nil {
-			for _, in := range unflushed {
-				a.reportUnprinted(in, "stdout was closed")
-			}
-			unflushed = unflushed[:0]
+			notPrinted()
 			return err
 		}
-		for _, in := range unflushed {
-			in.Done()
-		}
-		unflushed = unflushed[:0]
+		acks <- unflushed
+		unflushed = nil
 		return nil
 	}
 	printed := 0
@@ -160,10 +177,7 @@ func (a *app) drain(ctx context.Context, b *bus.Bus, count int, jsonOut bool) er
 		}
 		unflushed = append(unflushed, in)
 		if err := a.printInbound(out, in, jsonOut); err != nil {
-			out.Reset(io.Discard) // what the buffer holds is not printed
-			for _, in := range unflushed {
-				a.reportUnprinted(in, "stdout was closed")
-			}
+			notPrinted() // what the buffer holds is not printed
 			return err
 		}
 		printed++
