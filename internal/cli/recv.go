@@ -38,8 +38,10 @@ agentId is AGENT, else the defaults on the configured store (the section's
 backend, nats and mailboxesRoot keys); --root puts the mailbox on the
 filesystem store in that folder.
 
-Recv is a debugging receiver: it answers nothing. A message is moved to
-processed/ once it is printed, and only then: it takes exactly the
+Recv is a debugging receiver: it answers nothing. While messages wait,
+their lines are written in batches (up to 256 at a time); a lone message is
+printed at once. A message is moved to processed/ once its line is
+written, and only then: it takes exactly the
 messages it prints (one it was handed but did not print, when --count is
 reached or recv is killed, stays claimed and comes back on the next
 start). A task is accepted (the sender gets a task_update
