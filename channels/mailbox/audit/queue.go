@@ -7,17 +7,19 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
-// queueDelay is how long a line queued by Enqueue may wait for others
-// before the background flush writes them: a receiver taking thousands
-// of messages a second then writes tens of lines per write and flock
-// instead of two or three.
+// queueDelay is how long lines queued while a background write runs wait
+// for others before the next one: a receiver taking thousands of messages
+// a second then writes tens of lines per write and flock instead of two
+// or three. A line queued while none runs is written at once, so a
+// process killed right after it loses no more than before.
 const queueDelay = time.Millisecond
 
 // Enqueue adds ev to the lines the Writer writes next, without waiting
-// for the write: a background flush starts queueDelay after the first
-// line queued when none is running and writes every line queued
-// meanwhile in one write under one hold of the flock, so a receiver that
-// logs a line per step of every message pays one write per batch. The next Append, AppendBatch, Locked or Flush
+// for the write: a background flush starts at once when none is running
+// and writes every line queued meanwhile in one write under one hold of
+// the flock; lines queued during that write are written queueDelay after
+// it, together. So a receiver that logs a line per step of every message
+// pays one write per batch. The next Append, AppendBatch, Locked or Flush
 // writes the queued lines first, so this process's lines keep their
 // order. A failed background write is reported to Options.OnError.
 func (w *Writer) Enqueue(ev store.Event) {
@@ -26,7 +28,7 @@ func (w *Writer) Enqueue(ev store.Event) {
 	w.queue = append(w.queue, ev)
 	if !w.flushing {
 		w.flushing = true
-		time.AfterFunc(queueDelay, w.flushQueued)
+		go w.flushQueued()
 	}
 }
 

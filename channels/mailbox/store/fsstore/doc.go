@@ -46,8 +46,8 @@
 // (at-least-once), and the dedup journal drops it if its line was synced.
 //
 // The audit log's other lines are queued (audit.Writer.Enqueue) and
-// written in batches, up to about a millisecond late, with a
-// hand-written encoder. A message file is read with one read of the size
+// written in batches (those queued during a write about a millisecond
+// later, together), with a hand-written encoder. A message file is read with one read of the size
 // fstat gave. A scan of a large inbox keeps an eighth of what it found
 // (keepFor), so a backlog costs a few scans of the folder, not one per
 // scanBatch messages.
