@@ -37,10 +37,6 @@ func recvKillMessages(t *testing.T) int {
 func TestRecvLosesNothingUnderSIGKILL(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t)
-	// Four senders' whole backlog written at once is a flood to the
-	// receiving rate limit, which would set most of it aside: this test
-	// is about the acknowledgements, so the limit is off.
-	s.environ = append(s.environ, "NANOBOT_CHANNELS__MAILBOX__LIMITS__PER_SENDER__RATE=0")
 	n := recvKillMessages(t)
 	st, err := fsstore.Open(fsstore.Options{Root: s.root, NoSync: true})
 	require.NoError(t, err)

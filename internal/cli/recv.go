@@ -36,7 +36,9 @@ after --count messages, or on SIGINT/SIGTERM, and then marks AGENT offline.
 The channel settings are the config's channels.mailbox section when its
 agentId is AGENT, else the defaults on the configured store (the section's
 backend, nats and mailboxesRoot keys); --root puts the mailbox on the
-filesystem store in that folder.
+filesystem store in that folder. Recv takes every message: the receiving
+rate limit (channels.mailbox.limits.perSender, which guards an agent's model
+from a flooding sender) applies only when the config sets it.
 
 Recv is a debugging receiver: it answers nothing. While messages wait,
 their lines are written in batches (up to 256 at a time); a lone message is
@@ -203,6 +205,11 @@ func (a *app) recvConfig(agent string) (cfg mailbox.Config, where string, err er
 		def := mailbox.DefaultConfig()
 		cfg.AgentID = agent
 		cfg.Description, cfg.Capabilities, cfg.Roles = def.Description, def.Capabilities, def.Roles
+	}
+	if !s.perSenderSet {
+		// recv takes every message: the receiving rate limit guards an
+		// agent's model from a flooding sender, and recv has none.
+		cfg.Limits.PerSender.Rate = 0
 	}
 	cfg.Backend = a.backendKind(s)
 	return cfg, a.storeWhere(s), nil
