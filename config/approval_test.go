@@ -80,4 +80,7 @@ func TestApprovalBadValueInFile(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "agents.defaults.approval.tools[0]")
 	assert.Contains(t, err.Error(), `agents.defaults.approval.timeot: unknown key (did you mean "timeout"?)`)
+	_, err = Load(LoadOptions{Path: writeConfig(t, `{"agents": {"defaults": {"approval": {"tasks": [1]}}}}`)})
+	assert.Equal(t, []string{"agents.defaults.approval.tasks[0]: want a string, got 1"}, errLines(err),
+		"a name that is not a string is one error, not also an empty name")
 }

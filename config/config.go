@@ -237,8 +237,9 @@ func (c *Config) validate(p *problems) {
 		names []string
 	}{{"tools", d.Approval.Tools}, {"tasks", d.Approval.Tasks}} {
 		for i, n := range l.names {
-			if strings.TrimSpace(n) == "" {
-				p.invalid(prefix+"approval."+l.key+"["+strconv.Itoa(i)+"]", "an empty name: list %s by name, or \"*\" for all", l.key)
+			key := prefix + "approval." + l.key + "[" + strconv.Itoa(i) + "]"
+			if strings.TrimSpace(n) == "" && !p.has(key) { // not a string at all: said already
+				p.invalid(key, "an empty name: list %s by name, or \"*\" for all", l.key)
 			}
 		}
 	}

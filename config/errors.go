@@ -67,6 +67,16 @@ func (p *problems) at(path string, kind error, format string, args ...any) {
 	p.add(&KeyError{Path: path, Source: p.source(path), Msg: fmt.Sprintf(format, args...), Err: kind})
 }
 
+// has reports whether a problem was found at path already.
+func (p *problems) has(path string) bool {
+	for _, e := range p.list {
+		if e.Path == path {
+			return true
+		}
+	}
+	return false
+}
+
 func (p *problems) invalid(path, format string, args ...any) {
 	p.at(path, ErrInvalidValue, format, args...)
 }

@@ -64,7 +64,16 @@ func readFile(path string) (tree map[string]any, found bool, err error) {
 	if err := json.Unmarshal(data, &v); err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
-			line, col := position(data, se)
+			line, col := position(data, se.Offset, strings.HasPrefix(se.Error(), "unexpected end"))
+			return nil, false, fmt.Errorf("%s:%d:%d: %w", path, line, col, err)
+		}
+		var te *json.UnmarshalTypeError // a number out of range, such as 1e309
+		if errors.As(err, &te) {
+			start := te.Offset // just past the value: back to its start
+			if lit, ok := strings.CutPrefix(te.Value, "number "); ok {
+				start -= int64(len(lit))
+			}
+			line, col := position(data, start, false)
 			return nil, false, fmt.Errorf("%s:%d:%d: %w", path, line, col, err)
 		}
 		return nil, false, fmt.Errorf("%s: %w", path, err)
@@ -76,12 +85,13 @@ func readFile(path string) (tree map[string]any, found bool, err error) {
 	return tree, true, nil
 }
 
-// position returns the 1-based line and byte column of a JSON syntax error:
-// of the offending byte, or just past the end for a truncated file.
-func position(data []byte, se *json.SyntaxError) (line, col int) {
-	at := int(se.Offset) - 1 // Offset counts the bytes read, the bad one included
-	if strings.HasPrefix(se.Error(), "unexpected end") {
-		at = int(se.Offset)
+// position returns the 1-based line and byte column of a JSON error at
+// offset (the bytes read, the bad one included): of the offending byte,
+// or just past the end for a truncated file (atEnd).
+func position(data []byte, offset int64, atEnd bool) (line, col int) {
+	at := int(offset) - 1
+	if atEnd {
+		at = int(offset)
 	}
 	at = max(0, min(at, len(data)))
 	before := data[:at]

@@ -190,6 +190,7 @@ func TestLoadMalformedFile(t *testing.T) {
 		{"truncated", "{\"a\": 1", "1:8: unexpected end of JSON input"},
 		{"truncated after a newline", "{\"a\": 1,\n", "2:1: unexpected end of JSON input"},
 		{"empty", "", "1:1: unexpected end of JSON input"},
+		{"number out of range", "{\n  \"a\": {\"rate\": 1e309}\n}", "2:17: json: cannot unmarshal number 1e309 into Go value of type float64"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -31,13 +31,25 @@ func (b mailboxBook) book() (store.ApprovalBook, error) {
 	return ab, nil
 }
 
-// PutApproval implements store.ApprovalBook.
+// PutApproval implements store.ApprovalBook. An approval asked in the turn
+// of a task canceled meanwhile (the cancel came while the turn was under
+// way) is denied at once, as the cancel denies those asked before it: the
+// waiting turn reads the decision and goes on.
 func (b mailboxBook) PutApproval(ctx context.Context, a store.Approval) error {
 	ab, err := b.book()
 	if err != nil {
 		return err
 	}
-	return ab.PutApproval(ctx, a)
+	if err := ab.PutApproval(ctx, a); err != nil {
+		return err
+	}
+	if b.mb.Canceled(a.TaskID) {
+		d := store.Decision{By: mailbox.ByCancel, Reason: "the task was canceled", Time: a.Created}
+		if _, err := ab.DecideApproval(ctx, a.ID, d); err != nil && !errors.Is(err, store.ErrDecided) {
+			b.log.Warn("approval of a canceled task not denied", "id", a.ID, "task", a.TaskID, "err", err)
+		}
+	}
+	return nil
 }
 
 // GetApproval implements store.ApprovalBook.

@@ -60,16 +60,21 @@ func (g *gated) Chat(ctx context.Context, req agentloop.Request) (*agentloop.Res
 }
 
 // finalUpdates returns the final task_updates sent to agent `to`,
-// wherever the store holds them.
+// wherever the store holds them, each once. The agents still run: a
+// message their receiver moves on (inbox → claimed → processed →
+// archive) while Browse walks those folders in that order is read in
+// both, so it is counted by id.
 func finalUpdates(t *testing.T, root, to string) []*envelope.Message {
 	t.Helper()
 	st, err := fsstore.Open(fsstore.Options{Root: root})
 	require.NoError(t, err)
 	defer st.Close()
 	var out []*envelope.Message
+	seen := map[string]bool{}
 	require.NoError(t, st.Browse(context.Background(), func(s store.Stored) bool {
 		m := s.Message
-		if m.To == to && m.Type == envelope.TypeTaskUpdate && m.Task != nil && m.Task.State.Terminal() {
+		if m.To == to && m.Type == envelope.TypeTaskUpdate && m.Task != nil && m.Task.State.Terminal() && !seen[m.ID] {
+			seen[m.ID] = true
 			out = append(out, m)
 		}
 		return true

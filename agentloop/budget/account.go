@@ -2,6 +2,7 @@ package budget
 
 import (
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/switchboard-dev/switchboard/agentloop"
@@ -34,8 +35,19 @@ type account struct {
 
 // charge adds tokens and cost to what the task spent.
 func (a *account) charge(tokens int64, cost float64) {
-	a.Tokens += tokens
+	a.Tokens = addTokens(a.Tokens, tokens)
 	a.Cost += cost
+}
+
+// addTokens is x + y, held at math.MaxInt64 rather than wrapping round:
+// a subtask's report of what it used comes from another agent, and a
+// huge one must exhaust the budget, not turn the count negative and
+// free it.
+func addTokens(x, y int64) int64 {
+	if y > 0 && x > math.MaxInt64-y {
+		return math.MaxInt64
+	}
+	return x + y
 }
 
 // refusal says why the task may make no further provider call ("" while
@@ -54,11 +66,11 @@ func (a *account) refusal() string {
 func (a *account) handedOut() envelope.Budget {
 	var sum envelope.Budget
 	for _, b := range a.Handed {
-		sum.Tokens += b.Tokens
+		sum.Tokens = addTokens(sum.Tokens, b.Tokens)
 		sum.Cost += b.Cost
 	}
 	for _, b := range a.pending {
-		sum.Tokens += b.Tokens
+		sum.Tokens = addTokens(sum.Tokens, b.Tokens)
 		sum.Cost += b.Cost
 	}
 	return sum
@@ -68,7 +80,7 @@ func (a *account) handedOut() envelope.Budget {
 // subtasks reported, and the budgets of those still running.
 func (a *account) used() envelope.Budget {
 	h := a.handedOut()
-	return envelope.Budget{Tokens: a.Tokens + h.Tokens, Cost: a.Cost + h.Cost}
+	return envelope.Budget{Tokens: addTokens(a.Tokens, h.Tokens), Cost: a.Cost + h.Cost}
 }
 
 // left returns what a new subtask may be given (the bounds the budget
@@ -81,7 +93,7 @@ func (a *account) left() (envelope.Budget, string) {
 	h := a.handedOut()
 	var out envelope.Budget
 	if b := a.Budget.Tokens; b > 0 {
-		if out.Tokens = b - a.Tokens - h.Tokens; out.Tokens <= 0 {
+		if out.Tokens = b - addTokens(a.Tokens, h.Tokens); out.Tokens <= 0 {
 			return envelope.Budget{}, fmt.Sprintf(envelope.BudgetExhausted+": the task used %d of its %d tokens and handed the other %d to subtasks still running",
 				a.Tokens, b, b-a.Tokens)
 		}

@@ -45,7 +45,7 @@ func (d *daily) refusal(now time.Time, limit int64) string {
 // add counts n tokens at now and returns the record to save.
 func (d *daily) add(now time.Time, n int64) dayRecord {
 	d.roll(now)
-	d.rec.Tokens += n
+	d.rec.Tokens = addTokens(d.rec.Tokens, max(n, 0)) // a provider's count is not trusted to be sane
 	return d.rec
 }
 

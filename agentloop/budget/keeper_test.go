@@ -3,6 +3,7 @@ package budget_test
 import (
 	"context"
 	"errors"
+	"math"
 	"sync"
 	"testing"
 	"time"
@@ -204,6 +205,20 @@ func TestDailyCapCountsJudgementsAndRecordsThem(t *testing.T) {
 	assert.Equal(t, []budget.Entry{{Judgement: true, Model: "m-1",
 		InputTokens: 80, OutputTokens: 20}}, b.recorded())
 	assert.Equal(t, budget.Stats{DailyRefusals: 1}, k.Stats())
+}
+
+// A provider's count is not trusted: a negative one does not lower the
+// day's count, and a huge one holds it at its largest value.
+func TestDailyCapIgnoresInsaneCounts(t *testing.T) {
+	t.Parallel()
+	k := budget.New(budget.Config{DailyTokens: 100, Books: newBooks()})
+	require.NoError(t, call(t, k, nil, -1000, 0))
+	require.NoError(t, call(t, k, nil, 80, 20))
+	assert.Contains(t, reasonOf(t, call(t, k, nil, 1, 1)), "daily token cap reached: 100 of 100")
+	k = budget.New(budget.Config{DailyTokens: 100, Books: newBooks()})
+	require.NoError(t, call(t, k, nil, 50, 0))
+	require.NoError(t, call(t, k, nil, 0, math.MaxInt64), "the cap is checked before each call")
+	assert.Contains(t, reasonOf(t, call(t, k, nil, 1, 1)), "daily token cap reached: 9223372036854775807 of 100")
 }
 
 func TestUnreadableDayCountsFromThisProcess(t *testing.T) {

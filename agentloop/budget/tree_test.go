@@ -2,6 +2,7 @@ package budget_test
 
 import (
 	"context"
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -72,6 +73,25 @@ func TestSubtasksSpendTheirParentsBudget(t *testing.T) {
 	b, used = k.Spent(ctx, "unknown")
 	assert.Nil(t, b)
 	assert.Nil(t, used, "a task without a budget is not counted")
+}
+
+// A subtask's report comes from another agent: a huge one (the largest
+// int64) exhausts the parent's budget; it does not wrap the count round
+// to a negative number that would free the budget again.
+func TestHugeSubtaskReportExhaustsTheBudget(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	k := budget.New(budget.Config{})
+	turn := taskTurn("t1", &envelope.Budget{Tokens: 1000})
+	_, end := k.Turn(ctx, turn)
+	defer end(nil, agentloop.Usage{})
+	require.NoError(t, call(t, k, turn, 80, 20))
+	k.SubtaskEnded(ctx, "t1", "sub1", &envelope.Budget{Tokens: math.MaxInt64})
+	assert.Contains(t, reasonOf(t, call(t, k, turn, 1, 0)), "budget exhausted: the task used 9223372036854775807 of its 1000 tokens")
+	_, _, err := k.Hand(turn)
+	assert.Contains(t, reasonOf(t, err), "budget exhausted", "nothing to hand out")
+	_, used := k.Spent(ctx, "t1")
+	assert.Equal(t, &envelope.Budget{Tokens: math.MaxInt64}, used)
 }
 
 // Cost budgets are handed out and charged the same way.

@@ -15,7 +15,36 @@ const (
 	// ByExpiry denies an approval that stayed past its deadline without a
 	// decision for store.ApprovalKeep: its agent stopped waiting.
 	ByExpiry = "expiry"
+	// ByCancel denies the approvals a task's turn waits for when the task
+	// is canceled: nobody should be asked to allow work that is dropped.
+	ByCancel = "cancel"
 )
+
+// denyTaskApprovals denies the approvals this agent waits for in the turn
+// of task taskID, which `by` canceled. The waiting turn reads the decision
+// from the store (it polls it) and goes on, so the task's approval is
+// neither asked of a person any longer nor left to time out.
+func (c *Channel) denyTaskApprovals(ctx context.Context, taskID, by string) {
+	ab, ok := c.backend.(store.ApprovalBook)
+	if !ok {
+		return
+	}
+	list, err := ab.ListApprovals(ctx)
+	if err != nil {
+		c.Logger().Warn("approvals of a canceled task not denied", "task", taskID, "err", err)
+		return
+	}
+	for _, a := range list {
+		if a.Agent != c.cfg.AgentID || a.TaskID != taskID || a.Decision != nil {
+			continue
+		}
+		d := store.Decision{By: ByCancel, Reason: "the task was canceled by " + by, Time: c.clk.Now()}
+		if _, err := ab.DecideApproval(ctx, a.ID, d); err != nil && !errors.Is(err, store.ErrDecided) &&
+			!errors.Is(err, store.ErrNoApproval) {
+			c.Logger().Warn("approval of a canceled task not denied", "id", a.ID, "task", taskID, "err", err)
+		}
+	}
+}
 
 // tidyOwnApprovals removes the approvals this agent's previous process
 // left in the store (it crashed or was killed while a turn waited): none

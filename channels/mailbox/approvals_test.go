@@ -74,3 +74,44 @@ func TestStartRemovesOwnApprovalsAndPrunesStaleOnes(t *testing.T) {
 	_, err := w.store.GetApproval(ctx, othersRecent.ID)
 	assert.ErrorIs(t, err, store.ErrNoApproval)
 }
+
+// A task canceled by its delegator while its turn waits for an approval
+// has that approval denied ("cancel"), so the turn goes on at once and no
+// person is asked to allow dropped work; the approvals of other tasks and
+// other agents still wait.
+func TestCancelDeniesTheTasksApprovals(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a := e.startAgent(t, "coder")
+	boss := e.peer(t, "boss")
+	req := task("boss", "coder", "t1", "release it")
+	e.deliver(t, req)
+	boss.expectUpdate(t, "t1", envelope.StateAccepted)
+	a.take(t) // the turn on t1, which waits for its approval
+	ctx := context.Background()
+	now := time.Now()
+	put := func(agent, taskID string) store.Approval {
+		ap := store.Approval{ID: envelope.NewID(), Agent: agent, Kind: "task", Action: "work on a task from boss",
+			TaskID: taskID, Created: now, Deadline: now.Add(time.Hour)}
+		require.NoError(t, e.store.PutApproval(ctx, ap))
+		return ap
+	}
+	mine, otherTask, otherAgent := put("coder", "t1"), put("coder", "t2"), put("ops", "t1")
+
+	cancel := msg("boss", "coder", envelope.TypeTaskUpdate, "never mind")
+	cancel.Task = &envelope.Task{ID: "t1", State: envelope.StateCanceled}
+	e.deliver(t, cancel)
+	e.waitEvent(t, store.EventProcessed, req.ID) // t1 is handled by its cancel, after its approvals are denied
+
+	got, err := e.store.GetApproval(ctx, mine.ID)
+	require.NoError(t, err)
+	require.NotNil(t, got.Decision, "the canceled task's approval is decided")
+	assert.False(t, got.Decision.Allow)
+	assert.Equal(t, mailbox.ByCancel, got.Decision.By)
+	assert.Equal(t, "the task was canceled by boss", got.Decision.Reason)
+	for _, id := range []string{otherTask.ID, otherAgent.ID} {
+		got, err := e.store.GetApproval(ctx, id)
+		require.NoError(t, err)
+		assert.Nil(t, got.Decision, "others still wait")
+	}
+}

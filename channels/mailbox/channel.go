@@ -54,6 +54,8 @@ type Channel struct {
 	active   *tasks.Active // tasks this agent works on
 
 	waiting *waiting // subtasks whose results the tasks this agent works on wait for
+	// canceled are the tasks canceled while this process held them.
+	canceled *canceledTasks
 
 	mu      sync.Mutex
 	judge   Judge
@@ -89,6 +91,7 @@ func New(cfg Config, b *bus.Bus, opts Options) (*Channel, error) {
 		received: newRecentMessages(4096),
 		active:   tasks.NewActive(clk),
 		waiting:  newWaiting(),
+		canceled: newCanceledTasks(256),
 	}, nil
 }
 
@@ -136,10 +139,10 @@ func (c *Channel) Start(ctx context.Context) error {
 		c.closeOwnedBackend()
 		return fmt.Errorf("open inbox of %q: %w", c.cfg.AgentID, err)
 	}
-	sent, err := tasks.LoadDelegated(ctx, c.backend, c.cfg.AgentID)
+	sent, err := loadState(ctx, c, tasks.StateKey, tasks.LoadDelegated)
 	var ledger *replies.Ledger
 	if err == nil {
-		ledger, err = replies.Load(ctx, c.backend, c.cfg.AgentID)
+		ledger, err = loadState(ctx, c, replies.StateKey, replies.Load)
 	}
 	if err == nil {
 		err = c.register(ctx)
@@ -150,6 +153,7 @@ func (c *Channel) Start(ctx context.Context) error {
 		return err
 	}
 	c.inbox, c.sent, c.replies = inbox, sent, ledger
+	c.waiting.resume(sent.List())
 	c.tidyOwnApprovals(ctx)
 	c.guard = limits.New(c.cfg.Limits, c.cfg.AgentID, c.clk, c.backend, c.Logger())
 	runCtx, cancel := context.WithCancel(context.Background())

@@ -2,8 +2,6 @@ package mailbox_test
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -203,21 +201,4 @@ func TestOverdueNoticeWithoutCallback(t *testing.T) {
 	p := critic.PendingReplies("").Awaited
 	require.Len(t, p, 1)
 	assert.True(t, p[0].Notified, "no second notice is due")
-}
-
-func TestRepliesLedgerCorruptStateIsAnError(t *testing.T) {
-	w := newConvWorld(t)
-	path := filepath.Join(w.store.Root(), "critic", "state", "awaited-replies.json")
-	require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o700))
-	require.NoError(t, os.WriteFile(path, []byte("{"), 0o600))
-	c, err := mailbox.New(func() mailbox.Config {
-		c := mailbox.DefaultConfig()
-		c.AgentID, c.MailboxesRoot = "critic", w.store.Root()
-		return c
-	}(),
-		bus.New(1), mailbox.Options{Backend: w.store})
-	require.NoError(t, err)
-	err = c.Start(context.Background())
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "awaited replies of \"critic\": corrupt record")
 }

@@ -189,7 +189,7 @@ func (c *Channel) refusal(m *envelope.Message) string {
 		return "unauthorized: sender " + m.From + " not in allowFrom"
 	}
 	if route.IsLoop(m, c.cfg.AgentID) {
-		return fmt.Sprintf("loop: %s already in trace %v", c.cfg.AgentID, m.Trace)
+		return route.LoopReason(c.cfg.AgentID, m.Trace)
 	}
 	return c.receiveRefusal(m)
 }

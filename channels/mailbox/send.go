@@ -2,6 +2,7 @@ package mailbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/switchboard-dev/switchboard/bus"
@@ -37,6 +38,12 @@ func (c *Channel) Send(ctx context.Context, out bus.OutboundMessage) error {
 			state = envelope.StateCompleted
 		}
 		_, err := c.FinishTask(ctx, mt.Task.ID, state, out.Content, reply.Reason, parts)
+		if errors.Is(err, ErrTaskNotActive) && c.Canceled(mt.Task.ID) {
+			// Its delegator canceled it while the turn ran: the answer has
+			// nowhere to go, and nothing is lost by dropping it.
+			c.Logger().Info("answer to a canceled task dropped", "id", mt.MessageID, "thread", mt.ThreadID, "task", mt.Task.ID)
+			return nil
+		}
 		return err
 	}
 	if done, err := c.answerInTask(ctx, out, mt, parts); done {

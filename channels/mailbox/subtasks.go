@@ -6,6 +6,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/tasks"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
 )
 
@@ -51,6 +52,18 @@ func (w *waiting) done(parent, sub string) {
 	delete(w.byTask[parent], sub)
 	if len(w.byTask[parent]) == 0 {
 		delete(w.byTask, parent)
+	}
+}
+
+// resume records, at start, that the tasks delegated from a task before
+// a restart are waited for, as when they were sent: the records alone
+// cannot tell, since taking in a subtask's result ends its record before
+// the agent answers the updates that came before it.
+func (w *waiting) resume(open []tasks.Record) {
+	for _, r := range open {
+		if r.ParentTask != "" {
+			w.add(r.ParentTask, r.TaskID)
+		}
 	}
 }
 

@@ -22,6 +22,8 @@ func (c *Channel) onUpdate(ctx context.Context, d *store.Delivery, mt meta.Meta,
 	if task.State == envelope.StateCanceled {
 		if t, ok := c.active.Take(task.ID, mt.From); ok {
 			c.waiting.done(task.ID, "")
+			c.canceled.add(task.ID)
+			c.denyTaskApprovals(ctx, task.ID, mt.From)
 			c.cardChanged(ctx)
 			if err := c.inbox.Ack(ctx, t.Delivery); err != nil {
 				c.Logger().Warn("acknowledge canceled task", "task", task.ID, "err", err)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
@@ -98,6 +99,11 @@ func CheckTaskPath(self string, m *envelope.Message, maxDepth int) string {
 }
 
 // chainText shows the agents of a task tree's chain: "a → b → c → a".
+// A task_path comes from a peer and may be long: the chain shows at most
+// chainHead agents from the root and chainTail before self, with how
+// many it leaves out, and each name clipped to chainName bytes, so that a
+// refusal's reason (which travels to the delegator and the user's chat)
+// stays one readable line.
 func chainText(chain []pathEntry, self string) string {
 	agents := []string{chain[0].from}
 	for _, pe := range chain {
@@ -109,7 +115,34 @@ func chainText(chain []pathEntry, self string) string {
 	if agents[len(agents)-1] != self {
 		agents = append(agents, self)
 	}
+	if n := len(agents); n > chainHead+chainTail+1 {
+		cut := fmt.Sprintf("… %d more …", n-chainHead-chainTail)
+		agents = append(append(agents[:chainHead:chainHead], cut), agents[n-chainTail:]...)
+	}
+	for i, a := range agents {
+		agents[i] = clipName(a)
+	}
 	return strings.Join(agents, " → ")
+}
+
+// Bounds of chainText.
+const (
+	chainHead = 4
+	chainTail = 5
+	chainName = 64
+)
+
+// clipName cuts a name longer than chainName bytes (at a rune boundary)
+// and marks the cut.
+func clipName(s string) string {
+	if len(s) <= chainName {
+		return s
+	}
+	cut := chainName
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + "…"
 }
 
 // IsCycleRefusal reports whether reason, a task's rejection or failure,

@@ -1,6 +1,8 @@
 package route_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -55,6 +57,10 @@ func TestCheckTaskPath(t *testing.T) {
 			"cycle: task tree 4 deep, over the limit of 3 (channels.mailbox.limits.maxTaskDepth): a → b → c → d → e"},
 		{"malformed entries skipped", "a", task("x", "junk", ":", "c>a:"+w("x")), 8, ""},
 		{"not a task", "a", &envelope.Message{Type: envelope.TypeMessage, TaskPath: []string{"a>b:1", "b>a:1"}}, 1, ""},
+		{"a long tree is clipped", "z", task("9", longPath(w("0"), 40)...), 8,
+			"cycle: task tree 40 deep, over the limit of 8 (channels.mailbox.limits.maxTaskDepth): a0 → a1 → a2 → a3 → … 33 more … → a37 → a38 → a39 → a40 → z"},
+		{"a long name is clipped", "b", task("y", strings.Repeat("é", 40)+">b:"+w("y"), "b>b:"+w("x")), 1,
+			"cycle: task tree 2 deep, over the limit of 1 (channels.mailbox.limits.maxTaskDepth): " + strings.Repeat("é", 32) + "… → b → b"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			assert.Equal(t, tt.want, route.CheckTaskPath(tt.self, tt.m, tt.depth))
@@ -63,4 +69,27 @@ func TestCheckTaskPath(t *testing.T) {
 	assert.True(t, route.IsCycleRefusal("cycle: x"))
 	assert.True(t, route.IsCycleRefusal("loop: a already in trace [a]"))
 	assert.False(t, route.IsCycleRefusal("over capacity"))
+}
+
+// longPath is a task_path of n entries a0>a1, a1>a2, ... with the same work.
+func longPath(work string, n int) []string {
+	path := make([]string, n)
+	for i := range path {
+		path[i] = fmt.Sprintf("a%d>a%d:%s", i, i+1, work)
+	}
+	return path
+}
+
+func TestLoopReason(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, "loop: coder already in trace [lead coder]", route.LoopReason("coder", []string{"lead", "coder"}))
+	trace := make([]string, 0, 41)
+	for i := range 40 {
+		trace = append(trace, fmt.Sprintf("a%d", i))
+	}
+	trace = append(trace, "coder")
+	assert.Equal(t, "loop: coder already in trace [a0 a1 a2 a3 … 32 more … a36 a37 a38 a39 coder]",
+		route.LoopReason("coder", trace), "a long trace is clipped")
+	assert.Equal(t, "loop: coder already in trace ["+strings.Repeat("x", 64)+"… coder]",
+		route.LoopReason("coder", []string{strings.Repeat("x", 100000), "coder"}), "so is a long name")
 }

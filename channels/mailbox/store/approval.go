@@ -103,6 +103,19 @@ func (a Approval) Stale(now time.Time, keep time.Duration) bool {
 	return !a.Deadline.IsZero() && now.Sub(a.Deadline) > keep
 }
 
+// ErrBadApproval is wrapped when a record read back is no approval an
+// agent wrote: JSON that decodes (null, {}) without its agent or times.
+var ErrBadApproval = errors.New("not an approval record")
+
+// CheckRecord refuses a that is not a whole record: without its agent,
+// its creation or its deadline.
+func (a Approval) CheckRecord() error {
+	if a.Agent == "" || a.Created.IsZero() || a.Deadline.IsZero() {
+		return fmt.Errorf("%w: no agent, creation or deadline", ErrBadApproval)
+	}
+	return nil
+}
+
 // Verb is "approved" or "denied".
 func (d Decision) Verb() string {
 	if d.Allow {

@@ -24,7 +24,9 @@ type Auditor interface {
 type Browser interface {
 	// Browse calls fn for each stored message, in no particular order,
 	// until fn returns false or ctx ends. Entries that cannot be decoded
-	// are skipped.
+	// are skipped. While receivers run, a message they move on during the
+	// walk may be reported twice (once in each place); a caller that counts
+	// messages counts them by id.
 	Browse(ctx context.Context, fn func(Stored) bool) error
 }
 

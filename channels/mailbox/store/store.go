@@ -87,6 +87,11 @@ type Delivery struct {
 	Ref any
 }
 
+// ErrCorruptState is wrapped by the readers of a state record whose
+// content does not decode: a record written by hand or by another
+// program, since SaveState replaces a record whole.
+var ErrCorruptState = errors.New("corrupt record")
+
 // StateStore keeps small records a mailbox agent must not lose across a
 // restart (the tasks it delegated and their callbacks), next to its inbox.
 type StateStore interface {

@@ -47,7 +47,7 @@ func Load(ctx context.Context, st store.StateStore, agent string) (*Ledger, erro
 	if len(data) > 0 {
 		var list []view.PendingReply
 		if err := json.Unmarshal(data, &list); err != nil {
-			return nil, fmt.Errorf("load awaited replies of %q: corrupt record: %w", agent, err)
+			return nil, fmt.Errorf("load awaited replies of %q: %w: %w", agent, store.ErrCorruptState, err)
 		}
 		for _, p := range list {
 			l.awaited[p.MessageID] = p

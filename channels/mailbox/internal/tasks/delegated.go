@@ -79,7 +79,7 @@ func LoadDelegated(ctx context.Context, st store.StateStore, agent string) (*Del
 	if len(data) > 0 {
 		var list []Record
 		if err := json.Unmarshal(data, &list); err != nil {
-			return nil, fmt.Errorf("load delegated tasks of %q: corrupt record: %w", agent, err)
+			return nil, fmt.Errorf("load delegated tasks of %q: %w: %w", agent, store.ErrCorruptState, err)
 		}
 		for _, t := range list {
 			s.byTask[t.TaskID] = t

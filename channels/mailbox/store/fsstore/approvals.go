@@ -145,6 +145,9 @@ func readApproval(question, decision, id string) (store.Approval, error) {
 		}
 		a.Decision = &d
 	}
+	if err := a.CheckRecord(); err != nil {
+		return a, fmt.Errorf("approval %s: %s: %w", id, question, err)
+	}
 	return a, nil
 }
 

@@ -76,6 +76,9 @@ func (s *Store) GetApproval(ctx context.Context, id string) (store.Approval, err
 		}
 		a.Decision = &d
 	}
+	if err := a.CheckRecord(); err != nil {
+		return a, fmt.Errorf("approval %s: %w", id, err)
+	}
 	return a, nil
 }
 
