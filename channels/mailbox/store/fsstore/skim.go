@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
@@ -102,16 +103,20 @@ func (s *Store) skimAgent(ctx context.Context, agent string, l *mailboxListing, 
 		if err := ctx.Err(); err != nil {
 			return false, err
 		}
-		msg, err := readMessage(filepath.Join(s.root, l.ref(i)), s.opts.MaxMessageBytes)
-		if err != nil {
-			continue // unreadable: skipped, as Browse does
+		sk := store.Skimmed{Agent: agent, Box: l.dirs[l.files[i].dir].box, Ref: l.ref(i)}
+		msg, err := readMessage(filepath.Join(s.root, sk.Ref), s.opts.MaxMessageBytes)
+		if errors.Is(err, fs.ErrNotExist) {
+			msg, err = s.readMovedOn(agent, l.name(i), &sk)
 		}
-		sum := store.Summarize(msg)
+		if err != nil {
+			continue // unreadable, or gone: skipped, as Browse does
+		}
+		sk.Summary = store.Summarize(msg)
 		if path != "" {
-			fresh = appendIndexRecord(fresh, l.name(i), &sum)
+			fresh = appendIndexRecord(fresh, l.name(i), &sk.Summary)
 			changed = true
 		}
-		if !emit(i, sum) {
+		if !fn(sk) {
 			return false, nil
 		}
 	}
@@ -119,6 +124,37 @@ func (s *Store) skimAgent(ctx context.Context, agent string, l *mailboxListing, 
 		s.rewriteIndex(path, l, old, fresh)
 	}
 	return true, nil
+}
+
+// movedOn are the folders a receiver moves a message into from each box
+// (claimed, then acknowledged), in that order.
+var movedOn = map[store.Box][]struct {
+	dir string
+	box store.Box
+}{
+	store.BoxInbox:   {{claimedDir, store.BoxClaimed}, {processedDir, store.BoxProcessed}},
+	store.BoxClaimed: {{processedDir, store.BoxProcessed}},
+}
+
+// readMovedOn reads the message file name of agent that was listed in
+// sk's box but moved on before it was read (a receiver claimed it, or
+// acknowledged it): it looks in the folders it moves into, in order, and
+// sets sk's Box and Ref to where it was found. A message is never missed
+// for being on its way while the mailbox is listed.
+func (s *Store) readMovedOn(agent, name string, sk *store.Skimmed) (*envelope.Message, error) {
+	err := fs.ErrNotExist
+	for _, next := range movedOn[sk.Box] {
+		ref := agent + string(filepath.Separator) + next.dir + string(filepath.Separator) + name
+		var msg *envelope.Message
+		if msg, err = readMessage(filepath.Join(s.root, ref), s.opts.MaxMessageBytes); err == nil {
+			sk.Box, sk.Ref = next.box, ref
+			return msg, nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+	}
+	return nil, err
 }
 
 // listBox calls fn with the folder under the root and the name of each

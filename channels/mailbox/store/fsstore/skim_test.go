@@ -402,3 +402,27 @@ func TestListingHintsAreBoundedByTheIndexSize(t *testing.T) {
 	assert.GreaterOrEqual(t, cap(l.files), 1000)
 	assert.GreaterOrEqual(t, cap(l.names), 30000)
 }
+
+// A file listed in inbox/ but claimed and acknowledged before it is read
+// is read where the receiver moved it, and reported there.
+func TestSkimReadsAMessageThatMovedOn(t *testing.T) {
+	t.Parallel()
+	s, _ := openMsgStore(t)
+	m := newMsg("alice", "bob", "on its way")
+	require.NoError(t, s.Deliver(context.Background(), m))
+	name := envelope.FileName(m)
+	require.NoError(t, os.MkdirAll(agentPath(s, "bob", processedDir), 0o700))
+	require.NoError(t, os.Rename(agentPath(s, "bob", inboxDir, name), agentPath(s, "bob", processedDir, name)))
+
+	for _, from := range []store.Box{store.BoxInbox, store.BoxClaimed} {
+		sk := store.Skimmed{Agent: "bob", Box: from, Ref: filepath.Join("bob", inboxDir, name)}
+		got, err := s.readMovedOn("bob", name, &sk)
+		require.NoError(t, err, "listed in %s", from)
+		assert.Equal(t, m.ID, got.ID)
+		assert.Equal(t, store.BoxProcessed, sk.Box)
+		assert.Equal(t, filepath.Join("bob", processedDir, name), sk.Ref)
+	}
+	sk := store.Skimmed{Agent: "bob", Box: store.BoxProcessed}
+	_, err := s.readMovedOn("bob", name, &sk)
+	assert.ErrorIs(t, err, fs.ErrNotExist, "a handled message moves on only into an archive, which is listed after")
+}
