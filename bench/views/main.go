@@ -118,21 +118,33 @@ func harness(ctx context.Context, o options, out io.Writer) (err error) {
 		{"agents", []string{"agents"}},
 	}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "view\tbinary\tfirst run\tmedian\tmin\tmax\tpeak RSS\tlines\t")
+	for i, b := range o.bins { // what any command costs: the binary's own pages
+		res, err := measure(ctx, b.path, filepath.Join(work, "cache", fmt.Sprint(i)), root, []string{"version"}, o.runs)
+		if err != nil {
+			return fmt.Errorf("version with %s: %w", b.name, err)
+		}
+		fmt.Fprintf(out, "%s: switchboard version takes %s, peak RSS %.1f MiB\n", b.name, secs(res.median()), float64(res.peakRSS)/(1<<20))
+	}
+	fmt.Fprintln(tw, "view\tbinary\tfirst run\tfirst RSS\tmedian\tmin\tmax\tpeak RSS\tpeak heap\tlines\t")
 	for _, v := range views {
-		for _, b := range o.bins {
-			res, err := measure(ctx, b.path, root, v.args, o.runs)
+		for i, b := range o.bins {
+			cache := filepath.Join(work, "cache", fmt.Sprint(i))
+			res, err := measure(ctx, b.path, cache, root, v.args, o.runs)
 			if err != nil {
 				return fmt.Errorf("%s with %s: %w", v.name, b.name, err)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%.1f MiB\t%d\t\n", v.name, b.name, secs(res.first),
-				secs(res.median()), secs(res.min()), secs(res.max()), float64(res.peakRSS)/(1<<20), res.lines)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%.1f MiB\t%s\t%s\t%s\t%.1f MiB\t%d MB\t%d\t\n", v.name, b.name, secs(res.first),
+				float64(res.firstRSS)/(1<<20), secs(res.median()), secs(res.min()), secs(res.max()),
+				float64(res.peakRSS)/(1<<20), res.heap(), res.lines)
 		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "  wall time per process (exec to exit) and its peak resident set (%s); first run: the first after the tree was written\n", rssSource())
+	fmt.Fprintf(out, "  wall time per process (exec to exit) and its peak resident set (%s); first run: the first of that binary\n"+
+		"  and view (for the first view that uses the index, the run that builds it: each binary has its own user cache\n"+
+		"  folder); peak RSS: the largest of the timed runs; peak heap: the median over the timed runs of the largest\n"+
+		"  Go heap each saw, from GODEBUG=gctrace=1 (4 MB: no collection ran)\n", rssSource())
 	printLoad(out, "end")
 	return nil
 }

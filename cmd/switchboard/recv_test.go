@@ -1,14 +1,21 @@
 package main_test
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 func TestRecvCount(t *testing.T) {
@@ -181,4 +188,40 @@ func TestRecvTakesTheMailboxKeysForAnyAgent(t *testing.T) {
 	assert.Contains(t, out, small)
 	assert.NotContains(t, out, big)
 	assert.Len(t, s.msgFiles("worker", "rejected"), 1, "the big one is set aside: over the variable's cap")
+}
+
+// recv takes a whole backlog from one sender, written at once: the
+// receiving rate limit guards an agent's model, and applies to recv only
+// when the config sets it; then the flood beyond its burst is set aside.
+func TestRecvTakesAFloodUnlessTheConfigLimitsIt(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	const n = 100
+	fill := func() {
+		st, err := fsstore.Open(fsstore.Options{Root: s.root, NoSync: true})
+		require.NoError(t, err)
+		defer st.Close()
+		for i := range n {
+			m := &envelope.Message{ID: envelope.NewID(), From: "flood", To: "worker", Trace: []string{"flood"},
+				Type: envelope.TypeMessage, Timestamp: envelope.NewTime(time.Now()), TTL: 3}
+			m.Content.Parts = []envelope.Part{envelope.TextPart(strconv.Itoa(i))}
+			require.NoError(t, st.Deliver(context.Background(), m))
+		}
+	}
+	fill()
+	out := s.ok("recv", "worker", "--count", strconv.Itoa(n), "--json")
+	assert.Len(t, strings.Split(strings.TrimSpace(out), "\n"), n)
+	assert.Empty(t, s.msgFiles("worker", "rejected"), "nothing set aside")
+
+	fill()
+	s.environ = []string{"NANOBOT_CHANNELS__MAILBOX__LIMITS__PER_SENDER__RATE=1",
+		"NANOBOT_CHANNELS__MAILBOX__LIMITS__PER_SENDER__BURST=10"}
+	recv := s.start("recv", "worker", "--json")
+	for range 10 {
+		recv.next(recv.stdout, "a message within the burst")
+	}
+	require.Eventually(t, func() bool { return len(s.msgFiles("worker", "rejected")) == n-10 },
+		testkit.WaitLimit, 10*time.Millisecond, "the rest of the flood is set aside")
+	require.NoError(t, recv.cmd.Process.Signal(syscall.SIGTERM))
+	<-recv.done
 }

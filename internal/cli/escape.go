@@ -15,6 +15,10 @@ import (
 func safeText(s string) string {
 	clean := true
 	for i := 0; i < len(s); {
+		if c := s[i]; c >= 0x20 && c < 0x7f { // printable ASCII: no rune to decode
+			i++
+			continue
+		}
 		r, n := utf8.DecodeRuneInString(s[i:])
 		if isControl(r) || (r == utf8.RuneError && n == 1) {
 			clean = false

@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"strings"
 	"time"
@@ -34,10 +36,14 @@ after --count messages, or on SIGINT/SIGTERM, and then marks AGENT offline.
 The channel settings are the config's channels.mailbox section when its
 agentId is AGENT, else the defaults on the configured store (the section's
 backend, nats and mailboxesRoot keys); --root puts the mailbox on the
-filesystem store in that folder.
+filesystem store in that folder. Recv takes every message: the receiving
+rate limit (channels.mailbox.limits.perSender, which guards an agent's model
+from a flooding sender) applies only when the config sets it.
 
-Recv is a debugging receiver: it answers nothing. A message is moved to
-processed/ once it is printed, and only then: it takes exactly the
+Recv is a debugging receiver: it answers nothing. While messages wait,
+their lines are written in batches (up to 256 at a time); a lone message is
+printed at once. A message is moved to processed/ once its line is
+written, and only then: it takes exactly the
 messages it prints (one it was handed but did not print, when --count is
 reached or recv is killed, stays claimed and comes back on the next
 start). A task is accepted (the sender gets a task_update
@@ -106,27 +112,81 @@ func (a *app) recv(ctx context.Context, agent string, count int, jsonOut bool) e
 	}
 	fmt.Fprintf(a.env.Stderr, "listening as %s in %s (Ctrl-C to stop)\n", agent, where)
 
-	// Each message is acknowledged (moved to processed/) once it is
-	// printed, and only then: one taken but not printed — the channel may
-	// hand over one ahead, and SIGKILL may come at any time — stays
-	// claimed and comes back on the next start.
+	printErr := a.drain(ctx, b, count, jsonOut)
+	stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopTimeout)
+	defer cancel()
+	return errors.Join(printErr, ch.Stop(stop))
+}
+
+// maxUnflushed bounds the messages recv prints into its output buffer
+// before it writes them out (and only then acknowledges them).
+const maxUnflushed = 256
+
+// drain prints the messages off b until count were printed (0: no limit)
+// or ctx ends. Each message is acknowledged (moved to processed/) once it
+// is printed, and only then: one taken but not printed (the channel may
+// hand over one ahead, and SIGKILL may come at any time) stays claimed
+// and comes back on the next start. The lines go through a buffer, which
+// is written out whenever no message is waiting on the bus (so a lone
+// message is printed at once) or maxUnflushed are in it; the messages of
+// a write are then acknowledged by a goroutine of their own while the
+// next ones are printed, and drain returns once all are. When stdout
+// fails, the messages not written are reported on stderr and left
+// unacknowledged.
+func (a *app) drain(ctx context.Context, b *bus.Bus, count int, jsonOut bool) error {
+	acks := make(chan []bus.InboundMessage, 4)
+	acked := make(chan struct{})
+	go func() {
+		defer close(acked)
+		for batch := range acks {
+			for _, in := range batch {
+				in.Done()
+			}
+		}
+	}()
+	defer func() {
+		close(acks)
+		<-acked
+	}()
+
+	out := bufio.NewWriterSize(a.env.Stdout, 64<<10)
+	var unflushed []bus.InboundMessage
+	notPrinted := func() {
+		for _, in := range unflushed {
+			a.reportUnprinted(in, "stdout was closed")
+		}
+	}
+	flush := func() error {
+		if len(unflushed) == 0 {
+			return nil
+		}
+		if err := out.Flush(); err != nil {
+			notPrinted()
+			return err
+		}
+		acks <- unflushed
+		unflushed = nil
+		return nil
+	}
 	printed := 0
-	var printErr error
 	for count == 0 || printed < count {
+		if b.InboundDepth() == 0 || len(unflushed) >= maxUnflushed {
+			if err := flush(); err != nil {
+				return err
+			}
+		}
 		in, err := b.ConsumeInbound(ctx)
 		if err != nil {
 			break // ctx ended: SIGINT or SIGTERM
 		}
-		if printErr = a.printInbound(in, jsonOut); printErr != nil {
-			a.reportUnprinted(in, "stdout was closed")
-			break
+		unflushed = append(unflushed, in)
+		if err := a.printInbound(out, in, jsonOut); err != nil {
+			notPrinted() // what the buffer holds is not printed
+			return err
 		}
-		in.Done()
 		printed++
 	}
-	stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopTimeout)
-	defer cancel()
-	return errors.Join(printErr, ch.Stop(stop))
+	return flush()
 }
 
 // recvConfig is the channel config for agent: the config's mailbox
@@ -146,6 +206,11 @@ func (a *app) recvConfig(agent string) (cfg mailbox.Config, where string, err er
 		cfg.AgentID = agent
 		cfg.Description, cfg.Capabilities, cfg.Roles = def.Description, def.Capabilities, def.Roles
 	}
+	if !s.perSenderSet {
+		// recv takes every message: the receiving rate limit guards an
+		// agent's model from a flooding sender, and recv has none.
+		cfg.Limits.PerSender.Rate = 0
+	}
 	cfg.Backend = a.backendKind(s)
 	return cfg, a.storeWhere(s), nil
 }
@@ -160,12 +225,12 @@ func (a *app) reportUnprinted(in bus.InboundMessage, why string) {
 	fmt.Fprintf(a.env.Stderr, "switchboard: message %s arrived after %s; not printed\n", safeText(id), why)
 }
 
-// printInbound prints one received message: time, sender, the type with
-// task id and state unless it is a plain message, and the content.
-func (a *app) printInbound(in bus.InboundMessage, jsonOut bool) error {
+// printInbound prints one received message to w: time, sender, the type
+// with task id and state unless it is a plain message, and the content.
+func (a *app) printInbound(w io.Writer, in bus.InboundMessage, jsonOut bool) error {
 	mt, _ := meta.Of(in.Metadata)
 	if jsonOut {
-		return writeJSON(a.env.Stdout, recvLine{
+		return writeJSON(w, recvLine{
 			Channel: in.Channel, SenderID: in.SenderID, ChatID: in.ChatID, Content: in.Content,
 			Media: in.Media, SessionKey: in.SessionKey(), Timestamp: envelope.NewTime(in.Timestamp),
 			Mailbox: mt,
@@ -185,6 +250,6 @@ func (a *app) printInbound(in bus.InboundMessage, jsonOut bool) error {
 	if text == "" {
 		text = envelope.OneLine([]envelope.Part{envelope.TextPart(in.Content)})
 	}
-	_, err := fmt.Fprintln(a.env.Stdout, safeText(strings.TrimSpace(line+" "+text)))
+	_, err := io.WriteString(w, safeText(strings.TrimSpace(line+" "+text))+"\n")
 	return err
 }

@@ -26,6 +26,9 @@ type settings struct {
 	mailbox mailbox.Config
 	// fromFile reports whether the file has a channels.mailbox section.
 	fromFile bool
+	// perSenderSet reports whether the config (file or environment) sets
+	// channels.mailbox.limits.perSender itself.
+	perSenderSet bool
 }
 
 // placeholderAgent stands in for an empty agentId when the mailbox section
@@ -80,6 +83,9 @@ func (a *app) loadSettings() (*settings, error) {
 	s := &settings{config: cfg, mailbox: mailbox.DefaultConfig()}
 	if sec, ok := cfg.Section(mailbox.ChannelName); ok {
 		s.fromFile = true
+		if lim, ok := sec.Raw["limits"].(map[string]any); ok {
+			_, s.perSenderSet = lim["perSender"]
+		}
 		if s.mailbox, err = mailbox.DecodeSection(sec); err != nil {
 			return nil, err
 		}

@@ -49,6 +49,7 @@ mailbox folder instead), on any store that can list its messages.`,
 }
 
 func (a *app) thread(ctx context.Context, id string, task, jsonOut bool) error {
+	defer a.tightenGC()()
 	m, _, err := a.openMailbox(true)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"runtime/debug"
 	"testing"
 	"time"
 
@@ -71,4 +72,20 @@ func TestThreadOfDuplicateIDs(t *testing.T) {
 	assert.Equal(t, []string{"msg_1_a", "reply"}, ids(chain), "the earliest namesake is the parent")
 	assert.Equal(t, []int{0, 1}, depths)
 	assert.Equal(t, "b/inbox/1.msg.json", chain[0].rel)
+}
+
+func TestTightenGCLeavesAUserSetGOGC(t *testing.T) {
+	// Not parallel: the collector's target is the process's.
+	before := debug.SetGCPercent(100)
+	defer debug.SetGCPercent(before)
+
+	restore := (&app{}).tightenGC()
+	assert.Equal(t, wholeStoreGCPercent, debug.SetGCPercent(wholeStoreGCPercent))
+	restore()
+	assert.Equal(t, 100, debug.SetGCPercent(100))
+
+	restore = (&app{env: Env{Environ: []string{"GOGC=200"}}}).tightenGC()
+	assert.Equal(t, 100, debug.SetGCPercent(100), "GOGC set: left alone")
+	restore()
+	assert.Equal(t, 100, debug.SetGCPercent(100))
 }

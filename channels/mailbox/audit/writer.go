@@ -160,22 +160,18 @@ func (w *Writer) Locked(fn func() *store.Event) error {
 		return err
 	}
 	defer unlock(w.lock) // closing the file would release it too
-	// This process's earlier lines go first, and are in the file before
-	// fn runs: fn may read the log.
+	// This process's earlier lines first, written before fn runs: fn may
+	// read the log.
+	var qerr error
 	if w.buf = w.takeQueued(w.buf[:0]); len(w.buf) > 0 {
-		if err := w.write(w.buf); err != nil {
-			fn()
-			return err
-		}
+		qerr = w.write(w.buf)
 	}
-	w.buf = w.buf[:0]
-	if ev := fn(); ev != nil {
-		w.buf = w.encode(w.buf, *ev)
+	ev := fn()
+	if ev == nil {
+		return qerr
 	}
-	if len(w.buf) == 0 {
-		return nil
-	}
-	return w.write(w.buf)
+	w.buf = w.encode(w.buf[:0], *ev)
+	return errors.Join(qerr, w.write(w.buf))
 }
 
 // write appends whole lines to the current file, rotating it first when

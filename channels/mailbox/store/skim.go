@@ -9,7 +9,8 @@ import (
 
 // Summary is the part of a message the views decide on: who sent it to
 // whom and when, what it answers, which thread and task it belongs to,
-// and whether it asks for a reply. It is small enough to keep for every
+// whether it asks for a reply, and its subject (what a list of requests
+// shows). It is small enough to keep for every
 // message of a large store, and is all a backend's index needs to hold.
 type Summary struct {
 	ID, From, To string
@@ -24,6 +25,8 @@ type Summary struct {
 	// (zero without one).
 	ExpectsReply bool
 	ReplyBy      time.Time
+	// Subject is the message's subject.
+	Subject string
 }
 
 // TaskSummary is the part of a task block a Summary keeps.
@@ -36,7 +39,7 @@ type TaskSummary struct {
 // Summarize returns the Summary of m.
 func Summarize(m *envelope.Message) Summary {
 	s := Summary{ID: m.ID, From: m.From, To: m.To, Type: m.Type, Timestamp: m.Timestamp.Time,
-		ReplyTo: m.ReplyTo, ThreadID: m.ThreadID, TaskID: m.TaskID, ExpectsReply: m.ExpectsReply}
+		ReplyTo: m.ReplyTo, ThreadID: m.ThreadID, TaskID: m.TaskID, ExpectsReply: m.ExpectsReply, Subject: m.Subject}
 	if m.ReplyBy != nil {
 		s.ReplyBy = m.ReplyBy.Time
 	}

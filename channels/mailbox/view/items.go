@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"path/filepath"
+	"slices"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
@@ -40,27 +41,37 @@ func (a *itemArena) new(it item) *item {
 	return &a.chunk[len(a.chunk)-1]
 }
 
-// collect lists the messages of b that keep accepts (all when keep is
-// nil): by their summaries when b is a store.Skimmer, else read whole.
-func collect(ctx context.Context, b store.Browser, keep func(*store.Summary) bool) ([]*item, error) {
+// collect lists the messages of b: by their summaries when b is a
+// store.Skimmer, else read whole.
+func collect(ctx context.Context, b store.Browser) ([]*item, error) {
 	var out []*item
 	var arena itemArena
-	if sk, ok := b.(store.Skimmer); ok {
-		err := sk.Skim(ctx, nil, func(s store.Skimmed) bool {
-			if keep == nil || keep(&s.Summary) {
-				out = append(out, arena.new(item{sum: s.Summary, at: store.Stored{Agent: s.Agent, Box: s.Box, Ref: s.Ref}}))
-			}
-			return true
-		})
-		return out, err
-	}
-	err := b.Browse(ctx, func(s store.Stored) bool {
-		if it := (item{sum: store.Summarize(s.Message), at: s}); keep == nil || keep(&it.sum) {
-			out = append(out, arena.new(it))
-		}
+	err := each(ctx, b, nil, func(it *item) bool {
+		out = append(out, arena.new(*it))
 		return true
 	})
 	return out, err
+}
+
+// each calls fn with each message of b in the mailboxes of agents (every
+// agent's when agents is nil), until fn returns false: skimmed when b is
+// a store.Skimmer, else read whole. The item is valid only during the
+// call: fn copies what it keeps.
+func each(ctx context.Context, b store.Browser, agents []string, fn func(*item) bool) error {
+	var it item
+	if sk, ok := b.(store.Skimmer); ok {
+		return sk.Skim(ctx, agents, func(s store.Skimmed) bool {
+			it = item{sum: s.Summary, at: store.Stored{Agent: s.Agent, Box: s.Box, Ref: s.Ref}}
+			return fn(&it)
+		})
+	}
+	return b.Browse(ctx, func(s store.Stored) bool {
+		if agents != nil && !slices.Contains(agents, s.Agent) {
+			return true
+		}
+		it = item{sum: store.Summarize(s.Message), at: s}
+		return fn(&it)
+	})
 }
 
 // load returns it whole, where it is now: as browsed, or fetched from
@@ -78,18 +89,21 @@ func compareItems(a, b *item) int {
 		cmp.Compare(filepath.Base(a.at.Ref), filepath.Base(b.at.Ref)), cmp.Compare(a.at.Ref, b.at.Ref))
 }
 
+// copyKey is what the copies of one message share: its id, sender,
+// recipient and time.
+type copyKey struct {
+	id, from, to string
+	ts           int64
+}
+
 // dedupItems is DedupStored over items.
 func dedupItems(all []*item) []*item {
-	type key struct {
-		id, from, to string
-		ts           int64
-	}
 	rank := map[store.Box]int{store.BoxArchive: 3, store.BoxProcessed: 2, store.BoxClaimed: 1}
-	best := make(map[key]int, len(all))
+	best := make(map[copyKey]int, len(all))
 	var out []*item
 	for _, it := range all {
 		s := &it.sum
-		k := key{s.ID, s.From, s.To, s.Timestamp.UnixNano()}
+		k := copyKey{s.ID, s.From, s.To, s.Timestamp.UnixNano()}
 		if i, ok := best[k]; ok {
 			if rank[it.at.Box] > rank[out[i].at.Box] {
 				out[i] = it

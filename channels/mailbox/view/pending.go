@@ -3,8 +3,6 @@ package view
 import (
 	"context"
 	"errors"
-	"io/fs"
-	"slices"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
@@ -69,40 +67,22 @@ type StoredPending struct {
 	PendingReply
 	// Where is where the request is now: the inbox of the agent that owes
 	// the reply (not yet read) or its claimed/ folder (being handled).
+	// Its Message is nil when the request was skimmed (FindPending on a
+	// store.Skimmer), not read whole.
 	Where store.Stored `json:"-"`
 	// Overdue reports that its due time has passed.
 	Overdue bool `json:"overdue"`
 }
 
 // FindPending returns the requests in b that have no reply stored, oldest
-// first (see PendingOf). On a store.Skimmer only the requests found
-// pending are read whole.
+// first (see PendingOf). It goes through b once, keeping only the
+// requests and what answers them; on a store.Skimmer it reads no message
+// whole (Where is where the request was skimmed, without its Message).
 func FindPending(ctx context.Context, b store.Browser, f PendingFilter) ([]StoredPending, error) {
-	all, err := collect(ctx, b, pendingRelevant)
-	if err != nil {
-		return nil, err
+	if f.Now.IsZero() {
+		f.Now = time.Now()
 	}
-	var out []StoredPending
-	for _, it := range pendingOf(all, f) {
-		st, err := load(ctx, b, it)
-		if errors.Is(err, fs.ErrNotExist) {
-			continue // pruned meanwhile
-		}
-		if err != nil {
-			return nil, err
-		}
-		if p, ok := newStoredPending(st, f); ok {
-			out = append(out, p)
-		}
-	}
-	return out, nil
-}
-
-// pendingRelevant reports whether s is a request or an answer: the only
-// messages PendingOf looks at.
-func pendingRelevant(s *store.Summary) bool {
-	return s.ExpectsReply || s.Type == envelope.TypeTask || s.ReplyTo != "" ||
-		s.Type == envelope.TypeTaskUpdate && s.Task != nil
+	return pendingScan(f, func(fn func(*item) bool) error { return each(ctx, b, nil, fn) })
 }
 
 // PendingOf returns the requests among all that have no reply, oldest
@@ -114,52 +94,24 @@ func pendingRelevant(s *store.Summary) bool {
 // The due time is reply_by, else the task's deadline, else the request's
 // time plus f.ReplyTimeout.
 func PendingOf(all []store.Stored, f PendingFilter) []StoredPending {
-	var out []StoredPending
-	for _, it := range pendingOf(itemsOf(all), f) {
-		if p, ok := newStoredPending(it.at, f); ok {
-			out = append(out, p)
-		}
-	}
-	return out
-}
-
-// pendingOf returns the requests among all that have no reply and pass
-// f, oldest first.
-func pendingOf(all []*item, f PendingFilter) []*item {
 	if f.Now.IsZero() {
 		f.Now = time.Now()
 	}
-	all = dedupItems(all)
-	type answer struct{ id, from, to string }
-	answered := map[answer]bool{}
-	tasksDone := map[answer]bool{}
-	for i := range all {
-		m := &all[i].sum
-		if m.ReplyTo != "" && m.Type != envelope.TypeTaskUpdate {
-			answered[answer{m.ReplyTo, m.From, m.To}] = true
+	out, _ := pendingScan(f, func(fn func(*item) bool) error {
+		for _, s := range all {
+			if !fn(&item{sum: store.Summarize(s.Message), at: s}) {
+				break
+			}
 		}
-		if m.Type == envelope.TypeTaskUpdate && m.Task != nil && m.Task.State.Terminal() {
-			tasksDone[answer{m.Task.ID, m.From, m.To}] = true
-		}
-	}
-	var out []*item
-	for _, it := range all {
-		m := &it.sum
-		isTask := m.Type == envelope.TypeTask && m.Task != nil
-		switch {
-		case !m.ExpectsReply && !isTask,
-			it.at.Box == store.BoxArchive,
-			isTask && tasksDone[answer{m.Task.ID, m.To, m.From}],
-			!isTask && answered[answer{m.ID, m.To, m.From}],
-			f.Agent != "" && m.From != f.Agent && m.To != f.Agent,
-			f.TaskID != "" && m.TaskOf() != f.TaskID,
-			f.OverdueOnly && !overdue(m, f):
-			continue
-		}
-		out = append(out, it)
-	}
-	slices.SortFunc(out, compareItems)
+		return nil
+	})
 	return out
+}
+
+// has reports whether m holds k.
+func has[K comparable](m map[K]struct{}, k K) bool {
+	_, ok := m[k]
+	return ok
 }
 
 // overdue reports whether request s is past its due time (see PendingOf).
@@ -172,6 +124,32 @@ func overdue(s *store.Summary, f PendingFilter) bool {
 		due = s.Timestamp.Add(f.ReplyTimeout)
 	}
 	return !due.IsZero() && due.Before(f.Now)
+}
+
+// storedPendingOf returns the pending reply of request it: from the
+// message when it was read whole, else from its summary. ok is false
+// when f keeps overdue requests only and this one is not.
+func storedPendingOf(it *item, f PendingFilter) (StoredPending, bool) {
+	if it.at.Message != nil {
+		return newStoredPending(it.at, f)
+	}
+	s := &it.sum
+	p := StoredPending{PendingReply: PendingReply{MessageID: s.ID, From: s.From, To: s.To, Type: s.Type,
+		ThreadID: s.ThreadID, TaskID: s.TaskOf(), Subject: s.Subject, SentAt: envelope.NewTime(s.Timestamp)},
+		Where: it.at}
+	due := s.ReplyBy
+	if due.IsZero() && s.Type == envelope.TypeTask && s.Task != nil {
+		due = s.Task.Deadline
+	}
+	if due.IsZero() && f.ReplyTimeout > 0 {
+		due = s.Timestamp.Add(f.ReplyTimeout)
+	}
+	if !due.IsZero() {
+		d := envelope.NewTime(due)
+		p.Due = &d
+	}
+	p.Overdue = p.Due != nil && p.Due.Before(f.Now)
+	return p, p.Overdue || !f.OverdueOnly
 }
 
 // newStoredPending returns the pending reply of request st, read whole;

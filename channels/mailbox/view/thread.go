@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
@@ -31,15 +30,11 @@ type ThreadEntry struct {
 // order: see ThreadOf. When no message has that id, id is taken as a task
 // id (see ThreadOfTask). It fails with ErrNotFound when neither names a
 // message b holds. On a store.Skimmer only the thread's messages are read
-// whole.
+// whole, and the summaries of the others are not kept (see findThread).
 func Thread(ctx context.Context, b store.Browser, id string) ([]ThreadEntry, error) {
-	all, err := collect(ctx, b, nil)
+	chain, err := findThread(ctx, b, id, false)
 	if err != nil {
 		return nil, err
-	}
-	chain := threadOf(all, id)
-	if len(chain) == 0 {
-		chain = threadOfTask(all, id) // a task id names the task's thread
 	}
 	if len(chain) == 0 {
 		return nil, fmt.Errorf("%w: %s", ErrNotFound, id)
@@ -50,11 +45,10 @@ func Thread(ctx context.Context, b store.Browser, id string) ([]ThreadEntry, err
 // TaskThread is Thread for a task id only: the thread of the task's
 // request (see ThreadOfTask).
 func TaskThread(ctx context.Context, b store.Browser, taskID string) ([]ThreadEntry, error) {
-	all, err := collect(ctx, b, nil)
+	chain, err := findThread(ctx, b, taskID, true)
 	if err != nil {
 		return nil, err
 	}
-	chain := threadOfTask(all, taskID)
 	if len(chain) == 0 {
 		return nil, fmt.Errorf("%w: no message of task %s", ErrNotFound, taskID)
 	}
@@ -96,15 +90,9 @@ func ThreadOfTask(all []store.Stored, taskID string) []ThreadEntry {
 
 func threadOfTask(all []*item, taskID string) []threadItem {
 	var start *item
-	for i := range all {
-		m := &all[i].sum
-		if m.TaskOf() != taskID {
-			continue
-		}
-		isTask := m.Type == envelope.TypeTask
-		if start == nil || isTask && start.sum.Type != envelope.TypeTask ||
-			isTask == (start.sum.Type == envelope.TypeTask) && compareItems(all[i], start) < 0 {
-			start = all[i]
+	for _, it := range all {
+		if it.sum.TaskOf() == taskID && startsTask(it, start) {
+			start = it
 		}
 	}
 	if start == nil {

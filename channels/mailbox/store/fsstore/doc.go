@@ -31,17 +31,24 @@
 // file with openat and one fstat. Claims are not synced: a crash that
 // undoes one leaves the message in inbox/. Acknowledgements are made
 // durable by group commit (commit.go): Ack moves the file and writes the
-// journal line, then joins the next batch; the first Ack finding no commit
-// running starts one at once, which fsyncs processed/ and the journal once
-// for the whole batch, writes the batch's audit lines in one write and
-// reports every Ack of the batch done. So a lone Ack costs what it did
-// before and a busy receiver pays one fsync per folder per batch, the
-// batch being what arrived during the previous fsync (at most
-// maxUnsynced). AckPipelined (store.PipelinedAcker) returns before the
-// commit, reporting durability later; Close waits for every commit. What
+// journal line, then joins the open batch; a commit fsyncs processed/
+// and the journal once for the whole batch, writes the batch's audit
+// lines in one write and reports every Ack of the batch done. A batch
+// closes commitWindow (1 ms) after its first acknowledgement, at
+// commitBatch (256), or at once when someone waits for it: Ack (so a
+// lone Ack costs what it did before), Quarantine, Close. AckPipelined
+// (store.PipelinedAcker) returns before the commit, reporting durability
+// later, so the window costs its caller no time: a busy receiver pays one
+// fsync per folder per millisecond or so instead of one per message or
+// two (at most maxUnsynced acknowledgements wait). Close waits for every
+// commit. What
 // was reported durable survives a machine crash; what was not comes back
 // (at-least-once), and the dedup journal drops it if its line was synced.
 //
 // The audit log's other lines are queued (audit.Writer.Enqueue) and
-// written in batches, with a hand-written encoder.
+// written in batches (those queued during a write about a millisecond
+// later, together), with a hand-written encoder. A message file is read with one read of the size
+// fstat gave. A scan of a large inbox keeps an eighth of what it found
+// (keepFor), so a backlog costs a few scans of the folder, not one per
+// scanBatch messages.
 package fsstore

@@ -14,9 +14,22 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
-// scanBatch is how many pending names one scan of inbox/ keeps (the
-// smallest ones); the folder is scanned again when they are used up.
+// scanBatch is how many pending names one scan of inbox/ keeps at least
+// (the smallest ones); the folder is scanned again when they are used up.
+// With more waiting, a scan keeps an eighth of what it found, up to
+// maxScanBatch (see nextBatch), so a backlog of N costs about eight scans
+// of the folder rather than N/scanBatch.
 const scanBatch = 1024
+
+// maxScanBatch bounds the names a scan keeps (twice this many, with the
+// previous scan's), and so the memory of a very large backlog.
+const maxScanBatch = 16384
+
+// keepFor is how many names the scan after one that found total
+// messages keeps, with floor the inbox's batch (scanBatch).
+func keepFor(floor, total int) int {
+	return max(min(total/8, maxScanBatch), floor)
+}
 
 // stagingMaxAge is how old a staging file in tmp/ must be before the
 // inbox's owner removes it as the orphan of a crashed sender (see
@@ -33,7 +46,8 @@ type Inbox struct {
 	lock   *os.File // holds the flock on <agent>/.lock
 	log    *slog.Logger
 	watch  *watcher
-	batch  int           // names kept per scan
+	batch  int           // names kept per scan, at least
+	keep   int           // names the next scan of inbox/ keeps (keepFor), 0 before the first
 	sem    chan struct{} // held by the running Next (and by Close, for good)
 	notify chan struct{} // inbox/ may have changed; buffered 1
 	prio   chan struct{} // priority/ may have changed; buffered 1

@@ -49,10 +49,10 @@ func (in *Inbox) claimOf(d *store.Delivery) (*claimRef, error) {
 // consulted.
 func (in *Inbox) Ack(ctx context.Context, d *store.Delivery) error {
 	if in.commit == nil {
-		return in.AckPipelined(ctx, d, nil)
+		return in.ack(d, nil, true)
 	}
 	ch := make(chan error, 1)
-	if err := in.AckPipelined(ctx, d, func(err error) { ch <- err }); err != nil {
+	if err := in.ack(d, func(err error) { ch <- err }, true); err != nil {
 		return err
 	}
 	return <-ch
@@ -67,6 +67,13 @@ func (in *Inbox) Ack(ctx context.Context, d *store.Delivery) error {
 // undoes only brings the message back (at-least-once), and the dedup
 // journal drops it if its line was made durable.
 func (in *Inbox) AckPipelined(_ context.Context, d *store.Delivery, durable func(error)) error {
+	return in.ack(d, durable, false)
+}
+
+// ack acknowledges d for Ack and AckPipelined; wait says that the caller
+// waits for durable, so the group commit does not keep the batch open
+// for more.
+func (in *Inbox) ack(d *store.Delivery, durable func(error), wait bool) error {
 	c, err := in.claimOf(d)
 	if err != nil {
 		return fmt.Errorf("ack: %w", err)
@@ -76,7 +83,7 @@ func (in *Inbox) AckPipelined(_ context.Context, d *store.Delivery, durable func
 	if err != nil || c.state == refAcked {
 		if err == nil && in.commit != nil {
 			// Acknowledged before: durable once the batches now pending are.
-			in.commit.submit(nil, durable)
+			in.commit.submit(wait, nil, durable)
 			durable = nil
 		}
 		in.mu.Unlock()
@@ -105,7 +112,7 @@ func (in *Inbox) AckPipelined(_ context.Context, d *store.Delivery, durable func
 		}
 		// Submitted under in.mu, so that Close, which flushes after
 		// marking the inbox closed, sees every acknowledgement.
-		in.commit.submit(&ev, wrapAckErr(c.id, durable), targets...)
+		in.commit.submit(wait, &ev, wrapAckErr(c.id, durable), targets...)
 	}
 	in.mu.Unlock()
 	in.noteAcked(d.Message.TaskOf(), got)
@@ -154,7 +161,7 @@ func (in *Inbox) Quarantine(_ context.Context, d *store.Delivery, reason string)
 	var done chan error
 	if journaled && in.commit != nil {
 		done = make(chan error, 1)
-		in.commit.submit(nil, func(err error) { done <- err }, in.journal)
+		in.commit.submit(true, nil, func(err error) { done <- err }, in.journal)
 	}
 	in.mu.Unlock()
 	if done != nil {

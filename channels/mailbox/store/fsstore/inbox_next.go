@@ -95,10 +95,11 @@ func (in *Inbox) refill() (wait bool, err error) {
 		return false, err
 	}
 	inbox := filepath.Join(in.dir, inboxDir)
-	sc, err := scanDir(inbox, 2*in.batch, "")
+	keep := max(in.keep, in.batch)
+	sc, err := scanDir(inbox, 2*keep, "")
 	if errors.Is(err, fs.ErrNotExist) { // removed under us: recreate it
 		if err = in.refreshFolders(); err == nil {
-			sc, err = scanDir(inbox, 2*in.batch, "")
+			sc, err = scanDir(inbox, 2*keep, "")
 		}
 	}
 	if err != nil {
@@ -106,6 +107,7 @@ func (in *Inbox) refill() (wait bool, err error) {
 	}
 	moved := in.quarantineForeign(inboxDir, sc.foreign)
 	in.pending = in.settled(sc.names)
+	in.keep = keepFor(in.batch, sc.total)
 	if len(in.pending) > 0 {
 		in.batchOpen, in.progress = true, false
 		return false, nil
@@ -131,7 +133,7 @@ func (in *Inbox) refreshFolders() error {
 	return nil
 }
 
-// settled returns the leading names (at most in.batch) that the previous
+// settled returns the leading names (at most a batch) that the previous
 // scan kept too, stopping at the first it did not, and remembers names
 // for the next scan. A folder listing is no snapshot: while files are
 // being created, readdir can miss one yet return another created after
@@ -142,7 +144,7 @@ func (in *Inbox) refreshFolders() error {
 // sender's order.
 func (in *Inbox) settled(names []string) []string {
 	n := 0
-	for n < len(names) && n < in.batch {
+	for n < len(names) && n < max(in.keep, in.batch) {
 		if _, ok := in.seen[names[n]]; !ok {
 			break
 		}

@@ -2,6 +2,7 @@ package fsstore
 
 import (
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"os"
 	"path/filepath"
@@ -14,11 +15,13 @@ import (
 // read-only commands leave the tree as it was). It is a cache: a message
 // file is never rewritten and keeps its name when it moves, so the
 // summary read from it once stays true as long as a file of that name is
-// in the agent's mailbox. Every use lists the mailbox, reads the files
-// the index does not know, and forgets the names that are gone; a file
-// that is missing, torn or corrupt (its checksum says so) counts as an
-// empty index and is rewritten whole. Writes go to a temporary file
-// renamed over the old one, so a crash leaves the old index or the new.
+// in the agent's mailbox. Every use lists the mailbox, streams the index
+// (holding one record at a time, never the whole file), reads the files
+// the index does not know, and forgets the names that are gone; a record
+// that is torn or corrupt (its checksum says so) ends the reading, and
+// the files after it are read as if unknown. A changed index is
+// rewritten: to a temporary file renamed over the old one, so a crash
+// leaves the old index or the new.
 
 // indexSuffix ends the name of an agent's index file.
 const indexSuffix = ".idx"
@@ -34,66 +37,6 @@ func defaultIndexDir(root string) string {
 	return filepath.Join(cache, "switchboard", "index", hex.EncodeToString(sum[:8]))
 }
 
-// summaryIndex is one agent's index, in memory: the summaries of the
-// files it knows, in the order the last listing found them (a folder
-// that did not change lists in the same order, so a lookup is mostly a
-// comparison with the next name), and the order this listing found them.
-type summaryIndex struct {
-	names []string
-	sums  []store.Summary
-	next  int            // where the next name is expected
-	at    map[string]int // file name -> position, made on the first surprise
-	order []int          // positions found again or added, in listing order
-	added bool           // a summary was added: the file must be rewritten
-}
-
-// find returns the position of the file name, and notes it found again.
-func (x *summaryIndex) find(name string) (int, bool) {
-	i := x.next
-	if i >= len(x.names) || x.names[i] != name {
-		if x.at == nil {
-			x.at = make(map[string]int, len(x.names))
-			for j, n := range x.names {
-				x.at[n] = j
-			}
-		}
-		var ok bool
-		if i, ok = x.at[name]; !ok {
-			return 0, false
-		}
-	}
-	x.next = i + 1
-	x.order = append(x.order, i)
-	return i, true
-}
-
-// add records the summary of the file name and returns its position.
-func (x *summaryIndex) add(name string, sum store.Summary) int {
-	i := len(x.names)
-	x.names, x.sums = append(x.names, name), append(x.sums, sum)
-	if x.at != nil {
-		x.at[name] = i
-	}
-	x.order = append(x.order, i)
-	x.added = true
-	return i
-}
-
-// changed reports whether the index differs from its file: a summary
-// was added, a name it holds was not found again, or the listing order
-// changed.
-func (x *summaryIndex) changed() bool {
-	if x.added || len(x.order) != len(x.names) {
-		return true
-	}
-	for k, i := range x.order {
-		if k != i {
-			return true
-		}
-	}
-	return false
-}
-
 // indexPath returns the file of agent's index, or "" without an index.
 func (s *Store) indexPath(agent string) string {
 	if s.indexDir == "" {
@@ -102,41 +45,116 @@ func (s *Store) indexPath(agent string) string {
 	return filepath.Join(s.indexDir, agent+indexSuffix)
 }
 
-// loadIndex reads agent's index; a missing or damaged one is empty.
-func (s *Store) loadIndex(agent string) *summaryIndex {
-	empty := &summaryIndex{}
-	path := s.indexPath(agent)
-	if path == "" {
-		return empty
-	}
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return empty
-	}
-	names, sums, err := decodeIndex(data)
-	if err != nil {
-		s.opts.Logger.Debug("index of message summaries damaged; rebuilding it", "file", path, "err", err)
-		empty.added = true // rewrite it even if the mailbox is empty
-		return empty
-	}
-	return &summaryIndex{names: names, sums: sums, order: make([]int, 0, len(names))}
+// listedFile is a message file found by listing an agent's mailbox.
+type listedFile struct {
+	end   uint32 // its name is mailboxListing.names[previous end:end]
+	dir   int32  // its folder, in mailboxListing.dirs
+	twin  int32  // the next file of the same name (in another folder), or -1
+	found bool   // the index gave its summary
 }
 
-// saveIndex writes agent's index if it changed. A failure costs only
-// speed: it is logged, and the next Skim reads the files again.
-func (s *Store) saveIndex(agent string, x *summaryIndex) {
-	path := s.indexPath(agent)
-	if path == "" || !x.changed() {
-		return
+// listedDir is a folder of a mailbox: its path under the root and box.
+type listedDir struct {
+	rel string
+	box store.Box
+}
+
+// mailboxListing is the message files of one agent's mailbox, in the
+// order the folders listed them; their names are kept end to end in one
+// buffer. An index written from a listing keeps its order, so matching
+// the records of an unchanged mailbox is mostly a comparison with the
+// next name; the first surprise makes a map.
+type mailboxListing struct {
+	dirs  []listedDir
+	files []listedFile
+	names []byte
+	next  int              // where the next record is expected
+	at    map[string]int32 // file name -> first position, made on the first surprise
+}
+
+// reserve makes room for files more files whose names take nameBytes
+// bytes, from the hints of an index of size bytes (bounded by it: a
+// damaged hint cannot ask for much).
+func (l *mailboxListing) reserve(files, nameBytes uint64, size int64) {
+	limit := uint64(max(size, 0)) + 1024
+	files, nameBytes = min(files+files/8, limit/8), min(nameBytes+nameBytes/8, limit)
+	if uint64(cap(l.files)) < files {
+		l.files = make([]listedFile, 0, files)
 	}
-	if err := writeIndexFile(path, encodeIndex(x)); err != nil {
-		s.opts.Logger.Debug("index of message summaries not written", "file", path, "err", err)
+	if uint64(cap(l.names)) < nameBytes {
+		l.names = make([]byte, 0, nameBytes)
 	}
 }
 
-// writeIndexFile replaces path with data: a temporary file in the same
-// folder (created 0700 if missing), renamed over it.
-func writeIndexFile(path string, data []byte) error {
+// reset empties l for the next mailbox, keeping its memory.
+func (l *mailboxListing) reset() {
+	l.dirs, l.files, l.names, l.next, l.at = l.dirs[:0], l.files[:0], l.names[:0], 0, nil
+}
+
+// add notes a file.
+func (l *mailboxListing) add(dir int, name []byte) {
+	l.names = append(l.names, name...)
+	l.files = append(l.files, listedFile{end: uint32(len(l.names)), dir: int32(dir), twin: -1})
+}
+
+// nameBytes returns the name of listed file i, in the buffer.
+func (l *mailboxListing) nameBytes(i int) []byte {
+	start := uint32(0)
+	if i > 0 {
+		start = l.files[i-1].end
+	}
+	return l.names[start:l.files[i].end]
+}
+
+// name returns the name of listed file i.
+func (l *mailboxListing) name(i int) string { return string(l.nameBytes(i)) }
+
+// match returns the position of the listed file the record of name
+// stands for, and notes it found; false when no file of that name is
+// left without a record.
+func (l *mailboxListing) match(name string) (int, bool) {
+	if i := l.next; i < len(l.files) && l.at == nil && string(l.nameBytes(i)) == name {
+		l.next++
+		l.files[i].found = true
+		return i, true
+	}
+	if l.at == nil {
+		l.at = make(map[string]int32, len(l.files))
+		for i := range l.files {
+			n := l.nameBytes(i)
+			j, ok := l.at[string(n)]
+			if !ok {
+				l.at[string(n)] = int32(i)
+				continue
+			}
+			for l.files[j].twin >= 0 {
+				j = l.files[j].twin
+			}
+			l.files[j].twin = int32(i)
+		}
+	}
+	i, ok := l.at[name]
+	for ok && l.files[i].found {
+		i = l.files[i].twin
+		ok = i >= 0
+	}
+	if !ok {
+		return 0, false
+	}
+	l.files[i].found = true
+	return int(i), true
+}
+
+// ref returns the path under the root of listed file i.
+func (l *mailboxListing) ref(i int) string {
+	return l.dirs[l.files[i].dir].rel + string(filepath.Separator) + string(l.nameBytes(i))
+}
+
+// writeIndexFile replaces path with the index made of the magic line,
+// the hints records and nameBytes, the frames copy writes, and the end
+// frame: a temporary file in the same folder (created 0700 if missing),
+// renamed over it.
+func writeIndexFile(path string, records, nameBytes int, copy func(w *os.File) error) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return err
@@ -145,7 +163,14 @@ func writeIndexFile(path string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	_, err = f.Write(data)
+	head := binary.AppendUvarint([]byte(indexMagic), uint64(records))
+	_, err = f.Write(binary.AppendUvarint(head, uint64(nameBytes)))
+	if err == nil {
+		err = copy(f)
+	}
+	if err == nil {
+		_, err = f.Write([]byte{0})
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}

@@ -1,10 +1,13 @@
 package fsstore
 
 import (
+	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
+	"strings"
 	"sync"
 	"time"
 
@@ -13,7 +16,19 @@ import (
 )
 
 // indexMagic starts an index file; it names the format's version.
-const indexMagic = "switchboard-index-1\n"
+//
+// The format: the magic line, then two hints for the reader (how many
+// records follow, and the length of their file names end to end, as
+// uvarints: what to make room for, never trusted for more), then one
+// frame per file known (the length
+// of its record as a uvarint, the record, and the record's CRC-32C, four
+// bytes little-endian), then a frame of length zero that ends the file.
+// A record is a byte of flags, then the file name and the summary's
+// strings (each a uvarint length and the bytes), then its times (seconds
+// as a varint, nanoseconds as a uvarint). Each record carries its own
+// checksum, so the file is read as a stream and every record is checked
+// before it is used; a file without its end frame was torn.
+const indexMagic = "switchboard-index-2\n"
 
 // Flags of a record.
 const (
@@ -24,127 +39,181 @@ const (
 	flagDeadline
 )
 
+// maxIndexRecord bounds the length a frame may claim: a larger one is
+// damage, not a record.
+const maxIndexRecord = 1 << 20
+
+// crcTable is made on first use, not at start.
 var crcTable = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
 
 // errBadIndex is wrapped by every decoding error.
 var errBadIndex = errors.New("bad index file")
 
-// encodeIndex returns the file holding the entries of x found again or
-// added, in listing order: the magic line, the count, one record per entry (strings and
-// times as varints), and the CRC-32C of all that.
-func encodeIndex(x *summaryIndex) []byte {
-	n := len(x.order)
-	b := make([]byte, 0, 64+n*200)
-	b = append(b, indexMagic...)
-	b = binary.AppendUvarint(b, uint64(n))
-	str := func(s string) {
-		b = binary.AppendUvarint(b, uint64(len(s)))
-		b = append(b, s...)
+// appendIndexRecord appends the frame of the record of file name and
+// its summary s to b.
+func appendIndexRecord(b []byte, name string, s *store.Summary) []byte {
+	var rec [256]byte
+	r := rec[:0]
+	str := func(v string) {
+		r = binary.AppendUvarint(r, uint64(len(v)))
+		r = append(r, v...)
 	}
 	tm := func(t time.Time) {
-		b = binary.AppendVarint(b, t.Unix())
-		b = binary.AppendUvarint(b, uint64(t.Nanosecond()))
+		r = binary.AppendVarint(r, t.Unix())
+		r = binary.AppendUvarint(r, uint64(t.Nanosecond()))
 	}
-	for _, i := range x.order {
-		name, s := x.names[i], &x.sums[i]
-		flags := byte(0)
-		if s.ExpectsReply {
-			flags |= flagExpectsReply
-		}
-		if s.Task != nil {
-			flags |= flagTask
-			if !s.Task.Deadline.IsZero() {
-				flags |= flagDeadline
-			}
-		}
-		if !s.Timestamp.IsZero() {
-			flags |= flagTimestamp
-		}
-		if !s.ReplyBy.IsZero() {
-			flags |= flagReplyBy
-		}
-		b = append(b, flags)
-		for _, v := range []string{name, s.ID, s.From, s.To, string(s.Type), s.ReplyTo, s.ThreadID, s.TaskID} {
-			str(v)
-		}
-		if flags&flagTimestamp != 0 {
-			tm(s.Timestamp)
-		}
-		if flags&flagReplyBy != 0 {
-			tm(s.ReplyBy)
-		}
-		if s.Task != nil {
-			str(s.Task.ID)
-			str(string(s.Task.State))
-			if flags&flagDeadline != 0 {
-				tm(s.Task.Deadline)
-			}
+	flags := byte(0)
+	if s.ExpectsReply {
+		flags |= flagExpectsReply
+	}
+	if s.Task != nil {
+		flags |= flagTask
+		if !s.Task.Deadline.IsZero() {
+			flags |= flagDeadline
 		}
 	}
-	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(b, crcTable()))
+	if !s.Timestamp.IsZero() {
+		flags |= flagTimestamp
+	}
+	if !s.ReplyBy.IsZero() {
+		flags |= flagReplyBy
+	}
+	r = append(r, flags)
+	for _, v := range [...]string{name, s.ID, s.From, s.To, string(s.Type), s.ReplyTo, s.ThreadID, s.TaskID, s.Subject} {
+		str(v)
+	}
+	if flags&flagTimestamp != 0 {
+		tm(s.Timestamp)
+	}
+	if flags&flagReplyBy != 0 {
+		tm(s.ReplyBy)
+	}
+	if s.Task != nil {
+		str(s.Task.ID)
+		str(string(s.Task.State))
+		if flags&flagDeadline != 0 {
+			tm(s.Task.Deadline)
+		}
+	}
+	b = binary.AppendUvarint(b, uint64(len(r)))
+	b = append(b, r...)
+	return binary.LittleEndian.AppendUint32(b, crc32.Checksum(r, crcTable()))
 }
 
-// decodeIndex reads a file encodeIndex wrote: the names of the files it
-// knows and their summaries. The strings are parts of one copy of the
-// file; agent ids, types and task states, which repeat from record to
-// record, are kept once.
-func decodeIndex(data []byte) ([]string, []store.Summary, error) {
-	if len(data) < len(indexMagic)+4 || string(data[:len(indexMagic)]) != indexMagic {
-		return nil, nil, fmt.Errorf("%w: not an index of this version", errBadIndex)
+// indexReader reads an index file as a stream, one checked record at a
+// time.
+type indexReader struct {
+	// records and nameBytes are the hints at the start of the file.
+	records, nameBytes uint64
+	r                  *bufio.Reader
+	buf                []byte            // the current frame
+	interned           map[string]string // agent ids, types and task states, kept once
+}
+
+// newIndexReader checks the magic line at the start of r.
+func newIndexReader(r io.Reader) (*indexReader, error) {
+	br := bufio.NewReaderSize(r, 64<<10)
+	head := make([]byte, len(indexMagic))
+	if _, err := io.ReadFull(br, head); err != nil || string(head) != indexMagic {
+		return nil, fmt.Errorf("%w: not an index of this version", errBadIndex)
 	}
-	body := data[:len(data)-4]
-	if crc32.Checksum(body, crcTable()) != binary.LittleEndian.Uint32(data[len(data)-4:]) {
+	records, err := binary.ReadUvarint(br)
+	if err != nil {
+		return nil, fmt.Errorf("%w: torn header", errBadIndex)
+	}
+	nameBytes, err := binary.ReadUvarint(br)
+	if err != nil {
+		return nil, fmt.Errorf("%w: torn header", errBadIndex)
+	}
+	return &indexReader{records: records, nameBytes: nameBytes, r: br, interned: map[string]string{}}, nil
+}
+
+// next returns the next record: the name of its file and its summary.
+// It returns io.EOF at the end frame, and an error wrapping errBadIndex
+// for a torn or damaged file.
+func (x *indexReader) next() (string, store.Summary, error) {
+	_, rec, err := x.frame()
+	if err != nil {
+		return "", store.Summary{}, err
+	}
+	return x.decode(rec)
+}
+
+// frame reads the next frame and checks it: the whole frame, and the
+// record in it (both valid until the next call). It returns io.EOF at
+// the end frame.
+func (x *indexReader) frame() (frame, rec []byte, err error) {
+	n, err := binary.ReadUvarint(x.r)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%w: torn (no end frame)", errBadIndex)
+	}
+	if n == 0 {
+		return nil, nil, io.EOF
+	}
+	if n > maxIndexRecord {
+		return nil, nil, fmt.Errorf("%w: record of %d bytes", errBadIndex, n)
+	}
+	head := 1
+	for v := n; v >= 0x80; v >>= 7 {
+		head++
+	}
+	size := head + int(n) + 4
+	if cap(x.buf) < size {
+		x.buf = make([]byte, size, max(size, 2*cap(x.buf)))
+	}
+	x.buf = x.buf[:size]
+	binary.PutUvarint(x.buf, n)
+	if _, err := io.ReadFull(x.r, x.buf[head:]); err != nil {
+		return nil, nil, fmt.Errorf("%w: torn record", errBadIndex)
+	}
+	rec = x.buf[head : head+int(n)]
+	if crc32.Checksum(rec, crcTable()) != binary.LittleEndian.Uint32(x.buf[head+int(n):]) {
 		return nil, nil, fmt.Errorf("%w: checksum mismatch (torn or damaged)", errBadIndex)
 	}
-	d := indexDecoder{buf: string(body[len(indexMagic):]), interned: map[string]string{}}
-	n := d.uvarint()
-	if d.err != nil || n > uint64(len(d.buf)) {
-		return nil, nil, fmt.Errorf("%w: bad count", errBadIndex)
-	}
-	names, sums := make([]string, 0, n), make([]store.Summary, 0, n)
-	for range n {
-		flags := d.byte()
-		name := d.str()
-		s := store.Summary{ID: d.str(), From: d.intern(), To: d.intern(), Type: envelope.Type(d.intern()),
-			ReplyTo: d.str(), ThreadID: d.str(), TaskID: d.str(), ExpectsReply: flags&flagExpectsReply != 0}
-		if flags&flagTimestamp != 0 {
-			s.Timestamp = d.time()
-		}
-		if flags&flagReplyBy != 0 {
-			s.ReplyBy = d.time()
-		}
-		if flags&flagTask != 0 {
-			s.Task = &store.TaskSummary{ID: d.str(), State: envelope.TaskState(d.intern())}
-			if flags&flagDeadline != 0 {
-				s.Task.Deadline = d.time()
-			}
-		}
-		if d.err != nil {
-			return nil, nil, d.err
-		}
-		names, sums = append(names, name), append(sums, s)
-	}
-	if len(d.buf) != 0 {
-		return nil, nil, fmt.Errorf("%w: %d bytes after the last record", errBadIndex, len(d.buf))
-	}
-	return names, sums, nil
+	return x.buf, rec, nil
 }
 
-// indexDecoder reads the fields of records; the first error sticks.
-type indexDecoder struct {
+// decode reads one record. Its strings are parts of one copy of it,
+// except those kept once.
+func (x *indexReader) decode(rec []byte) (string, store.Summary, error) {
+	d := recordDecoder{buf: string(rec), interned: x.interned}
+	flags := d.byte()
+	name := d.str()
+	s := store.Summary{ID: d.str(), From: d.intern(), To: d.intern(), Type: envelope.Type(d.intern()),
+		ReplyTo: d.str(), ThreadID: d.str(), TaskID: d.str(), Subject: d.str(), ExpectsReply: flags&flagExpectsReply != 0}
+	if flags&flagTimestamp != 0 {
+		s.Timestamp = d.time()
+	}
+	if flags&flagReplyBy != 0 {
+		s.ReplyBy = d.time()
+	}
+	if flags&flagTask != 0 {
+		s.Task = &store.TaskSummary{ID: d.str(), State: envelope.TaskState(d.intern())}
+		if flags&flagDeadline != 0 {
+			s.Task.Deadline = d.time()
+		}
+	}
+	if d.err == nil && len(d.buf) != 0 {
+		d.err = fmt.Errorf("%w: %d bytes after a record", errBadIndex, len(d.buf))
+	}
+	return name, s, d.err
+}
+
+// recordDecoder reads the fields of a record; the first error sticks.
+type recordDecoder struct {
 	buf      string
 	err      error
 	interned map[string]string
 }
 
-func (d *indexDecoder) fail(what string) {
+func (d *recordDecoder) fail(what string) {
 	if d.err == nil {
 		d.err = fmt.Errorf("%w: truncated %s", errBadIndex, what)
 	}
 	d.buf = ""
 }
 
-func (d *indexDecoder) byte() byte {
+func (d *recordDecoder) byte() byte {
 	if len(d.buf) == 0 {
 		d.fail("record")
 		return 0
@@ -154,28 +223,31 @@ func (d *indexDecoder) byte() byte {
 	return c
 }
 
-func (d *indexDecoder) uvarint() uint64 {
-	v, n := binary.Uvarint([]byte(d.buf[:min(len(d.buf), binary.MaxVarintLen64)]))
-	if n <= 0 {
-		d.fail("number")
-		return 0
+func (d *recordDecoder) uvarint() uint64 {
+	var v uint64
+	for i := 0; i < len(d.buf) && i < binary.MaxVarintLen64; i++ {
+		c := d.buf[i]
+		v |= uint64(c&0x7f) << (7 * i)
+		if c < 0x80 {
+			d.buf = d.buf[i+1:]
+			return v
+		}
 	}
-	d.buf = d.buf[n:]
-	return v
+	d.fail("number")
+	return 0
 }
 
-func (d *indexDecoder) varint() int64 {
-	v, n := binary.Varint([]byte(d.buf[:min(len(d.buf), binary.MaxVarintLen64)]))
-	if n <= 0 {
-		d.fail("number")
-		return 0
+func (d *recordDecoder) varint() int64 {
+	u := d.uvarint()
+	v := int64(u >> 1)
+	if u&1 != 0 {
+		v = ^v
 	}
-	d.buf = d.buf[n:]
 	return v
 }
 
 // str returns the next string, a part of buf.
-func (d *indexDecoder) str() string {
+func (d *recordDecoder) str() string {
 	n := d.uvarint()
 	if n > uint64(len(d.buf)) {
 		d.fail("string")
@@ -186,21 +258,31 @@ func (d *indexDecoder) str() string {
 	return s
 }
 
-// intern returns a string that repeats across records, kept once.
-func (d *indexDecoder) intern() string {
+// intern returns a string that repeats across records, kept once (a
+// copy, so that it does not hold the record it came from).
+func (d *recordDecoder) intern() string {
 	s := d.str()
 	if v, ok := d.interned[s]; ok {
 		return v
 	}
+	if len(d.interned) >= maxInterned {
+		return s
+	}
+	s = strings.Clone(s)
 	d.interned[s] = s
 	return s
 }
 
-func (d *indexDecoder) time() time.Time {
+// maxInterned bounds the strings an index reader keeps once: agent
+// ids, types and states are few, but a damaged or hostile file could
+// name many.
+const maxInterned = 4096
+
+func (d *recordDecoder) time() time.Time {
 	sec := d.varint()
 	nsec := d.uvarint()
 	if nsec >= 1e9 {
 		d.fail("time")
 	}
-	return time.Unix(sec, int64(nsec))
+	return time.Unix(sec, int64(nsec)).UTC()
 }

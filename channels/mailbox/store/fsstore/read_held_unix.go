@@ -44,8 +44,11 @@ func readHeld(dir *heldDir, name string, limit int64) (msg *envelope.Message, li
 	if st.Size > limit {
 		return nil, links, fmt.Errorf("oversized: %d bytes > %d", st.Size, limit)
 	}
-	// One read more than the size: a file that grew is caught by the cap.
-	buf := make([]byte, st.Size+1)
+	// The read stops at the size fstat gave: a message file is whole
+	// before it is linked into inbox/, so no read for the end of the file
+	// is spent. A file that came out shorter is read to its end; one that
+	// grew since the fstat is read only as far as it was then.
+	buf := make([]byte, st.Size)
 	n := 0
 	for n < len(buf) {
 		m, err := unix.Read(fd, buf[n:])
@@ -59,12 +62,6 @@ func readHeld(dir *heldDir, name string, limit int64) (msg *envelope.Message, li
 			break
 		}
 		n += m
-		if int64(n) > limit {
-			return nil, links, fmt.Errorf("read message: %w: over %d bytes", envelope.ErrTooLarge, limit)
-		}
-		if n == len(buf) { // grew while read: make room for the rest
-			buf = append(buf, make([]byte, 4096)...)
-		}
 	}
 	msg, err = envelope.DecodeBytes(buf[:n])
 	return msg, links, err

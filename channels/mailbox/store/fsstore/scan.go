@@ -18,6 +18,7 @@ type scan struct {
 	names   []string // message names, ascending
 	foreign []string // names that are neither messages nor writes in progress
 	more    bool     // foreign was cut at k
+	total   int      // message names in the folder (after or not)
 }
 
 // scanDir streams dir with ReadDir in chunks, never holding the whole
@@ -36,6 +37,7 @@ func scanDir(dir string, k int, after string) (scan, error) {
 			name := e.Name()
 			switch classify(name) {
 			case entryMessage:
+				res.total++
 				if name > after {
 					h.offer(name, k)
 				}

@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"path/filepath"
 	"strings"
 
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
@@ -16,10 +18,11 @@ var _ store.Skimmer = (*Store)(nil)
 // Skim implements store.Skimmer: it lists the message files of each
 // agent's inbox/, claimed/, processed/ and archive/ as Browse does, and
 // takes each one's summary from the store's index (see Options.IndexDir),
-// reading only the files the index does not know yet. The index of an
-// agent is brought up to date as a side effect, and only when the whole
-// mailbox was listed. Without an index, or with one that cannot be read,
-// every file is read.
+// reading only the files the index does not know yet. It holds one
+// agent's list of file names at a time, and one record of the index:
+// never every summary. The index of an agent is brought up to date as a
+// side effect, and only when the whole mailbox was listed. Without an
+// index, or with one that cannot be read, every file is read.
 func (s *Store) Skim(ctx context.Context, agents []string, fn func(store.Skimmed) bool) error {
 	if agents == nil {
 		var err error
@@ -27,11 +30,13 @@ func (s *Store) Skim(ctx context.Context, agents []string, fn func(store.Skimmed
 			return err
 		}
 	}
+	var l mailboxListing // its memory serves every agent in turn
 	for _, agent := range agents {
 		if _, err := s.agentDir(agent); err != nil {
 			return err
 		}
-		more, err := s.skimAgent(ctx, agent, fn)
+		l.reset()
+		more, err := s.skimAgent(ctx, agent, &l, fn)
 		if err != nil || !more {
 			return err
 		}
@@ -39,35 +44,125 @@ func (s *Store) Skim(ctx context.Context, agents []string, fn func(store.Skimmed
 	return nil
 }
 
-// skimAgent skims one agent's mailbox.
-func (s *Store) skimAgent(ctx context.Context, agent string, fn func(store.Skimmed) bool) (bool, error) {
-	idx := s.loadIndex(agent)
+// skimAgent skims one agent's mailbox: it lists the mailbox, streams the
+// index, then reads the files the index did not know.
+func (s *Store) skimAgent(ctx context.Context, agent string, l *mailboxListing, fn func(store.Skimmed) bool) (bool, error) {
+	path := s.indexPath(agent)
+	old, damaged := s.openIndex(path)
+	if old != nil {
+		defer old.close()
+		l.reserve(old.r.records, old.r.nameBytes, old.size)
+	}
 	for _, b := range browseBoxes {
-		more, err := s.listBox(ctx, agent, b.dir, b.box, func(rel string) bool {
-			name := rel[strings.LastIndexByte(rel, filepath.Separator)+1:]
-			i, ok := idx.find(name)
-			if !ok {
-				msg, err := readMessage(filepath.Join(s.root, rel), s.opts.MaxMessageBytes)
-				if err != nil {
-					return true // unreadable: skipped, as Browse does
-				}
-				i = idx.add(name, store.Summarize(msg))
+		if _, err := s.listBox(ctx, agent, b.dir, b.box, func(dir string, name []byte) bool {
+			if n := len(l.dirs); n == 0 || l.dirs[n-1].rel != dir {
+				l.dirs = append(l.dirs, listedDir{rel: dir, box: b.box})
 			}
-			return fn(store.Skimmed{Summary: idx.sums[i], Agent: agent, Box: b.box, Ref: rel})
-		})
-		if err != nil || !more {
+			l.add(len(l.dirs)-1, name)
+			return true
+		}); err != nil {
 			return false, err
 		}
 	}
-	s.saveIndex(agent, idx)
+	emit := func(i int, sum store.Summary) bool {
+		return fn(store.Skimmed{Summary: sum, Agent: agent, Box: l.dirs[l.files[i].dir].box, Ref: l.ref(i)})
+	}
+	changed := damaged
+	if old != nil {
+		for {
+			if old.read%1024 == 0 {
+				if err := ctx.Err(); err != nil {
+					return false, err
+				}
+			}
+			name, sum, err := old.next()
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				s.opts.Logger.Debug("index of message summaries damaged; rebuilding it", "file", path, "err", err)
+				changed = true
+				break
+			}
+			i, ok := l.match(name)
+			if !ok { // its file is gone
+				old.drop()
+				changed = true
+				continue
+			}
+			if !emit(i, sum) {
+				return false, nil
+			}
+		}
+	}
+	var fresh []byte
+	for i := range l.files {
+		if l.files[i].found {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return false, err
+		}
+		sk := store.Skimmed{Agent: agent, Box: l.dirs[l.files[i].dir].box, Ref: l.ref(i)}
+		msg, err := readMessage(filepath.Join(s.root, sk.Ref), s.opts.MaxMessageBytes)
+		if errors.Is(err, fs.ErrNotExist) {
+			msg, err = s.readMovedOn(agent, l.name(i), &sk)
+		}
+		if err != nil {
+			continue // unreadable, or gone: skipped, as Browse does
+		}
+		sk.Summary = store.Summarize(msg)
+		if path != "" {
+			fresh = appendIndexRecord(fresh, l.name(i), &sk.Summary)
+			changed = true
+		}
+		if !fn(sk) {
+			return false, nil
+		}
+	}
+	if changed && path != "" {
+		s.rewriteIndex(path, l, old, fresh)
+	}
 	return true, nil
 }
 
-// listBox calls fn with the path under the root of each message file in
-// <root>/<agent>/<sub> (and, for archive/, its sub-folders), in no
-// particular order, without reading them. It reports false when fn did.
-// Folders that are missing, unreadable or symlinks are skipped.
-func (s *Store) listBox(ctx context.Context, agent, sub string, box store.Box, fn func(rel string) bool) (bool, error) {
+// movedOn are the folders a receiver moves a message into from each box
+// (claimed, then acknowledged), in that order.
+var movedOn = map[store.Box][]struct {
+	dir string
+	box store.Box
+}{
+	store.BoxInbox:   {{claimedDir, store.BoxClaimed}, {processedDir, store.BoxProcessed}},
+	store.BoxClaimed: {{processedDir, store.BoxProcessed}},
+}
+
+// readMovedOn reads the message file name of agent that was listed in
+// sk's box but moved on before it was read (a receiver claimed it, or
+// acknowledged it): it looks in the folders it moves into, in order, and
+// sets sk's Box and Ref to where it was found. A message is never missed
+// for being on its way while the mailbox is listed.
+func (s *Store) readMovedOn(agent, name string, sk *store.Skimmed) (*envelope.Message, error) {
+	err := fs.ErrNotExist
+	for _, next := range movedOn[sk.Box] {
+		ref := agent + string(filepath.Separator) + next.dir + string(filepath.Separator) + name
+		var msg *envelope.Message
+		if msg, err = readMessage(filepath.Join(s.root, ref), s.opts.MaxMessageBytes); err == nil {
+			sk.Box, sk.Ref = next.box, ref
+			return msg, nil
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return nil, err
+		}
+	}
+	return nil, err
+}
+
+// listBox calls fn with the folder under the root and the name of each
+// message file in <root>/<agent>/<sub> (and, for archive/, its
+// sub-folders), in no particular order, without reading them. It reports
+// false when fn did. Folders that are missing, unreadable or symlinks
+// are skipped.
+func (s *Store) listBox(ctx context.Context, agent, sub string, box store.Box, fn func(dir string, name []byte) bool) (bool, error) {
 	rel := agent + string(filepath.Separator) + sub
 	if err := checkDir(filepath.Join(s.root, rel)); err != nil {
 		return true, nil // missing, or not a real folder: nothing to read there
@@ -77,22 +172,21 @@ func (s *Store) listBox(ctx context.Context, agent, sub string, box store.Box, f
 
 // listDir is listBox for the folder rel under the root, going down into
 // its sub-folders when deep.
-func (s *Store) listDir(ctx context.Context, rel string, deep bool, fn func(rel string) bool) (bool, error) {
+func (s *Store) listDir(ctx context.Context, rel string, deep bool, fn func(dir string, name []byte) bool) (bool, error) {
 	if err := ctx.Err(); err != nil {
 		return false, err
 	}
-	prefix := rel + string(filepath.Separator)
 	var subs []string
 	more := true
-	err := eachEntry(filepath.Join(s.root, rel), func(e fs.DirEntry) {
-		switch name := e.Name(); {
+	err := eachDirent(filepath.Join(s.root, rel), func(name []byte, kind direntKind) {
+		switch {
 		case !more:
-		case e.IsDir():
+		case kind == direntDir:
 			if deep {
-				subs = append(subs, prefix+name)
+				subs = append(subs, rel+string(filepath.Separator)+string(name))
 			}
-		case e.Type().IsRegular() && classify(name) == entryMessage:
-			more = fn(prefix + name)
+		case kind == direntFile && isMessageName(name):
+			more = fn(rel, name)
 		}
 	})
 	if err != nil || !more {
@@ -144,9 +238,9 @@ func (s *Store) Fetch(ctx context.Context, sk store.Skimmed) (store.Stored, erro
 		}
 	}
 	var found string
-	if more, err := s.listBox(ctx, sk.Agent, archiveDir, store.BoxArchive, func(rel string) bool {
-		if filepath.Base(rel) == name {
-			found = rel
+	if more, err := s.listBox(ctx, sk.Agent, archiveDir, store.BoxArchive, func(dir string, file []byte) bool {
+		if string(file) == name {
+			found = dir + string(filepath.Separator) + name
 		}
 		return found == ""
 	}); err != nil && more {

@@ -1,11 +1,17 @@
 package fsstore
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -112,10 +118,11 @@ func TestSkimListsWhatBrowseDoesAndKeepsAnIndex(t *testing.T) {
 	sameSkims(t, want, skimmed(t, s))
 	var waiting string
 	for ref, sk := range want {
-		if sk.Box == store.BoxInbox {
+		if sk.Box == store.BoxInbox && sk.Agent == "coder" {
 			waiting = ref
 		}
 	}
+	require.NotEmpty(t, waiting)
 	other := newMsg("someone", "coder", "rewritten")
 	writeRaw(t, filepath.Dir(filepath.Join(s.root, waiting)), filepath.Base(waiting), encoded(t, other))
 	assert.Equal(t, want[waiting].Summary.ID, skimmed(t, s, "coder")[waiting].Summary.ID)
@@ -148,7 +155,7 @@ func TestSkimRebuildsADamagedIndex(t *testing.T) {
 		"torn":          func(b []byte) []byte { return b[:len(b)/2] },
 		"flipped byte":  func(b []byte) []byte { b[len(b)/2] ^= 0x40; return b },
 		"empty":         func([]byte) []byte { return nil },
-		"other version": func(b []byte) []byte { return append([]byte("switchboard-index-0\n"), b[len(indexMagic):]...) },
+		"other version": func(b []byte) []byte { return append([]byte("switchboard-index-1\n"), b[len(indexMagic):]...) },
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -241,19 +248,61 @@ func TestFetchFollowsAMessageThatMoved(t *testing.T) {
 
 func TestDecodeIndexRefusesGarbage(t *testing.T) {
 	t.Parallel()
-	x := &summaryIndex{}
-	x.add("a.msg.json", store.Summary{ID: "1", From: "a", To: "b", Type: envelope.TypeTask, Timestamp: time.Unix(5, 6),
-		Task: &store.TaskSummary{ID: "t", State: envelope.StateCompleted}})
-	good := encodeIndex(x)
-	names, sums, err := decodeIndex(good)
+	sums := []store.Summary{{ID: "1", From: "a", To: "b", Type: envelope.TypeTask, Timestamp: time.Unix(5, 6).UTC(),
+		Task: &store.TaskSummary{ID: "t", State: envelope.StateCompleted, Deadline: time.Unix(7, 8).UTC()}},
+		{ID: "2", From: "b", To: "a", ReplyTo: "1", ThreadID: "th", TaskID: "t", Subject: "re", ExpectsReply: true,
+			ReplyBy: time.Unix(-9, 10).UTC()}}
+	good := encodeIndex([]string{"a.msg.json", "b.msg.json"}, sums)
+	names, got, err := decodeIndex(good)
 	require.NoError(t, err)
-	assert.Equal(t, []string{"a.msg.json"}, names)
-	assert.Equal(t, "t", sums[0].Task.ID)
+	assert.Equal(t, []string{"a.msg.json", "b.msg.json"}, names)
+	assert.Equal(t, sums, got)
 	for i := range len(good) - 1 {
 		_, _, err := decodeIndex(good[:i])
 		assert.ErrorIs(t, err, errBadIndex, "cut at %d", i)
 	}
-	assert.True(t, slices.Equal(good, encodeIndex(x)), "stable")
+	for i := len(indexMagic) + 2; i < len(good)-1; i++ { // after the hints (2 records, 0 bytes)
+		bad := slices.Clone(good)
+		bad[i] ^= 0x10
+		_, _, err := decodeIndex(bad)
+		assert.ErrorIs(t, err, errBadIndex, "flipped at %d", i)
+	}
+	assert.True(t, slices.Equal(good, encodeIndex(names, got)), "stable")
+}
+
+// encodeIndex returns the index file of the given records.
+func encodeIndex(names []string, sums []store.Summary) []byte {
+	b := binary.AppendUvarint([]byte(indexMagic), uint64(len(names)))
+	b = binary.AppendUvarint(b, 0)
+	for i := range names {
+		b = appendIndexRecord(b, names[i], &sums[i])
+	}
+	return append(b, 0)
+}
+
+// decodeIndex reads a whole index file: it fails unless every record is
+// sound, the end frame is there and nothing follows it.
+func decodeIndex(data []byte) ([]string, []store.Summary, error) {
+	r, err := newIndexReader(bytes.NewReader(data))
+	if err != nil {
+		return nil, nil, err
+	}
+	var names []string
+	var sums []store.Summary
+	for {
+		name, sum, err := r.next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		names, sums = append(names, name), append(sums, sum)
+	}
+	if _, err := r.r.ReadByte(); err == nil {
+		return nil, nil, fmt.Errorf("%w: bytes after the end", errBadIndex)
+	}
+	return names, sums, nil
 }
 
 // readFile reads path, failing the test on error.
@@ -262,4 +311,118 @@ func readFile(t *testing.T, path string) []byte {
 	data, err := os.ReadFile(path)
 	require.NoError(t, err)
 	return data
+}
+
+func TestSkimKeepsTwoCopiesOfOneName(t *testing.T) {
+	t.Parallel()
+	s, _ := openMsgStore(t)
+	skimTree(t, s)
+	var handled string
+	for ref, sk := range browsed(t, s) {
+		if sk.Box == store.BoxProcessed {
+			handled = ref
+		}
+	}
+	// A copy left in the inbox under the same name (a move cut short).
+	copyRef := filepath.Join("coder", inboxDir, filepath.Base(handled))
+	require.NoError(t, os.Link(filepath.Join(s.root, handled), filepath.Join(s.root, copyRef)))
+	want := browsed(t, s)
+	require.Contains(t, want, copyRef)
+
+	count := func() int {
+		names, _, err := decodeIndex(readFile(t, s.indexPath("coder")))
+		require.NoError(t, err)
+		n := 0
+		for _, name := range names {
+			if name == filepath.Base(handled) {
+				n++
+			}
+		}
+		return n
+	}
+	sameSkims(t, want, skimmed(t, s))
+	assert.Equal(t, 2, count(), "one record per copy")
+	sameSkims(t, want, skimmed(t, s)) // from the index
+	assert.Equal(t, 2, count())
+
+	require.NoError(t, os.Remove(filepath.Join(s.root, copyRef)))
+	sameSkims(t, browsed(t, s), skimmed(t, s))
+	assert.Equal(t, 1, count(), "the record of the copy that is gone is dropped")
+}
+
+func TestSkimStoppedEarlyLeavesTheIndex(t *testing.T) {
+	t.Parallel()
+	s, _ := openMsgStore(t)
+	skimTree(t, s)
+	require.NoError(t, s.Skim(context.Background(), []string{"coder"}, func(store.Skimmed) bool { return false }))
+	assert.NoFileExists(t, s.indexPath("coder"), "not all of the mailbox was read")
+	sameSkims(t, browsed(t, s), skimmed(t, s))
+	before := readFile(t, s.indexPath("coder"))
+	require.NoError(t, s.Skim(context.Background(), []string{"coder"}, func(store.Skimmed) bool { return false }))
+	assert.Equal(t, before, readFile(t, s.indexPath("coder")))
+}
+
+func TestEachDirentReportsKinds(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "f"+envelope.MessageSuffix), nil, 0o600))
+	require.NoError(t, os.Mkdir(filepath.Join(dir, "d"+envelope.MessageSuffix), 0o700))
+	require.NoError(t, os.Symlink("f"+envelope.MessageSuffix, filepath.Join(dir, "l"+envelope.MessageSuffix)))
+	for i := range 600 { // more than one batch
+		require.NoError(t, os.WriteFile(filepath.Join(dir, fmt.Sprintf("n%04d-%s", i, strings.Repeat("x", 40))), nil, 0o600))
+	}
+	got := map[string]direntKind{}
+	require.NoError(t, eachDirent(dir, func(name []byte, kind direntKind) { got[string(name)] = kind }))
+	assert.Len(t, got, 603)
+	assert.Equal(t, direntFile, got["f"+envelope.MessageSuffix])
+	assert.Equal(t, direntDir, got["d"+envelope.MessageSuffix])
+	assert.Equal(t, direntOther, got["l"+envelope.MessageSuffix])
+	assert.Error(t, eachDirent(filepath.Join(dir, "missing"), func([]byte, direntKind) {}))
+}
+
+func TestSkimSkipsWhatIsNotAMessageFile(t *testing.T) {
+	t.Parallel()
+	s, _ := openMsgStore(t)
+	skimTree(t, s)
+	inbox := filepath.Join(s.root, "coder", inboxDir)
+	require.NoError(t, os.Mkdir(filepath.Join(inbox, "d"+envelope.MessageSuffix), 0o700))
+	require.NoError(t, os.Symlink("/etc/passwd", filepath.Join(inbox, "l"+envelope.MessageSuffix)))
+	want := browsed(t, s)
+	sameSkims(t, want, skimmed(t, s))
+	sameSkims(t, want, skimmed(t, s))
+}
+
+func TestListingHintsAreBoundedByTheIndexSize(t *testing.T) {
+	t.Parallel()
+	var l mailboxListing
+	l.reserve(1<<40, 1<<40, 100) // a damaged hint
+	assert.LessOrEqual(t, cap(l.files), (100+1024)/8)
+	assert.LessOrEqual(t, cap(l.names), 100+1024)
+	l.reserve(1000, 30000, 1<<20)
+	assert.GreaterOrEqual(t, cap(l.files), 1000)
+	assert.GreaterOrEqual(t, cap(l.names), 30000)
+}
+
+// A file listed in inbox/ but claimed and acknowledged before it is read
+// is read where the receiver moved it, and reported there.
+func TestSkimReadsAMessageThatMovedOn(t *testing.T) {
+	t.Parallel()
+	s, _ := openMsgStore(t)
+	m := newMsg("alice", "bob", "on its way")
+	require.NoError(t, s.Deliver(context.Background(), m))
+	name := envelope.FileName(m)
+	require.NoError(t, os.MkdirAll(agentPath(s, "bob", processedDir), 0o700))
+	require.NoError(t, os.Rename(agentPath(s, "bob", inboxDir, name), agentPath(s, "bob", processedDir, name)))
+
+	for _, from := range []store.Box{store.BoxInbox, store.BoxClaimed} {
+		sk := store.Skimmed{Agent: "bob", Box: from, Ref: filepath.Join("bob", inboxDir, name)}
+		got, err := s.readMovedOn("bob", name, &sk)
+		require.NoError(t, err, "listed in %s", from)
+		assert.Equal(t, m.ID, got.ID)
+		assert.Equal(t, store.BoxProcessed, sk.Box)
+		assert.Equal(t, filepath.Join("bob", processedDir, name), sk.Ref)
+	}
+	sk := store.Skimmed{Agent: "bob", Box: store.BoxProcessed}
+	_, err := s.readMovedOn("bob", name, &sk)
+	assert.ErrorIs(t, err, fs.ErrNotExist, "a handled message moves on only into an archive, which is listed after")
 }
