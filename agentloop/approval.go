@@ -200,6 +200,15 @@ func (g *gate) ask(ctx context.Context, turn *Turn, kind, action, detail string)
 func (g *gate) wait(ctx context.Context, a store.Approval, w *waiter, asked func()) store.Decision {
 	deadline := g.clk.NewTimer(a.Deadline.Sub(g.clk.Now()))
 	defer deadline.Stop()
+	expired := deadline.C()
+	if !g.clk.Now().Before(a.Deadline) {
+		// Past the deadline already: the clock may have moved on between
+		// reading it and setting the timer (a manual clock moved by another
+		// goroutine), which then waits that much too long.
+		now := make(chan time.Time, 1)
+		now <- a.Deadline
+		expired = now
+	}
 	every := minPoll
 	poll := g.clk.NewTimer(every)
 	defer poll.Stop()
@@ -218,7 +227,7 @@ func (g *gate) wait(ctx context.Context, a store.Approval, w *waiter, asked func
 		select {
 		case d := <-w.answer:
 			return decide(d)
-		case <-deadline.C():
+		case <-expired:
 			return decide(store.Decision{Allow: false, By: "timeout", Reason: "no answer within " + g.cfg.Timeout.String(), Time: g.clk.Now()})
 		case <-poll.C():
 			got, err := g.cfg.Book.GetApproval(ctx, a.ID)

@@ -132,3 +132,30 @@ func TestApprovalDecidedByAnotherProcess(t *testing.T) {
 	assert.Empty(t, list, "the agent removed its approval once decided")
 	assert.Equal(t, agentloop.ApprovalStats{Tool: agentloop.ApprovalCounts{Asked: 1, Denied: 1}}, s.loop.ApprovalStats())
 }
+
+// jumpyClock is a manual clock that another goroutine moves on by jump,
+// once, just as the first timer is set: after its reader read the time.
+type jumpyClock struct {
+	*clock.Manual
+	jump time.Duration
+	once sync.Once
+}
+
+func (j *jumpyClock) NewTimer(d time.Duration) clock.Timer {
+	j.once.Do(func() { j.Manual.Add(j.jump) })
+	return j.Manual.NewTimer(d)
+}
+
+// An approval whose deadline the clock passed while the gate set its
+// timer is denied at once, not a whole timeout later.
+func TestApprovalDeadlinePassedWhileSettingTheTimer(t *testing.T) {
+	t.Parallel()
+	s, deploy, _ := approvalLoop(t, &jumpyClock{Manual: clock.NewManual(time.Now()), jump: 2 * time.Minute}, nil)
+	s.send(t, user("c3", "deploy it"))
+	require.Contains(t, s.recv(t).Content, "Approval needed")
+	assert.Contains(t, s.recv(t).Content, "No answer within 1m0s: denied")
+	assert.Contains(t, s.recv(t).Content, "none came in time: denied")
+	deploy.mu.Lock()
+	assert.Zero(t, deploy.n, "the tool did not run")
+	deploy.mu.Unlock()
+}

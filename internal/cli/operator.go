@@ -115,13 +115,22 @@ func (a *app) dead(ctx context.Context, agent string, jsonOut bool) error {
 	w := a.table()
 	row(w, "AGE", "NAME", "FROM", "TYPE", "ID", "REASON")
 	for _, l := range lines {
-		reason := l.Reason
-		if l.Error != "" {
-			reason += " (" + l.Error + ")"
-		}
-		row(w, ago(now, l.Time), l.Agent+"/"+l.Ref, orDash(l.From), orDash(l.Type), orDash(l.ID), orDash(reason))
+		row(w, ago(now, l.Time), l.Agent+"/"+l.Ref, orDash(l.From), orDash(l.Type), orDash(l.ID), orDash(deadReason(l.Reason, l.Error)))
 	}
 	return w.Flush()
+}
+
+// deadReason is the REASON column of `dead`: why the message was set
+// aside, and why it cannot be read when that says more (a message set
+// aside as unreadable has the same text for both, said once).
+func deadReason(reason, unreadable string) string {
+	switch {
+	case unreadable == "" || unreadable == reason:
+		return reason
+	case reason == "":
+		return unreadable
+	}
+	return reason + " (" + unreadable + ")"
 }
 
 func (a *app) redeliverCommand() *cobra.Command {

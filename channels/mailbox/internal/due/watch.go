@@ -18,8 +18,17 @@ func Watch[T any](ctx context.Context, clk clock.Clock, changed <-chan struct{},
 		var timer clock.Timer
 		var fired <-chan time.Time
 		if ok {
-			timer = clk.NewTimer(max(0, when(item).Sub(clk.Now())))
+			at := when(item)
+			timer = clk.NewTimer(max(0, at.Sub(clk.Now())))
 			fired = timer.C()
+			if !clk.Now().Before(at) {
+				// Due already: the clock may have moved on between reading
+				// it and setting the timer (a manual clock moved by
+				// another goroutine), which then waits that much too long.
+				now := make(chan time.Time, 1)
+				now <- at
+				fired = now
+			}
 		}
 		select {
 		case <-ctx.Done():

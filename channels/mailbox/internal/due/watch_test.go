@@ -64,3 +64,36 @@ func TestWatchFiresEarliestAndLooksAgainWhenPoked(t *testing.T) {
 	cancel()
 	testkit.Closed(t, done, "Watch's return")
 }
+
+// jumpy is a manual clock that another goroutine moves on, once, just as
+// Watch sets its timer: after Watch read the time, before the timer is
+// registered.
+type jumpy struct {
+	*clock.Manual
+	jump time.Duration
+	once sync.Once
+}
+
+func (j *jumpy) NewTimer(d time.Duration) clock.Timer {
+	j.once.Do(func() { j.Manual.Add(j.jump) })
+	return j.Manual.NewTimer(d)
+}
+
+// An item that became due while Watch was setting its timer fires at
+// once, rather than after the timer's delay counted from the moved clock.
+func TestWatchFiresWhatTheClockPassedWhileItSetItsTimer(t *testing.T) {
+	t.Parallel()
+	start := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	clk := &jumpy{Manual: clock.NewManual(start), jump: 2 * time.Hour}
+	item := start.Add(time.Hour)
+	fired := make(chan time.Time, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var once sync.Once
+	go Watch(ctx, clk, make(chan struct{}), func() (time.Time, bool) {
+		gone := true
+		once.Do(func() { gone = false })
+		return item, !gone
+	}, func(t time.Time) time.Time { return t }, func(it time.Time) { fired <- it })
+	assert.Equal(t, item, testkit.Recv(t, fired, "the item the clock passed"))
+}
