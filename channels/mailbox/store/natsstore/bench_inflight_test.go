@@ -149,26 +149,10 @@ func inflightStore(b *testing.B, ts *testServer, noHistory bool) inflightEnds {
 // inFlight goroutines with PublishMsg, or (async) PublishMsgAsync with a
 // window of inFlight and one wait for all acknowledgements at the end.
 func inflightRaw(b *testing.B, ts *testServer, async bool) inflightEnds {
-	run := nextRun()
 	ctx := context.Background()
-	js, err := jetstream.New(ts.Connect(b), jetstream.WithPublishAsyncMaxPending(inFlight))
-	require.NoError(b, err)
-	stream := "INF" + run
-	_, err = js.CreateStream(ctx, jetstream.StreamConfig{Name: stream, Subjects: []string{"inf" + run + ".>"},
-		Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage, Duplicates: 2 * time.Minute})
-	require.NoError(b, err)
-	rjs, err := jetstream.New(ts.Connect(b))
-	require.NoError(b, err)
-	cons, err := rjs.CreateOrUpdateConsumer(ctx, stream, jetstream.ConsumerConfig{Durable: "bob",
-		FilterSubject: "inf" + run + ".bob.inbox.*", AckPolicy: jetstream.AckExplicitPolicy, AckWait: 30 * time.Second})
-	require.NoError(b, err)
-	got := make(chan jetstream.Msg, 256)
-	cc, err := cons.Consume(func(m jetstream.Msg) { got <- m }, jetstream.PullMaxMessages(256))
-	require.NoError(b, err)
-	b.Cleanup(cc.Stop)
+	js, subject, got := rawStream(b, ts, "inf", 256, 256, jetstream.WithPublishAsyncMaxPending(inFlight))
 	data, err := envelope.EncodeCompact(storetest.NewMessage("alice", "bob", "benchmark payload"))
 	require.NoError(b, err)
-	subject := "inf" + run + ".bob.inbox.alice"
 	var sent atomic.Int64
 	e := inflightEnds{
 		send: func() error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -104,27 +105,11 @@ func storeEnds(b *testing.B, ts *testServer, async, noHistory bool) ends {
 // encodes the message and each receipt decodes it, as any mailbox backend
 // must, so the difference to the store is the store's own work.
 func rawEnds(b *testing.B, ts *testServer, async, codec bool) ends {
-	run := nextRun()
 	ctx := context.Background()
-	js, err := jetstream.New(ts.Connect(b))
-	require.NoError(b, err)
-	stream := "RAW" + run
-	_, err = js.CreateStream(ctx, jetstream.StreamConfig{Name: stream, Subjects: []string{"raw" + run + ".>"},
-		Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage, Duplicates: 2 * time.Minute})
-	require.NoError(b, err)
-	rjs, err := jetstream.New(ts.Connect(b))
-	require.NoError(b, err)
-	cons, err := rjs.CreateOrUpdateConsumer(ctx, stream, jetstream.ConsumerConfig{Durable: "bob",
-		FilterSubject: "raw" + run + ".bob.inbox.*", AckPolicy: jetstream.AckExplicitPolicy, AckWait: 30 * time.Second})
-	require.NoError(b, err)
-	got := make(chan jetstream.Msg, 64)
-	cc, err := cons.Consume(func(m jetstream.Msg) { got <- m }, jetstream.PullMaxMessages(32))
-	require.NoError(b, err)
-	b.Cleanup(cc.Stop)
+	js, subject, got := rawStream(b, ts, "raw", 64, 32)
 	msg := storetest.NewMessage("alice", "bob", "benchmark payload")
 	data, err := envelope.EncodeCompact(msg)
 	require.NoError(b, err)
-	subject := "raw" + run + ".bob.inbox.alice"
 	sent := 0
 	return ends{
 		send: func() error {
@@ -154,6 +139,33 @@ func rawEnds(b *testing.B, ts *testServer, async, codec bool) ends {
 			return m.DoubleAck(ctx)
 		},
 	}
+}
+
+// rawStream makes, with nats.go alone, what the store makes for bob's
+// inbox: a work-queue stream named by prefix and a new run number, with a
+// consumer for bob's subjects whose messages arrive on got (buffer
+// messages, pulled batch at a time). js, made with opts, publishes to
+// subject, alice's subject in bob's inbox.
+func rawStream(b *testing.B, ts *testServer, prefix string, buffer, batch int, opts ...jetstream.JetStreamOpt) (
+	js jetstream.JetStream, subject string, got chan jetstream.Msg) {
+	run := nextRun()
+	ctx := context.Background()
+	js, err := jetstream.New(ts.Connect(b), opts...)
+	require.NoError(b, err)
+	stream := strings.ToUpper(prefix) + run
+	_, err = js.CreateStream(ctx, jetstream.StreamConfig{Name: stream, Subjects: []string{prefix + run + ".>"},
+		Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage, Duplicates: 2 * time.Minute})
+	require.NoError(b, err)
+	rjs, err := jetstream.New(ts.Connect(b))
+	require.NoError(b, err)
+	cons, err := rjs.CreateOrUpdateConsumer(ctx, stream, jetstream.ConsumerConfig{Durable: "bob",
+		FilterSubject: prefix + run + ".bob.inbox.*", AckPolicy: jetstream.AckExplicitPolicy, AckWait: 30 * time.Second})
+	require.NoError(b, err)
+	got = make(chan jetstream.Msg, buffer)
+	cc, err := cons.Consume(func(m jetstream.Msg) { got <- m }, jetstream.PullMaxMessages(batch))
+	require.NoError(b, err)
+	b.Cleanup(cc.Stop)
+	return js, prefix + run + ".bob.inbox.alice", got
 }
 
 // measure runs b.N sends and receives, pipelined or one by one.
