@@ -70,8 +70,8 @@ func TestReceiveBecomesInboundMessage(t *testing.T) {
 	// It expects a reply: it stays claimed until it is answered (see
 	// conv_replies_test.go).
 	e.waitEvent(t, store.EventDelivered, m.ID)
-	assert.FileExists(t, filepath.Join(e.root, "coder", "claimed", envelope.FileName(m)))
-	assert.NoFileExists(t, filepath.Join(e.root, "coder", "inbox", envelope.FileName(m)))
+	assert.FileExists(t, filepath.Join(e.root, "coder", "inbox", envelope.FileName(m)))
+	assert.Empty(t, e.pendingIDs(t, "coder"), "claimed: not waiting")
 }
 
 func TestReceivedMessageMovesToProcessed(t *testing.T) {
@@ -83,7 +83,6 @@ func TestReceivedMessageMovesToProcessed(t *testing.T) {
 	e.waitEvent(t, store.EventProcessed, m.ID)
 	assert.FileExists(t, filepath.Join(e.root, "coder", "processed", envelope.FileName(m)))
 	assert.NoFileExists(t, filepath.Join(e.root, "coder", "inbox", envelope.FileName(m)))
-	assert.NoFileExists(t, filepath.Join(e.root, "coder", "claimed", envelope.FileName(m)))
 }
 
 func TestReceiveTaskCarriesTaskAndCallback(t *testing.T) {

@@ -44,7 +44,9 @@ func TestDoctorConversations(t *testing.T) {
 	require.NoError(t, os.Chtimes(ghost, old, old))
 	s.message("newbie", "inbox", "m4", "coder", "") // never registered, message fresh: not an orphan
 	s.message("sleeper", "claimed", "m5", "coder", "")
-	s.message("coder", "claimed", "m6", "sleeper", `, "expects_reply": true, "reply_by": "2026-04-26T11:00:00+00:00", "subject": "api-design"`)
+	held := s.message("coder", "inbox", "m6", "sleeper", `, "expects_reply": true, "reply_by": "2026-04-26T11:00:00+00:00", "subject": "api-design"`)
+	// coder's receiver claimed m6 (its claim log says so) and has not answered.
+	s.writeFile(filepath.Join("coder", "state", ".claims"), filepath.Base(held)+" 1745661600000\n")
 
 	conf := filepath.Join(s.home, "conf.json")
 	require.NoError(t, os.WriteFile(conf, []byte(`{"channels": {"mailbox": {"taskTimeout": 0.001}}}`), 0o600))

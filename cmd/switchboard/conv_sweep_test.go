@@ -7,6 +7,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
 )
 
 // A task run from the shell, end to end: the delegator's channel sweeps
@@ -23,7 +24,9 @@ func TestThreadAfterARealTaskSweep(t *testing.T) {
 	ask := s.sendID("--from", "coder", "--to", "lead", "--reply-to", task, "--for-task", "t9",
 		"--text", "which order?", "--expects-reply")
 	s.ok("recv", "lead", "--count", "2") // the accepted update, and the question (held: a reply is owed)
-	require.Len(t, s.msgFiles("lead", "claimed"), 1, "the question is held")
+	claims, err := fsstore.Claims(s.root, "lead")
+	require.NoError(t, err)
+	require.Len(t, claims, 1, "the question is held")
 	assert.Contains(t, s.ok("pending", "lead"), ask)
 
 	answer := s.sendID("--from", "lead", "--to", "coder", "--reply-to", ask, "--text", "ascending")
@@ -32,7 +35,9 @@ func TestThreadAfterARealTaskSweep(t *testing.T) {
 	out := s.ok("recv", "lead", "--count", "1")
 	assert.Contains(t, out, "1 3 5 9")
 	assert.NotContains(t, out, "which order?", "answered meanwhile: archived, not handed over again")
-	assert.Empty(t, s.msgFiles("lead", "claimed"))
+	claims, err = fsstore.Claims(s.root, "lead")
+	require.NoError(t, err)
+	assert.Empty(t, claims)
 	assert.Len(t, files(t, filepath.Join(s.root, "lead", "archive", "by-task", "t9")), 3,
 		"the accepted and completed updates and the question")
 	assert.NotContains(t, s.ok("pending", "lead"), ask)
@@ -51,7 +56,7 @@ func TestThreadAfterARealTaskSweep(t *testing.T) {
 	require.Len(t, ids, 6, "%v", where)
 	assert.Equal(t, task, ids[0], "the task starts the thread")
 	assert.Subset(t, ids, []string{ask, answer, done, thanks})
-	assert.Equal(t, "coder/claimed", where[task])
+	assert.Equal(t, "coder/inbox", where[task], "claimed: held in the inbox until it is finished")
 	assert.Equal(t, "lead/archive", where[ask])
 	assert.Equal(t, "coder/inbox", where[answer])
 	assert.Equal(t, "lead/archive", where[done])

@@ -3,6 +3,7 @@ package main_test
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -23,9 +24,11 @@ func TestThreadAcrossInboxProcessedAndArchive(t *testing.T) {
 
 	// coder's copy of the question moves to the archive of its task.
 	var qFile string
-	for _, box := range []string{"processed", "claimed"} {
-		if names := s.msgFiles("coder", box); len(names) == 1 {
-			qFile = filepath.Join(s.root, "coder", box, names[0])
+	for _, box := range []string{"processed", "inbox"} { // held in inbox/ (claimed) until answered
+		for _, name := range s.msgFiles("coder", box) {
+			if strings.Contains(name, strings.ReplaceAll(q, "-", "")) {
+				qFile = filepath.Join(s.root, "coder", box, name)
+			}
 		}
 	}
 	require.NotEmpty(t, qFile, "the question was received")

@@ -57,9 +57,11 @@ func TestRecvCount(t *testing.T) {
 	assert.Equal(t, "task", got[1]["mailbox"].(map[string]any)["type"])
 	assert.Equal(t, map[string]any{"id": "t2", "state": "pending"}, got[1]["mailbox"].(map[string]any)["task"])
 
-	assert.Empty(t, s.msgFiles("worker", "inbox"))
 	assert.Len(t, s.msgFiles("worker", "processed"), 1, "the message is handled")
-	assert.Len(t, s.msgFiles("worker", "claimed"), 1, "the task stays claimed: recv does not answer tasks")
+	claims, err := fsstore.Claims(s.root, "worker")
+	require.NoError(t, err)
+	require.Len(t, claims, 1, "the task stays claimed: recv does not answer tasks")
+	assert.Equal(t, s.msgFiles("worker", "inbox"), []string{claims[0].Name})
 	accepted := s.inboxLines("researcher")
 	require.Len(t, accepted, 1, "the channel accepted the task")
 	assert.Equal(t, map[string]any{"id": "t2", "state": "accepted"}, accepted[0]["task"])

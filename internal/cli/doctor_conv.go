@@ -10,6 +10,7 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox/audit"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/view"
 )
 
@@ -122,25 +123,38 @@ func (d *doctorRun) moveOrphans(agent string, files []string, dst string) (int, 
 // checkClaims reports messages an agent has claimed but not handled:
 // while it is offline they wait for its next start; while it runs, one
 // held longer than taskTimeout is stuck (a task or a request not
-// answered).
+// answered). The claims are those of its claim log whose files are still
+// in inbox/, and the files a receiver left in claimed/ (where claims
+// were moved before the claim log).
 func (d *doctorRun) checkClaims(agent string, cards map[string]envelope.Card) {
-	claimed := messageFiles(filepath.Join(d.root, agent, "claimed"))
-	if len(claimed) == 0 {
+	var since []time.Time // when each was claimed
+	for _, f := range messageFiles(filepath.Join(d.root, agent, "claimed")) {
+		since = append(since, f.claimed)
+	}
+	claims, err := fsstore.Claims(d.root, agent)
+	if err != nil {
+		d.add(finding{Check: "stuck_claim", Severity: severityWarn, Agent: agent, Path: filepath.Join(d.root, agent, "state"),
+			Detail: fmt.Sprintf("the claim log cannot be read: %v", err)})
+	}
+	for _, c := range claims {
+		since = append(since, c.At)
+	}
+	if len(since) == 0 {
 		return
 	}
-	path := filepath.Join(d.root, agent, "claimed")
+	path := filepath.Join(d.root, agent, "inbox")
 	card, ok := cards[agent]
 	if !ok || card.EffectiveStatus(d.now, d.offlineAfter) == envelope.StatusOffline {
 		d.add(finding{Check: "stuck_claim", Severity: severityWarn, Agent: agent, Path: path,
-			Detail: fmt.Sprintf("%d message(s) claimed by an agent that is not running; they are handed out again when it starts", len(claimed))})
+			Detail: fmt.Sprintf("%d message(s) claimed by an agent that is not running; they are handed out again when it starts", len(since))})
 		return
 	}
 	stuck, oldest := 0, d.now
-	for _, f := range claimed {
-		if d.conv.stuckAfter > 0 && d.now.Sub(f.claimed) > d.conv.stuckAfter {
+	for _, at := range since {
+		if d.conv.stuckAfter > 0 && d.now.Sub(at) > d.conv.stuckAfter {
 			stuck++
-			if f.claimed.Before(oldest) {
-				oldest = f.claimed
+			if at.Before(oldest) {
+				oldest = at
 			}
 		}
 	}

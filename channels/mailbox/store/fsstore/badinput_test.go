@@ -98,9 +98,9 @@ func TestUnusableInboxEntriesAreQuarantined(t *testing.T) {
 		rec := readReason(t, agentPath(s, "bob", rejectedDir, name+reasonSuffix))
 		assert.Equal(t, got[name], rec["reason"], name)
 	}
-	assert.Equal(t, []string{"1745659200_coder.msg.tmp"}, names(t, inbox), "the write in progress is left alone")
-	assert.Equal(t, []string{envelope.FileName(good)}, names(t, agentPath(s, "bob", claimedDir)),
-		"only the good message stays claimed")
+	assert.Equal(t, []string{"1745659200_coder.msg.tmp", envelope.FileName(good)}, names(t, inbox),
+		"the write in progress is left alone, and only the good message stays (claimed)")
+	assert.Equal(t, map[string]int{envelope.FileName(good): 1}, claimCounts(t, agentPath(s, "bob", stateDir, claimsName)))
 
 	data, err := os.ReadFile(outside)
 	require.NoError(t, err)
@@ -162,6 +162,40 @@ func TestJunkLeftInClaimedIsQuarantined(t *testing.T) {
 	assert.Equal(t, m.ID, next(t, in).Message.ID)
 	refs := []string{events.TakeKind(t, store.EventQuarantined, nil).Ref, events.TakeKind(t, store.EventQuarantined, nil).Ref}
 	assert.ElementsMatch(t, []string{early + "bad.msg.json", "stray"}, refs)
+}
+
+// TestClaimedFolderFromBeforeTheClaimLog: a message that a receiver
+// which moved its claims into claimed/ left there is handed out first,
+// redelivered, counted towards maxDeliver, and acknowledged from there.
+func TestClaimedFolderFromBeforeTheClaimLog(t *testing.T) {
+	t.Parallel()
+	s, events := openMsgStore(t, func(o *Options) { o.MaxDeliver = 2 })
+	held, poison, later := newMsg("alice", "bob", "held"), newMsg("alice", "bob", "poison"), newMsg("alice", "bob", "later")
+	for _, m := range []*envelope.Message{held, poison, later} {
+		deliver(t, s, m)
+	}
+	require.NoError(t, os.MkdirAll(agentPath(s, "bob", claimedDir), 0o700))
+	require.NoError(t, os.MkdirAll(agentPath(s, "bob", stateDir), 0o700))
+	for _, m := range []*envelope.Message{held, poison} {
+		require.NoError(t, os.Rename(agentPath(s, "bob", inboxDir, envelope.FileName(m)), agentPath(s, "bob", claimedDir, envelope.FileName(m))))
+	}
+	// The poison was handed out once more since, and not acknowledged.
+	require.NoError(t, os.WriteFile(agentPath(s, "bob", stateDir, claimsName), []byte(envelope.FileName(poison)+" 1795526694251\n"), 0o600))
+
+	in := openTestInbox(t, s, "bob")
+	d := next(t, in)
+	assert.Equal(t, held.ID, d.Message.ID)
+	assert.True(t, d.Redelivered)
+	ack(t, in, d)
+	d = next(t, in)
+	assert.Equal(t, later.ID, d.Message.ID)
+	assert.False(t, d.Redelivered)
+	ev := events.TakeKind(t, store.EventQuarantined, nil)
+	assert.Equal(t, poison.ID, ev.MessageID)
+	assert.Contains(t, ev.Reason, "maxDeliver 2")
+	ack(t, in, d)
+	assert.Empty(t, names(t, agentPath(s, "bob", claimedDir)))
+	assert.ElementsMatch(t, []string{envelope.FileName(held), envelope.FileName(later)}, names(t, agentPath(s, "bob", processedDir)))
 }
 
 func TestOpenInboxSweepsOrphanedStagingFiles(t *testing.T) {

@@ -24,6 +24,8 @@ var browseBoxes = []struct {
 // Browse implements store.Browser: it reads every message file in every
 // agent's inbox/, claimed/, processed/ and archive/ (with its sub-folders:
 // by-task/<task>/, orphan/), read only. Ref is the path under the root.
+// A file in inbox/ that the agent's receiver claimed (its claim log lists
+// it) is in BoxClaimed.
 // Files that cannot be read are skipped; symlinks are never followed.
 func (s *Store) Browse(ctx context.Context, fn func(store.Stored) bool) error {
 	agents, err := s.Agents()
@@ -31,8 +33,9 @@ func (s *Store) Browse(ctx context.Context, fn func(store.Stored) bool) error {
 		return err
 	}
 	for _, agent := range agents {
+		claimed := s.claimedNames(agent)
 		for _, b := range browseBoxes {
-			more, err := s.browseDir(ctx, agent, b.dir, b.box, fn)
+			more, err := s.browseDir(ctx, agent, b.dir, b.box, claimed, fn)
 			if err != nil || !more {
 				return err
 			}
@@ -41,8 +44,9 @@ func (s *Store) Browse(ctx context.Context, fn func(store.Stored) bool) error {
 	return nil
 }
 
-// browseDir walks <root>/<agent>/<sub> and reports its messages.
-func (s *Store) browseDir(ctx context.Context, agent, sub string, box store.Box, fn func(store.Stored) bool) (bool, error) {
+// browseDir walks <root>/<agent>/<sub> and reports its messages, those
+// of inbox/ named in claimed as BoxClaimed.
+func (s *Store) browseDir(ctx context.Context, agent, sub string, box store.Box, claimed map[string]claimed, fn func(store.Stored) bool) (bool, error) {
 	dir := filepath.Join(s.root, agent, sub)
 	if err := checkDir(dir); err != nil {
 		return true, nil // missing, or not a real folder: nothing to read there
@@ -69,7 +73,7 @@ func (s *Store) browseDir(ctx context.Context, agent, sub string, box store.Box,
 			return nil
 		}
 		rel, _ := filepath.Rel(s.root, path)
-		if !fn(store.Stored{Message: msg, Agent: agent, Box: box, Ref: rel}) {
+		if !fn(store.Stored{Message: msg, Agent: agent, Box: boxOf(box, e.Name(), claimed), Ref: rel}) {
 			return stop
 		}
 		return nil
@@ -78,6 +82,15 @@ func (s *Store) browseDir(ctx context.Context, agent, sub string, box store.Box,
 		return false, nil
 	}
 	return err == nil, err
+}
+
+// boxOf is the box of the message file name listed in box: BoxClaimed
+// for a file in inbox/ named in claimed (Store.claimedNames).
+func boxOf(box store.Box, name string, claimed map[string]claimed) store.Box {
+	if box == store.BoxInbox && claimed[name].n > 0 {
+		return store.BoxClaimed
+	}
+	return box
 }
 
 // HasInbox reports whether agentID has an inbox folder in the tree,

@@ -57,13 +57,18 @@ type Inbox struct {
 	onWait func() // tests: called when Next starts waiting
 
 	// Owned by the running Next.
-	pending    []string            // names to try, ascending
-	recovering bool                // pending comes from claimed/: a crashed owner's claims
-	cursor     string              // the last recovered name
-	batchOpen  bool                // pending holds an inbox batch
-	progress   bool                // something in the current batch moved
-	seen       map[string]struct{} // message names the last inbox scan kept
-	urgent     []string            // priority markers to take before pending, highest first
+	pending     []string            // names to try, ascending
+	pendingSub  string              // their folder: claimedDir while recovering claimed/, else inboxDir
+	recovering  bool                // pending holds an earlier owner's claims
+	cursor      string              // the last name recovered from claimed/
+	claimedDone bool                // claimed/ was recovered
+	relog       []string            // names the claim log holds for an earlier owner, still in inbox/
+	logged      map[string]claimed  // what the claim log recorded before this owner, by name
+	claims      *claimLog           // see claimsName
+	batchOpen   bool                // pending holds an inbox batch
+	progress    bool                // something in the current batch moved
+	seen        map[string]struct{} // message names the last inbox scan kept
+	urgent      []string            // priority markers to take before pending, highest first
 
 	tasks taskIndex // processed messages by task, for SweepTask; has its own lock
 
@@ -72,9 +77,10 @@ type Inbox struct {
 	mu       sync.Mutex // guards the fields below
 	closed   bool
 	journal  *journal
-	inflight map[string]int // own ids handed out and not yet settled
-	held     heldDirs       // swapped only by Next (refreshHeld), under mu
-	retired  []heldDirs     // replaced by refreshHeld, closed with the inbox
+	inflight map[string]int     // own ids handed out and not yet settled
+	handed   map[string]claimed // names handed out and not yet settled: their claims
+	held     heldDirs           // swapped only by Next (refreshHeld), under mu
+	retired  []heldDirs         // replaced by refreshHeld, closed with the inbox
 }
 
 var (
@@ -88,8 +94,9 @@ var (
 // holds it), loads the dedup journal and starts watching inbox/ with
 // fsnotify (through the process's one watcher, shared by every inbox),
 // plus a rescan every Options.PollInterval as a safety net.
-// Messages a crashed owner left in claimed/ are handed out first, marked
-// Redelivered.
+// Messages an earlier owner claimed and did not settle (it crashed or
+// stopped first: see claimsName; or, before the claim log, left in
+// claimed/) are handed out first, marked Redelivered.
 func (s *Store) OpenInbox(ctx context.Context, agentID string) (store.Inbox, error) {
 	if err := s.checkOpen(); err != nil {
 		return nil, err
@@ -97,7 +104,7 @@ func (s *Store) OpenInbox(ctx context.Context, agentID string) (store.Inbox, err
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	dir, err := s.ensureAgentDirs(agentID, inboxDir, processedDir, tmpDir, claimedDir, rejectedDir, stateDir, priorityDir)
+	dir, err := s.ensureAgentDirs(agentID, inboxDir, processedDir, tmpDir, rejectedDir, stateDir, priorityDir)
 	if err != nil {
 		return nil, fmt.Errorf("open inbox: %w", err)
 	}
@@ -117,13 +124,19 @@ func (s *Store) OpenInbox(ctx context.Context, agentID string) (store.Inbox, err
 		notify:  make(chan struct{}, 1),
 		prio:    make(chan struct{}, 1),
 		done:    make(chan struct{}),
-		journal: j, inflight: map[string]int{}, recovering: true,
+		journal: j, inflight: map[string]int{}, handed: map[string]claimed{}, recovering: true,
+	}
+	if err := in.loadClaims(); err != nil {
+		j.close()
+		lock.Close()
+		return nil, fmt.Errorf("open inbox of %q: %w", agentID, err)
 	}
 	if !s.opts.NoSync {
 		in.commit = newGroupCommit(s.emitBatch)
 	}
 	if err := in.openHeld(); err != nil {
 		j.close()
+		in.claims.close()
 		lock.Close()
 		return nil, fmt.Errorf("open inbox of %q: %w", agentID, err)
 	}
@@ -145,8 +158,9 @@ func (in *Inbox) Agent() string { return in.agent }
 
 // Close implements store.Inbox: it waits for a running Next to return
 // (which it makes return store.ErrClosed) and for the acknowledgements
-// made so far to be durable, stops the watcher and releases the flock. Claimed messages that were not acknowledged stay in claimed/
-// and are redelivered when the inbox is opened again. Later calls of Next,
+// made so far to be durable, stops the watcher and releases the flock.
+// Claimed messages that were not acknowledged stay in inbox/, listed in
+// the claim log, and are redelivered when the inbox is opened again. Later calls of Next,
 // Ack and Quarantine fail with store.ErrClosed.
 func (in *Inbox) Close() error {
 	var err error
@@ -159,7 +173,7 @@ func (in *Inbox) Close() error {
 		if in.commit != nil {
 			in.commit.flush() // what was acknowledged is durable before the lock goes
 		}
-		errs := []error{in.journal.close(), in.held.close()}
+		errs := []error{in.journal.close(), in.claims.close(), in.held.close()}
 		for _, h := range in.retired {
 			errs = append(errs, h.close())
 		}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"path/filepath"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
@@ -13,7 +11,8 @@ import (
 // claimRef is the Delivery.Ref of this store: the claimed file.
 type claimRef struct {
 	in    *Inbox
-	name  string // in claimed/
+	name  string // in sub
+	sub   string // inboxDir, or claimedDir for a claim recovered from there
 	id    string
 	own   bool     // id is unique (envelope.IsOwnID)
 	state refState // guarded by in.mu
@@ -40,7 +39,7 @@ func (in *Inbox) claimOf(d *store.Delivery) (*claimRef, error) {
 }
 
 // Ack implements store.Inbox: it records the message id in the dedup
-// journal (own ids only), moves the file from claimed/ to processed/ under
+// journal (own ids only), moves the file from inbox/ to processed/ under
 // the same name (nanobot's processed/ format) and, unless Options.NoSync,
 // waits until the move and the journal line are durable: the group commit
 // that makes them so serves every acknowledgement made meanwhile, with one
@@ -92,12 +91,7 @@ func (in *Inbox) ack(d *store.Delivery, durable func(error), wait bool) error {
 		}
 		return err
 	}
-	got, err := moveFreeAt(in.held.claimed, c.name, in.held.processed)
-	if err != nil && errors.Is(err, fs.ErrNotExist) {
-		// The held folders may have been replaced since the last scan:
-		// try the paths.
-		got, err = moveFree(filepath.Join(in.dir, claimedDir), c.name, filepath.Join(in.dir, processedDir))
-	}
+	got, err := in.toProcessed(c.sub, c.name)
 	if err != nil {
 		in.mu.Unlock()
 		return fmt.Errorf("ack %s: move to processed: %w", c.id, err)
@@ -153,7 +147,7 @@ func (in *Inbox) Quarantine(_ context.Context, d *store.Delivery, reason string)
 		in.mu.Unlock()
 		return err
 	}
-	if err := in.quarantine(claimedDir, c.name, reason, store.EventRefused, d.Message); err != nil {
+	if err := in.quarantine(c.sub, c.name, reason, store.EventRefused, d.Message); err != nil {
 		in.mu.Unlock()
 		return fmt.Errorf("quarantine %s: %w", c.id, err)
 	}
@@ -201,6 +195,7 @@ func (in *Inbox) settleLocked(c *claimRef, want refState) (journaled bool, err e
 // markLocked records that c was settled.
 func (in *Inbox) markLocked(c *claimRef, st refState) {
 	c.state = st
+	delete(in.handed, c.name)
 	if c.own {
 		if in.inflight[c.id]--; in.inflight[c.id] <= 0 {
 			delete(in.inflight, c.id)

@@ -151,10 +151,14 @@ func TestCopyOfMessageInFlightIsDropped(t *testing.T) {
 	deliver(t, s, m)
 	in := openTestInbox(t, s, "bob")
 	first := next(t, in)
-	deliver(t, s, m) // retried while the first copy is being handled
+	deliver(t, s, m) // retried while the first copy is being handled: the same file is there
+	assert.Len(t, names(t, agentPath(s, "bob", inboxDir)), 1, "no second copy")
+	again := *m // a copy of the message written otherwise
+	again.Content.Parts = append(again.Content.Parts, envelope.Part{Type: "text", Text: "retried"})
+	deliver(t, s, &again)
 	nextSkipsDuplicate(t, s, in, events, m)
 	ack(t, in, first)
-	assert.Empty(t, names(t, agentPath(s, "bob", claimedDir)))
+	assert.Empty(t, names(t, agentPath(s, "bob", inboxDir)))
 	assert.Len(t, names(t, agentPath(s, "bob", processedDir)), 3)
 }
 

@@ -8,10 +8,12 @@ import (
 )
 
 // heldDirs are the folders an Inbox moves messages through, held open for
-// the inbox's life: claims and acknowledgements rename relative to them
-// and fsync them without a path walk.
+// the inbox's life: reads and acknowledgements work relative to them, and
+// commits fsync them, without a path walk. (claimed/, where claims were
+// moved before the claim log, is only read when the inbox is opened, by
+// path.)
 type heldDirs struct {
-	inbox, claimed, processed *heldDir
+	inbox, processed *heldDir
 }
 
 // openHeld opens the inbox's folders (which OpenInbox created).
@@ -20,7 +22,7 @@ func (in *Inbox) openHeld() error {
 	for _, f := range []struct {
 		sub string
 		dst **heldDir
-	}{{inboxDir, &h.inbox}, {claimedDir, &h.claimed}, {processedDir, &h.processed}} {
+	}{{inboxDir, &h.inbox}, {processedDir, &h.processed}} {
 		d, err := openHeldDir(filepath.Join(in.dir, f.sub))
 		if err != nil {
 			h.close()
@@ -35,7 +37,7 @@ func (in *Inbox) openHeld() error {
 // close lets the held folders go.
 func (h heldDirs) close() error {
 	var errs []error
-	for _, d := range []*heldDir{h.inbox, h.claimed, h.processed} {
+	for _, d := range []*heldDir{h.inbox, h.processed} {
 		if d != nil {
 			errs = append(errs, d.close())
 		}
@@ -51,10 +53,10 @@ func (h heldDirs) close() error {
 // holds in.mu.
 func (in *Inbox) refreshHeld() (reopened bool, err error) {
 	h := in.held
-	if !h.inbox.stale() && !h.claimed.stale() && !h.processed.stale() {
+	if !h.inbox.stale() && !h.processed.stale() {
 		return false, nil
 	}
-	if _, err := in.s.ensureAgentDirs(in.agent, inboxDir, claimedDir, processedDir, rejectedDir); err != nil {
+	if _, err := in.s.ensureAgentDirs(in.agent, inboxDir, processedDir, rejectedDir); err != nil {
 		return false, err
 	}
 	if in.commit != nil {

@@ -5,15 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path/filepath"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
-// Next implements store.Inbox. It hands out first the messages a crashed
-// owner left in claimed/ (Redelivered, in name order), then pending inbox
-// files in file-name order, claiming each by renaming it from inbox/ to
-// claimed/. Files it cannot use are quarantined in rejected/ with the
+// Next implements store.Inbox. It hands out first the messages an earlier
+// owner claimed and did not settle (Redelivered, in name order: those it
+// left in claimed/, then those of the claim log), then pending inbox
+// files in file-name order, claiming each in the claim log (see
+// claimsName). Files it cannot use are quarantined in rejected/ with the
 // reason (reported as EventQuarantined) and never stop it; a message whose
 // own id was already handled is moved to processed/ (EventDuplicate). Next
 // waits for fsnotify or the periodic rescan when the inbox is empty. It
@@ -49,7 +51,7 @@ func (in *Inbox) Next(ctx context.Context) (*store.Delivery, error) {
 		if len(in.pending) > 0 {
 			name := in.pending[0]
 			in.pending = in.pending[1:]
-			if d := in.take(name, in.recovering); d != nil {
+			if d := in.take(name, in.pendingSub, in.recovering); d != nil {
 				return d, nil
 			}
 			continue
@@ -96,17 +98,21 @@ func (in *Inbox) refill() (wait bool, err error) {
 	}
 	inbox := filepath.Join(in.dir, inboxDir)
 	keep := max(in.keep, in.batch)
-	sc, err := scanDir(inbox, 2*keep, "")
+	in.mu.Lock()
+	handed := maps.Clone(in.handed) // only Next adds to it
+	in.mu.Unlock()
+	skip := func(name string) bool { _, ok := handed[name]; return ok }
+	sc, err := scanDir(inbox, 2*keep, "", skip)
 	if errors.Is(err, fs.ErrNotExist) { // removed under us: recreate it
 		if err = in.refreshFolders(); err == nil {
-			sc, err = scanDir(inbox, 2*keep, "")
+			sc, err = scanDir(inbox, 2*keep, "", skip)
 		}
 	}
 	if err != nil {
 		return false, fmt.Errorf("scan inbox of %q: %w", in.agent, err)
 	}
 	moved := in.quarantineForeign(inboxDir, sc.foreign)
-	in.pending = in.settled(sc.names)
+	in.pending, in.pendingSub = in.settled(sc.names), inboxDir
 	in.keep = keepFor(in.batch, sc.total)
 	if len(in.pending) > 0 {
 		in.batchOpen, in.progress = true, false
@@ -157,21 +163,30 @@ func (in *Inbox) settled(names []string) []string {
 	return names[:n]
 }
 
-// refillRecovered loads the next names left in claimed/ when the inbox was
-// opened. Until recovery ends this inbox claims nothing new, so every name
-// there beyond the cursor is a crashed owner's.
+// refillRecovered loads the next names an earlier owner left claimed:
+// first those in claimed/ (where claims were moved before the claim log;
+// nothing moves there now, so every name beyond the cursor is an earlier
+// owner's), then those the claim log holds (loadClaims). When none is
+// left, recovery ends.
 func (in *Inbox) refillRecovered() error {
-	sc, err := scanDir(filepath.Join(in.dir, claimedDir), in.batch, in.cursor)
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("scan claimed messages of %q: %w", in.agent, err)
+	if !in.claimedDone {
+		sc, err := scanDir(filepath.Join(in.dir, claimedDir), in.batch, in.cursor, nil)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("scan claimed messages of %q: %w", in.agent, err)
+		}
+		in.quarantineForeign(claimedDir, sc.foreign)
+		if len(sc.names) > 0 {
+			in.cursor = sc.names[len(sc.names)-1]
+			in.pending, in.pendingSub = sc.names, claimedDir
+			return nil
+		}
+		in.claimedDone = true
 	}
-	in.quarantineForeign(claimedDir, sc.foreign)
-	if len(sc.names) == 0 {
-		in.recovering = false
+	if len(in.relog) > 0 {
+		in.pending, in.pendingSub, in.relog = in.relog, inboxDir, nil
 		return nil
 	}
-	in.cursor = sc.names[len(sc.names)-1]
-	in.pending = sc.names
+	in.endRecovery()
 	return nil
 }
 

@@ -22,12 +22,13 @@ func TestOpenInboxCreatesFolders(t *testing.T) {
 	s, _ := openMsgStore(t)
 	in := openTestInbox(t, s, "bob")
 	assert.Equal(t, "bob", in.Agent())
-	for _, sub := range []string{inboxDir, processedDir, tmpDir, claimedDir, rejectedDir, stateDir} {
+	for _, sub := range []string{inboxDir, processedDir, tmpDir, rejectedDir, stateDir} {
 		fi, err := os.Lstat(agentPath(s, "bob", sub))
 		require.NoError(t, err, sub)
 		assert.True(t, fi.IsDir())
 		assert.Equal(t, os.FileMode(0o700), fi.Mode().Perm(), sub)
 	}
+	assert.NoDirExists(t, agentPath(s, "bob", claimedDir), "claims go to the claim log")
 	data, err := os.ReadFile(agentPath(s, "bob", lockName))
 	require.NoError(t, err)
 	assert.Equal(t, strconv.Itoa(os.Getpid())+"\n", string(data))
@@ -123,8 +124,8 @@ func TestNextInFileNameOrder(t *testing.T) {
 		assert.Equal(t, sent[i].ID, ev.MessageID)
 		assert.Equal(t, envelope.FileName(sent[i]), ev.Ref)
 	}
-	assert.Len(t, names(t, agentPath(s, "bob", claimedDir)), 5)
-	assert.Empty(t, names(t, agentPath(s, "bob", inboxDir)))
+	assert.Len(t, names(t, agentPath(s, "bob", inboxDir)), 5, "claimed, not moved")
+	assert.Len(t, claimCounts(t, agentPath(s, "bob", stateDir, claimsName)), 5)
 }
 
 // nextWhenWaiting starts Next and returns once it waits for news, with

@@ -20,7 +20,8 @@ const peekBatch = 8192
 // claim, move and create nothing, and never follow a symlink.
 
 // Pending calls fn for each message file waiting in agentID's inbox, in
-// file-name order (oldest first), without claiming it, until fn returns
+// file-name order (oldest first), without claiming it (those its receiver
+// claimed are not waiting, see claimsName), until fn returns
 // false or ctx ends. When a file cannot be read or decoded, msg is nil and
 // err says why (the receiver will quarantine it). An agent without an inbox
 // has nothing pending. Memory stays bounded however long the inbox is.
@@ -29,9 +30,11 @@ func (s *Store) Pending(ctx context.Context, agentID string, fn func(name string
 	if err != nil || !ok {
 		return err
 	}
+	claimed := s.claimedNames(agentID)
+	skip := func(name string) bool { return claimed[name].n > 0 }
 	after := ""
 	for {
-		sc, err := scanDir(inbox, peekBatch, after)
+		sc, err := scanDir(inbox, peekBatch, after, skip)
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
@@ -47,7 +50,7 @@ func (s *Store) Pending(ctx context.Context, agentID string, fn func(name string
 			}
 			msg, err := readMessage(filepath.Join(inbox, name), s.opts.MaxMessageBytes)
 			if errors.Is(err, fs.ErrNotExist) {
-				continue // claimed meanwhile
+				continue // handled meanwhile
 			}
 			if !fn(name, msg, err) {
 				return nil
@@ -57,16 +60,17 @@ func (s *Store) Pending(ctx context.Context, agentID string, fn func(name string
 	}
 }
 
-// Depth returns how many message files wait in agentID's inbox (0 for an
-// agent without one).
+// Depth returns how many message files wait in agentID's inbox, not
+// counting those its receiver claimed (0 for an agent without one).
 func (s *Store) Depth(agentID string) (int, error) {
 	inbox, ok, err := s.existingInbox(agentID)
 	if err != nil || !ok {
 		return 0, err
 	}
+	claimed := s.claimedNames(agentID)
 	n := 0
 	err = eachEntry(inbox, func(e fs.DirEntry) {
-		if classify(e.Name()) == entryMessage {
+		if classify(e.Name()) == entryMessage && claimed[e.Name()].n == 0 {
 			n++
 		}
 	})

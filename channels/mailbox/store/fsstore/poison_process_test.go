@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -51,43 +52,62 @@ func TestPoisonSetAsideAfterMaxDeliver(t *testing.T) {
 	require.NoError(t, json.Unmarshal(data, &rec))
 	assert.Equal(t, "handed out "+strconv.Itoa(DefaultMaxDeliver)+" times without an acknowledgement (maxDeliver 5)", rec.Reason)
 	assert.Equal(t, poison.ID, rec.MessageID)
-	assert.Empty(t, names(t, agentPath(s, "bob", claimedDir)))
-	assert.NoFileExists(t, filepath.Join(agentPath(s, "bob", stateDir), attemptsName), "no count left behind")
+	assert.NotContains(t, claimCounts(t, filepath.Join(agentPath(s, "bob", stateDir), claimsName)), file, "no count left behind")
 }
 
-// TestAttemptsForgetAcknowledged: the count of a message handed out again
-// and then acknowledged does not linger, and a record that cannot be read
-// starts the count afresh.
-func TestAttemptsForgetAcknowledged(t *testing.T) {
+// TestClaimLogCountsHandOuts: the claim log lists a message once per
+// hand-out while it is not acknowledged, forgets it once it is, and skips
+// lines it cannot use (damage, a torn last append) without losing count.
+func TestClaimLogCountsHandOuts(t *testing.T) {
 	t.Parallel()
-	s, _ := openMsgStore(t, func(o *Options) { o.MaxDeliver = 2 })
+	now := time.Date(2026, 4, 26, 10, 0, 0, 0, time.UTC)
+	s, _ := openMsgStore(t, func(o *Options) { o.MaxDeliver = 3; o.Now = func() time.Time { return now } })
 	m := newMsg("alice", "bob", "slow")
 	deliver(t, s, m)
+	file := envelope.FileName(m)
+	path := filepath.Join(agentPath(s, "bob", stateDir), claimsName)
 	in := openTestInbox(t, s, "bob")
 	next(t, in)
 	require.NoError(t, in.Close()) // stopped without acknowledging
+	assert.Equal(t, map[string]int{file: 1}, claimCounts(t, path))
+	assert.Equal(t, []string{file}, names(t, agentPath(s, "bob", inboxDir)), "a claim leaves the file where it is")
 
-	path := filepath.Join(agentPath(s, "bob", stateDir), attemptsName)
 	in = openTestInbox(t, s, "bob")
 	d := next(t, in)
-	require.True(t, d.Redelivered, "the second hand-out of maxDeliver 2")
-	data, err := os.ReadFile(path)
+	require.True(t, d.Redelivered, "the second hand-out of maxDeliver 3")
+	assert.Equal(t, map[string]int{file: 2}, claimCounts(t, path))
+	require.NoError(t, in.Close())
+	claims, err := Claims(s.Root(), "bob")
 	require.NoError(t, err)
-	assert.JSONEq(t, `{"`+envelope.FileName(m)+`":2}`, string(data))
+	assert.Equal(t, []Claim{{Name: file, At: now.Local(), HandOuts: 2}}, claims, "what doctor reads")
+
+	// Damage, and an append cut short, do not reset the count.
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	require.NoError(t, err)
+	_, err = f.WriteString("../../etc/passwd 1\nnot a name\n\x00\x01\n" + file + "\n" + file + " soon\n../" + file + " 1\n" + file[:5])
+	require.NoError(t, err)
+	require.NoError(t, f.Close())
+	in = openTestInbox(t, s, "bob")
+	d = next(t, in)
+	require.True(t, d.Redelivered, "the third hand-out")
+	assert.Equal(t, map[string]int{file: 3}, claimCounts(t, path), "the log was rewritten without the damage")
 	require.NoError(t, in.Ack(t.Context(), d))
 	require.NoError(t, in.Close())
 
-	// Another message, left claimed twice, with a corrupt record between.
-	n := newMsg("alice", "bob", "again")
-	deliver(t, s, n)
 	in = openTestInbox(t, s, "bob")
-	next(t, in)
 	require.NoError(t, in.Close())
-	require.NoError(t, os.WriteFile(path, []byte("{"), 0o600))
-	in = openTestInbox(t, s, "bob")
-	d = next(t, in)
-	assert.Equal(t, n.ID, d.Message.ID, "handed out again: the count started afresh")
-	data, err = os.ReadFile(path)
+	assert.Empty(t, claimCounts(t, path), "the acknowledged message is forgotten")
+	assert.Equal(t, []string{file}, names(t, agentPath(s, "bob", processedDir)))
+}
+
+// claimCounts reads the claim log at path.
+func claimCounts(t *testing.T, path string) map[string]int {
+	t.Helper()
+	claims, err := readClaimLog(path)
 	require.NoError(t, err)
-	assert.JSONEq(t, `{"`+envelope.FileName(n)+`":2}`, string(data), "the acknowledged message's count is gone")
+	counts := map[string]int{}
+	for name, c := range claims {
+		counts[name] = c.n
+	}
+	return counts
 }

@@ -55,7 +55,7 @@ func (s *Store) markPriority(dir, name string, p int) {
 // loadUrgent reads the markers of priority messages, highest priority
 // first.
 func (in *Inbox) loadUrgent() {
-	sc, err := scanDir(filepath.Join(in.dir, priorityDir), in.batch, "")
+	sc, err := scanDir(filepath.Join(in.dir, priorityDir), in.batch, "", nil)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		in.log.Warn("cannot read priority markers; messages are taken in name order", "err", err)
 	}
@@ -82,7 +82,7 @@ func (in *Inbox) takeUrgent() *store.Delivery {
 	if name == "" || classify(name) != entryMessage {
 		return nil
 	}
-	return in.take(name, false)
+	return in.take(name, inboxDir, false)
 }
 
 // pokePriority asks Next to read the markers again.

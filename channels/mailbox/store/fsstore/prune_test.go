@@ -39,14 +39,14 @@ func TestPruneByAge(t *testing.T) {
 	handle(t, s, in, fresh, false)
 	held := newMsg("lead", "coder", "held")
 	handle(t, s, in, held, true)
-	age(t, agentPath(s, "coder", "claimed"), 100*24*time.Hour)
+	age(t, agentPath(s, "coder", "inbox"), 100*24*time.Hour)
 
 	rep, err := in.Prune(context.Background(), store.Retention{ProcessedMaxAge: 7 * 24 * time.Hour, ArchiveMaxAge: 30 * 24 * time.Hour})
 	require.NoError(t, err)
 	assert.Equal(t, 2, rep.Files)
 	assert.Equal(t, []string{envelope.FileName(fresh)}, names(t, agentPath(s, "coder", "processed")))
 	assert.Equal(t, []string{"by-task"}, names(t, agentPath(s, "coder", "archive")), "the emptied task folder goes")
-	assert.Len(t, names(t, agentPath(s, "coder", "claimed")), 1, "claimed messages are never pruned")
+	assert.Equal(t, []string{envelope.FileName(held)}, names(t, agentPath(s, "coder", "inbox")), "claimed messages are never pruned")
 	ev := events.TakeKind(t, store.EventPruned, nil)
 	assert.Contains(t, ev.Reason, "removed 1 file(s)")
 }

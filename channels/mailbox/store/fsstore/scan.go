@@ -22,8 +22,9 @@ type scan struct {
 }
 
 // scanDir streams dir with ReadDir in chunks, never holding the whole
-// listing.
-func scanDir(dir string, k int, after string) (scan, error) {
+// listing. Message names for which skip (if not nil) reports true are
+// counted in total but not kept.
+func scanDir(dir string, k int, after string, skip func(name string) bool) (scan, error) {
 	var res scan
 	f, err := os.Open(dir)
 	if err != nil {
@@ -38,7 +39,7 @@ func scanDir(dir string, k int, after string) (scan, error) {
 			switch classify(name) {
 			case entryMessage:
 				res.total++
-				if name > after {
+				if name > after && (skip == nil || !skip(name)) {
 					h.offer(name, k)
 				}
 			case entryForeign:

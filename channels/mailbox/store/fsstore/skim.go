@@ -18,7 +18,8 @@ var _ store.Skimmer = (*Store)(nil)
 // Skim implements store.Skimmer: it lists the message files of each
 // agent's inbox/, claimed/, processed/ and archive/ as Browse does, and
 // takes each one's summary from the store's index (see Options.IndexDir),
-// reading only the files the index does not know yet. It holds one
+// reading only the files the index does not know yet. A file in inbox/
+// that the agent's receiver claimed is in BoxClaimed. It holds one
 // agent's list of file names at a time, and one record of the index:
 // never every summary. The index of an agent is brought up to date as a
 // side effect, and only when the whole mailbox was listed. Without an
@@ -64,8 +65,16 @@ func (s *Store) skimAgent(ctx context.Context, agent string, l *mailboxListing, 
 			return false, err
 		}
 	}
+	claimed := s.claimedNames(agent)
+	boxAt := func(i int) store.Box {
+		box := l.dirs[l.files[i].dir].box
+		if box == store.BoxInbox && claimed[string(l.nameBytes(i))].n > 0 { // no copy made
+			return store.BoxClaimed
+		}
+		return box
+	}
 	emit := func(i int, sum store.Summary) bool {
-		return fn(store.Skimmed{Summary: sum, Agent: agent, Box: l.dirs[l.files[i].dir].box, Ref: l.ref(i)})
+		return fn(store.Skimmed{Summary: sum, Agent: agent, Box: boxAt(i), Ref: l.ref(i)})
 	}
 	changed := damaged
 	if old != nil {
@@ -103,7 +112,7 @@ func (s *Store) skimAgent(ctx context.Context, agent string, l *mailboxListing, 
 		if err := ctx.Err(); err != nil {
 			return false, err
 		}
-		sk := store.Skimmed{Agent: agent, Box: l.dirs[l.files[i].dir].box, Ref: l.ref(i)}
+		sk := store.Skimmed{Agent: agent, Box: boxAt(i), Ref: l.ref(i)}
 		msg, err := readMessage(filepath.Join(s.root, sk.Ref), s.opts.MaxMessageBytes)
 		if errors.Is(err, fs.ErrNotExist) {
 			msg, err = s.readMovedOn(agent, l.name(i), &sk)
