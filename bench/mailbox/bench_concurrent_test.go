@@ -39,7 +39,12 @@ func BenchmarkDeliverConcurrent(b *testing.B) {
 			})
 			b.Run("raw/"+name, func(b *testing.B) {
 				payload := bytes.Repeat([]byte{'m'}, 1560)
-				if err := rawConcurrent(context.Background(), b.TempDir(), b.N, g, inboxes, payload, true); err != nil {
+				folders, err := makeRawFolders(b.TempDir(), inboxes)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ResetTimer()
+				if err := folders.rawConcurrent(context.Background(), 0, b.N, g, payload, true); err != nil {
 					b.Fatal(err)
 				}
 				b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "msg/s")

@@ -68,25 +68,35 @@ func (s *sender) deliverConcurrent(ctx context.Context, n, goroutines, inboxes i
 	})
 }
 
-// rawConcurrent is the raw peer of deliverConcurrent: n raw durable (or,
-// without fsync, plain) writes of payload (see rawWriter) from goroutines
-// goroutines at once into inboxes folders under dir, each one a create,
-// write, fsync, link, folder fsync and remove of its own: no sharing.
-func rawConcurrent(ctx context.Context, dir string, n, goroutines, inboxes int, payload []byte, fsync bool) error {
+// rawFolders are the folders of the raw peer's recipients: tmp/ and
+// inbox/ of each.
+type rawFolders [][2]string
+
+// makeRawFolders makes the folders of inboxes recipients under dir.
+func makeRawFolders(dir string, inboxes int) (rawFolders, error) {
 	inboxes = max(inboxes, 1)
-	folders := make([][2]string, inboxes) // tmp, inbox
+	folders := make(rawFolders, inboxes)
 	for k := range folders {
 		base := filepath.Join(dir, recipientOf(k, inboxes))
 		folders[k] = [2]string{filepath.Join(base, "tmp"), filepath.Join(base, "inbox")}
 		for _, d := range folders[k] {
 			if err := os.MkdirAll(d, 0o700); err != nil {
-				return err
+				return nil, err
 			}
 		}
 	}
+	return folders, nil
+}
+
+// rawConcurrent is the raw peer of deliverConcurrent: n raw durable (or,
+// without fsync, plain) writes of payload (see rawWriter) from goroutines
+// goroutines at once, write i into folders[i%len(folders)] under the name
+// first+i, each one a create, write, fsync, link, folder fsync and
+// remove of its own: nothing shared.
+func (folders rawFolders) rawConcurrent(ctx context.Context, first, n, goroutines int, payload []byte, fsync bool) error {
 	return parallel(ctx, n, goroutines, func(i int) error {
-		f := folders[i%inboxes]
-		name := strconv.Itoa(i) + ".msg.json"
+		f := folders[i%len(folders)]
+		name := strconv.Itoa(first+i) + ".msg.json"
 		staging := filepath.Join(f[0], name+".tmp")
 		if err := writeFile(staging, payload, fsync); err != nil {
 			return err
