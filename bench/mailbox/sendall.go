@@ -75,7 +75,8 @@ func (e *runEnv) sendAll(ctx context.Context) error {
 
 // sendAllOnce times rounds sends to n agents and their peers, one of each
 // per round, after a first send (not timed) that makes the recipients'
-// folders, as agents that have run have them.
+// folders, as agents that have run have them. It checks that every agent
+// got every send.
 func (e *runEnv) sendAllOnce(ctx context.Context, t *tools, n int, fsync bool, rounds int) (sendResult, error) {
 	root, err := e.tree(fmt.Sprintf("send-%d-%s", n, onOffKey(fsync)))
 	if err != nil {
@@ -125,6 +126,12 @@ func (e *runEnv) sendAllOnce(ctx context.Context, t *tools, n int, fsync bool, r
 			if err := step(); err != nil {
 				return sendResult{}, err
 			}
+		}
+	}
+	for k := range n { // every send reached every agent, once
+		inbox := filepath.Join(root, agentName(k), "inbox")
+		if names, err := messageNames(inbox); err != nil || len(names) != rounds+1 {
+			return sendResult{}, fmt.Errorf("%s holds %d messages after %d sends, want as many (%v)", inbox, len(names), rounds+1, err)
 		}
 	}
 	return sendResult{agents: n, fsync: fsync, send: median(took[0]), rawParallel: median(took[1]),
