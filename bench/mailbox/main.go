@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/pprof"
+	"slices"
 	"syscall"
 	"time"
 
@@ -65,9 +66,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	var o options
 	fl := flag.NewFlagSet("mailbox", flag.ContinueOnError)
 	fl.SetOutput(stderr)
-	fl.StringVar(&o.mode, "mode", "all", "what to measure: latency, throughput, backlog, all (those three) or nanobot (side by side with nanobot's algorithm and the raw file operations)")
-	fl.IntVar(&o.n, "n", 0, fmt.Sprintf("messages per run (default: latency %d, throughput %d, backlog %d, plus a backlog of n/10 for comparison; nanobot %d)",
-		defaultLatencyN, defaultThroughputN, defaultBacklogN, defaultNanobotN))
+	fl.StringVar(&o.mode, "mode", "all", "what to measure: latency, throughput, backlog, all (those three), nanobot (side by side with nanobot's algorithm and the raw file operations) or send (switchboard send --to all beside the raw file operations)")
+	fl.IntVar(&o.n, "n", 0, fmt.Sprintf("messages per run (default: latency %d, throughput %d, backlog %d, plus a backlog of n/10 for comparison; nanobot %d; send: registered agents, default %d and %d)",
+		defaultLatencyN, defaultThroughputN, defaultBacklogN, defaultNanobotN, sendFanouts[0], sendFanouts[1]))
 	fl.StringVar(&o.root, "root", os.TempDir(), "folder in which to make the temporary mailbox trees (pick the disk to measure)")
 	fl.IntVar(&o.size, "size", 1024, "bytes of text in each message")
 	fl.DurationVar(&o.gap, "gap", time.Millisecond, "latency: pause between one receipt and the next send")
@@ -75,9 +76,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fl.BoolVar(&o.keep, "keep", false, "keep the temporary mailbox trees")
 	fl.StringVar(&o.cpuprofile, "cpuprofile", "", "write the sender's CPU profile to `FILE` and each receiver's to FILE.<run>")
 	fl.DurationVar(&o.timeout, "timeout", 10*time.Minute, "give up on a receiver that has not received everything after this long")
-	fl.IntVar(&o.rounds, "rounds", 1, "nanobot: times to repeat every contender (the tables give medians)")
+	fl.IntVar(&o.rounds, "rounds", 1, fmt.Sprintf("nanobot, send: times to repeat every contender (the tables give medians; send does at least %d)", minSendRounds))
 	fl.StringVar(&o.python, "python", "python3", "nanobot: the Python 3 interpreter that runs nanobot's algorithm")
-	fl.StringVar(&o.switchboard, "switchboard", "", "nanobot: the switchboard binary to time (default: go build of this module's cmd/switchboard)")
+	fl.StringVar(&o.switchboard, "switchboard", "", "nanobot, send: the switchboard binary to time (default: go build of this module's cmd/switchboard)")
 	fl.StringVar(&o.jsonOut, "json", "", "nanobot: also write the results as JSON to `FILE`")
 	if err := fl.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -103,16 +104,18 @@ func (o *options) check(extra int) error {
 	switch {
 	case extra > 0:
 		return errors.New("unexpected arguments; see -h")
-	case o.mode != "latency" && o.mode != "throughput" && o.mode != "backlog" && o.mode != "all" && o.mode != "nanobot":
-		return fmt.Errorf("-mode %q: want latency, throughput, backlog, all or nanobot", o.mode)
+	case !slices.Contains([]string{"latency", "throughput", "backlog", "all", "nanobot", "send"}, o.mode):
+		return fmt.Errorf("-mode %q: want latency, throughput, backlog, all, nanobot or send", o.mode)
 	case o.fsync != "on" && o.fsync != "off" && o.fsync != "both":
 		return fmt.Errorf("-fsync %q: want on, off or both", o.fsync)
 	case o.n < 0 || o.size < 0:
 		return errors.New("-n and -size must not be negative")
 	case o.rounds < 1:
 		return fmt.Errorf("-rounds %d: want 1 or more", o.rounds)
-	case o.mode != "nanobot" && (o.jsonOut != "" || o.switchboard != ""):
-		return errors.New("-json and -switchboard are for -mode nanobot")
+	case o.mode != "nanobot" && o.jsonOut != "":
+		return errors.New("-json is for -mode nanobot")
+	case o.mode != "nanobot" && o.mode != "send" && o.switchboard != "":
+		return errors.New("-switchboard is for -mode nanobot and -mode send")
 	}
 	return nil
 }
@@ -175,6 +178,8 @@ func harness(ctx context.Context, o options, out io.Writer) (err error) {
 			err = env.backlog(ctx)
 		case "nanobot":
 			err = env.sideBySide(ctx)
+		case "send":
+			err = env.sendAll(ctx)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", m, err)

@@ -32,9 +32,14 @@ const (
 // It goes through route.Compose, as the channel's Post and the command
 // line's send do.
 func probe(seq int, sent time.Time, text string) (*envelope.Message, error) {
+	return probeTo(receiverID, seq, sent, text)
+}
+
+// probeTo is probe addressed to the agent to.
+func probeTo(to string, seq int, sent time.Time, text string) (*envelope.Message, error) {
 	data := map[string]any{keySeq: strconv.Itoa(seq), keySentNs: strconv.FormatInt(sent.UnixNano(), 10)}
 	return route.Compose(senderID, route.Request{
-		To: receiverID, Text: text, Parts: []envelope.Part{envelope.DataPart(data)},
+		To: to, Text: text, Parts: []envelope.Part{envelope.DataPart(data)},
 	}, route.ComposeOptions{Now: sent})
 }
 

@@ -54,19 +54,28 @@ func (e *runEnv) prepareTools(ctx context.Context) (*tools, error) {
 	if err := os.Mkdir(t.home, 0o700); err != nil {
 		return nil, err
 	}
-	if t.switchboard = e.opts.switchboard; t.switchboard != "" {
-		return t, nil
-	}
-	t.switchboard = filepath.Join(e.work, "switchboard")
-	if runtime.GOOS == "windows" {
-		t.switchboard += ".exe"
-	}
-	build := exec.CommandContext(ctx, "go", "build", "-o", t.switchboard, switchboardPackage)
-	if out, err := build.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("go build %s (run inside the module, or give -switchboard PATH): %w\n%s",
-			switchboardPackage, err, out)
+	if t.switchboard, err = e.switchboardBinary(ctx); err != nil {
+		return nil, err
 	}
 	return t, nil
+}
+
+// switchboardBinary returns the switchboard binary to time: -switchboard,
+// else a go build of this module's cmd/switchboard in the work folder.
+func (e *runEnv) switchboardBinary(ctx context.Context) (string, error) {
+	if e.opts.switchboard != "" {
+		return e.opts.switchboard, nil
+	}
+	bin := filepath.Join(e.work, "switchboard")
+	if runtime.GOOS == "windows" {
+		bin += ".exe"
+	}
+	build := exec.CommandContext(ctx, "go", "build", "-o", bin, switchboardPackage)
+	if out, err := build.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build %s (run inside the module, or give -switchboard PATH): %w\n%s",
+			switchboardPackage, err, out)
+	}
+	return bin, nil
 }
 
 // nanobot runs one operation of the script (write or drain) and returns

@@ -40,6 +40,11 @@ const maxNameTries = 16
 // if it holds other bytes, the message gets a name with an extra random
 // suffix. The recipient's folders are created and checked on the first
 // send to it (see deliveryDir), and again when one has gone missing.
+//
+// With fsync on, Deliver returns once the message is durable: its file
+// synced before the link, and the inbox folder synced after it. Delivers
+// running at once into the same inbox share that folder sync (group
+// commit, see inboxSyncs); a failed sync is the error of each of them.
 func (s *Store) Deliver(ctx context.Context, msg *envelope.Message) error {
 	if err := s.checkOpen(); err != nil {
 		return err
@@ -59,8 +64,8 @@ func (s *Store) Deliver(ctx context.Context, msg *envelope.Message) error {
 	if err != nil {
 		return fmt.Errorf("deliver %s to %q: %w", msg.ID, msg.To, err)
 	}
-	if !s.opts.NoSync {
-		if err := syncDir(filepath.Join(dir, inboxDir)); err != nil {
+	if !s.opts.NoSync { // one fsync for the Delivers that linked into this inbox meanwhile
+		if err := s.inboxSyncs.sync(filepath.Join(dir, inboxDir)); err != nil {
 			return fmt.Errorf("deliver %s to %q: sync inbox: %w", msg.ID, msg.To, err)
 		}
 	}

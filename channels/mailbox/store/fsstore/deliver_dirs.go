@@ -36,10 +36,11 @@ func (c *checkedDirs) stillSame() bool {
 }
 
 // deliveryDir returns the agent folder of agentID with the folders Deliver
-// needs. The first time for this Store it creates and checks them all
-// (ensureAgentDirs); after that it only makes sure, with three lstats,
-// that the agent folder, tmp/ and inbox/ are still the folders it checked,
-// and checks everything anew when one is not. A folder removed between
+// needs. The first time for this Store it checks them all (one lstat
+// each, checkDeliveryDirs), creating the missing ones (ensureAgentDirs);
+// after that it only makes sure, with three lstats, that the agent
+// folder, tmp/ and inbox/ are still the folders it checked, and checks
+// everything anew when one is not. A folder removed between
 // that and the write makes the create or link fail with fs.ErrNotExist;
 // Deliver then calls forgetDirs and asks again.
 func (s *Store) deliveryDir(agentID string) (string, error) {
@@ -49,18 +50,52 @@ func (s *Store) deliveryDir(agentID string) (string, error) {
 		}
 		s.forgetDirs(agentID)
 	}
-	dir, err := s.ensureAgentDirs(agentID, deliveryDirs...)
+	c, err := s.checkDeliveryDirs(agentID)
+	if errors.Is(err, fs.ErrNotExist) { // a first message: make what is missing
+		var dir string
+		if dir, err = s.ensureAgentDirs(agentID, deliveryDirs...); err == nil {
+			c = &checkedDirs{dir: dir}
+			for i, p := range c.paths() {
+				if c.infos[i], err = os.Lstat(p); err != nil {
+					break
+				}
+			}
+		}
+	}
 	if err != nil {
 		return "", err
 	}
+	s.knownDirs.Store(agentID, c)
+	return c.dir, nil
+}
+
+// checkDeliveryDirs checks, with one lstat each, that the agent folder of
+// agentID and the folders Deliver needs are all there, real folders (no
+// symlink) that only this user can write to, as ensureAgentDirs would
+// leave them. An error wrapping fs.ErrNotExist says one is missing.
+func (s *Store) checkDeliveryDirs(agentID string) (*checkedDirs, error) {
+	dir, err := s.agentDir(agentID)
+	if err != nil {
+		return nil, err
+	}
 	c := &checkedDirs{dir: dir}
-	for i, p := range c.paths() {
-		if c.infos[i], err = os.Lstat(p); err != nil {
-			return "", err
+	paths := c.paths()
+	for i, p := range append(paths[:], filepath.Join(dir, processedDir)) {
+		fi, err := os.Lstat(p)
+		if err == nil {
+			err = checkDirInfo(p, fi)
+		}
+		if err == nil {
+			err = checkPrivateInfo(p, fi)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if i < len(c.infos) {
+			c.infos[i] = fi
 		}
 	}
-	s.knownDirs.Store(agentID, c)
-	return dir, nil
+	return c, nil
 }
 
 // forgetDirs drops what deliveryDir remembers about agentID.

@@ -24,7 +24,9 @@
 // # Durability and group commit
 //
 // Unless Options.NoSync, Deliver fsyncs the staging file and the inbox
-// folder before it returns. An Inbox holds inbox/, claimed/ and processed/
+// folder before it returns; Delivers of one Store linking into the same
+// inbox at the same time share the folder fsync (group commit,
+// deliver_sync.go), and a failed one is the error of each. An Inbox holds inbox/, claimed/ and processed/
 // open and moves files relative to them with one no-replace rename each
 // (renameat2 RENAME_NOREPLACE on linux; an fstatat and a renameat
 // elsewhere, which the inbox lock keeps free of races), reading a claimed

@@ -17,6 +17,11 @@ func checkPrivate(path string) error {
 	if err != nil {
 		return err
 	}
+	return checkPrivateInfo(path, fi)
+}
+
+// checkPrivateInfo is checkPrivate on what an Lstat of path returned.
+func checkPrivateInfo(path string, fi os.FileInfo) error {
 	if perm := fi.Mode().Perm(); perm&0o022 != 0 {
 		return fmt.Errorf("mailbox folder %s is writable by group or others (mode %04o), so they could plant or alter messages; run: chmod 700 %s (or switchboard doctor --fix)",
 			path, perm, path)

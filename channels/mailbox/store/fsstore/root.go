@@ -145,6 +145,11 @@ func checkDir(path string) error {
 	if err != nil {
 		return err
 	}
+	return checkDirInfo(path, fi)
+}
+
+// checkDirInfo is checkDir on what an Lstat of path returned.
+func checkDirInfo(path string, fi fs.FileInfo) error {
 	if fi.Mode()&fs.ModeSymlink != 0 {
 		return fmt.Errorf("%s is a symlink; the mailbox tree never follows symlinks (remove it)", path)
 	}

@@ -86,6 +86,8 @@ type Store struct {
 
 	knownDirs sync.Map // agent id -> *checkedDirs, the folders deliveryDir checked
 
+	inboxSyncs inboxSyncs // shares inbox fsyncs among concurrent Delivers
+
 	hub *watchHub // nil: processHub, the process's one fsnotify watcher
 }
 
