@@ -36,18 +36,15 @@ func classify(path string, raw any, t reflect.Type, r *Report, p *problems) {
 			return
 		}
 		fields := structFields(t)
-		var known []string
-		for k, f := range fields {
-			if !strings.Contains(string(f.Tag), nanobotTag) {
-				known = append(known, k)
-			}
-		}
-		known = append(known, nanobotNode(path).names()...)
+		var known []string // the level's keys, for suggestions: listed at the first foreign key
 		for _, k := range slices.Sorted(maps.Keys(m)) {
 			f, ok := fields[k]
 			if ok && !strings.Contains(string(f.Tag), nanobotTag) {
 				classify(joinPath(path, k), m[k], f.Type, r, p)
 				continue
+			}
+			if known == nil {
+				known = levelKeys(path, fields)
 			}
 			foreign(joinPath(path, k), k, m[k], known, r, p)
 		}
@@ -76,6 +73,19 @@ func classify(path string, raw any, t reflect.Type, r *Report, p *problems) {
 	default:
 		r.add(Entry{Path: path, Status: Used})
 	}
+}
+
+// levelKeys are the keys of the struct level at path that a config may
+// hold: its fields' (but nanobot's own, which switchboard does not decode)
+// and nanobot's.
+func levelKeys(path string, fields map[string]reflect.StructField) []string {
+	var known []string
+	for k, f := range fields {
+		if !strings.Contains(string(f.Tag), nanobotTag) {
+			known = append(known, k)
+		}
+	}
+	return append(known, nanobotNode(path).names()...)
 }
 
 // foreign handles the key at path that switchboard does not decode: known

@@ -3,6 +3,7 @@ package config
 import (
 	"slices"
 	"strings"
+	"sync"
 )
 
 // nanobotKeys are the key paths of nanobot's config.json, camelCase, from
@@ -73,8 +74,9 @@ var nanobotKeys = [...]string{
 }
 
 // nanobotTree is nanobotKeys as a tree of key names; a leaf is an empty
-// node.
-var nanobotTree = func() *keyNode {
+// node. It is built on first use, not at every start of a program that
+// links the package.
+var nanobotTree = sync.OnceValue(func() *keyNode {
 	root := &keyNode{}
 	for _, path := range nanobotKeys {
 		n := root
@@ -83,7 +85,7 @@ var nanobotTree = func() *keyNode {
 		}
 	}
 	return root
-}()
+})
 
 // keyNode is one level of nanobotTree.
 type keyNode struct {
@@ -131,7 +133,7 @@ func (n *keyNode) names() []string {
 // nanobot does not know the path. List indexes ("allowFrom[0]") are not
 // key levels: a list is a value.
 func nanobotNode(path string) *keyNode {
-	n := nanobotTree
+	n := nanobotTree()
 	if path == "" {
 		return n
 	}

@@ -14,19 +14,27 @@ import (
 var version = "dev"
 
 func main() {
+	env := cli.Env{
+		Stdin:   os.Stdin,
+		Stdout:  os.Stdout,
+		Stderr:  os.Stderr,
+		Environ: os.Environ(),
+		Version: version,
+	}
+	if cli.IsVersion(os.Args[1:]) {
+		// Printing a line needs no signal handling, whose goroutines and
+		// threads would add a third to the start of the command. A reader
+		// that went away still gets EPIPE, not the signal.
+		signal.Ignore(syscall.SIGPIPE)
+		os.Exit(cli.Main(context.Background(), os.Args[1:], env))
+	}
 	// A reader that goes away (switchboard recv coder | head -1) makes
 	// writes to stdout fail with EPIPE instead of killing the process, so
 	// recv and watch stop cleanly (recv marks the agent offline).
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	code := cli.Main(ctx, os.Args[1:], cli.Env{
-		Stdin:    os.Stdin,
-		Stdout:   os.Stdout,
-		Stderr:   os.Stderr,
-		Environ:  os.Environ(),
-		Version:  version,
-		Delegate: func(args []string) int { return delegate(ctx, args) },
-	})
+	env.Delegate = func(args []string) int { return delegate(ctx, args) }
+	code := cli.Main(ctx, os.Args[1:], env)
 	stop()
 	os.Exit(code)
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -56,7 +57,10 @@ type app struct {
 // commands (run, recv, watch) stop cleanly then and return ExitOK.
 func Main(ctx context.Context, args []string, env Env) int {
 	a := &app{env: env}
-	cmd := a.rootCommand()
+	if IsVersion(args) {
+		return a.printVersion(args[0] == "version")
+	}
+	cmd := a.rootCommand(commandName(args))
 	if args == nil {
 		args = []string{} // cobra reads os.Args when given nil
 	}
@@ -131,7 +135,12 @@ func unknownName(msg string) string {
 	return ""
 }
 
-func (a *app) rootCommand() *cobra.Command {
+// rootCommand builds the command tree. When name is one of the
+// sub-commands (see subcommands), only that one is built: it is all that
+// runs, and building every command with its flags would take longer than
+// most commands' work. Help, completion and an unknown name get the whole
+// tree.
+func (a *app) rootCommand(name string) *cobra.Command {
 	root := &cobra.Command{
 		Use:   "switchboard",
 		Short: "Run agents and work with their mailboxes",
@@ -152,31 +161,49 @@ take --json and then print one JSON object per line.`,
 	pf.StringVar(&a.root, "root", "", "mailbox root folder (default: the config's channels.mailbox.mailboxesRoot, else ~/.nanobot/mailboxes); the mailbox commands then use the filesystem store there, whatever channels.mailbox.backend says")
 	pf.StringVar(&a.conf, "config", "", "config file (default ~/.nanobot/config.json; a missing default file is fine)")
 	pf.BoolVar(&a.wide, "wide", false, "print table cells whole: tables are otherwise fitted to the terminal's width ($COLUMNS), long cells cut with …")
-	root.AddCommand(
-		a.runCommand(),
-		a.demoCommand(),
-		a.sendCommand(),
-		a.recvCommand(),
-		a.inboxCommand(),
-		a.agentsCommand(),
-		a.threadCommand(),
-		a.watchCommand(),
-		a.doctorCommand(),
-		a.logCommand(),
-		a.statsCommand(),
-		a.pendingCommand(),
-		a.mcpCommand(),
-		a.consoleCommand(),
-		a.deadCommand(),
-		a.redeliverCommand(),
-		a.archiveCommand(),
-		a.cancelCommand(),
-		a.approvalsCommand(),
-		a.versionCommand(),
-		a.configCommand(),
-	)
+	subs := a.subcommands()
+	if i := slices.IndexFunc(subs, func(s subcommand) bool { return s.name == name }); i >= 0 {
+		subs = subs[i : i+1]
+	}
+	for _, s := range subs {
+		root.AddCommand(s.build())
+	}
 	a.strictCompletion(root)
 	return root
+}
+
+// subcommand is one command under the root, by the name it is called.
+type subcommand struct {
+	name  string
+	build func() *cobra.Command
+}
+
+// subcommands are the root's commands in the order they are added (help
+// sorts them); each name is its command's Name().
+func (a *app) subcommands() []subcommand {
+	return []subcommand{
+		{"run", a.runCommand},
+		{"demo", a.demoCommand},
+		{"send", a.sendCommand},
+		{"recv", a.recvCommand},
+		{"inbox", a.inboxCommand},
+		{"agents", a.agentsCommand},
+		{"thread", a.threadCommand},
+		{"watch", a.watchCommand},
+		{"doctor", a.doctorCommand},
+		{"log", a.logCommand},
+		{"stats", a.statsCommand},
+		{"pending", a.pendingCommand},
+		{"mcp", a.mcpCommand},
+		{"console", a.consoleCommand},
+		{"dead", a.deadCommand},
+		{"redeliver", a.redeliverCommand},
+		{"archive", a.archiveCommand},
+		{"cancel", a.cancelCommand},
+		{"approvals", a.approvalsCommand},
+		{"version", a.versionCommand},
+		{"config", a.configCommand},
+	}
 }
 
 // action wraps a command's body: errors after this point are failures of

@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"runtime"
+	"syscall"
 
 	"github.com/spf13/cobra"
 )
@@ -18,6 +21,27 @@ func (a *app) versionCommand() *cobra.Command {
 			return err
 		}),
 	}
+}
+
+// IsVersion reports whether args only ask for the version line (version,
+// --version or -v), which Main prints without building the command tree:
+// a program may skip the rest of its set-up for it (signal handling), so
+// that the command starts as fast as a program can.
+func IsVersion(args []string) bool {
+	return len(args) == 1 && (args[0] == "version" || args[0] == "--version" || args[0] == "-v")
+}
+
+// printVersion prints the version line for IsVersion's arguments, with
+// the exit status of the command (version: a failed write fails, but for
+// a reader that went away) or of the flag (--version: printed as help is,
+// whose write errors cobra drops).
+func (a *app) printVersion(command bool) int {
+	_, err := io.WriteString(a.env.Stdout, a.versionLine())
+	if err == nil || !command || errors.Is(err, syscall.EPIPE) {
+		return ExitOK
+	}
+	fmt.Fprintf(a.env.Stderr, "switchboard: %s\n", oneLine(err.Error()))
+	return ExitFailure
 }
 
 // versionLine is what version and --version print.
