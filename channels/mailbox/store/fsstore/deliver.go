@@ -137,7 +137,7 @@ func linkIn(staging, inbox, name string, data []byte) (used string, again bool, 
 		case err == nil && same:
 			return try, true, nil
 		case errors.Is(err, fs.ErrNotExist):
-			continue // claimed meanwhile: the name is free again
+			continue // acknowledged meanwhile: the name is free again
 		}
 		try = withSuffix(name)
 	}

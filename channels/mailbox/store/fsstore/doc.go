@@ -8,10 +8,10 @@
 //	<agent>/inbox/            pending messages, <unix-ms>_<from>_<unique>.msg.json
 //	<agent>/processed/        handled messages, moved here with the same name
 //	<agent>/tmp/              staging files, linked into inbox/ when whole
-//	<agent>/claimed/          messages taken by the running receiver
+//	<agent>/claimed/          claims of receivers before the claim log (read at start only)
 //	<agent>/rejected/         quarantined input, each with a .reason.json beside it
 //	<agent>/.lock             flock held by the process that owns the inbox
-//	<agent>/state/            the receiver's own records
+//	<agent>/state/            the receiver's own records; .claims is the claim log
 //	<agent>/priority/         a marker per pending message of priority 1-3 (priority.go)
 //	<agent>/archive/by-task/<task>/  handled messages of ended tasks (SweepTask)
 //	<agent>/archive/orphan/   messages of an agent gone for good (doctor --fix)
@@ -26,12 +26,18 @@
 // Unless Options.NoSync, Deliver fsyncs the staging file and the inbox
 // folder before it returns; Delivers of one Store linking into the same
 // inbox at the same time share the folder fsync (group commit,
-// deliver_sync.go), and a failed one is the error of each. An Inbox holds inbox/, claimed/ and processed/
-// open and moves files relative to them with one no-replace rename each
-// (renameat2 RENAME_NOREPLACE on linux; an fstatat and a renameat
-// elsewhere, which the inbox lock keeps free of races), reading a claimed
-// file with openat and one fstat. Claims are not synced: a crash that
-// undoes one leaves the message in inbox/. Acknowledgements are made
+// deliver_sync.go), and a failed one is the error of each.
+//
+// A receiver claims a message by appending a line to its claim log
+// (state/.claims: the file name and the time) before it hands the message
+// out; the file stays in inbox/ until it is acknowledged or set aside, so
+// a message costs one rename, not two (see claimsName). An Inbox holds
+// inbox/ and processed/ open, reads a message with openat and one fstat,
+// and moves it relative to them with one no-replace rename (renameat2
+// RENAME_NOREPLACE on linux; an fstatat and a renameat elsewhere, which
+// the inbox lock keeps free of races). Claims are not synced: a crash
+// that undoes one leaves the message waiting as if never taken.
+// Acknowledgements are made
 // durable by group commit (commit.go): Ack moves the file and writes the
 // journal line, then joins the open batch; a commit fsyncs processed/
 // and the journal once for the whole batch, writes the batch's audit
