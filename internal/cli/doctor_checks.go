@@ -229,12 +229,16 @@ func quarantineReason(path string) string {
 func (d *doctorRun) checkInbox(agent string) int {
 	dir := filepath.Join(d.root, agent, "inbox")
 	ents, _ := os.ReadDir(dir)
+	claimed := claimedNames(d.root, agent)
 	pending := 0
 	for _, e := range ents {
 		name := e.Name()
 		path := filepath.Join(dir, name)
 		if strings.HasSuffix(name, tmpSuffix) {
 			continue // a write in progress (checkStaging reports old ones)
+		}
+		if claimed[name] {
+			continue // being handled, not waiting (checkClaims reports it)
 		}
 		pending++
 		problem := func(detail string) {
@@ -248,7 +252,7 @@ func (d *doctorRun) checkInbox(agent string) int {
 		msg, err := readMessageFile(path, d.maxBytes)
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			pending-- // claimed meanwhile
+			pending-- // handled meanwhile
 		case errors.Is(err, syscall.ELOOP):
 			problem("symlink")
 		case err != nil:

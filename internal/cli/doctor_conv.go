@@ -174,7 +174,7 @@ func (d *doctorRun) checkOverdue() {
 	stored := make([]store.Stored, len(all))
 	for i, m := range all {
 		parts := strings.Split(m.rel, string(filepath.Separator))
-		stored[i] = store.Stored{Message: m.msg, Agent: parts[0], Box: store.Box(parts[1]), Ref: m.rel}
+		stored[i] = store.Stored{Message: m.msg, Agent: parts[0], Box: m.box, Ref: m.rel}
 	}
 	for _, p := range view.PendingOf(stored, view.PendingFilter{Now: d.now, ReplyTimeout: d.conv.replyTimeout, OverdueOnly: true}) {
 		about := ""

@@ -21,8 +21,8 @@ func (a *app) threadCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "thread ID [--task] [--json]",
 		Short: "Show the reply chain of a message, in causal order",
-		Long: `Thread finds message ID wherever it is now (any agent's inbox/, claimed/,
-processed/ or archive/), gathers its conversation (the messages linked to it
+		Long: `Thread finds message ID wherever it is now (any agent's inbox/, waiting or
+claimed, processed/ or archive/), gathers its conversation (the messages linked to it
 by reply_to, up and down, and those sharing its thread_id) and prints them
 in causal order: a message after the one it answers, otherwise by
 timestamp, then file name; each with its depth below the message it

@@ -10,15 +10,30 @@ import (
 	"syscall"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
 )
 
 // messageBoxes are the folders of an agent that hold whole messages:
-// pending, being handled, and handled.
+// pending and being handled (claimed: see claimedNames), being handled by
+// a receiver from before the claim log, and handled.
 var messageBoxes = []string{"inbox", "claimed", "processed"}
+
+// claimedNames returns the names of agent's files in inbox/ that its
+// receiver claimed (the folder store's claim log: fsstore.Claims).
+func claimedNames(root, agent string) map[string]bool {
+	claims, _ := fsstore.Claims(root, agent) // unreadable: checkClaims says so
+	names := make(map[string]bool, len(claims))
+	for _, c := range claims {
+		names[c.Name] = true
+	}
+	return names
+}
 
 // storedMessage is a message file found in the tree.
 type storedMessage struct {
-	rel string // path under the root: <agent>/<box>/<name>
+	rel string    // path under the root: <agent>/<folder>/<name>
+	box store.Box // the folder, or BoxClaimed for a claimed file in inbox/
 	msg *envelope.Message
 }
 
@@ -42,8 +57,9 @@ func agentDirs(root string) ([]string, error) {
 }
 
 // readTree reads every message in every agent's inbox/, claimed/ and
-// processed/ folder. Files that cannot be read are skipped (doctor reports
-// them).
+// processed/ folder; a claimed file in inbox/ is in box "claimed", as the
+// store's views have it. Files that cannot be read are skipped (doctor
+// reports them).
 func readTree(root string, maxBytes int64) ([]storedMessage, error) {
 	agents, err := agentDirs(root)
 	if err != nil {
@@ -51,6 +67,7 @@ func readTree(root string, maxBytes int64) ([]storedMessage, error) {
 	}
 	var out []storedMessage
 	for _, agent := range agents {
+		claimed := claimedNames(root, agent)
 		for _, box := range messageBoxes {
 			dir := filepath.Join(root, agent, box)
 			ents, err := os.ReadDir(dir)
@@ -65,7 +82,11 @@ func readTree(root string, maxBytes int64) ([]storedMessage, error) {
 				if err != nil {
 					continue
 				}
-				out = append(out, storedMessage{rel: filepath.Join(agent, box, e.Name()), msg: msg})
+				m := storedMessage{rel: filepath.Join(agent, box, e.Name()), box: store.Box(box), msg: msg}
+				if box == "inbox" && claimed[e.Name()] {
+					m.box = store.BoxClaimed
+				}
+				out = append(out, m)
 			}
 		}
 	}

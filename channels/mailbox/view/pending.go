@@ -66,7 +66,7 @@ type PendingFilter struct {
 type StoredPending struct {
 	PendingReply
 	// Where is where the request is now: the inbox of the agent that owes
-	// the reply (not yet read) or its claimed/ folder (being handled).
+	// the reply, waiting or claimed (being handled).
 	// Its Message is nil when the request was skimmed (FindPending on a
 	// store.Skimmer), not read whole.
 	Where store.Stored `json:"-"`
