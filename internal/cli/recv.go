@@ -101,7 +101,7 @@ func (a *app) recv(ctx context.Context, agent string, count int, jsonOut bool) e
 		return err
 	}
 	defer stopTracing() // after the channel stopped: its last spans are flushed
-	b := bus.New(1)
+	b := bus.New(maxUnflushed)
 	defer b.Close()
 	ch, err := mailbox.New(cfg, b, mailbox.Options{Logger: logger})
 	if err != nil {

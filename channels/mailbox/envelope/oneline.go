@@ -27,5 +27,9 @@ func OneLine(parts []Part) string {
 			others = append(others, "file:"+p.Path)
 		}
 	}
-	return oneLine.Replace(strings.Join(append(texts, others...), " "))
+	line := strings.Join(append(texts, others...), " ")
+	if !strings.ContainsAny(line, "\n\t") {
+		return line // the common case, without the replacer's copy
+	}
+	return oneLine.Replace(line)
 }

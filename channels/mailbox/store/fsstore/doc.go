@@ -56,7 +56,7 @@
 // The audit log's other lines are queued (audit.Writer.Enqueue) and
 // written in batches (those queued during a write about a millisecond
 // later, together), with a hand-written encoder. A message file is read with one read of the size
-// fstat gave. A scan of a large inbox keeps an eighth of what it found
+// fstat gave. A scan of a large inbox keeps a quarter of what it found
 // (keepFor), so a backlog costs a few scans of the folder, not one per
 // scanBatch messages.
 package fsstore

@@ -16,8 +16,8 @@ import (
 
 // scanBatch is how many pending names one scan of inbox/ keeps at least
 // (the smallest ones); the folder is scanned again when they are used up.
-// With more waiting, a scan keeps an eighth of what it found, up to
-// maxScanBatch (see nextBatch), so a backlog of N costs about eight scans
+// With more waiting, a scan keeps a quarter of what it found, up to
+// maxScanBatch (see keepFor), so a backlog of N costs about four scans
 // of the folder rather than N/scanBatch.
 const scanBatch = 1024
 
@@ -28,7 +28,7 @@ const maxScanBatch = 16384
 // keepFor is how many names the scan after one that found total
 // messages keeps, with floor the inbox's batch (scanBatch).
 func keepFor(floor, total int) int {
-	return max(min(total/8, maxScanBatch), floor)
+	return max(min(total/4, maxScanBatch), floor)
 }
 
 // stagingMaxAge is how old a staging file in tmp/ must be before the
