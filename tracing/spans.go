@@ -82,13 +82,22 @@ func (m Message) attrs(op string) []attribute.KeyValue {
 // StartReceive starts the consumer span "receive <destination>" of a
 // message taken in, as a child of the span in ctx (see Extract).
 func StartReceive(ctx context.Context, m Message, extra ...attribute.KeyValue) (context.Context, trace.Span) {
-	return Tracer().Start(ctx, "receive "+m.Destination, append(StartAt(m.Clock), trace.WithSpanKind(trace.SpanKindConsumer),
-		trace.WithAttributes(append(m.attrs("receive"), extra...)...))...)
+	return start(ctx, "receive", trace.SpanKindConsumer, m, extra)
+}
+
+// start starts the span of m for op ("receive", "send"). Its attributes
+// are set only when it is recorded: without a TracerProvider (tracing
+// off) a message costs no attribute list.
+func start(ctx context.Context, op string, kind trace.SpanKind, m Message, extra []attribute.KeyValue) (context.Context, trace.Span) {
+	ctx, span := Tracer().Start(ctx, op+" "+m.Destination, append(StartAt(m.Clock), trace.WithSpanKind(kind))...)
+	if span.IsRecording() {
+		span.SetAttributes(append(m.attrs(op), extra...)...)
+	}
+	return ctx, span
 }
 
 // StartSend starts the producer span "send <destination>" of a message
 // sent out, as a child of the span in ctx.
 func StartSend(ctx context.Context, m Message, extra ...attribute.KeyValue) (context.Context, trace.Span) {
-	return Tracer().Start(ctx, "send "+m.Destination, append(StartAt(m.Clock), trace.WithSpanKind(trace.SpanKindProducer),
-		trace.WithAttributes(append(m.attrs("send"), extra...)...))...)
+	return start(ctx, "send", trace.SpanKindProducer, m, extra)
 }

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/spf13/cobra"
 
@@ -135,12 +136,18 @@ const maxUnflushed = 256
 // unacknowledged.
 func (a *app) drain(ctx context.Context, b *bus.Bus, count int, jsonOut bool) error {
 	acks := make(chan []bus.InboundMessage, 4)
+	spare := make(chan []bus.InboundMessage, 4) // acknowledged batches' slices, for reuse
 	acked := make(chan struct{})
 	go func() {
 		defer close(acked)
 		for batch := range acks {
 			for _, in := range batch {
 				in.Done()
+			}
+			clear(batch)
+			select {
+			case spare <- batch[:0]:
+			default:
 			}
 		}
 	}()
@@ -165,7 +172,11 @@ func (a *app) drain(ctx context.Context, b *bus.Bus, count int, jsonOut bool) er
 			return err
 		}
 		acks <- unflushed
-		unflushed = nil
+		select {
+		case unflushed = <-spare: // a batch acknowledged: its slice serves again
+		default:
+			unflushed = nil
+		}
 		return nil
 	}
 	printed := 0
@@ -250,6 +261,14 @@ func (a *app) printInbound(w io.Writer, in bus.InboundMessage, jsonOut bool) err
 	if text == "" {
 		text = envelope.OneLine([]envelope.Part{envelope.TextPart(in.Content)})
 	}
-	_, err := io.WriteString(w, safeText(strings.TrimSpace(line+" "+text))+"\n")
-	return err
+	// The line is written in pieces (w buffers), the text not copied.
+	if text = strings.TrimRightFunc(text, unicode.IsSpace); text != "" {
+		line += " "
+	}
+	for _, piece := range [...]string{safeText(line), safeText(text), "\n"} {
+		if _, err := io.WriteString(w, piece); err != nil {
+			return err
+		}
+	}
+	return nil
 }

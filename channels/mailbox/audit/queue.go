@@ -86,11 +86,15 @@ func (w *Writer) writeQueued() error {
 func (w *Writer) takeQueued(b []byte) []byte {
 	w.qmu.Lock()
 	q := w.queue
-	w.queue = nil
+	w.queue, w.spare = w.spare[:0], nil // the next lines go to the other slice: no growing anew
 	w.qmu.Unlock()
 	for _, ev := range q {
 		b = w.encode(b, ev)
 	}
+	clear(q) // let the events' strings go
+	w.qmu.Lock()
+	w.spare = q[:0]
+	w.qmu.Unlock()
 	return b
 }
 

@@ -87,6 +87,7 @@ type Writer struct {
 
 	qmu      sync.Mutex    // guards the queue; taken inside mu, never around it
 	queue    []store.Event // lines queued by Enqueue, not yet written
+	spare    []store.Event // the queue's other slice, kept between writes (takeQueued)
 	flushing bool          // a flushQueued goroutine runs
 }
 

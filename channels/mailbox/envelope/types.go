@@ -202,6 +202,17 @@ type Message struct {
 // Text joins the message's text parts with newlines.
 func (m *Message) Text() string {
 	var out []byte
+	var only string // the one text part's text, while there is one
+	n := 0
+	for _, p := range m.Content.Parts {
+		if p.Type == PartText && p.Text != "" {
+			only = p.Text
+			n++
+		}
+	}
+	if n <= 1 {
+		return only // no copy
+	}
 	for _, p := range m.Content.Parts {
 		if p.Type != PartText || p.Text == "" {
 			continue

@@ -19,7 +19,10 @@ type End func(err error)
 // holds the span; end it with the returned End.
 func Send(ctx context.Context, clk clock.Clock, msg *envelope.Message) (context.Context, End) {
 	ctx, span := tracing.StartSend(ctx, tracing.Message{System: tracing.MailboxSystem, Destination: msg.To,
-		ID: msg.ID, Conversation: msg.ThreadID, Clock: clk}, Attrs(msg)...)
+		ID: msg.ID, Conversation: msg.ThreadID, Clock: clk})
+	if span.IsRecording() { // attributes cost nothing with tracing off
+		span.SetAttributes(Attrs(msg)...)
+	}
 	msg.Traceparent, msg.Tracestate = tracing.Parent(ctx)
 	return ctx, func(err error) { tracing.EndAt(span, err, clk) }
 }
@@ -29,12 +32,14 @@ func Send(ctx context.Context, clk clock.Clock, msg *envelope.Message) (context.
 // (nil: the real clock).
 func Receive(ctx context.Context, clk clock.Clock, agent string, msg *envelope.Message, redelivered bool) (context.Context, End) {
 	ctx = tracing.WithParent(ctx, msg.Traceparent, msg.Tracestate)
-	attrs := Attrs(msg)
-	if redelivered {
-		attrs = append(attrs, tracing.AttrMessagingRedelivered.Bool(true))
-	}
 	ctx, span := tracing.StartReceive(ctx, tracing.Message{System: tracing.MailboxSystem, Destination: agent,
-		ID: msg.ID, Conversation: msg.ThreadID, Clock: clk}, attrs...)
+		ID: msg.ID, Conversation: msg.ThreadID, Clock: clk})
+	if span.IsRecording() { // attributes cost nothing with tracing off
+		span.SetAttributes(Attrs(msg)...)
+		if redelivered {
+			span.SetAttributes(tracing.AttrMessagingRedelivered.Bool(true))
+		}
+	}
 	return ctx, func(err error) { tracing.EndAt(span, err, clk) }
 }
 

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"golang.org/x/sys/unix"
 
@@ -48,7 +49,9 @@ func readHeld(dir *heldDir, name string, limit int64) (msg *envelope.Message, li
 	// before it is linked into inbox/, so no read for the end of the file
 	// is spent. A file that came out shorter is read to its end; one that
 	// grew since the fstat is read only as far as it was then.
-	buf := make([]byte, st.Size)
+	bp := readBuf(int(st.Size))
+	defer putReadBuf(bp)
+	buf := (*bp)[:st.Size]
 	n := 0
 	for n < len(buf) {
 		m, err := unix.Read(fd, buf[n:])
@@ -65,6 +68,29 @@ func readHeld(dir *heldDir, name string, limit int64) (msg *envelope.Message, li
 	}
 	msg, err = envelope.DecodeBytes(buf[:n])
 	return msg, links, err
+}
+
+// readBufs holds the buffers readHeld reads files into: the decoder
+// copies what it keeps, so a buffer serves the next file.
+var readBufs sync.Pool
+
+// maxPooledRead is the largest buffer readBufs keeps.
+const maxPooledRead = 64 << 10
+
+// readBuf returns a buffer of at least size bytes, for readBufs.Put.
+func readBuf(size int) *[]byte {
+	if bp, ok := readBufs.Get().(*[]byte); ok && cap(*bp) >= size {
+		return bp
+	}
+	b := make([]byte, max(size, 4<<10))
+	return &b
+}
+
+// putReadBuf gives bp back to readBufs, unless it is too large to keep.
+func putReadBuf(bp *[]byte) {
+	if cap(*bp) <= maxPooledRead {
+		readBufs.Put(bp)
+	}
 }
 
 // openAt opens dir/name for reading, retrying when a signal interrupts.

@@ -1,14 +1,12 @@
 package fsstore
 
 import (
+	"bytes"
 	"container/heap"
-	"errors"
-	"io"
-	"os"
 	"slices"
 )
 
-// readDirChunk is how many entries a scan reads from the folder at a time.
+// readDirChunk is how many entries a listing reads from a folder at a time.
 const readDirChunk = 512
 
 // scan is one pass over a folder that keeps only the k smallest message
@@ -21,45 +19,33 @@ type scan struct {
 	total   int      // message names in the folder (after or not)
 }
 
-// scanDir streams dir with ReadDir in chunks, never holding the whole
-// listing. Message names for which skip (if not nil) reports true are
-// counted in total but not kept.
+// scanDir streams dir (eachDirent: no allocation per entry), never
+// holding the whole listing. Message names for which skip (if not nil)
+// reports true are counted in total but not kept.
 func scanDir(dir string, k int, after string, skip func(name string) bool) (scan, error) {
 	var res scan
-	f, err := os.Open(dir)
-	if err != nil {
-		return res, err
-	}
-	defer f.Close()
 	h := &maxHeap{}
-	for {
-		ents, err := f.ReadDir(readDirChunk)
-		for _, e := range ents {
-			name := e.Name()
-			switch classify(name) {
-			case entryMessage:
-				res.total++
-				if name > after && (skip == nil || !skip(name)) {
-					h.offer(name, k)
-				}
-			case entryForeign:
-				if len(res.foreign) < k {
-					res.foreign = append(res.foreign, name)
-				} else {
-					res.more = true
-				}
+	err := eachDirent(dir, func(b []byte, _ direntKind) {
+		switch {
+		case isMessageName(b):
+			res.total++
+			// Compared without a copy; only a name the heap keeps is made a string.
+			if string(b) <= after || h.Len() >= k && string(b) >= (*h)[0] {
+				return
 			}
+			if name := string(b); skip == nil || !skip(name) {
+				h.offer(name, k)
+			}
+		case bytes.HasSuffix(b, []byte(tmpSuffix)):
+		case len(res.foreign) < k:
+			res.foreign = append(res.foreign, string(b))
+		default:
+			res.more = true
 		}
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			return res, err
-		}
-	}
+	})
 	res.names = []string(*h)
 	slices.Sort(res.names)
-	return res, nil
+	return res, err
 }
 
 // maxHeap holds the k smallest names seen; the largest is at the top so it
