@@ -86,10 +86,16 @@ func (e *runEnv) drainContenders(t *tools, n int) []contender {
 		cs = append(cs, contender{key: "raw-" + strconv.Itoa(every), name: "raw rename inbox/ -> processed/",
 			durability: d, kind: kindRaw,
 			run: func(ctx context.Context, root string) (procTimes, error) {
-				took, err := rawDrain(ctx, root, every)
+				took, err := rawDrain(ctx, root, every, false)
 				return procTimes{process: took}, err
 			}})
 	}
+	cs = append(cs, contender{key: "rawread-0", name: "raw read + rename inbox/ -> processed/",
+		durability: "none", kind: kindRaw,
+		run: func(ctx context.Context, root string) (procTimes, error) {
+			took, err := rawDrain(ctx, root, 0, true)
+			return procTimes{process: took}, err
+		}})
 	return cs
 }
 

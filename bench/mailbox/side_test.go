@@ -51,7 +51,7 @@ func TestHarnessNanobotMode(t *testing.T) {
 		"write/nanobot": true, "write/nanobot-process": true, "write/switchboard-fsync": true,
 		"write/switchboard-nofsync": true, "write/rawwrite-fsync": true, "write/rawwrite-nofsync": true,
 		"drain/nanobot": true, "drain/nanobot-process": true, "drain/switchboard-fsync": true,
-		"drain/switchboard-nofsync": true, "drain/raw-1": true, "drain/raw-64": true, "drain/raw-0": true,
+		"drain/switchboard-nofsync": true, "drain/raw-1": true, "drain/raw-64": true, "drain/raw-0": true, "drain/rawread-0": true,
 	}
 	for _, res := range got.Results {
 		key := res.Side + "/" + res.Key

@@ -81,9 +81,11 @@ func checkDrained(root string, n int) error {
 }
 
 // rawDrain is the least a drain can do: list inbox/ once, then rename
-// each file into processed/ by name. every > 0 fsyncs processed/ after
-// each every renames (and once after the last); 0 never fsyncs.
-func rawDrain(ctx context.Context, root string, every int) (time.Duration, error) {
+// each file into processed/ by name, with read also reading the file
+// first (what a receiver cannot skip: it hands the message on). every > 0
+// fsyncs processed/ after each every renames (and once after the last);
+// 0 never fsyncs.
+func rawDrain(ctx context.Context, root string, every int, read bool) (time.Duration, error) {
 	in, out := inboxOf(root), processedOf(root)
 	start := time.Now()
 	names, err := messageNames(in)
@@ -101,6 +103,11 @@ func rawDrain(ctx context.Context, root string, every int) (time.Duration, error
 	for _, name := range names {
 		if err := ctx.Err(); err != nil {
 			return 0, err
+		}
+		if read {
+			if data, err := os.ReadFile(filepath.Join(in, name)); err != nil || len(data) == 0 {
+				return 0, fmt.Errorf("read %s: %d bytes, %v", name, len(data), err)
+			}
 		}
 		if err := os.Rename(filepath.Join(in, name), filepath.Join(out, name)); err != nil {
 			return 0, err
