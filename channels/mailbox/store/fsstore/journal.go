@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 )
@@ -71,9 +72,10 @@ func openJournal(path string, keep int, sync bool) (*journal, error) {
 }
 
 // readTail returns at most the last n bytes of the file at path, starting
-// at a line boundary; nothing if the file does not exist.
+// at a line boundary; nothing if the file does not exist. A FIFO in its
+// place fails (O_NONBLOCK: the open does not wait for a writer).
 func readTail(path string, n int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|noFollow|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}

@@ -1,0 +1,79 @@
+package fsstore
+
+import (
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+)
+
+// TestClaimLogManyOpenClaims: with more claims open than fit in
+// claimLogCompactAt, each message is still handed out once, the log is
+// rewritten only now and then (not on every claim, which would make a
+// long hold quadratic), lists each open claim once, and a new owner
+// redelivers exactly the open ones.
+func TestClaimLogManyOpenClaims(t *testing.T) {
+	t.Parallel()
+	s, _ := openMsgStore(t)
+	const n = 1500 // about 110 KiB of claims
+	sent := map[string]bool{}
+	for range n {
+		m := newMsg("alice", "bob", "held")
+		deliver(t, s, m)
+		sent[m.ID] = true
+	}
+	path := agentPath(s, "bob", stateDir, claimsName)
+	in := openTestInbox(t, s, "bob")
+	taken := map[string]bool{}
+	var acked []string
+	rewrites := 0
+	last, err := os.Stat(path)
+	require.NoError(t, err)
+	for i := range n {
+		d := next(t, in)
+		require.False(t, taken[d.Message.ID], "%s handed out twice", d.Message.ID)
+		taken[d.Message.ID] = true
+		if i%10 == 0 { // a few are settled meanwhile
+			ack(t, in, d)
+			acked = append(acked, envelope.FileName(d.Message))
+		}
+		in.pokePriority() // priority/ and inbox/ looked at again: nothing new
+		select {
+		case in.notify <- struct{}{}:
+		default:
+		}
+		fi, err := os.Stat(path)
+		require.NoError(t, err)
+		if !os.SameFile(fi, last) || fi.Size() < last.Size() {
+			rewrites++
+		}
+		last = fi
+	}
+	assert.Equal(t, sent, taken)
+	assert.Positive(t, rewrites, "the log was compacted")
+	assert.LessOrEqual(t, rewrites, 4, "rewrites of the log for %d claims", n)
+	counts := claimCounts(t, path)
+	for _, name := range acked {
+		delete(counts, name) // a settled claim may stay listed until the next rewrite
+	}
+	assert.Len(t, counts, n-len(acked))
+	for name, c := range counts {
+		assert.Equal(t, 1, c, name)
+	}
+	require.NoError(t, in.Close())
+
+	in = openTestInbox(t, s, "bob")
+	again := map[string]bool{}
+	for range n - len(acked) {
+		d := next(t, in)
+		require.True(t, d.Redelivered)
+		require.False(t, again[d.Message.ID], "%s redelivered twice", d.Message.ID)
+		again[d.Message.ID] = true
+		ack(t, in, d)
+	}
+	assert.Len(t, again, n-len(acked))
+	assert.Empty(t, names(t, agentPath(s, "bob", inboxDir)))
+}
