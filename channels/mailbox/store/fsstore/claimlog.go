@@ -127,7 +127,7 @@ func (l *claimLog) rewrite(open map[string]claimed, sync bool) error {
 	}
 	var b []byte
 	for _, name := range slices.Sorted(maps.Keys(open)) {
-		for range max(open[name].n, 1) {
+		for range open[name].lines() {
 			b = appendClaim(b, name, open[name].at)
 		}
 	}

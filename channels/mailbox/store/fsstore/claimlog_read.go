@@ -22,6 +22,18 @@ import (
 type claimed struct {
 	n  int
 	at time.Time
+	// moved: the message is in claimed/, where its first hand-out put it
+	// without a line in the log (see countAttempt), so the log lists it
+	// one time fewer than n.
+	moved bool
+}
+
+// lines is how many lines the log holds for c.
+func (c claimed) lines() int {
+	if c.moved {
+		return max(c.n-1, 1)
+	}
+	return max(c.n, 1)
 }
 
 // errClaimLogKind is the error of a claim log that is not a regular

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
 // TestClaimLogManyOpenClaims: with more claims open than fit in
@@ -76,4 +77,35 @@ func TestClaimLogManyOpenClaims(t *testing.T) {
 	}
 	assert.Len(t, again, n-len(acked))
 	assert.Empty(t, names(t, agentPath(s, "bob", inboxDir)))
+}
+
+// TestClaimedFolderCountsSurviveRewrites: a message an older receiver
+// left in claimed/ (one hand-out, with no line in the log) counts its
+// hand-outs alike whether or not the log was rewritten since it was
+// handed out again: the third hand-out of maxDeliver 3 still goes out.
+func TestClaimedFolderCountsSurviveRewrites(t *testing.T) {
+	t.Parallel()
+	s, events := openMsgStore(t, func(o *Options) { o.MaxDeliver = 3 })
+	held, later := newMsg("alice", "bob", "held"), newMsg("alice", "bob", "later")
+	deliver(t, s, held)
+	deliver(t, s, later)
+	require.NoError(t, os.MkdirAll(agentPath(s, "bob", claimedDir), 0o700))
+	file := envelope.FileName(held)
+	require.NoError(t, os.Rename(agentPath(s, "bob", inboxDir, file), agentPath(s, "bob", claimedDir, file)))
+
+	in := openTestInbox(t, s, "bob")
+	d := next(t, in)
+	require.Equal(t, held.ID, d.Message.ID)
+	require.True(t, d.Redelivered, "the second hand-out")
+	d = next(t, in) // recovery ended: the log was rewritten
+	require.Equal(t, later.ID, d.Message.ID)
+	ack(t, in, d)
+	require.NoError(t, in.Close())
+
+	in = openTestInbox(t, s, "bob")
+	d = next(t, in)
+	assert.Equal(t, held.ID, d.Message.ID, "the third hand-out")
+	assert.True(t, d.Redelivered)
+	ack(t, in, d)
+	assert.Zero(t, events.CountKind(store.EventQuarantined))
 }

@@ -110,7 +110,7 @@ func (in *Inbox) claim(name, sub string, recovered bool) string {
 	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	in.handed[name] = claimed{n: n, at: at}
+	in.handed[name] = claimed{n: n, at: at, moved: sub == claimedDir}
 	if in.claims.due() && !in.recovering {
 		if err := in.claims.rewrite(in.handed, recounted(in.handed) && !in.s.opts.NoSync); err != nil {
 			in.log.Warn("claim log not compacted", "err", err)
