@@ -109,3 +109,40 @@ func TestClaimedFolderCountsSurviveRewrites(t *testing.T) {
 	ack(t, in, d)
 	assert.Zero(t, events.CountKind(store.EventQuarantined))
 }
+
+// TestMaxDeliverAcrossCompactions: a message held while the log is
+// compacted (past claimLogCompactAt, by the messages handled behind it)
+// keeps its count: it is set aside after exactly MaxDeliver hand-outs.
+func TestMaxDeliverAcrossCompactions(t *testing.T) {
+	t.Parallel()
+	s, events := openMsgStore(t, func(o *Options) { o.MaxDeliver = 2 })
+	poison := newMsg("alice", "bob", "poison")
+	deliver(t, s, poison)
+	path := agentPath(s, "bob", stateDir, claimsName)
+	const behind = 1000 // about 75 KiB of claims
+	for round := range 2 {
+		for range behind {
+			deliver(t, s, newMsg("carol", "bob", "behind"))
+		}
+		in := openTestInbox(t, s, "bob")
+		d := next(t, in)
+		require.Equal(t, poison.ID, d.Message.ID, "hand-out %d", round+1)
+		require.Equal(t, round > 0, d.Redelivered)
+		for range behind {
+			ack(t, in, next(t, in))
+		}
+		fi, err := os.Stat(path)
+		require.NoError(t, err)
+		require.Less(t, fi.Size(), int64(claimLogCompactAt), "the log was compacted")
+		require.NoError(t, in.Close()) // the poison is not acknowledged
+		assert.Equal(t, round+1, claimCounts(t, path)[envelope.FileName(poison)])
+	}
+	in := openTestInbox(t, s, "bob")
+	got := nextWhenWaiting(t, in)
+	ev := events.TakeKind(t, store.EventQuarantined, nil)
+	assert.Equal(t, poison.ID, ev.MessageID)
+	assert.Contains(t, ev.Reason, "handed out 2 times")
+	last := newMsg("alice", "bob", "last")
+	deliver(t, s, last)
+	assert.Equal(t, last.ID, receive(t, got).Message.ID)
+}
