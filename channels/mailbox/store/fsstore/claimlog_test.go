@@ -54,6 +54,7 @@ func TestClaimLogManyOpenClaims(t *testing.T) {
 		last = fi
 	}
 	assert.Equal(t, sent, taken)
+	t.Logf("%d claims, %d rewrites of the log", n, rewrites)
 	assert.Positive(t, rewrites, "the log was compacted")
 	assert.LessOrEqual(t, rewrites, 4, "rewrites of the log for %d claims", n)
 	counts := claimCounts(t, path)
