@@ -32,8 +32,9 @@ func recvKillMessages(t *testing.T) int {
 // TestRecvLosesNothingUnderSIGKILL drains the waiting messages with
 // `recv --json`, killing it with SIGKILL again and again at random points
 // of its output: every message is printed at least once (one printed and
-// not yet acknowledged when the kill came is printed again), and in the
-// end every message is in processed/, none left behind.
+// not yet acknowledged when the kill came is printed again, marked
+// redelivered; never twice by one process), and in the end every message
+// is in processed/, none left behind.
 func TestRecvLosesNothingUnderSIGKILL(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t)
@@ -53,18 +54,28 @@ func TestRecvLosesNothingUnderSIGKILL(t *testing.T) {
 
 	rng := rand.New(rand.NewPCG(1, uint64(n)))
 	printed := map[string]int{}
-	kills := 0
+	kills, unmarked := 0, 0
 	for len(printed) < n {
 		recv := s.start("recv", "worker", "--json")
 		quota := 1 + rng.IntN(max(2, n/40)) // lines to read before the kill
+		run := map[string]bool{}            // printed by this process
+		note := func(line string) {
+			id, again := printedMessage(t, line)
+			require.False(t, run[id], "%s printed twice by one process", id)
+			run[id] = true
+			if printed[id] > 0 && !again {
+				unmarked++
+			}
+			printed[id]++
+		}
 		for got := 0; got < quota && len(printed) < n; got++ {
-			printed[messageID(t, recv.next(recv.stdout, "a message"))]++
+			note(recv.next(recv.stdout, "a message"))
 		}
 		require.NoError(t, recv.cmd.Process.Kill())
 		<-recv.done
 		kills++
 		for _, l := range recv.rest(recv.stdout) { // printed before the kill
-			printed[messageID(t, l)]++
+			note(l)
 		}
 	}
 	var lost, extra int
@@ -81,10 +92,18 @@ func TestRecvLosesNothingUnderSIGKILL(t *testing.T) {
 	t.Logf("%d messages, %d SIGKILLs, %d printed twice or more", n, kills, countOver(printed, 1))
 	assert.Zero(t, lost, "messages never printed")
 	assert.Zero(t, extra, "printed ids that were never sent")
+	assert.Zero(t, unmarked, "printed again without the redelivered mark")
 	// What was printed and not acknowledged before the last kill is
-	// claimed; a clean run takes it back (printing it again).
+	// claimed, and all that is left in inbox/; a clean run takes it back
+	// (printing it again, marked redelivered) before it is stopped.
+	held := len(s.msgFiles("worker", "inbox"))
 	final := s.start("recv", "worker", "--json")
 	final.awaitStderr("listening as worker")
+	for range held {
+		id, again := printedMessage(t, final.next(final.stdout, "a held message"))
+		require.True(t, want[id])
+		assert.True(t, again, "%s was held: it comes back redelivered", id)
+	}
 	final.signal(sigterm)
 	assert.Equal(t, 0, final.wait())
 	for _, l := range final.rest(final.stdout) {
@@ -106,11 +125,20 @@ func countOver(m map[string]int, n int) int {
 // messageID returns the mailbox message id of a recv --json line.
 func messageID(t *testing.T, line string) string {
 	t.Helper()
+	id, _ := printedMessage(t, line)
+	return id
+}
+
+// printedMessage returns the mailbox message id of a recv --json line
+// and whether it is marked redelivered.
+func printedMessage(t *testing.T, line string) (id string, redelivered bool) {
+	t.Helper()
 	var l struct {
 		Mailbox struct {
-			MessageID string `json:"message_id"`
+			MessageID   string `json:"message_id"`
+			Redelivered bool   `json:"redelivered"`
 		} `json:"mailbox"`
 	}
 	require.NoError(t, json.Unmarshal([]byte(line), &l), "recv line %q", line)
-	return l.Mailbox.MessageID
+	return l.Mailbox.MessageID, l.Mailbox.Redelivered
 }

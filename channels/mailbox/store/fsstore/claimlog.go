@@ -1,18 +1,13 @@
 package fsstore
 
 import (
-	"bytes"
-	"errors"
-	"io"
-	"io/fs"
+	"fmt"
 	"maps"
 	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
+	"syscall"
 	"time"
-
-	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 )
 
 // claimsName is the claim log in <agent>/state/. The inbox's owner
@@ -33,7 +28,9 @@ const claimsName = ".claims"
 
 // claimLogCompactAt is the size past which the owner rewrites the log
 // with the claims still open (or empties it when none is), so the log
-// stays small however many messages go through.
+// stays small however many messages go through. With many claims open
+// the log is let grow to twice what its last rewrite left (see due), so
+// that each rewrite is paid for by as many appends.
 const claimLogCompactAt = 64 << 10
 
 // maxClaimLogBytes bounds what is read of a claim log: recovery and the
@@ -46,41 +43,56 @@ type claimLog struct {
 	path string
 	f    *os.File // opened O_APPEND
 	size int64
+	base int64 // size after the last rewrite
+	torn bool  // the log does not end with a whole line (an append cut short)
 }
 
-// openClaimLog opens (creating) the claim log at path and returns it with
-// the names it lists and how often each.
-func openClaimLog(path string) (*claimLog, map[string]claimed, error) {
-	counts, err := readClaimLog(path)
-	if err != nil {
-		return nil, nil, err
-	}
+// openClaimLog opens (creating) the claim log at path for appending.
+// torn says that the log's last line is not whole, so the first append
+// starts a new line.
+func openClaimLog(path string, torn bool) (*claimLog, error) {
 	l := &claimLog{path: path}
 	if err := l.open(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return l, counts, nil
+	l.torn = torn && l.size > 0
+	return l, nil
 }
 
+// open opens the file at l.path, which must be a regular file (not a
+// symlink, not a FIFO, which O_NONBLOCK keeps from blocking the open).
 func (l *claimLog) open() error {
-	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|noFollow, 0o600)
+	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|noFollow|syscall.O_NONBLOCK, 0o600)
 	if err != nil {
 		return err
 	}
 	fi, err := f.Stat()
+	if err == nil && !fi.Mode().IsRegular() {
+		err = fmt.Errorf("open %s: %w (%s)", l.path, errClaimLogKind, typeName(fi.Mode()))
+	}
 	if err != nil {
 		f.Close()
 		return err
 	}
-	l.f, l.size = f, fi.Size()
+	l.f, l.size, l.base, l.torn = f, fi.Size(), fi.Size(), false
 	return nil
 }
 
 // add appends the claim of name at, in one write: the claim is recorded
-// before the message is handed out. sync also makes it durable.
+// before the message is handed out. sync also makes it durable. After a
+// write cut short (a full disk), the next claim starts on a line of its
+// own, so that it is not lost with the torn one.
 func (l *claimLog) add(name string, at time.Time, sync bool) error {
-	n, err := l.f.Write(appendClaim(make([]byte, 0, len(name)+16), name, at))
+	b := make([]byte, 0, len(name)+17)
+	if l.torn {
+		b = append(b, '\n')
+	}
+	b = appendClaim(b, name, at)
+	n, err := l.f.Write(b)
 	l.size += int64(n)
+	if n > 0 {
+		l.torn = n < len(b)
+	}
 	if err == nil && sync {
 		err = l.f.Sync()
 	}
@@ -94,23 +106,32 @@ func appendClaim(b []byte, name string, at time.Time) []byte {
 	return append(b, '\n')
 }
 
+// due reports that the log has grown enough to be rewritten: past
+// claimLogCompactAt, and past twice what the last rewrite left, so that
+// however many claims are open a rewrite comes only after as many bytes
+// of appends as it writes.
+func (l *claimLog) due() bool {
+	return l.size > max(claimLogCompactAt, 2*l.base)
+}
+
 // rewrite replaces the log with open (each claim's hand-outs, the last at
-// its time), atomically, or empties it when open is empty.
-func (l *claimLog) rewrite(open map[string]claimed) error {
+// its time), atomically, or empties it when open is empty. sync makes the
+// new log durable before it replaces the old one.
+func (l *claimLog) rewrite(open map[string]claimed, sync bool) error {
 	if len(open) == 0 {
 		if err := l.f.Truncate(0); err != nil {
 			return err
 		}
-		l.size = 0
+		l.size, l.base, l.torn = 0, 0, false
 		return nil
 	}
 	var b []byte
 	for _, name := range slices.Sorted(maps.Keys(open)) {
-		for range max(open[name].n, 1) {
+		for range open[name].lines() {
 			b = appendClaim(b, name, open[name].at)
 		}
 	}
-	if err := writeFileAtomic(l.path, b, false); err != nil {
+	if err := writeFileAtomic(l.path, b, sync); err != nil {
 		return err
 	}
 	old := l.f
@@ -120,88 +141,16 @@ func (l *claimLog) rewrite(open map[string]claimed) error {
 	return old.Close()
 }
 
+// recounted reports whether an open claim was handed out more than
+// once: its count is what Options.MaxDeliver acts on, so a rewrite must
+// not lose it.
+func recounted(open map[string]claimed) bool {
+	for _, c := range open {
+		if c.n > 1 {
+			return true
+		}
+	}
+	return false
+}
+
 func (l *claimLog) close() error { return l.f.Close() }
-
-// claimed is what the claim log says of a message: how often it was
-// handed out and when last.
-type claimed struct {
-	n  int
-	at time.Time
-}
-
-// readClaimLog returns the message names the claim log at path lists,
-// with how often and when last each was handed out; a missing log lists
-// none. Lines that are not claims (a torn last line, damage) are skipped,
-// and no more than maxClaimLogBytes is read.
-func readClaimLog(path string) (map[string]claimed, error) {
-	counts := map[string]claimed{}
-	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
-	if errors.Is(err, fs.ErrNotExist) {
-		return counts, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxClaimLogBytes))
-	if err != nil {
-		return nil, err
-	}
-	for len(data) > 0 {
-		line, rest, ok := bytes.Cut(data, []byte{'\n'})
-		if !ok {
-			break // torn: its append did not finish
-		}
-		data = rest
-		name, ms, _ := bytes.Cut(line, []byte{' '})
-		at, err := strconv.ParseInt(string(ms), 10, 64)
-		if err != nil || classify(string(name)) != entryMessage || filepath.Base(string(name)) != string(name) {
-			continue
-		}
-		c := counts[string(name)]
-		c.n++
-		c.at = time.UnixMilli(at)
-		counts[string(name)] = c
-	}
-	return counts, nil
-}
-
-// claimedNames returns the names the claim log of agent lists (see
-// claimsName): those of its files in inbox/ are claimed. It is nil when
-// none is or the log cannot be read.
-func (s *Store) claimedNames(agent string) map[string]claimed {
-	counts, err := readClaimLog(filepath.Join(s.root, agent, stateDir, claimsName))
-	if err != nil || len(counts) == 0 {
-		return nil
-	}
-	return counts
-}
-
-// Claim is a message that an agent's receiver claimed (handed out to its
-// agent) and has not settled, as the claim log records it.
-type Claim struct {
-	Name     string    // the message file, in <agent>/inbox/
-	At       time.Time // when it was last handed out
-	HandOuts int       // how often it was handed out
-}
-
-// Claims returns the messages of agent under the mailbox root that its
-// receiver claimed and that are still in its inbox/, in name order. It
-// reads the claim log only (no lock), as a tool beside a running agent
-// does.
-func Claims(root, agent string) ([]Claim, error) {
-	if err := envelope.ValidateAgentID(agent); err != nil {
-		return nil, err
-	}
-	counts, err := readClaimLog(filepath.Join(root, agent, stateDir, claimsName))
-	if err != nil {
-		return nil, err
-	}
-	var out []Claim
-	for _, name := range slices.Sorted(maps.Keys(counts)) {
-		if exists(filepath.Join(root, agent, inboxDir, name)) {
-			out = append(out, Claim{Name: name, At: counts[name].at, HandOuts: counts[name].n})
-		}
-	}
-	return out, nil
-}

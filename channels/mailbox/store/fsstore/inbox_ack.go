@@ -45,7 +45,9 @@ func (in *Inbox) claimOf(d *store.Delivery) (*claimRef, error) {
 // that makes them so serves every acknowledgement made meanwhile, with one
 // fsync of processed/ and one of the journal. Acknowledging twice is
 // harmless. The move is quick and never half done, so ctx is not
-// consulted.
+// consulted. A journal line that cannot be written (a full disk) does not
+// fail the acknowledgement: the id is remembered while the inbox is open,
+// with a warning.
 func (in *Inbox) Ack(ctx context.Context, d *store.Delivery) error {
 	if in.commit == nil {
 		return in.ack(d, nil, true)
@@ -168,7 +170,9 @@ func (in *Inbox) Quarantine(_ context.Context, d *store.Delivery, reason string)
 
 // settleLocked checks that c can be settled as want and journals its id;
 // journaled reports a journal line to make durable. It returns nil
-// without journaling when c is already settled as want.
+// without journaling when c is already settled as want. A journal line
+// that cannot be written (a full disk) does not keep c from being
+// settled: the id is remembered in memory only, with a warning.
 func (in *Inbox) settleLocked(c *claimRef, want refState) (journaled bool, err error) {
 	switch {
 	case in.closed:
@@ -182,7 +186,13 @@ func (in *Inbox) settleLocked(c *claimRef, want refState) (journaled bool, err e
 		return false, nil
 	}
 	if journaled, err = in.journal.add(c.id); err != nil {
-		return false, fmt.Errorf("settle %s: %w", c.id, err)
+		// A full disk, say. The message is settled all the same: left in
+		// inbox/ it would surely be handed out again after a restart,
+		// while the journal only catches a copy sent again.
+		in.journal.remember(c.id)
+		in.log.Warn("dedup journal not written; a copy of the message sent again after a restart would be handed out again",
+			"id", c.id, "err", err)
+		return false, nil
 	}
 	if in.journal.needsCompaction() {
 		if err := in.journal.compact(); err != nil {

@@ -2,11 +2,13 @@ package fsstore
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
@@ -23,14 +25,24 @@ const oldAttemptsName = ".delivery-attempts.json"
 // of the inbox claimed and did not settle: the names whose files are still
 // in inbox/ are handed out first (relog), and how often each was handed
 // out counts towards Options.MaxDeliver (countAttempt), for those in
-// claimed/ too. The log is rewritten with those names only.
+// claimed/ too. The log is rewritten with those names only. Something
+// other than a regular file in the log's place is set aside (see
+// setAsideClaimLog) rather than keep the agent from starting.
 func (in *Inbox) loadClaims() error {
 	if err := checkDir(filepath.Join(in.dir, claimedDir)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err // a symlink, say: recovery would read what it points at
 	}
-	l, counts, err := openClaimLog(filepath.Join(in.dir, stateDir, claimsName))
+	path := filepath.Join(in.dir, stateDir, claimsName)
+	counts, torn, err := readClaimLog(path)
+	if errors.Is(err, errClaimLogKind) {
+		err = in.setAsideClaimLog(path, err)
+	}
 	if err != nil {
-		return err
+		return fmt.Errorf("claim log: %w", err)
+	}
+	l, err := openClaimLog(path, torn)
+	if err != nil {
+		return fmt.Errorf("claim log: %w", err)
 	}
 	in.claims = l
 	for name := range counts {
@@ -43,12 +55,28 @@ func (in *Inbox) loadClaims() error {
 	}
 	slices.Sort(in.relog)
 	in.logged = counts
-	if err := l.rewrite(counts); err != nil {
+	// Made durable when it holds counts: the redeliveries' appends,
+	// synced, go to this file, and must not be undone with it.
+	if err := l.rewrite(counts, len(counts) > 0 && !in.s.opts.NoSync); err != nil {
 		in.log.Warn("claim log not compacted", "err", err)
 	}
 	if err := os.Remove(filepath.Join(in.dir, stateDir, oldAttemptsName)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		in.log.Debug("cannot remove the old delivery attempts record", "err", err)
 	}
+	return nil
+}
+
+// setAsideClaimLog renames what stands in the claim log's place and is
+// not a regular file (why says what) to .claims-corrupt-<unix ms>
+// beside it, so that a fresh log can be started. What it recorded is
+// lost: messages an earlier owner held come back as new ones, neither
+// marked redelivered nor counted towards MaxDeliver.
+func (in *Inbox) setAsideClaimLog(path string, why error) error {
+	aside := fmt.Sprintf("%s-corrupt-%d", path, in.s.opts.Now().UnixMilli())
+	if err := os.Rename(path, aside); err != nil {
+		return fmt.Errorf("%w; cannot set it aside: %w", why, err)
+	}
+	in.log.Warn("claim log set aside; messages held before come back as new", "reason", why, "to", aside)
 	return nil
 }
 
@@ -60,9 +88,13 @@ func exists(path string) bool {
 
 // claim records the hand-out of name in the claim log and among the
 // handed-out names, and returns "" to hand it out, or why it must be set
-// aside instead (countAttempt). The log then grows past
-// claimLogCompactAt, it is rewritten with the claims still open.
+// aside instead (countAttempt, or a name the log cannot hold). When the
+// log is due (claimLogCompactAt), it is rewritten with the claims still
+// open.
 func (in *Inbox) claim(name, sub string, recovered bool) string {
+	if strings.Contains(name, "\n") {
+		return "file name holds a line break: it cannot be claimed"
+	}
 	n := 1
 	if recovered {
 		var reason string
@@ -78,9 +110,9 @@ func (in *Inbox) claim(name, sub string, recovered bool) string {
 	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	in.handed[name] = claimed{n: n, at: at}
-	if in.claims.size > claimLogCompactAt && !in.recovering {
-		if err := in.claims.rewrite(in.handed); err != nil {
+	in.handed[name] = claimed{n: n, at: at, moved: sub == claimedDir}
+	if in.claims.due() && !in.recovering {
+		if err := in.claims.rewrite(in.handed, recounted(in.handed) && !in.s.opts.NoSync); err != nil {
 			in.log.Warn("claim log not compacted", "err", err)
 		}
 	}
@@ -118,7 +150,7 @@ func (in *Inbox) endRecovery() {
 	in.mu.Lock()
 	open := maps.Clone(in.handed)
 	in.mu.Unlock()
-	if err := in.claims.rewrite(open); err != nil {
+	if err := in.claims.rewrite(open, recounted(open) && !in.s.opts.NoSync); err != nil {
 		in.log.Warn("claim log not compacted", "err", err)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 )
@@ -40,7 +41,8 @@ type journal struct {
 	ring  []string     // the last keep ids, oldest at next once full
 	next  int
 	set   map[string]struct{}
-	lines int // lines in the file
+	lines int  // lines in the file
+	torn  bool // the file does not end with a whole line: the next add starts one
 }
 
 // openJournal loads the tail of the journal at path and opens it for
@@ -61,19 +63,15 @@ func openJournal(path string, keep int, sync bool) (*journal, error) {
 	if j.f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|noFollow, 0o600); err != nil {
 		return nil, fmt.Errorf("open journal: %w", err)
 	}
-	if torn { // a crash cut the last line: end it so the next id stands alone
-		if _, err := j.f.Write([]byte{'\n'}); err != nil {
-			j.f.Close()
-			return nil, fmt.Errorf("repair journal %s: %w", path, err)
-		}
-	}
+	j.torn = torn // a crash cut the last line: the next id starts a new one
 	return j, nil
 }
 
 // readTail returns at most the last n bytes of the file at path, starting
-// at a line boundary; nothing if the file does not exist.
+// at a line boundary; nothing if the file does not exist. A FIFO in its
+// place fails (O_NONBLOCK: the open does not wait for a writer).
 func readTail(path string, n int64) ([]byte, error) {
-	f, err := os.OpenFile(path, os.O_RDONLY|noFollow, 0)
+	f, err := os.OpenFile(path, os.O_RDONLY|noFollow|syscall.O_NONBLOCK, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -113,7 +111,16 @@ func (j *journal) add(id string) (written bool, err error) {
 	if !envelope.IsOwnID(id) || j.has(id) {
 		return false, nil
 	}
-	if _, err := j.f.Write([]byte(id + "\n")); err != nil {
+	b := make([]byte, 0, len(id)+2)
+	if j.torn {
+		b = append(b, '\n')
+	}
+	b = append(append(b, id...), '\n')
+	n, err := j.f.Write(b)
+	if n > 0 {
+		j.torn = n < len(b) // cut short (a full disk): the next id starts a new line
+	}
+	if err != nil {
 		return false, fmt.Errorf("append to journal %s: %w", j.path, err)
 	}
 	j.remember(id)
@@ -165,7 +172,7 @@ func (j *journal) compact() error {
 	}
 	j.fmu.Lock()
 	old := j.f
-	j.f, j.lines = f, len(j.ring)
+	j.f, j.lines, j.torn = f, len(j.ring), false
 	j.fmu.Unlock()
 	old.Close()
 	return nil

@@ -103,7 +103,7 @@ func TestClaimLogCountsHandOuts(t *testing.T) {
 // claimCounts reads the claim log at path.
 func claimCounts(t *testing.T, path string) map[string]int {
 	t.Helper()
-	claims, err := readClaimLog(path)
+	claims, _, err := readClaimLog(path)
 	require.NoError(t, err)
 	counts := map[string]int{}
 	for name, c := range claims {
