@@ -74,7 +74,11 @@ func TestRecvLosesNothingUnderSIGKILL(t *testing.T) {
 		require.NoError(t, recv.cmd.Process.Kill())
 		<-recv.done
 		kills++
-		for _, l := range recv.rest(recv.stdout) { // printed before the kill
+		rest := recv.rest(recv.stdout) // printed before the kill
+		for i, l := range rest {
+			if i == len(rest)-1 && !json.Valid([]byte(l)) {
+				continue // cut by the kill in the middle of a write: never acknowledged, it comes back
+			}
 			note(l)
 		}
 	}
