@@ -81,6 +81,7 @@ type Inbox struct {
 	handed   map[string]claimed // names handed out and not yet settled: their claims
 	held     heldDirs           // swapped only by Next (refreshHeld), under mu
 	retired  []heldDirs         // replaced by refreshHeld, closed with the inbox
+	moving   sync.WaitGroup     // acknowledgements moving a file (Add under mu, while open)
 }
 
 var (
@@ -168,8 +169,9 @@ func (in *Inbox) Close() error {
 		close(in.done)
 		in.sem <- struct{}{} // taken for good: no Next runs from now on
 		in.mu.Lock()
-		in.closed = true // no Ack submits to the commit from now on
+		in.closed = true // no Ack starts from now on
 		in.mu.Unlock()
+		in.moving.Wait() // those started end, and submit to the commit
 		if in.commit != nil {
 			in.commit.flush() // what was acknowledged is durable before the lock goes
 		}

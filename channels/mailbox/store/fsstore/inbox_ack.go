@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
 // claimRef is the Delivery.Ref of this store: the claimed file.
 type claimRef struct {
+	mu    sync.Mutex // held while it is settled: one Ack or Quarantine at a time
 	in    *Inbox
 	name  string // in sub
 	sub   string // inboxDir, or claimedDir for a claim recovered from there
@@ -79,6 +81,8 @@ func (in *Inbox) ack(d *store.Delivery, durable func(error), wait bool) error {
 	if err != nil {
 		return fmt.Errorf("ack: %w", err)
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	in.mu.Lock()
 	journaled, err := in.settleLocked(c, refAcked)
 	if err != nil || c.state == refAcked {
@@ -93,7 +97,14 @@ func (in *Inbox) ack(d *store.Delivery, durable func(error), wait bool) error {
 		}
 		return err
 	}
-	got, err := in.toProcessed(c.sub, c.name)
+	// The move is made without in.mu, so that Next goes on meanwhile; Close
+	// waits for it (moving) before it lets the folders go.
+	held := in.held
+	in.moving.Add(1)
+	in.mu.Unlock()
+	defer in.moving.Done()
+	got, err := in.toProcessed(held, c.sub, c.name)
+	in.mu.Lock()
 	if err != nil {
 		in.mu.Unlock()
 		return fmt.Errorf("ack %s: move to processed: %w", c.id, err)
@@ -102,12 +113,12 @@ func (in *Inbox) ack(d *store.Delivery, durable func(error), wait bool) error {
 	ev := messageEvent(store.EventProcessed, in.agent, d.Message, got)
 	ev.Time = in.s.opts.Now()
 	if in.commit != nil {
-		targets := []syncTarget{in.held.processed}
+		targets := []syncTarget{held.processed}
 		if journaled {
 			targets = append(targets, in.journal)
 		}
-		// Submitted under in.mu, so that Close, which flushes after
-		// marking the inbox closed, sees every acknowledgement.
+		// Submitted before moving is done, so that Close, which
+		// flushes after the moves end, sees every acknowledgement.
 		in.commit.submit(wait, &ev, wrapAckErr(c.id, durable), targets...)
 	}
 	in.mu.Unlock()
@@ -143,6 +154,8 @@ func (in *Inbox) Quarantine(_ context.Context, d *store.Delivery, reason string)
 	if err != nil {
 		return fmt.Errorf("quarantine: %w", err)
 	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	in.mu.Lock()
 	journaled, err := in.settleLocked(c, refQuarantined)
 	if err != nil || c.state == refQuarantined {

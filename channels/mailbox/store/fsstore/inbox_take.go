@@ -79,7 +79,7 @@ func (in *Inbox) read(sub, name string) (*envelope.Message, error) {
 // dropDuplicate moves a copy of a message already handled (or being
 // handled) from sub to processed/.
 func (in *Inbox) dropDuplicate(sub, name string, msg *envelope.Message) {
-	got, err := in.toProcessed(sub, name)
+	got, err := in.toProcessed(in.held, sub, name) // only Next swaps in.held
 	if err != nil {
 		in.log.Warn("cannot move duplicate to processed/; it stays", "file", name, "id", msg.ID, "err", err)
 		return
@@ -91,9 +91,9 @@ func (in *Inbox) dropDuplicate(sub, name string, msg *envelope.Message) {
 // toProcessed moves sub/name into processed/ under a free name and
 // returns it: relative to the held folders from inbox/ (by the paths when
 // they were replaced since the last scan), by path from claimed/.
-func (in *Inbox) toProcessed(sub, name string) (string, error) {
+func (in *Inbox) toProcessed(held heldDirs, sub, name string) (string, error) {
 	if sub == inboxDir {
-		got, err := moveFreeAt(in.held.inbox, name, in.held.processed)
+		got, err := moveFreeAt(held.inbox, name, held.processed)
 		if !errors.Is(err, fs.ErrNotExist) {
 			return got, err
 		}
