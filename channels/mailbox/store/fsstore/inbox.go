@@ -115,7 +115,7 @@ func (s *Store) OpenInbox(ctx context.Context, agentID string) (store.Inbox, err
 	}
 	j, err := openJournal(filepath.Join(dir, stateDir, journalName), journalKeep, !s.opts.NoSync)
 	if err != nil {
-		lock.Close()
+		releaseLock(lock)
 		return nil, fmt.Errorf("open inbox of %q: %w", agentID, err)
 	}
 	in := &Inbox{
@@ -129,7 +129,7 @@ func (s *Store) OpenInbox(ctx context.Context, agentID string) (store.Inbox, err
 	}
 	if err := in.loadClaims(); err != nil {
 		j.close()
-		lock.Close()
+		releaseLock(lock)
 		return nil, fmt.Errorf("open inbox of %q: %w", agentID, err)
 	}
 	if !s.opts.NoSync {
@@ -138,7 +138,7 @@ func (s *Store) OpenInbox(ctx context.Context, agentID string) (store.Inbox, err
 	if err := in.openHeld(); err != nil {
 		j.close()
 		in.claims.close()
-		lock.Close()
+		releaseLock(lock)
 		return nil, fmt.Errorf("open inbox of %q: %w", agentID, err)
 	}
 	in.sweepStaging()
@@ -181,7 +181,7 @@ func (in *Inbox) Close() error {
 		}
 		in.watch.stop()
 		in.pwatch.stop()
-		err = errors.Join(append(errs, in.lock.Close())...)
+		err = errors.Join(append(errs, releaseLock(in.lock))...)
 		in.s.inboxes.Remove(in)
 	})
 	return err

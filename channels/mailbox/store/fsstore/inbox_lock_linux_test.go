@@ -1,6 +1,7 @@
 package fsstore
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -29,4 +30,20 @@ func TestLockInboxFailsWhenPIDCannotBeWritten(t *testing.T) {
 	locked, err := tryLock(other)
 	require.NoError(t, err)
 	require.True(t, locked, "the failed lockInbox released its lock")
+}
+
+// TestCloseReleasesTheLockHeldByACopy: a copy of the lock's descriptor
+// (what a child process another goroutine is starting holds until its
+// exec closes it) does not keep the inbox locked once it is closed.
+func TestCloseReleasesTheLockHeldByACopy(t *testing.T) {
+	t.Parallel()
+	s, _ := openMsgStore(t)
+	in := openTestInbox(t, s, "bob")
+	copied, err := syscall.Dup(int(in.lock.Fd()))
+	require.NoError(t, err)
+	defer syscall.Close(copied)
+	require.NoError(t, in.Close())
+	again, err := s.OpenInbox(context.Background(), "bob")
+	require.NoError(t, err, "the copy still held the lock")
+	require.NoError(t, again.Close())
 }

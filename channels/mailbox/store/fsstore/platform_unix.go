@@ -30,3 +30,12 @@ func tryLock(f *os.File) (bool, error) {
 		}
 	}
 }
+
+// releaseLock gives up the flock on f and closes it. The unlock comes
+// first: a child process that another goroutine is starting at this
+// moment holds a copy of the descriptor until its exec closes it, and
+// with it the lock, which closing f alone would leave held.
+func releaseLock(f *os.File) error {
+	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN) // closing releases it too, but not for a copy
+	return f.Close()
+}

@@ -14,3 +14,6 @@ func checkPlatform() error { return ErrUnsupportedPlatform }
 
 // tryLock never locks on windows.
 func tryLock(*os.File) (bool, error) { return false, ErrUnsupportedPlatform }
+
+// releaseLock closes f (no lock is taken on windows).
+func releaseLock(f *os.File) error { return f.Close() }
