@@ -227,3 +227,32 @@ func TestRecvTakesAFloodUnlessTheConfigLimitsIt(t *testing.T) {
 	require.NoError(t, recv.cmd.Process.Signal(syscall.SIGTERM))
 	<-recv.done
 }
+
+// TestRecvOneAtATimeSetsNothingAside: `recv --count 1` run again and
+// again over a waiting inbox takes at most one message ahead of what it
+// prints, so no message waiting behind is handed out (and counted) over
+// and over until maxDeliver sets it aside unseen.
+func TestRecvOneAtATimeSetsNothingAside(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	st, err := fsstore.Open(fsstore.Options{Root: s.root, NoSync: true})
+	require.NoError(t, err)
+	var ids []string
+	for i := range 12 {
+		m := &envelope.Message{ID: envelope.NewID(), From: "lead", To: "worker", Trace: []string{"lead"},
+			Type: envelope.TypeMessage, Timestamp: envelope.NewTime(time.Now()), TTL: 3}
+		m.Content.Parts = []envelope.Part{envelope.TextPart(strconv.Itoa(i))}
+		require.NoError(t, st.Deliver(context.Background(), m))
+		ids = append(ids, m.ID)
+	}
+	require.NoError(t, st.Close())
+	for i := range 8 { // past maxDeliver (5)
+		out := s.ok("recv", "worker", "--count", "1", "--json")
+		assert.Equal(t, ids[i], messageID(t, strings.TrimSpace(out)), "run %d prints the next message", i+1)
+		claims, err := fsstore.Claims(s.root, "worker")
+		require.NoError(t, err)
+		assert.LessOrEqual(t, len(claims), 2, "run %d took at most what the bus holds ahead: %v", i+1, claims)
+	}
+	assert.Empty(t, s.msgFiles("worker", "rejected"), "nothing set aside")
+	assert.Len(t, s.msgFiles("worker", "inbox"), 4)
+}

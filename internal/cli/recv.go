@@ -102,7 +102,7 @@ func (a *app) recv(ctx context.Context, agent string, count int, jsonOut bool) e
 		return err
 	}
 	defer stopTracing() // after the channel stopped: its last spans are flushed
-	b := bus.New(maxUnflushed)
+	b := bus.New(1)     // one ahead at most: what is taken and not printed comes back, counted as a hand-out
 	defer b.Close()
 	ch, err := mailbox.New(cfg, b, mailbox.Options{Logger: logger})
 	if err != nil {
