@@ -19,8 +19,8 @@ import (
 const watchSeen = 4096
 
 // errSetAside is why a new message file cannot be read when it left the
-// inbox before Watch read it and is not in claimed/ or processed/ either:
-// its receiver set it aside (quarantined it).
+// inbox before Watch read it and is not in processed/ (or an older
+// receiver's claimed/) either: its receiver set it aside (quarantined it).
 var errSetAside = errors.New("cannot be read (set aside by its receiver)")
 
 var _ store.Watcher = (*Store)(nil)
@@ -29,8 +29,9 @@ var _ store.Watcher = (*Store)(nil)
 // appears in agentID's inbox, or in every agent's inbox when agentID is ""
 // (including agents whose folders appear while watching), until ctx ends.
 // It claims nothing. Watched.Ref is the file's path relative to the root
-// ("coder/inbox/X.msg.json"); a file the receiver claimed before Watch
-// could read it is read from claimed/ or processed/, and one that cannot
+// ("coder/inbox/X.msg.json"); a file the receiver acknowledged before
+// Watch could read it is read from processed/ (or an older receiver's
+// claimed/), and one that cannot
 // be read or decoded is reported with the reason (the size cap and the
 // decoder are the store's). Files that arrive while the kernel's event
 // queue overflows are not reported, and w.Notice says so.
