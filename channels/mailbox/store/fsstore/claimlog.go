@@ -43,8 +43,9 @@ type claimLog struct {
 	path string
 	f    *os.File // opened O_APPEND
 	size int64
-	base int64 // size after the last rewrite
-	torn bool  // the log does not end with a whole line (an append cut short)
+	base int64  // size after the last rewrite
+	torn bool   // the log does not end with a whole line (an append cut short)
+	buf  []byte // add's line, kept between claims
 }
 
 // openClaimLog opens (creating) the claim log at path for appending.
@@ -83,11 +84,12 @@ func (l *claimLog) open() error {
 // write cut short (a full disk), the next claim starts on a line of its
 // own, so that it is not lost with the torn one.
 func (l *claimLog) add(name string, at time.Time, sync bool) error {
-	b := make([]byte, 0, len(name)+17)
+	b := l.buf[:0] // only the running Next appends: one buffer serves every claim
 	if l.torn {
 		b = append(b, '\n')
 	}
 	b = appendClaim(b, name, at)
+	l.buf = b
 	n, err := l.f.Write(b)
 	l.size += int64(n)
 	if n > 0 {
