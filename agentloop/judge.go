@@ -9,8 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/switchboard-dev/switchboard/bus"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/config"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 )
 
 // judgeTool is the tool through which the model gives its judgement.

@@ -15,8 +15,8 @@ import (
 	"github.com/switchboard-dev/switchboard/agentloop/budget"
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/clock"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 )
 
 // books keeps a keeper's records in memory.

@@ -3,7 +3,7 @@ package budget
 import (
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 )
 
 // ref is what a turn's inbound message tells the keeper.

@@ -12,7 +12,7 @@ import (
 	"github.com/switchboard-dev/switchboard/agentloop/budget"
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 )
 
 // routedTurn is a turn on the update of subtask sub routed back to the

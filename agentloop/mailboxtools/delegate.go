@@ -9,8 +9,8 @@ import (
 
 	"github.com/switchboard-dev/switchboard/agentloop"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/view"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/view"
 )
 
 // DelegateTask is the delegate_task tool: it sends a task to an agent, or

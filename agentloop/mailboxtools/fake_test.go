@@ -9,8 +9,8 @@ import (
 	"sync"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/view"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/view"
 )
 
 // fakeMailbox records what the tools ask of the mailbox.

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
 )
 
 // sendError returns the error a tool reports for a failed send. A send

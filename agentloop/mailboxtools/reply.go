@@ -7,7 +7,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/agentloop"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
 )
 
 // Reply is the reply tool: it answers the agent whose message is being

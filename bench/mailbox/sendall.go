@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
 )
 
 // sendFanouts are the numbers of registered agents the send mode sends

@@ -13,9 +13,9 @@ import (
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
 	"github.com/switchboard-dev/switchboard/clock"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
 )
 
 // feishu is the conversation a delegated task begins in.

@@ -11,10 +11,10 @@ import (
 	"github.com/switchboard-dev/switchboard/channels"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/replies"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/tasks"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/limits"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/clock"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/limits"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 )
 
 // ChannelName is the name the mailbox channel has on the bus.

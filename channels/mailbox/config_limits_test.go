@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/limits"
 	"github.com/switchboard-dev/switchboard/config"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/limits"
 )
 
 // TestConfigLimitsKeys: the limits section and maxDeliver decode from

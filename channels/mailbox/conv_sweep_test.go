@@ -10,11 +10,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/view"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/view"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 

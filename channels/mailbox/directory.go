@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/view"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/view"
 )
 
 // Agents lists the registered agents (only online ones with onlineOnly).

@@ -3,7 +3,7 @@ package mailbox
 import (
 	"errors"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/view"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/view"
 )
 
 // Errors of the mailbox channel, for errors.Is. The loop and addressing

@@ -6,8 +6,8 @@ import (
 	"fmt"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
 )
 
 // PostTo sends req (whose To is ignored) to every agent target names

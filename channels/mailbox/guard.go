@@ -5,8 +5,8 @@ import (
 	"fmt"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/limits"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/limits"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 )
 
 // This file connects the guard rails of package limits to the channel:

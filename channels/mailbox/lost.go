@@ -9,10 +9,10 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/due"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/tasks"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/view"
 	"github.com/switchboard-dev/switchboard/clock"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/view"
 )
 
 // This file keeps delegated work from waiting for ever. The delegator

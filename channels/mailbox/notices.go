@@ -9,9 +9,9 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/due"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/replies"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/tasks"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/view"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/view"
 )
 
 // delegatedDeadlines watches the deadlines of tasks this agent delegated.

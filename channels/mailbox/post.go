@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
 )
 
 // Post sends one message from this agent. A reply (a task_update, or an

@@ -3,7 +3,7 @@ package mailbox
 import (
 	"sync"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 )
 
 // recentMessages remembers the last messages this agent received, so that

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/mailtrace"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/mailtrace"
 )
 
 // receiveSpan starts the span of m taken from this agent's inbox, on the

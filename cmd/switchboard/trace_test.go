@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/switchboard-dev/switchboard/tracing/otlp/collector"
+	"github.com/switchboard-dev/switchboard/internal/otlpcollector"
 )
 
 // TestDemoOneTrace runs the two-process demo exporting spans over OTLP to
@@ -29,7 +29,7 @@ func TestDemoOneTrace(t *testing.T) {
 	require.Equal(t, 0, r.code, "stdout:\n%s\nstderr:\n%s", r.stdout, r.stderr)
 
 	spans := col.Spans() // the children flushed their spans before they exited
-	var root *collector.Span
+	var root *otlpcollector.Span
 	for i, sp := range spans {
 		if sp.Attrs["messaging.system"] == "feishu" && sp.Kind == "consumer" {
 			require.Nil(t, root, "one Feishu message received")
@@ -41,8 +41,8 @@ func TestDemoOneTrace(t *testing.T) {
 	assert.Empty(t, root.ParentID, "the Feishu message starts the trace")
 	assert.Equal(t, "receive oc_demo_chat", root.Name)
 
-	var trace collector.Trace
-	for _, tr := range collector.Traces(spans) {
+	var trace otlpcollector.Trace
+	for _, tr := range otlpcollector.Traces(spans) {
 		if tr.ID == root.TraceID {
 			trace = tr
 		}
@@ -99,16 +99,16 @@ func TestDemoOneTrace(t *testing.T) {
 }
 
 // newCollector starts an OTLP/HTTP receiver on 127.0.0.1 for the test.
-func newCollector(t *testing.T) *collector.Collector {
+func newCollector(t *testing.T) *otlpcollector.Collector {
 	t.Helper()
-	col, err := collector.Listen("127.0.0.1:0")
+	col, err := otlpcollector.Listen("127.0.0.1:0")
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = col.Close() })
 	return col
 }
 
 // ancestry is "agent: name" of sp and each of its parents in the trace.
-func ancestry(trace collector.Trace, sp collector.Span) []string {
+func ancestry(trace otlpcollector.Trace, sp otlpcollector.Span) []string {
 	var out []string
 	for _, a := range trace.Ancestry(sp) {
 		out = append(out, a.Agent+": "+a.Name)
@@ -140,7 +140,7 @@ func TestRecvContinuesTrace(t *testing.T) {
 	assert.Contains(t, recv.next(recv.stdout, "recv output"), "lead hello")
 	require.Equal(t, 0, recv.wait(), "stderr:\n%s", recv.stderrSoFar())
 
-	traces := collector.Traces(col.Spans()) // both processes flushed their spans before they exited
+	traces := otlpcollector.Traces(col.Spans()) // both processes flushed their spans before they exited
 	require.Len(t, traces, 1, "one trace: %v", col.Spans())
 	tr := traces[0]
 	assert.Equal(t, callerTrace, tr.ID)

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/limits"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/limits"
 )
 
 // addBreakers fills the circuit breakers the listed agents hold open

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/view"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/view"
 )
 
 // agentsFlags are the flags of agents.

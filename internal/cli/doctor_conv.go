@@ -7,11 +7,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/audit"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/view"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/audit"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/view"
 )
 
 // doctorConv holds the settings of doctor's conversation checks. A zero

@@ -10,8 +10,8 @@ import (
 	"net/http"
 	"net/url"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/operator"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/operator"
 )
 
 // maxActionBody caps the body of an action request.

@@ -7,11 +7,11 @@ import (
 	"strings"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/mailtrace"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/operator"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/route"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/mailtrace"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/operator"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
 	"github.com/switchboard-dev/switchboard/tracing"
 )
 

@@ -5,8 +5,8 @@ import (
 	"errors"
 	"time"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/operator"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/operator"
 )
 
 // ErrNoApproval is returned when a decision names no waiting approval.

@@ -10,8 +10,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/operator"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/operator"
 )
 
 // Operator is the agent id the console acts as: the sender of what the

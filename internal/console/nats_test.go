@@ -13,8 +13,8 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore/natstest"
 	"github.com/switchboard-dev/switchboard/internal/console"
+	"github.com/switchboard-dev/switchboard/internal/natstest"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 

@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/view"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/view"
 )
 
 // auditKeep is how many of the newest audit entries the state carries.

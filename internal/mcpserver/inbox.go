@@ -5,7 +5,7 @@ import (
 	"sync"
 
 	"github.com/switchboard-dev/switchboard/bus"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 )
 
 // inbox holds what the channel handed over for the client: queued

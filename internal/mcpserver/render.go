@@ -3,7 +3,7 @@ package mcpserver
 import (
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 )
 
 // Message is a message as check_inbox and the inbox resource show it.

@@ -5,7 +5,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/agentloop"
 	"github.com/switchboard-dev/switchboard/agentloop/budget"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/limits"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/limits"
 )
 
 // Guards are what the guard rails count, read at scrape time: each part

@@ -12,7 +12,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/agentloop"
 	"github.com/switchboard-dev/switchboard/agentloop/budget"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/limits"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/limits"
 	"github.com/switchboard-dev/switchboard/observe/metrics"
 )
 

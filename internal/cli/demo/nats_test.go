@@ -9,7 +9,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	_ "github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore" // registers the backend "nats"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore/natstest"
+	"github.com/switchboard-dev/switchboard/internal/natstest"
 )
 
 // The transcript on NATS is read back from the store (its history): each

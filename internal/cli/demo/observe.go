@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/switchboard-dev/switchboard/internal/otlpcollector"
 	"github.com/switchboard-dev/switchboard/tracing"
-	"github.com/switchboard-dev/switchboard/tracing/otlp/collector"
 )
 
 // demoObserve is what `demo --observe` adds to the demo: an OTLP/HTTP
@@ -13,7 +13,7 @@ import (
 // (their configs' observability.tracing), and the trace of the
 // conversation found in the mailbox.
 type demoObserve struct {
-	col *collector.Collector
+	col *otlpcollector.Collector
 	// msgID and traceID are a mailbox message of the conversation and
 	// its trace, once the answer came.
 	msgID, traceID string
@@ -21,7 +21,7 @@ type demoObserve struct {
 
 // startDemoObserve starts the receiver on a free port of 127.0.0.1.
 func startDemoObserve() (*demoObserve, error) {
-	col, err := collector.Listen("127.0.0.1:0")
+	col, err := otlpcollector.Listen("127.0.0.1:0")
 	if err != nil {
 		return nil, fmt.Errorf("--observe: %w", err)
 	}
@@ -50,7 +50,7 @@ type lookLine struct{ what, where string }
 // the trace receiver, each agent's metrics listener (the address it
 // logged) and log, and the mailbox.
 func (d *demoRun) lookLines() []lookLine {
-	lines := []lookLine{{"traces", d.obs.col.Endpoint() + collector.TracesPath +
+	lines := []lookLine{{"traces", d.obs.col.Endpoint() + otlpcollector.TracesPath +
 		"  (OTLP/HTTP receiver in this process: both agents export their spans to it; the trees are printed when the agents stop)"}}
 	for _, ag := range d.agents {
 		if addr := ag.metricsAddr(); addr != "" {
@@ -112,7 +112,7 @@ func (d *demoRun) printTraces() error {
 		return fmt.Errorf("--observe: no span came to the demo's receiver at %s (logs: %s, %s)",
 			d.obs.col.Endpoint(), d.layout.log(demoResearcher), d.layout.log(demoCoder))
 	}
-	traces := collector.Traces(spans)
+	traces := otlpcollector.Traces(spans)
 	fmt.Fprintf(d.out, "\nthe demo's receiver got %d spans in %d %s (start: since the trace began; took: the span's duration):\n",
 		len(spans), len(traces), plural(len(traces), "trace", "traces"))
 	for _, t := range traces {
@@ -128,7 +128,7 @@ func (d *demoRun) printTraces() error {
 		}
 	}
 	if n := d.obs.col.Dropped(); n > 0 {
-		fmt.Fprintf(d.out, "\n(%d more spans came past the receiver's limit of %d and are not shown)\n", n, collector.DefaultMaxSpans)
+		fmt.Fprintf(d.out, "\n(%d more spans came past the receiver's limit of %d and are not shown)\n", n, otlpcollector.DefaultMaxSpans)
 	}
 	return nil
 }
@@ -144,7 +144,7 @@ func (d *demoRun) afterStop() string {
 
 // firstMailboxMessage returns the id of the trace's first mailbox
 // message, "" when it has none.
-func firstMailboxMessage(t collector.Trace) string {
+func firstMailboxMessage(t otlpcollector.Trace) string {
 	for _, sp := range t.Spans {
 		if sp.Attrs[string(tracing.AttrMessagingSystem)] == tracing.MailboxSystem {
 			if id := sp.Attrs[string(tracing.AttrMessagingMessageID)]; id != "" {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/due"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/view"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/view"
 )
 
 // StateKey is the StateStore key of the requests an agent sent and still

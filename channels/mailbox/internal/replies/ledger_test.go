@@ -11,7 +11,7 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/replies"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/memstore"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/view"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/view"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 

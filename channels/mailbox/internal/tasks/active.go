@@ -5,9 +5,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/clock"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 )
 
 // Accepted is a task this agent accepted and works on. Its request is

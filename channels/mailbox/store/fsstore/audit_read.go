@@ -3,8 +3,8 @@ package fsstore
 import (
 	"context"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/audit"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/audit"
 )
 
 var _ store.AuditReader = (*Store)(nil)

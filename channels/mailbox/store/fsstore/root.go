@@ -7,9 +7,9 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/audit"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/internal/fileinfo"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/audit"
 )
 
 // Open opens the mailbox tree at opts.Root, creating the folder (mode 0700)

@@ -6,10 +6,10 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/audit"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/internal/fileinfo"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/audit"
 )
 
 // deadSenderReason marks a "sent" line that a receiver logged for a sender

@@ -5,8 +5,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/audit"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/audit"
 )
 
 // Defaults for Options.

@@ -5,7 +5,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore/natstest"
+	"github.com/switchboard-dev/switchboard/internal/natstest"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 

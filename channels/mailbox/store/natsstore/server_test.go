@@ -8,7 +8,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore/natstest"
+	"github.com/switchboard-dev/switchboard/internal/natstest"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
