@@ -9,6 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
@@ -139,7 +141,7 @@ func (g *gate) where(in bus.InboundMessage) (channel, chatID string) {
 // one made through the book by another process, or the timeout, which
 // denies. It returns the decision that stands. A failure to record the
 // question denies (the step does not run without a chance to approve it).
-func (g *gate) ask(ctx context.Context, turn *Turn, kind, action, detail string) (out store.Decision) {
+func (g *gate) ask(ctx context.Context, turn *agent.Turn, kind, action, detail string) (out store.Decision) {
 	c := g.counters(kind)
 	c.asked.Add(1)
 	defer func() { c.decided(out) }()
@@ -346,7 +348,7 @@ func deniedResult(what string, d store.Decision) string {
 
 // approveTask asks for approval of a delegated task whose kind needs it,
 // before any work; a denial fails the task with the reason.
-func (l *Loop) approveTask(ctx context.Context, turn *Turn, k meta.Kind, text string) ([]Message, string, error) {
+func (l *Loop) approveTask(ctx context.Context, turn *agent.Turn, k meta.Kind, text string) ([]agent.Message, string, error) {
 	if l.gate == nil || k != meta.KindTask {
 		return nil, "", nil
 	}
@@ -372,5 +374,5 @@ func (l *Loop) approveTask(ctx context.Context, turn *Turn, k meta.Kind, text st
 			reason += ": " + d.Reason
 		}
 	}
-	return nil, "", &TaskFailure{Reason: reason}
+	return nil, "", &agent.TaskFailure{Reason: reason}
 }

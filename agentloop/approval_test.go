@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -20,12 +22,12 @@ import (
 // callThenEcho asks for tool name once, then answers with what the tool
 // returned.
 func callThenEcho(name string) providerFunc {
-	return func(_ context.Context, req agentloop.Request) (*agentloop.Response, error) {
+	return func(_ context.Context, req agent.Request) (*agent.Response, error) {
 		last := req.Messages[len(req.Messages)-1]
-		if last.Role == agentloop.RoleTool {
-			return &agentloop.Response{Content: "tool said: " + last.Content}, nil
+		if last.Role == agent.RoleTool {
+			return &agent.Response{Content: "tool said: " + last.Content}, nil
 		}
-		return &agentloop.Response{ToolCalls: []agentloop.ToolCall{{ID: "c1", Name: name, Arguments: `{"env":"prod"}`}}}, nil
+		return &agent.Response{ToolCalls: []agent.ToolCall{{ID: "c1", Name: name, Arguments: `{"env":"prod"}`}}}, nil
 	}
 }
 

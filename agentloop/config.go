@@ -6,6 +6,8 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/config"
 )
@@ -82,12 +84,12 @@ type Config struct {
 	// Bus is where messages come from and replies go (required).
 	Bus *bus.Bus
 	// Provider answers (required).
-	Provider Provider
+	Provider agent.Provider
 	// Tools are offered to the provider (nil: none).
 	Tools *Tools
 	// Hooks observe turns, provider calls and tool calls, and may refuse a
 	// provider call (see Hook); they run in order.
-	Hooks []Hook
+	Hooks []agent.Hook
 	// Approval says which tool calls and tasks wait for a person's
 	// approval, and how (see ApprovalConfig); the zero value: none.
 	Approval ApprovalConfig

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -75,7 +77,7 @@ func TestRunEndsWhenTheBusCloses(t *testing.T) {
 
 func TestRunTwiceIsRefused(t *testing.T) {
 	blocked := make(chan struct{})
-	p := providerFunc(func(ctx context.Context, _ agentloop.Request) (*agentloop.Response, error) {
+	p := providerFunc(func(ctx context.Context, _ agent.Request) (*agent.Response, error) {
 		close(blocked)
 		<-ctx.Done()
 		return nil, ctx.Err()

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/stretchr/testify/assert"
 
 	"github.com/switchboard-dev/switchboard/agentloop"
@@ -73,7 +75,7 @@ func TestLoopLeavesAMessageCutShortUnfinished(t *testing.T) {
 // its context to end.
 type blocking struct{ gate chan struct{} }
 
-func (p blocking) Chat(ctx context.Context, _ agentloop.Request) (*agentloop.Response, error) {
+func (p blocking) Chat(ctx context.Context, _ agent.Request) (*agent.Response, error) {
 	p.gate <- struct{}{}
 	<-ctx.Done()
 	return nil, ctx.Err()

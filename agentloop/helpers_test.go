@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/agentloop"
@@ -15,22 +17,22 @@ import (
 )
 
 // providerFunc adapts a function to agentloop.Provider.
-type providerFunc func(ctx context.Context, req agentloop.Request) (*agentloop.Response, error)
+type providerFunc func(ctx context.Context, req agent.Request) (*agent.Response, error)
 
-func (f providerFunc) Chat(ctx context.Context, req agentloop.Request) (*agentloop.Response, error) {
+func (f providerFunc) Chat(ctx context.Context, req agent.Request) (*agent.Response, error) {
 	return f(ctx, req)
 }
 
 // echo answers "echo: <last user message>".
 func echo() providerFunc {
-	return func(_ context.Context, req agentloop.Request) (*agentloop.Response, error) {
-		return &agentloop.Response{Content: "echo: " + lastUser(req)}, nil
+	return func(_ context.Context, req agent.Request) (*agent.Response, error) {
+		return &agent.Response{Content: "echo: " + lastUser(req)}, nil
 	}
 }
 
-func lastUser(req agentloop.Request) string {
+func lastUser(req agent.Request) string {
 	for i := len(req.Messages) - 1; i >= 0; i-- {
-		if req.Messages[i].Role == agentloop.RoleUser {
+		if req.Messages[i].Role == agent.RoleUser {
 			return req.Messages[i].Content
 		}
 	}
@@ -40,23 +42,23 @@ func lastUser(req agentloop.Request) string {
 // recorder keeps a copy of every request.
 type recorder struct {
 	mu   sync.Mutex
-	reqs []agentloop.Request
-	next agentloop.Provider
+	reqs []agent.Request
+	next agent.Provider
 }
 
-func (r *recorder) Chat(ctx context.Context, req agentloop.Request) (*agentloop.Response, error) {
+func (r *recorder) Chat(ctx context.Context, req agent.Request) (*agent.Response, error) {
 	r.mu.Lock()
 	cp := req
-	cp.Messages = append([]agentloop.Message(nil), req.Messages...)
+	cp.Messages = append([]agent.Message(nil), req.Messages...)
 	r.reqs = append(r.reqs, cp)
 	r.mu.Unlock()
 	return r.next.Chat(ctx, req)
 }
 
-func (r *recorder) requests() []agentloop.Request {
+func (r *recorder) requests() []agent.Request {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]agentloop.Request(nil), r.reqs...)
+	return append([]agent.Request(nil), r.reqs...)
 }
 
 // started is a running Loop and its bus.

@@ -13,12 +13,14 @@ import (
 	"path/filepath"
 	"sync"
 	"time"
+
+	"github.com/switchboard-dev/switchboard/agent"
 )
 
 // record is one line of a history file.
 type record struct {
 	Time time.Time `json:"time"`
-	Message
+	agent.Message
 }
 
 // histories keeps the sessions' histories: in memory, and appended to one
@@ -36,8 +38,8 @@ type histories struct {
 // history is one session's. Only the worker of its session uses it.
 type history struct {
 	path     string
-	msgs     []Message // the latest messages, at most 2*window
-	torn     bool      // the file does not end in a newline
+	msgs     []agent.Message // the latest messages, at most 2*window
+	torn     bool            // the file does not end in a newline
 	loaded   bool
 	capacity int
 }
@@ -99,18 +101,18 @@ func (h *history) load(log *slog.Logger) error {
 }
 
 // keep adds m to the in-memory history, dropping the oldest half when full.
-func (h *history) keep(msgs ...Message) {
+func (h *history) keep(msgs ...agent.Message) {
 	h.msgs = append(h.msgs, msgs...)
 	if len(h.msgs) > h.capacity {
-		h.msgs = append([]Message(nil), h.msgs[len(h.msgs)-h.capacity/2:]...)
+		h.msgs = append([]agent.Message(nil), h.msgs[len(h.msgs)-h.capacity/2:]...)
 	}
 }
 
 // window returns up to n of the latest messages, starting at a user
 // message so that no tool result is cut from its call.
-func (h *history) window(n int) []Message {
+func (h *history) window(n int) []agent.Message {
 	start := max(0, len(h.msgs)-n)
-	for start < len(h.msgs) && h.msgs[start].Role != RoleUser {
+	for start < len(h.msgs) && h.msgs[start].Role != agent.RoleUser {
 		start++
 	}
 	return h.msgs[start:]
@@ -121,14 +123,14 @@ func (h *history) window(n int) []Message {
 // the next user message), when there is one.
 func (h *history) answerOf(id string) (answer string, recorded, answered bool) {
 	for i := len(h.msgs) - 1; i >= 0; i-- {
-		if h.msgs[i].Role != RoleUser || h.msgs[i].InboundID != id {
+		if h.msgs[i].Role != agent.RoleUser || h.msgs[i].InboundID != id {
 			continue
 		}
 		for _, m := range h.msgs[i+1:] {
-			if m.Role == RoleUser {
+			if m.Role == agent.RoleUser {
 				break
 			}
-			if m.Role == RoleAssistant {
+			if m.Role == agent.RoleAssistant {
 				answer, answered = m.Content, true
 			}
 		}
@@ -138,7 +140,7 @@ func (h *history) answerOf(id string) (answer string, recorded, answered bool) {
 }
 
 // append records msgs in memory and appends them to the file.
-func (hs *histories) append(h *history, msgs []Message) error {
+func (hs *histories) append(h *history, msgs []agent.Message) error {
 	h.keep(msgs...)
 	var buf bytes.Buffer
 	if h.torn {

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -17,7 +19,7 @@ import (
 
 // convo returns the roles and contents of a request's messages after the
 // system prompt.
-func convo(req agentloop.Request) []string {
+func convo(req agent.Request) []string {
 	var out []string
 	for _, m := range req.Messages[1:] {
 		out = append(out, m.Role+": "+m.Content)
@@ -39,7 +41,7 @@ func TestLoopHistoryContinuesAfterRestart(t *testing.T) {
 	assert.Equal(t, "echo: second", s2.recv(t).Content)
 	reqs := rec2.requests()
 	require.Len(t, reqs, 1)
-	assert.Equal(t, agentloop.RoleSystem, reqs[0].Messages[0].Role)
+	assert.Equal(t, agent.RoleSystem, reqs[0].Messages[0].Role)
 	assert.Equal(t, []string{"user: first", "assistant: echo: first", "user: second"}, convo(reqs[0]))
 }
 
@@ -48,12 +50,12 @@ func TestLoopHistoryKeepsToolRounds(t *testing.T) {
 	tools, err := agentloop.NewTools(&countTool{name: "noop"})
 	require.NoError(t, err)
 	rounds := 0
-	p := providerFunc(func(_ context.Context, req agentloop.Request) (*agentloop.Response, error) {
+	p := providerFunc(func(_ context.Context, req agent.Request) (*agent.Response, error) {
 		if lastUser(req) == "use a tool" && rounds == 0 {
 			rounds++
-			return &agentloop.Response{ToolCalls: []agentloop.ToolCall{{ID: "c1", Name: "noop", Arguments: "{}"}}}, nil
+			return &agent.Response{ToolCalls: []agent.ToolCall{{ID: "c1", Name: "noop", Arguments: "{}"}}}, nil
 		}
-		return &agentloop.Response{Content: "ok"}, nil
+		return &agent.Response{Content: "ok"}, nil
 	})
 	s := start(t, agentloop.Config{Workspace: ws, Provider: p, Tools: tools})
 	s.send(t, user("c", "use a tool"))
@@ -66,8 +68,8 @@ func TestLoopHistoryKeepsToolRounds(t *testing.T) {
 	s2.recv(t)
 	msgs := rec.requests()[0].Messages[1:]
 	require.Len(t, msgs, 5)
-	assert.Equal(t, []agentloop.ToolCall{{ID: "c1", Name: "noop", Arguments: "{}"}}, msgs[1].ToolCalls)
-	assert.Equal(t, agentloop.Message{Role: agentloop.RoleTool, Name: "noop", ToolCallID: "c1", Content: "noop ran 1 times"}, msgs[2])
+	assert.Equal(t, []agent.ToolCall{{ID: "c1", Name: "noop", Arguments: "{}"}}, msgs[1].ToolCalls)
+	assert.Equal(t, agent.Message{Role: agent.RoleTool, Name: "noop", ToolCallID: "c1", Content: "noop ran 1 times"}, msgs[2])
 }
 
 func TestLoopSkipsTornLastLine(t *testing.T) {
@@ -75,7 +77,7 @@ func TestLoopSkipsTornLastLine(t *testing.T) {
 	dir := filepath.Join(ws, "sessions")
 	require.NoError(t, os.MkdirAll(dir, 0o700))
 	file := filepath.Join(dir, "feishu%3Ac.jsonl")
-	good, _ := json.Marshal(agentloop.Message{Role: agentloop.RoleUser, Content: "before the crash"})
+	good, _ := json.Marshal(agent.Message{Role: agent.RoleUser, Content: "before the crash"})
 	require.NoError(t, os.WriteFile(file, append(append(good, '\n'), `{"role":"assistant","cont`...), 0o600))
 
 	rec := &recorder{next: echo()}
@@ -92,7 +94,7 @@ func TestLoopSkipsTornLastLine(t *testing.T) {
 	defer f.Close()
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
-		var m agentloop.Message
+		var m agent.Message
 		if json.Unmarshal(sc.Bytes(), &m) == nil {
 			readable++
 		}

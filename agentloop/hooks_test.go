@@ -6,6 +6,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -28,16 +30,16 @@ func (h hookLog) add(format string, args ...any) {
 
 type ctxKey struct{}
 
-func (h hookLog) Turn(ctx context.Context, t *agentloop.Turn) (context.Context, func(error, agentloop.Usage)) {
+func (h hookLog) Turn(ctx context.Context, t *agent.Turn) (context.Context, func(error, agent.Usage)) {
 	h.add("turn %s", t.Inbound.Content)
-	return context.WithValue(ctx, ctxKey{}, h.name), func(err error, u agentloop.Usage) {
+	return context.WithValue(ctx, ctxKey{}, h.name), func(err error, u agent.Usage) {
 		h.add("turn end err=%v in=%d out=%d", err, u.InputTokens, u.OutputTokens)
 	}
 }
 
-func (h hookLog) Chat(ctx context.Context, t *agentloop.Turn, req *agentloop.Request) (context.Context, func(*agentloop.Response, error), error) {
+func (h hookLog) Chat(ctx context.Context, t *agent.Turn, req *agent.Request) (context.Context, func(*agent.Response, error), error) {
 	h.add("chat ctx=%v", ctx.Value(ctxKey{}))
-	return ctx, func(resp *agentloop.Response, err error) {
+	return ctx, func(resp *agent.Response, err error) {
 		if resp != nil {
 			h.add("chat end %d+%d", resp.Usage.InputTokens, resp.Usage.OutputTokens)
 		} else {
@@ -46,7 +48,7 @@ func (h hookLog) Chat(ctx context.Context, t *agentloop.Turn, req *agentloop.Req
 	}, h.refuse
 }
 
-func (h hookLog) Tool(ctx context.Context, t *agentloop.Turn, c agentloop.ToolCall) (context.Context, func(string, bool)) {
+func (h hookLog) Tool(ctx context.Context, t *agent.Turn, c agent.ToolCall) (context.Context, func(string, bool)) {
 	h.add("tool %s", c.Name)
 	return ctx, func(res string, failed bool) { h.add("tool end %s failed=%v", res, failed) }
 }
@@ -55,10 +57,10 @@ func (h hookLog) Tool(ctx context.Context, t *agentloop.Turn, c agentloop.ToolCa
 type shout struct{}
 
 func (shout) Name() string { return "shout" }
-func (shout) Spec() agentloop.ToolSpec {
-	return agentloop.ToolSpec{Name: "shout", Parameters: map[string]any{"type": "object"}}
+func (shout) Spec() agent.ToolSpec {
+	return agent.ToolSpec{Name: "shout", Parameters: map[string]any{"type": "object"}}
 }
-func (shout) Execute(_ context.Context, c agentloop.Call) (string, error) {
+func (shout) Execute(_ context.Context, c agent.Call) (string, error) {
 	if c.Arguments == `{"bad":true}` {
 		return "", fmt.Errorf("refused")
 	}
@@ -67,12 +69,12 @@ func (shout) Execute(_ context.Context, c agentloop.Call) (string, error) {
 
 // A provider that calls shout once, then answers; each call costs 10+2.
 func shoutThenAnswer(args string) providerFunc {
-	return func(_ context.Context, req agentloop.Request) (*agentloop.Response, error) {
-		u := agentloop.Usage{InputTokens: 10, OutputTokens: 2}
-		if req.Messages[len(req.Messages)-1].Role == agentloop.RoleTool {
-			return &agentloop.Response{Content: "done", Usage: u}, nil
+	return func(_ context.Context, req agent.Request) (*agent.Response, error) {
+		u := agent.Usage{InputTokens: 10, OutputTokens: 2}
+		if req.Messages[len(req.Messages)-1].Role == agent.RoleTool {
+			return &agent.Response{Content: "done", Usage: u}, nil
 		}
-		return &agentloop.Response{Usage: u, ToolCalls: []agentloop.ToolCall{{ID: "c1", Name: "shout", Arguments: args}}}, nil
+		return &agent.Response{Usage: u, ToolCalls: []agent.ToolCall{{ID: "c1", Name: "shout", Arguments: args}}}, nil
 	}
 }
 
@@ -82,7 +84,7 @@ func TestHooksSeeTurnChatAndToolInOrder(t *testing.T) {
 	var events []string
 	tools, err := agentloop.NewTools(shout{})
 	require.NoError(t, err)
-	s := start(t, agentloop.Config{Provider: shoutThenAnswer(`{"bad":true}`), Tools: tools, Hooks: []agentloop.Hook{
+	s := start(t, agentloop.Config{Provider: shoutThenAnswer(`{"bad":true}`), Tools: tools, Hooks: []agent.Hook{
 		hookLog{name: "a", mu: &mu, events: &events}, hookLog{name: "b", mu: &mu, events: &events}}})
 	s.send(t, user("c", "hi"))
 	assert.Equal(t, "done", s.recv(t).Content)
@@ -102,8 +104,8 @@ func TestHookRefusalFailsTheTurnWithoutAskingTheProvider(t *testing.T) {
 	var mu sync.Mutex
 	var events []string
 	rec := &recorder{next: echo()}
-	refusal := &agentloop.TaskFailure{Reason: "budget exhausted"}
-	s := start(t, agentloop.Config{Provider: rec, Hooks: []agentloop.Hook{
+	refusal := &agent.TaskFailure{Reason: "budget exhausted"}
+	s := start(t, agentloop.Config{Provider: rec, Hooks: []agent.Hook{
 		hookLog{name: "a", mu: &mu, events: &events}, hookLog{name: "b", mu: &mu, events: &events, refuse: refusal}}})
 	s.send(t, user("c", "hi"))
 	assert.Equal(t, agentloop.RefusalPrefix+"budget exhausted", s.recv(t).Content, "the user hears why")
@@ -117,14 +119,14 @@ func TestHookRefusalFailsTheTurnWithoutAskingTheProvider(t *testing.T) {
 
 func TestNopHookChangesNothing(t *testing.T) {
 	t.Parallel()
-	s := start(t, agentloop.Config{Provider: echo(), Hooks: []agentloop.Hook{agentloop.NopHook{}}})
+	s := start(t, agentloop.Config{Provider: echo(), Hooks: []agent.Hook{agent.NopHook{}}})
 	s.send(t, user("c", "hi"))
 	assert.Equal(t, "echo: hi", s.recv(t).Content)
 }
 
 func TestUsageAdds(t *testing.T) {
 	t.Parallel()
-	u := agentloop.Usage{InputTokens: 3, OutputTokens: 4}.Add(agentloop.Usage{InputTokens: 1, OutputTokens: 2})
-	assert.Equal(t, agentloop.Usage{InputTokens: 4, OutputTokens: 6}, u)
+	u := agent.Usage{InputTokens: 3, OutputTokens: 4}.Add(agent.Usage{InputTokens: 1, OutputTokens: 2})
+	assert.Equal(t, agent.Usage{InputTokens: 4, OutputTokens: 6}, u)
 	assert.EqualValues(t, 10, u.Total())
 }

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/config"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
@@ -37,7 +39,7 @@ const maxJudgeTokens = 1024
 // mailbox channel's Judge (SetJudge); a declined task is rejected with the
 // reason.
 func (l *Loop) Judge(ctx context.Context, in bus.InboundMessage) (bool, string) {
-	info := TaskInfo{From: in.SenderID, Text: in.Content, Capabilities: slices.Clone(l.cfg.Capabilities)}
+	info := agent.TaskInfo{From: in.SenderID, Text: in.Content, Capabilities: slices.Clone(l.cfg.Capabilities)}
 	if mt, ok := meta.Of(in.Metadata); ok {
 		info.From, info.Text = mt.From, textOf(in, mt)
 		if mt.Task != nil {
@@ -52,7 +54,7 @@ func (l *Loop) Judge(ctx context.Context, in bus.InboundMessage) (bool, string) 
 	}
 	ctx, cancel := context.WithTimeout(ctx, l.cfg.JudgeTimeout)
 	defer cancel()
-	if judge, ok := l.cfg.Provider.(TaskJudge); ok {
+	if judge, ok := l.cfg.Provider.(agent.TaskJudge); ok {
 		return judge.JudgeTask(ctx, info)
 	}
 	accept, reason, err := l.askModel(ctx, info)
@@ -65,7 +67,7 @@ func (l *Loop) Judge(ctx context.Context, in bus.InboundMessage) (bool, string) 
 }
 
 // judgeByCapabilities accepts a task whose text names a capability.
-func judgeByCapabilities(info TaskInfo) (bool, string) {
+func judgeByCapabilities(info agent.TaskInfo) (bool, string) {
 	if slices.Contains(info.Capabilities, "*") {
 		return true, ""
 	}
@@ -100,7 +102,7 @@ type verdict struct {
 }
 
 // askModel asks the provider for its judgement on the task.
-func (l *Loop) askModel(ctx context.Context, info TaskInfo) (accept bool, reason string, err error) {
+func (l *Loop) askModel(ctx context.Context, info agent.TaskInfo) (accept bool, reason string, err error) {
 	caps := "none listed"
 	if len(info.Capabilities) > 0 {
 		caps = strings.Join(info.Capabilities, ", ")
@@ -110,9 +112,9 @@ func (l *Loop) askModel(ctx context.Context, info TaskInfo) (accept bool, reason
 		"decline one you are not fit for. Do not do the task now. Answer by calling %s, or with only this JSON: "+
 		`{"accept": true or false, "reason": "one short sentence for the agent that asked"}`,
 		info.From, info.TaskID, info.Text, caps, judgeTool)
-	resp, err := hooks(l.cfg.Hooks).chat(ctx, l.cfg.Provider, nil, Request{Model: l.cfg.Model,
-		Messages:  []Message{{Role: RoleSystem, Content: l.systemPrompt()}, {Role: RoleUser, Content: ask}},
-		Tools:     []ToolSpec{judgeSpec},
+	resp, err := hooks(l.cfg.Hooks).chat(ctx, l.cfg.Provider, nil, agent.Request{Model: l.cfg.Model,
+		Messages:  []agent.Message{{Role: agent.RoleSystem, Content: l.systemPrompt()}, {Role: agent.RoleUser, Content: ask}},
+		Tools:     []agent.ToolSpec{judgeSpec},
 		MaxTokens: min(l.cfg.MaxTokens, maxJudgeTokens), Temperature: 0})
 	if err != nil {
 		return false, "", err
@@ -132,7 +134,7 @@ func (l *Loop) askModel(ctx context.Context, info TaskInfo) (accept bool, reason
 }
 
 // judgeSpec describes judgeTool to the model.
-var judgeSpec = ToolSpec{Name: judgeTool,
+var judgeSpec = agent.ToolSpec{Name: judgeTool,
 	Description: "Give your decision on the task you are offered: accept it, or decline it with a short reason.",
 	Parameters: map[string]any{"type": "object", "required": []string{"accept", "reason"},
 		"properties": map[string]any{
@@ -142,7 +144,7 @@ var judgeSpec = ToolSpec{Name: judgeTool,
 
 // readVerdict reads the judgement from a call of judgeTool, or else from a
 // JSON object in the answer's text.
-func readVerdict(resp *Response) (verdict, error) {
+func readVerdict(resp *agent.Response) (verdict, error) {
 	var v verdict
 	for _, c := range resp.ToolCalls {
 		if c.Name == judgeTool {

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -24,9 +26,9 @@ func judgeLoop(t *testing.T, cfg agentloop.Config) *agentloop.Loop {
 	return l
 }
 
-func answer(content string, calls ...agentloop.ToolCall) providerFunc {
-	return func(context.Context, agentloop.Request) (*agentloop.Response, error) {
-		return &agentloop.Response{Content: content, ToolCalls: calls}, nil
+func answer(content string, calls ...agent.ToolCall) providerFunc {
+	return func(context.Context, agent.Request) (*agent.Response, error) {
+		return &agent.Response{Content: content, ToolCalls: calls}, nil
 	}
 }
 
@@ -39,13 +41,13 @@ func TestJudgeAsksTheModel(t *testing.T) {
 		accept bool
 		reason string
 	}{
-		{"tool call declines", answer("", agentloop.ToolCall{Name: "judge_task",
+		{"tool call declines", answer("", agent.ToolCall{Name: "judge_task",
 			Arguments: `{"accept": false, "reason": "I sort lists;\n painting is not my job."}`}), false, "I sort lists; painting is not my job."},
-		{"tool call accepts", answer("", agentloop.ToolCall{Name: "judge_task", Arguments: `{"accept": true, "reason": "fits"}`}), true, ""},
+		{"tool call accepts", answer("", agent.ToolCall{Name: "judge_task", Arguments: `{"accept": true, "reason": "fits"}`}), true, ""},
 		{"JSON text declines", answer("Sure.\n```json\n{\"accept\": false, \"reason\": \"no brushes\"}\n```"), false, "no brushes"},
 		{"declines without reason", answer(`{"accept": false}`), false, "the model declined without a reason"},
 		{"unreadable accepts", answer("I would love to!"), true, ""},
-		{"error accepts", func(context.Context, agentloop.Request) (*agentloop.Response, error) {
+		{"error accepts", func(context.Context, agent.Request) (*agent.Response, error) {
 			return nil, errors.New("503")
 		}, true, ""},
 	} {
@@ -69,7 +71,7 @@ func TestJudgeAsksTheModel(t *testing.T) {
 
 func TestJudgeTimeoutAccepts(t *testing.T) {
 	t.Parallel()
-	slow := providerFunc(func(ctx context.Context, _ agentloop.Request) (*agentloop.Response, error) {
+	slow := providerFunc(func(ctx context.Context, _ agent.Request) (*agent.Response, error) {
 		<-ctx.Done()
 		return nil, ctx.Err()
 	})
@@ -81,7 +83,7 @@ func TestJudgeTimeoutAccepts(t *testing.T) {
 
 func TestJudgeModes(t *testing.T) {
 	t.Parallel()
-	never := providerFunc(func(context.Context, agentloop.Request) (*agentloop.Response, error) {
+	never := providerFunc(func(context.Context, agent.Request) (*agent.Response, error) {
 		t.Error("the model is not asked")
 		return nil, errors.New("no")
 	})

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/stretchr/testify/assert"
 
 	"github.com/switchboard-dev/switchboard/agentloop"
@@ -30,7 +32,7 @@ func TestLoopMessagesOfASessionAreSerial(t *testing.T) {
 	release := make(chan struct{})
 	var mu sync.Mutex
 	calls := map[string]int{}
-	p := providerFunc(func(ctx context.Context, req agentloop.Request) (*agentloop.Response, error) {
+	p := providerFunc(func(ctx context.Context, req agent.Request) (*agent.Response, error) {
 		text := lastUser(req)
 		mu.Lock()
 		calls[text]++
@@ -43,7 +45,7 @@ func TestLoopMessagesOfASessionAreSerial(t *testing.T) {
 				return nil, ctx.Err()
 			}
 		}
-		return &agentloop.Response{Content: "done " + text}, nil
+		return &agent.Response{Content: "done " + text}, nil
 	})
 	s := start(t, agentloop.Config{Provider: p})
 	s.send(t, user("a", "a1"))
@@ -64,14 +66,14 @@ func TestLoopMessagesOfASessionAreSerial(t *testing.T) {
 func TestLoopNeverRunsOneSessionTwice(t *testing.T) {
 	var mu sync.Mutex
 	inflight, peak := map[string]int{}, 0
-	p := providerFunc(func(_ context.Context, req agentloop.Request) (*agentloop.Response, error) {
+	p := providerFunc(func(_ context.Context, req agent.Request) (*agent.Response, error) {
 		session, _, _ := strings.Cut(lastUser(req), "/")
 		mu.Lock()
 		inflight[session]++
 		peak = max(peak, inflight[session])
 		mu.Unlock()
 		defer func() { mu.Lock(); inflight[session]--; mu.Unlock() }()
-		return &agentloop.Response{Content: lastUser(req)}, nil
+		return &agent.Response{Content: lastUser(req)}, nil
 	})
 	s := start(t, agentloop.Config{Provider: p, MaxConcurrentSessions: 4})
 	const sessions, each = 3, 15
@@ -93,7 +95,7 @@ func TestLoopRunsSessionsConcurrently(t *testing.T) {
 	var mu sync.Mutex
 	arrived := 0
 	both := make(chan struct{})
-	p := providerFunc(func(ctx context.Context, _ agentloop.Request) (*agentloop.Response, error) {
+	p := providerFunc(func(ctx context.Context, _ agent.Request) (*agent.Response, error) {
 		mu.Lock()
 		if arrived++; arrived == 2 {
 			close(both)
@@ -101,7 +103,7 @@ func TestLoopRunsSessionsConcurrently(t *testing.T) {
 		mu.Unlock()
 		select {
 		case <-both:
-			return &agentloop.Response{Content: "together"}, nil
+			return &agent.Response{Content: "together"}, nil
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
@@ -118,7 +120,7 @@ func TestLoopBoundsConcurrentSessions(t *testing.T) {
 	inflight, peak := 0, 0
 	entered := make(chan struct{}, 5)
 	release := make(chan struct{})
-	p := providerFunc(func(ctx context.Context, req agentloop.Request) (*agentloop.Response, error) {
+	p := providerFunc(func(ctx context.Context, req agent.Request) (*agent.Response, error) {
 		mu.Lock()
 		inflight++
 		peak = max(peak, inflight)
@@ -127,7 +129,7 @@ func TestLoopBoundsConcurrentSessions(t *testing.T) {
 		defer func() { mu.Lock(); inflight--; mu.Unlock() }()
 		select {
 		case <-release:
-			return &agentloop.Response{Content: lastUser(req)}, nil
+			return &agent.Response{Content: lastUser(req)}, nil
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
@@ -156,15 +158,15 @@ func TestLoopBoundsConcurrentSessions(t *testing.T) {
 func TestLoopProviderFailureIsOneSentenceAndNotRecorded(t *testing.T) {
 	for _, tt := range []struct {
 		name string
-		fail func() (*agentloop.Response, error)
+		fail func() (*agent.Response, error)
 	}{
-		{"error", func() (*agentloop.Response, error) { return nil, errors.New("401 invalid key sk-secret") }},
-		{"no answer", func() (*agentloop.Response, error) { return nil, nil }},
-		{"panic", func() (*agentloop.Response, error) { panic("bug") }},
+		{"error", func() (*agent.Response, error) { return nil, errors.New("401 invalid key sk-secret") }},
+		{"no answer", func() (*agent.Response, error) { return nil, nil }},
+		{"panic", func() (*agent.Response, error) { panic("bug") }},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			rec := &recorder{next: providerFunc(func(_ context.Context, req agentloop.Request) (*agentloop.Response, error) {
+			rec := &recorder{next: providerFunc(func(_ context.Context, req agent.Request) (*agent.Response, error) {
 				if lastUser(req) == "hello" {
 					return tt.fail()
 				}
@@ -182,11 +184,11 @@ func TestLoopProviderFailureIsOneSentenceAndNotRecorded(t *testing.T) {
 }
 
 func TestLoopEmptyAnswerToUserIsNotSent(t *testing.T) {
-	p := providerFunc(func(_ context.Context, req agentloop.Request) (*agentloop.Response, error) {
+	p := providerFunc(func(_ context.Context, req agent.Request) (*agent.Response, error) {
 		if lastUser(req) == "quiet" {
-			return &agentloop.Response{}, nil
+			return &agent.Response{}, nil
 		}
-		return &agentloop.Response{Content: "loud"}, nil
+		return &agent.Response{Content: "loud"}, nil
 	})
 	s := start(t, agentloop.Config{Provider: p})
 	s.send(t, user("c", "quiet"))

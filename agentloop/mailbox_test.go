@@ -5,6 +5,8 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -56,7 +58,7 @@ func TestLoopAnswersAMailboxTask(t *testing.T) {
 }
 
 func TestLoopFailsATaskWhenTheProviderFails(t *testing.T) {
-	p := providerFunc(func(context.Context, agentloop.Request) (*agentloop.Response, error) {
+	p := providerFunc(func(context.Context, agent.Request) (*agent.Response, error) {
 		return nil, errors.New("quota exceeded")
 	})
 	s := start(t, agentloop.Config{Provider: p})
@@ -137,7 +139,7 @@ func TestLoopRoutedUpdateJoinsTheUsersConversation(t *testing.T) {
 
 func TestLoopJudge(t *testing.T) {
 	task := fromAgent("researcher", envelope.TypeTask, "sort 3 1", &envelope.Task{ID: "task_1"})
-	newLoop := func(p agentloop.Provider, caps ...string) *agentloop.Loop {
+	newLoop := func(p agent.Provider, caps ...string) *agentloop.Loop {
 		l, err := agentloop.New(agentloop.Config{Workspace: t.TempDir(), Bus: bus.New(1), Provider: p, Capabilities: caps})
 		require.NoError(t, err)
 		return l
@@ -153,18 +155,18 @@ func TestLoopJudge(t *testing.T) {
 	ok, _ = newLoop(echo()).Judge(context.Background(), task)
 	assert.True(t, ok, "a model whose judgement cannot be read accepts")
 
-	var got agentloop.TaskInfo
+	var got agent.TaskInfo
 	spy := judgeSpy{providerFunc: echo(), info: &got}
 	newLoop(spy, "a", "b").Judge(context.Background(), task)
-	assert.Equal(t, agentloop.TaskInfo{TaskID: "task_1", From: "researcher", Text: "sort 3 1", Capabilities: []string{"a", "b"}}, got)
+	assert.Equal(t, agent.TaskInfo{TaskID: "task_1", From: "researcher", Text: "sort 3 1", Capabilities: []string{"a", "b"}}, got)
 }
 
 type judgeSpy struct {
 	providerFunc
-	info *agentloop.TaskInfo
+	info *agent.TaskInfo
 }
 
-func (j judgeSpy) JudgeTask(_ context.Context, info agentloop.TaskInfo) (bool, string) {
+func (j judgeSpy) JudgeTask(_ context.Context, info agent.TaskInfo) (bool, string) {
 	*j.info = info
 	return true, ""
 }

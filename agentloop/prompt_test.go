@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -18,10 +20,10 @@ import (
 type namedTool string
 
 func (n namedTool) Name() string { return string(n) }
-func (n namedTool) Spec() agentloop.ToolSpec {
-	return agentloop.ToolSpec{Name: string(n), Description: "a tool", Parameters: map[string]any{"type": "object"}}
+func (n namedTool) Spec() agent.ToolSpec {
+	return agent.ToolSpec{Name: string(n), Description: "a tool", Parameters: map[string]any{"type": "object"}}
 }
-func (n namedTool) Execute(context.Context, agentloop.Call) (string, error) { return "", nil }
+func (n namedTool) Execute(context.Context, agent.Call) (string, error) { return "", nil }
 
 // firstPrompt runs one turn with cfg and returns its system prompt.
 func firstPrompt(t *testing.T, cfg agentloop.Config) string {
@@ -32,7 +34,7 @@ func firstPrompt(t *testing.T, cfg agentloop.Config) string {
 	s.send(t, user("c", "hi"))
 	s.recv(t)
 	req := rec.requests()[0]
-	require.Equal(t, agentloop.RoleSystem, req.Messages[0].Role)
+	require.Equal(t, agent.RoleSystem, req.Messages[0].Role)
 	return req.Messages[0].Content
 }
 

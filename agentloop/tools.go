@@ -6,6 +6,8 @@ import (
 	"regexp"
 	"slices"
 	"sync"
+
+	"github.com/switchboard-dev/switchboard/agent"
 )
 
 var toolNamePattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
@@ -15,11 +17,11 @@ var toolNamePattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 type Tools struct {
 	mu     sync.RWMutex
 	order  []string
-	byName map[string]Tool
+	byName map[string]agent.Tool
 }
 
 // NewTools returns a registry holding tools; it fails like Add.
-func NewTools(tools ...Tool) (*Tools, error) {
+func NewTools(tools ...agent.Tool) (*Tools, error) {
 	t := &Tools{}
 	if err := t.Add(tools...); err != nil {
 		return nil, err
@@ -30,7 +32,7 @@ func NewTools(tools ...Tool) (*Tools, error) {
 // Add registers tools. It fails, adding none of them, on a nil tool, a
 // name that is not 1 to 64 letters, digits, '_' or '-', a Spec whose name
 // differs, or a name already taken.
-func (t *Tools) Add(tools ...Tool) error {
+func (t *Tools) Add(tools ...agent.Tool) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	seen := map[string]bool{}
@@ -50,7 +52,7 @@ func (t *Tools) Add(tools ...Tool) error {
 		seen[name] = true
 	}
 	if t.byName == nil {
-		t.byName = map[string]Tool{}
+		t.byName = map[string]agent.Tool{}
 	}
 	for _, tool := range tools {
 		t.byName[tool.Name()] = tool
@@ -60,7 +62,7 @@ func (t *Tools) Add(tools ...Tool) error {
 }
 
 // Get returns the tool called name.
-func (t *Tools) Get(name string) (Tool, bool) {
+func (t *Tools) Get(name string) (agent.Tool, bool) {
 	if t == nil {
 		return nil, false
 	}
@@ -81,13 +83,13 @@ func (t *Tools) Names() []string {
 }
 
 // Specs returns the tools' specs in the order they were added.
-func (t *Tools) Specs() []ToolSpec {
+func (t *Tools) Specs() []agent.ToolSpec {
 	if t == nil {
 		return nil
 	}
 	t.mu.RLock()
 	defer t.mu.RUnlock()
-	specs := make([]ToolSpec, 0, len(t.order))
+	specs := make([]agent.ToolSpec, 0, len(t.order))
 	for _, name := range t.order {
 		specs = append(specs, t.byName[name].Spec())
 	}

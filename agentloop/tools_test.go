@@ -7,6 +7,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -20,14 +22,14 @@ type countTool struct {
 	n        int
 	fail     error
 	panics   bool
-	lastCall agentloop.Call
+	lastCall agent.Call
 }
 
 func (c *countTool) Name() string { return c.name }
-func (c *countTool) Spec() agentloop.ToolSpec {
-	return agentloop.ToolSpec{Name: c.name, Description: "test tool", Parameters: map[string]any{"type": "object"}}
+func (c *countTool) Spec() agent.ToolSpec {
+	return agent.ToolSpec{Name: c.name, Description: "test tool", Parameters: map[string]any{"type": "object"}}
 }
-func (c *countTool) Execute(_ context.Context, call agentloop.Call) (string, error) {
+func (c *countTool) Execute(_ context.Context, call agent.Call) (string, error) {
 	c.mu.Lock()
 	c.n++
 	c.lastCall = call
@@ -45,9 +47,9 @@ func (c *countTool) Execute(_ context.Context, call agentloop.Call) (string, err
 // specTool is a tool whose spec name can differ from its name.
 type specTool struct{ name, spec string }
 
-func (s specTool) Name() string             { return s.name }
-func (s specTool) Spec() agentloop.ToolSpec { return agentloop.ToolSpec{Name: s.spec} }
-func (s specTool) Execute(context.Context, agentloop.Call) (string, error) {
+func (s specTool) Name() string         { return s.name }
+func (s specTool) Spec() agent.ToolSpec { return agent.ToolSpec{Name: s.spec} }
+func (s specTool) Execute(context.Context, agent.Call) (string, error) {
 	return "", nil
 }
 
@@ -68,14 +70,14 @@ func TestToolsRegistry(t *testing.T) {
 
 	for _, tt := range []struct {
 		name string
-		add  []agentloop.Tool
+		add  []agent.Tool
 		want string
 	}{
-		{"nil", []agentloop.Tool{nil}, "nil tool"},
-		{"taken", []agentloop.Tool{&countTool{name: "a"}}, "already registered"},
-		{"twice in one call", []agentloop.Tool{&countTool{name: "c"}, &countTool{name: "c"}}, "already registered"},
-		{"bad name", []agentloop.Tool{&countTool{name: "has space"}}, "name must be"},
-		{"spec differs", []agentloop.Tool{specTool{name: "x", spec: "y"}}, `its Spec is named "y"`},
+		{"nil", []agent.Tool{nil}, "nil tool"},
+		{"taken", []agent.Tool{&countTool{name: "a"}}, "already registered"},
+		{"twice in one call", []agent.Tool{&countTool{name: "c"}, &countTool{name: "c"}}, "already registered"},
+		{"bad name", []agent.Tool{&countTool{name: "has space"}}, "name must be"},
+		{"spec differs", []agent.Tool{specTool{name: "x", spec: "y"}}, `its Spec is named "y"`},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			err := tools.Add(tt.add...)
@@ -95,32 +97,32 @@ func TestToolsRegistry(t *testing.T) {
 
 func TestCallDecode(t *testing.T) {
 	var v struct{ X int }
-	require.NoError(t, agentloop.Call{Name: "t"}.Decode(&v))
-	require.NoError(t, agentloop.Call{Name: "t", Arguments: `{"X":3}`}.Decode(&v))
+	require.NoError(t, agent.Call{Name: "t"}.Decode(&v))
+	require.NoError(t, agent.Call{Name: "t", Arguments: `{"X":3}`}.Decode(&v))
 	assert.Equal(t, 3, v.X)
-	err := agentloop.Call{Name: "t", Arguments: `{"X":`}.Decode(&v)
+	err := agent.Call{Name: "t", Arguments: `{"X":`}.Decode(&v)
 	assert.ErrorContains(t, err, "arguments of t")
-	assert.Zero(t, agentloop.Call{}.Inbound())
-	var turn *agentloop.Turn
+	assert.Zero(t, agent.Call{}.Inbound())
+	var turn *agent.Turn
 	turn.MarkAnswered()
 	assert.False(t, turn.Answered())
 }
 
 // toolThenAnswer calls each tool named in calls once, then answers with the
 // tool results joined.
-func toolThenAnswer(calls ...agentloop.ToolCall) providerFunc {
-	return func(_ context.Context, req agentloop.Request) (*agentloop.Response, error) {
+func toolThenAnswer(calls ...agent.ToolCall) providerFunc {
+	return func(_ context.Context, req agent.Request) (*agent.Response, error) {
 		last := req.Messages[len(req.Messages)-1]
-		if last.Role == agentloop.RoleUser {
-			return &agentloop.Response{ToolCalls: calls}, nil
+		if last.Role == agent.RoleUser {
+			return &agent.Response{ToolCalls: calls}, nil
 		}
 		var results []string
 		for _, m := range req.Messages {
-			if m.Role == agentloop.RoleTool {
+			if m.Role == agent.RoleTool {
 				results = append(results, m.ToolCallID+"="+m.Content)
 			}
 		}
-		return &agentloop.Response{Content: fmt.Sprint(results)}, nil
+		return &agent.Response{Content: fmt.Sprint(results)}, nil
 	}
 }
 
@@ -131,11 +133,11 @@ func TestLoopToolResultsAndErrors(t *testing.T) {
 	tools, err := agentloop.NewTools(ok, failing, panicking)
 	require.NoError(t, err)
 	p := toolThenAnswer(
-		agentloop.ToolCall{ID: "1", Name: "ok", Arguments: "{}"},
-		agentloop.ToolCall{ID: "2", Name: "failing"},
-		agentloop.ToolCall{ID: "3", Name: "panicking"},
-		agentloop.ToolCall{ID: "4", Name: "missing"},
-		agentloop.ToolCall{Name: "ok"}, // no id: the loop gives it one
+		agent.ToolCall{ID: "1", Name: "ok", Arguments: "{}"},
+		agent.ToolCall{ID: "2", Name: "failing"},
+		agent.ToolCall{ID: "3", Name: "panicking"},
+		agent.ToolCall{ID: "4", Name: "missing"},
+		agent.ToolCall{Name: "ok"}, // no id: the loop gives it one
 	)
 	s := start(t, agentloop.Config{Provider: p, Tools: tools})
 	in := user("c", "go")
@@ -154,9 +156,9 @@ func TestLoopCapsToolRounds(t *testing.T) {
 	tools, err := agentloop.NewTools(tool)
 	require.NoError(t, err)
 	calls := 0
-	p := providerFunc(func(context.Context, agentloop.Request) (*agentloop.Response, error) {
+	p := providerFunc(func(context.Context, agent.Request) (*agent.Response, error) {
 		calls++
-		return &agentloop.Response{ToolCalls: []agentloop.ToolCall{{ID: fmt.Sprint(calls), Name: "again"}}}, nil
+		return &agent.Response{ToolCalls: []agent.ToolCall{{ID: fmt.Sprint(calls), Name: "again"}}}, nil
 	})
 	s := start(t, agentloop.Config{Provider: p, Tools: tools, MaxToolIterations: 3})
 	s.send(t, user("c", "loop forever"))
@@ -170,10 +172,10 @@ func TestLoopCapsToolRounds(t *testing.T) {
 type answeringTool struct{}
 
 func (answeringTool) Name() string { return "answer" }
-func (answeringTool) Spec() agentloop.ToolSpec {
-	return agentloop.ToolSpec{Name: "answer"}
+func (answeringTool) Spec() agent.ToolSpec {
+	return agent.ToolSpec{Name: "answer"}
 }
-func (answeringTool) Execute(_ context.Context, c agentloop.Call) (string, error) {
+func (answeringTool) Execute(_ context.Context, c agent.Call) (string, error) {
 	c.Turn.MarkAnswered()
 	return "answered", nil
 }
@@ -181,11 +183,11 @@ func (answeringTool) Execute(_ context.Context, c agentloop.Call) (string, error
 func TestLoopDoesNotResendWhatAToolAnswered(t *testing.T) {
 	tools, err := agentloop.NewTools(answeringTool{})
 	require.NoError(t, err)
-	p := providerFunc(func(_ context.Context, req agentloop.Request) (*agentloop.Response, error) {
-		if lastUser(req) == "answer via tool" && req.Messages[len(req.Messages)-1].Role == agentloop.RoleUser {
-			return &agentloop.Response{ToolCalls: []agentloop.ToolCall{{ID: "1", Name: "answer"}}}, nil
+	p := providerFunc(func(_ context.Context, req agent.Request) (*agent.Response, error) {
+		if lastUser(req) == "answer via tool" && req.Messages[len(req.Messages)-1].Role == agent.RoleUser {
+			return &agent.Response{ToolCalls: []agent.ToolCall{{ID: "1", Name: "answer"}}}, nil
 		}
-		return &agentloop.Response{Content: "final " + lastUser(req)}, nil
+		return &agent.Response{Content: "final " + lastUser(req)}, nil
 	})
 	s := start(t, agentloop.Config{Provider: p, Tools: tools})
 	s.send(t, user("c", "answer via tool"))

@@ -7,6 +7,8 @@ import (
 	"maps"
 	"unicode/utf8"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
@@ -50,7 +52,7 @@ func (l *Loop) handle(ctx context.Context, in bus.InboundMessage) {
 	k, content := classify(in)
 	key := in.SessionKey()
 	h := l.history.get(key)
-	user := Message{Role: RoleUser, Content: content, Name: in.SenderID, InboundID: in.ID}
+	user := agent.Message{Role: agent.RoleUser, Content: content, Name: in.SenderID, InboundID: in.ID}
 	if in.Redelivered && in.ID != "" {
 		// Handled before a crash or a stop, and not finished then: send the
 		// recorded answer again rather than ask the model again.
@@ -64,7 +66,7 @@ func (l *Loop) handle(ctx context.Context, in bus.InboundMessage) {
 		}
 	}
 	if k == meta.KindRecordOnly {
-		if err := l.history.append(h, []Message{user}); err != nil {
+		if err := l.history.append(h, []agent.Message{user}); err != nil {
 			l.log.Error("history not saved; the message comes back on restart", "session", key, "err", err)
 			return
 		}
@@ -73,7 +75,7 @@ func (l *Loop) handle(ctx context.Context, in bus.InboundMessage) {
 	}
 	l.log.Info("turn", logAttrs(in, "session", key, "from", in.SenderID)...)
 	l.log.Debug("turn text", logAttrs(in, "session", key, "text", clip(content))...)
-	turn := NewTurn(in)
+	turn := agent.NewTurn(in)
 	tctx, end := hooks(l.cfg.Hooks).turn(ctx, turn)
 	msgs, reply, err := l.approveTask(tctx, turn, k, content)
 	if err == nil {
@@ -89,7 +91,7 @@ func (l *Loop) handle(ctx context.Context, in bus.InboundMessage) {
 		// failed turn stays out of the history, so the model never reads it.
 		reason := FailureReason
 		reply = FailureReply
-		if tf := (*TaskFailure)(nil); errors.As(err, &tf) && tf.Reason != "" {
+		if tf := (*agent.TaskFailure)(nil); errors.As(err, &tf) && tf.Reason != "" {
 			// A refusal on purpose (a spent budget, a cap): the user hears why.
 			reason = tf.Reason
 			reply = RefusalPrefix + reason
@@ -152,10 +154,10 @@ func traceContext(ctx context.Context, in bus.InboundMessage) map[string]string 
 // converse asks the provider until it answers without tool calls, running
 // the tools it asks for. It returns the new messages (user message first),
 // the final answer and the provider's error, if any.
-func (l *Loop) converse(ctx context.Context, turn *Turn, h *history, user Message) (msgs []Message, reply string, err error) {
+func (l *Loop) converse(ctx context.Context, turn *agent.Turn, h *history, user agent.Message) (msgs []agent.Message, reply string, err error) {
 	past := h.window(l.cfg.HistoryWindow)
-	all := make([]Message, 0, len(past)+8)
-	all = append(all, Message{Role: RoleSystem, Content: l.systemPrompt()})
+	all := make([]agent.Message, 0, len(past)+8)
+	all = append(all, agent.Message{Role: agent.RoleSystem, Content: l.systemPrompt()})
 	all = append(all, past...)
 	start := len(all)
 	all = append(all, user)
@@ -167,35 +169,35 @@ func (l *Loop) converse(ctx context.Context, turn *Turn, h *history, user Messag
 	}()
 	specs := l.cfg.Tools.Specs()
 	for round := range l.cfg.MaxToolIterations {
-		resp, err := hooks(l.cfg.Hooks).chat(ctx, l.cfg.Provider, turn, Request{Model: l.cfg.Model, Messages: all,
+		resp, err := hooks(l.cfg.Hooks).chat(ctx, l.cfg.Provider, turn, agent.Request{Model: l.cfg.Model, Messages: all,
 			Tools: specs, MaxTokens: l.cfg.MaxTokens, Temperature: l.cfg.Temperature})
 		if err != nil {
 			return all[start:], "", err
 		}
-		turn.addUsage(resp.Usage)
+		turn.AddUsage(resp.Usage)
 		calls := resp.ToolCalls
 		for i := range calls {
 			if calls[i].ID == "" {
 				calls[i].ID = fmt.Sprintf("call_%d_%d", round, i)
 			}
 		}
-		all = append(all, Message{Role: RoleAssistant, Content: resp.Content, ToolCalls: calls})
+		all = append(all, agent.Message{Role: agent.RoleAssistant, Content: resp.Content, ToolCalls: calls})
 		if len(calls) == 0 {
 			return all[start:], resp.Content, nil
 		}
 		for _, c := range calls {
-			all = append(all, Message{Role: RoleTool, Name: c.Name, ToolCallID: c.ID, Content: l.runTool(ctx, turn, c)})
+			all = append(all, agent.Message{Role: agent.RoleTool, Name: c.Name, ToolCallID: c.ID, Content: l.runTool(ctx, turn, c)})
 		}
 	}
 	note := fmt.Sprintf("I stopped after %d rounds of tool calls without reaching an answer (the limit is agents.defaults.maxToolIterations).",
 		l.cfg.MaxToolIterations)
-	all = append(all, Message{Role: RoleAssistant, Content: note})
+	all = append(all, agent.Message{Role: agent.RoleAssistant, Content: note})
 	return all[start:], note, nil
 }
 
 // runTool executes one call; every failure becomes a result the model
 // can read.
-func (l *Loop) runTool(ctx context.Context, turn *Turn, c ToolCall) (out string) {
+func (l *Loop) runTool(ctx context.Context, turn *agent.Turn, c agent.ToolCall) (out string) {
 	tool, ok := l.cfg.Tools.Get(c.Name)
 	if !ok {
 		return fmt.Sprintf("error: unknown tool %q (available: %v)", c.Name, l.cfg.Tools.Names())
@@ -215,7 +217,7 @@ func (l *Loop) runTool(ctx context.Context, turn *Turn, c ToolCall) (out string)
 		}
 	}
 	ctx, end := hooks(l.cfg.Hooks).tool(ctx, turn, c)
-	res, err := tool.Execute(ctx, Call{ID: c.ID, Name: c.Name, Arguments: c.Arguments, Turn: turn})
+	res, err := tool.Execute(ctx, agent.Call{ID: c.ID, Name: c.Name, Arguments: c.Arguments, Turn: turn})
 	if err != nil {
 		res = "error: " + err.Error()
 	}

@@ -6,10 +6,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/switchboard-dev/switchboard/agentloop"
 	"github.com/switchboard-dev/switchboard/agentloop/provider/scripted"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
@@ -22,20 +23,20 @@ import (
 // work, so a task costs two provider calls.
 type looksFirst struct{ scripted.Provider }
 
-func (p *looksFirst) Chat(ctx context.Context, req agentloop.Request) (*agentloop.Response, error) {
+func (p *looksFirst) Chat(ctx context.Context, req agent.Request) (*agent.Response, error) {
 	last := req.Messages[len(req.Messages)-1]
-	if last.Role == agentloop.RoleUser && strings.HasPrefix(last.Content, "[mailbox task ") {
-		resp, err := p.Provider.Chat(ctx, agentloop.Request{Messages: []agentloop.Message{{Role: agentloop.RoleUser, Content: "who is online"}},
+	if last.Role == agent.RoleUser && strings.HasPrefix(last.Content, "[mailbox task ") {
+		resp, err := p.Provider.Chat(ctx, agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: "who is online"}},
 			Tools: req.Tools})
 		if err == nil {
-			resp.Usage = agentloop.Usage{InputTokens: 400, OutputTokens: 20} // reading the task and the tools
+			resp.Usage = agent.Usage{InputTokens: 400, OutputTokens: 20} // reading the task and the tools
 		}
 		return resp, err
 	}
-	if last.Role == agentloop.RoleTool { // back to the task
+	if last.Role == agent.RoleTool { // back to the task
 		for i := len(req.Messages) - 1; i >= 0; i-- {
-			if req.Messages[i].Role == agentloop.RoleUser {
-				return p.Provider.Chat(ctx, agentloop.Request{Messages: req.Messages[:i+1], Tools: req.Tools})
+			if req.Messages[i].Role == agent.RoleUser {
+				return p.Provider.Chat(ctx, agent.Request{Messages: req.Messages[:i+1], Tools: req.Tools})
 			}
 		}
 	}

@@ -6,10 +6,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/switchboard-dev/switchboard/agentloop"
 	"github.com/switchboard-dev/switchboard/agentloop/provider/scripted"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
@@ -28,10 +29,10 @@ type flat struct {
 	answers int
 }
 
-func (p *flat) Chat(ctx context.Context, req agentloop.Request) (*agentloop.Response, error) {
+func (p *flat) Chat(ctx context.Context, req agent.Request) (*agent.Response, error) {
 	resp, err := p.Provider.Chat(ctx, req)
 	if resp != nil {
-		resp.Usage = agentloop.Usage{InputTokens: p.tokens}
+		resp.Usage = agent.Usage{InputTokens: p.tokens}
 		if len(resp.ToolCalls) == 0 && p.answered != nil {
 			p.mu.Lock()
 			if p.answers++; p.answers == p.after {
@@ -50,7 +51,7 @@ type gated struct {
 	open <-chan struct{}
 }
 
-func (g *gated) Chat(ctx context.Context, req agentloop.Request) (*agentloop.Response, error) {
+func (g *gated) Chat(ctx context.Context, req agent.Request) (*agent.Response, error) {
 	select {
 	case <-g.open:
 	case <-ctx.Done():

@@ -11,9 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/stretchr/testify/require"
 
-	"github.com/switchboard-dev/switchboard/agentloop"
 	"github.com/switchboard-dev/switchboard/agentloop/provider/scripted"
 	"github.com/switchboard-dev/switchboard/channels"
 	"github.com/switchboard-dev/switchboard/clock"
@@ -127,10 +128,10 @@ type recorder struct {
 	release chan struct{}
 
 	mu   sync.Mutex
-	reqs []agentloop.Request
+	reqs []agent.Request
 }
 
-func (r *recorder) Chat(ctx context.Context, req agentloop.Request) (*agentloop.Response, error) {
+func (r *recorder) Chat(ctx context.Context, req agent.Request) (*agent.Response, error) {
 	r.mu.Lock()
 	r.reqs = append(r.reqs, req)
 	r.mu.Unlock()
@@ -145,15 +146,15 @@ func (r *recorder) Chat(ctx context.Context, req agentloop.Request) (*agentloop.
 }
 
 // requests returns the requests so far.
-func (r *recorder) requests() []agentloop.Request {
+func (r *recorder) requests() []agent.Request {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	return append([]agentloop.Request(nil), r.reqs...)
+	return append([]agent.Request(nil), r.reqs...)
 }
 
 // convo renders a request's messages after the system prompt as
 // "role: content" lines (tool calls as "role: -> name").
-func convo(req agentloop.Request) []string {
+func convo(req agent.Request) []string {
 	var out []string
 	for _, m := range req.Messages[1:] {
 		line := m.Role + ": " + m.Content

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/switchboard-dev/switchboard/agentloop"
 	"github.com/switchboard-dev/switchboard/agentloop/budget"
 	"github.com/switchboard-dev/switchboard/agentloop/looptrace"
@@ -55,7 +57,7 @@ type Options struct {
 	// Registry builds the channels (default channels.DefaultRegistry()).
 	Registry *channels.Registry
 	// Provider replaces the one agents.defaults.provider names.
-	Provider agentloop.Provider
+	Provider agent.Provider
 	// Environ is the environment, for the providers' keys (OPENAI_API_KEY,
 	// ANTHROPIC_API_KEY, ...); nil: os.Environ().
 	Environ []string
@@ -70,7 +72,7 @@ type Options struct {
 	// (metrics, traces; see agentloop.Hook). They run after the host's
 	// own (the budget keeper of channels.mailbox.budget, which also
 	// records every turn's usage in the audit log).
-	Hooks []agentloop.Hook
+	Hooks []agent.Hook
 }
 
 // New builds a host from cfg. Nothing runs until Start.
@@ -122,7 +124,7 @@ func New(cfg *config.Config, opts Options) (*Host, error) {
 		h.mailbox = mb
 		keeper := newKeeper(mb, opts.Clock, h.log) // first, so that a refusal spares the other hooks
 		mb.SetBudgets(keeper)
-		lc.Hooks = append([]agentloop.Hook{keeper}, lc.Hooks...)
+		lc.Hooks = append([]agent.Hook{keeper}, lc.Hooks...)
 		h.keeper = keeper
 		tools, err := agentloop.NewTools(mailboxtools.New(mb, mailboxtools.Options{Budget: keeper.Hand})...)
 		if err != nil {
@@ -141,7 +143,7 @@ func New(cfg *config.Config, opts Options) (*Host, error) {
 	}
 	h.mcp, lc.Tools = mcp, tools
 	// First, so that the other hooks run inside the turn's span.
-	lc.Hooks = append([]agentloop.Hook{looptrace.New(lc.AgentID)}, lc.Hooks...)
+	lc.Hooks = append([]agent.Hook{looptrace.New(lc.AgentID)}, lc.Hooks...)
 	loop, err := agentloop.New(lc)
 	if err != nil {
 		return fail(fmt.Errorf("agents.defaults: %w", err))

@@ -7,7 +7,8 @@ import (
 	"net/url"
 	"os"
 
-	"github.com/switchboard-dev/switchboard/agentloop"
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/switchboard-dev/switchboard/agentloop/provider/anthropic"
 	"github.com/switchboard-dev/switchboard/agentloop/provider/catalog"
 	"github.com/switchboard-dev/switchboard/agentloop/provider/openai"
@@ -28,7 +29,7 @@ import (
 // as ANTHROPIC_API_KEY; nil: os.Environ()), HTTPClient and Logger (one INFO
 // line says which provider was chosen, and why; New logs it once the host
 // has started). Errors name the key to fix.
-func NewProvider(cfg *config.Config, opts Options) (agentloop.Provider, string, error) {
+func NewProvider(cfg *config.Config, opts Options) (agent.Provider, string, error) {
 	p, name, note, err := newProvider(cfg, opts)
 	if err == nil && opts.Logger != nil {
 		note.log(opts.Logger)
@@ -46,7 +47,7 @@ func (n choiceNote) log(l *slog.Logger) { l.Info(n.msg, n.attrs...) }
 
 // newProvider is NewProvider; the line saying what was chosen is returned,
 // for the caller to log when the choice is final.
-func newProvider(cfg *config.Config, opts Options) (agentloop.Provider, string, choiceNote, error) {
+func newProvider(cfg *config.Config, opts Options) (agent.Provider, string, choiceNote, error) {
 	environ := opts.Environ
 	if environ == nil {
 		environ = os.Environ()
@@ -64,7 +65,7 @@ func newProvider(cfg *config.Config, opts Options) (agentloop.Provider, string, 
 }
 
 // build makes the provider of a choice.
-func build(c catalog.Choice, client *http.Client) (agentloop.Provider, error) {
+func build(c catalog.Choice, client *http.Client) (agent.Provider, error) {
 	switch c.Spec.Kind {
 	case catalog.Anthropic:
 		ac := anthropic.FromConfig(c.Config)

@@ -14,10 +14,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/switchboard-dev/switchboard/agentloop"
 	"github.com/switchboard-dev/switchboard/agentloop/provider/scripted"
 	"github.com/switchboard-dev/switchboard/config"
 	"github.com/switchboard-dev/switchboard/host"
@@ -111,8 +112,8 @@ func chatOnce(t *testing.T, cfg *config.Config, opts host.Options) (string, stri
 	t.Helper()
 	p, name, err := host.NewProvider(cfg, opts)
 	require.NoError(t, err)
-	resp, err := p.Chat(context.Background(), agentloop.Request{MaxTokens: 50,
-		Messages: []agentloop.Message{{Role: agentloop.RoleSystem, Content: "be brief"}, {Role: agentloop.RoleUser, Content: "hi"}}})
+	resp, err := p.Chat(context.Background(), agent.Request{MaxTokens: 50,
+		Messages: []agent.Message{{Role: agent.RoleSystem, Content: "be brief"}, {Role: agent.RoleUser, Content: "hi"}}})
 	require.NoError(t, err)
 	return name, resp.Content
 }

@@ -9,10 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/switchboard-dev/switchboard/agentloop"
 	"github.com/switchboard-dev/switchboard/agentloop/provider/scripted"
 	"github.com/switchboard-dev/switchboard/channels"
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
@@ -141,7 +142,7 @@ type gatedProvider struct {
 	once             sync.Once
 }
 
-func (g *gatedProvider) Chat(ctx context.Context, req agentloop.Request) (*agentloop.Response, error) {
+func (g *gatedProvider) Chat(ctx context.Context, req agent.Request) (*agent.Response, error) {
 	if last := req.Messages[len(req.Messages)-1]; strings.Contains(last.Content, g.hold) {
 		g.once.Do(func() { close(g.entered) })
 		select {

@@ -5,7 +5,8 @@ import (
 	"math"
 	"slices"
 
-	"github.com/switchboard-dev/switchboard/agentloop"
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 )
 
@@ -175,6 +176,6 @@ func (as *accounts) touch(id string) {
 }
 
 // costOf is what usage u costs at prices in and out (per million tokens).
-func costOf(u agentloop.Usage, in, out float64) float64 {
+func costOf(u agent.Usage, in, out float64) float64 {
 	return (float64(u.InputTokens)*in + float64(u.OutputTokens)*out) / 1e6
 }

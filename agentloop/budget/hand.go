@@ -4,7 +4,8 @@ import (
 	"context"
 	"slices"
 
-	"github.com/switchboard-dev/switchboard/agentloop"
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 )
 
@@ -17,14 +18,14 @@ import (
 // the task ends (SubtaskEnded). Otherwise it is the configured task
 // budget, else nil (none). Hand fails with an *agentloop.TaskFailure
 // when nothing is left.
-func (k *Keeper) Hand(t *agentloop.Turn) (*envelope.Budget, func(taskID string), error) {
+func (k *Keeper) Hand(t *agent.Turn) (*envelope.Budget, func(taskID string), error) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	if st := k.turns[t]; st != nil && st.task != "" {
 		if acc := k.accounts.get(st.task); acc != nil {
 			left, why := acc.left()
 			if why != "" {
-				return nil, func(string) {}, &agentloop.TaskFailure{Reason: why}
+				return nil, func(string) {}, &agent.TaskFailure{Reason: why}
 			}
 			k.seq++
 			pending := k.seq // holds the budget until settle

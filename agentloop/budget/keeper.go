@@ -5,7 +5,8 @@ import (
 	"log/slog"
 	"sync"
 
-	"github.com/switchboard-dev/switchboard/agentloop"
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/switchboard-dev/switchboard/clock"
 )
 
@@ -60,11 +61,11 @@ type Config struct {
 
 // Keeper is the budget Hook. Create it with New.
 type Keeper struct {
-	agentloop.NopHook
+	agent.NopHook
 	cfg Config
 
 	mu          sync.Mutex
-	turns       map[*agentloop.Turn]*turnState
+	turns       map[*agent.Turn]*turnState
 	accounts    accounts
 	tasksLoaded bool // the stored accounts were read (books.go)
 	day         daily
@@ -82,7 +83,7 @@ type turnState struct {
 	task  string // the budgeted task the turn works on ("" when none)
 	model string // the model that answered last
 	ref   ref
-	usage agentloop.Usage // what its calls cost so far (see InflightKey)
+	usage agent.Usage // what its calls cost so far (see InflightKey)
 }
 
 // New returns a keeper with cfg's bounds.
@@ -91,14 +92,14 @@ func New(cfg Config) *Keeper {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	return &Keeper{cfg: cfg, turns: map[*agentloop.Turn]*turnState{}, accounts: newAccounts(maxAccounts)}
+	return &Keeper{cfg: cfg, turns: map[*agent.Turn]*turnState{}, accounts: newAccounts(maxAccounts)}
 }
 
-var _ agentloop.Hook = (*Keeper)(nil)
+var _ agent.Hook = (*Keeper)(nil)
 
 // Turn implements agentloop.Hook: a turn that works on a budgeted task is
 // charged to it; its usage is recorded when it ends.
-func (k *Keeper) Turn(ctx context.Context, t *agentloop.Turn) (context.Context, func(error, agentloop.Usage)) {
+func (k *Keeper) Turn(ctx context.Context, t *agent.Turn) (context.Context, func(error, agent.Usage)) {
 	ref := refOf(t.Inbound)
 	st := &turnState{ref: ref}
 	k.loadAccounts(ctx)
@@ -113,7 +114,7 @@ func (k *Keeper) Turn(ctx context.Context, t *agentloop.Turn) (context.Context, 
 	}
 	k.turns[t] = st
 	k.mu.Unlock()
-	return ctx, func(_ error, u agentloop.Usage) {
+	return ctx, func(_ error, u agent.Usage) {
 		k.mu.Lock()
 		model, spent := st.model, st.usage.Total() > 0
 		k.mu.Unlock()
@@ -134,7 +135,7 @@ func (k *Keeper) Turn(ctx context.Context, t *agentloop.Turn) (context.Context, 
 // Chat implements agentloop.Hook: it refuses the call when the day's cap
 // is reached or the turn's task has spent its budget, and charges the
 // call's usage to both when it answers.
-func (k *Keeper) Chat(ctx context.Context, t *agentloop.Turn, req *agentloop.Request) (context.Context, func(*agentloop.Response, error), error) {
+func (k *Keeper) Chat(ctx context.Context, t *agent.Turn, req *agent.Request) (context.Context, func(*agent.Response, error), error) {
 	if err := k.loadDay(ctx); err != nil {
 		k.cfg.Logger.Warn("the day's token count could not be read; counting from the calls of this process", "err", err)
 	}
@@ -151,9 +152,9 @@ func (k *Keeper) Chat(ctx context.Context, t *agentloop.Turn, req *agentloop.Req
 	k.mu.Unlock()
 	if refusal != "" {
 		count.Add(1)
-		return ctx, func(*agentloop.Response, error) {}, &agentloop.TaskFailure{Reason: refusal}
+		return ctx, func(*agent.Response, error) {}, &agent.TaskFailure{Reason: refusal}
 	}
-	return ctx, func(resp *agentloop.Response, _ error) {
+	return ctx, func(resp *agent.Response, _ error) {
 		if resp == nil {
 			return
 		}
@@ -163,7 +164,7 @@ func (k *Keeper) Chat(ctx context.Context, t *agentloop.Turn, req *agentloop.Req
 
 // charge adds an answered call's usage to the day, the task's account
 // and the turn; a task judgement's (no turn) is recorded on its own.
-func (k *Keeper) charge(ctx context.Context, st *turnState, acc *account, resp *agentloop.Response, asked string) {
+func (k *Keeper) charge(ctx context.Context, st *turnState, acc *account, resp *agent.Response, asked string) {
 	u := resp.Usage
 	model := resp.Model
 	if model == "" {
@@ -193,6 +194,6 @@ func (k *Keeper) charge(ctx context.Context, st *turnState, acc *account, resp *
 }
 
 // cost is what u costs at the configured prices.
-func (k *Keeper) cost(u agentloop.Usage) float64 {
+func (k *Keeper) cost(u agent.Usage) float64 {
 	return costOf(u, k.cfg.InputPrice, k.cfg.OutputPrice)
 }

@@ -8,10 +8,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/switchboard-dev/switchboard/agentloop"
 	"github.com/switchboard-dev/switchboard/agentloop/budget"
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
@@ -55,34 +56,34 @@ func (b *books) recorded() []budget.Entry {
 }
 
 // taskTurn is a turn working on task id from boss, with budget b.
-func taskTurn(id string, b *envelope.Budget) *agentloop.Turn {
+func taskTurn(id string, b *envelope.Budget) *agent.Turn {
 	mt := meta.Meta{MessageID: "m-" + id, From: "boss", To: "worker", Type: envelope.TypeTask, ThreadID: "th-" + id,
 		Task: &envelope.Task{ID: id, State: envelope.StatePending, Budget: b}}
-	return agentloop.NewTurn(bus.InboundMessage{Channel: "mailbox", ChatID: "boss", SenderID: "boss", ID: "m-" + id,
+	return agent.NewTurn(bus.InboundMessage{Channel: "mailbox", ChatID: "boss", SenderID: "boss", ID: "m-" + id,
 		Metadata: meta.With(nil, mt)})
 }
 
-func userTurn() *agentloop.Turn {
-	return agentloop.NewTurn(bus.InboundMessage{Channel: "feishu", ChatID: "u1", SenderID: "ou_1", ID: "om_1", Content: "hi"})
+func userTurn() *agent.Turn {
+	return agent.NewTurn(bus.InboundMessage{Channel: "feishu", ChatID: "u1", SenderID: "ou_1", ID: "om_1", Content: "hi"})
 }
 
 // call makes one provider call through k in turn t that costs in+out
 // tokens; it returns the keeper's refusal.
-func call(t *testing.T, k *budget.Keeper, turn *agentloop.Turn, in, out int64) error {
+func call(t *testing.T, k *budget.Keeper, turn *agent.Turn, in, out int64) error {
 	t.Helper()
-	req := &agentloop.Request{Model: "m-asked"}
+	req := &agent.Request{Model: "m-asked"}
 	_, end, err := k.Chat(context.Background(), turn, req)
 	if err != nil {
 		end(nil, err)
 		return err
 	}
-	end(&agentloop.Response{Content: "ok", Model: "m-1", Usage: agentloop.Usage{InputTokens: in, OutputTokens: out}}, nil)
+	end(&agent.Response{Content: "ok", Model: "m-1", Usage: agent.Usage{InputTokens: in, OutputTokens: out}}, nil)
 	return nil
 }
 
 // leftOf asks k for the budget of a task delegated in turn, and sends
 // nothing.
-func leftOf(k *budget.Keeper, turn *agentloop.Turn) (*envelope.Budget, error) {
+func leftOf(k *budget.Keeper, turn *agent.Turn) (*envelope.Budget, error) {
 	b, settle, err := k.Hand(turn)
 	settle("")
 	return b, err
@@ -90,7 +91,7 @@ func leftOf(k *budget.Keeper, turn *agentloop.Turn) (*envelope.Budget, error) {
 
 func reasonOf(t *testing.T, err error) string {
 	t.Helper()
-	var tf *agentloop.TaskFailure
+	var tf *agent.TaskFailure
 	require.True(t, errors.As(err, &tf), "a refusal is a *TaskFailure: %v", err)
 	return tf.Reason
 }
@@ -110,7 +111,7 @@ func TestTaskBudgetIsSpentThenRefused(t *testing.T) {
 	assert.Equal(t, "budget exhausted: the task used 105 of its 100 tokens", reasonOf(t, err))
 	_, err = leftOf(k, turn)
 	assert.Contains(t, reasonOf(t, err), "budget exhausted", "nothing is left to delegate")
-	end(err, agentloop.Usage{InputTokens: 85, OutputTokens: 20})
+	end(err, agent.Usage{InputTokens: 85, OutputTokens: 20})
 
 	assert.Equal(t, []budget.Entry{{MessageID: "m-t1", ThreadID: "th-t1", TaskID: "t1",
 		Model: "m-1", InputTokens: 85, OutputTokens: 20}}, b.recorded(), "one usage entry per turn")
@@ -118,7 +119,7 @@ func TestTaskBudgetIsSpentThenRefused(t *testing.T) {
 	again := taskTurn("t1", &envelope.Budget{Tokens: 100}) // a later turn of the same task
 	_, end2 := k.Turn(context.Background(), again)
 	assert.Contains(t, reasonOf(t, call(t, k, again, 1, 1)), "budget exhausted", "the account is the task's, not the turn's")
-	end2(nil, agentloop.Usage{})
+	end2(nil, agent.Usage{})
 	assert.Len(t, b.recorded(), 1, "a turn that cost nothing records nothing")
 	assert.Equal(t, budget.Stats{TaskRefusals: 2}, k.Stats(), "two calls refused; Left refuses no call")
 }
@@ -128,7 +129,7 @@ func TestCostBudgetCountsAtTheConfiguredPrices(t *testing.T) {
 	k := budget.New(budget.Config{InputPrice: 2, OutputPrice: 10}) // per million tokens
 	turn := taskTurn("t1", &envelope.Budget{Cost: 0.003})
 	_, end := k.Turn(context.Background(), turn)
-	defer end(nil, agentloop.Usage{})
+	defer end(nil, agent.Usage{})
 	require.NoError(t, call(t, k, turn, 500, 100)) // 0.001 + 0.001
 	left, err := leftOf(k, turn)
 	require.NoError(t, err)
@@ -143,7 +144,7 @@ func TestTasksWithoutABudgetGetTheConfiguredOne(t *testing.T) {
 	k := budget.New(budget.Config{TaskTokens: 5000})
 	turn := userTurn()
 	_, end := k.Turn(context.Background(), turn)
-	defer end(nil, agentloop.Usage{})
+	defer end(nil, agent.Usage{})
 	require.NoError(t, call(t, k, turn, 900, 100), "a user's turn has no budget of its own")
 	left, err := leftOf(k, turn)
 	require.NoError(t, err)
@@ -161,9 +162,9 @@ func TestRoutedUpdateIsNotChargedToTheDelegatedTask(t *testing.T) {
 	mt := meta.Meta{MessageID: "u1", From: "coder", Type: envelope.TypeTaskUpdate,
 		Task:     &envelope.Task{ID: "t9", State: envelope.StateCompleted, Budget: &envelope.Budget{Tokens: 1}},
 		Callback: &envelope.Callback{Channel: "feishu", ChatID: "u1"}}
-	turn := agentloop.NewTurn(bus.InboundMessage{Channel: "feishu", ChatID: "u1", Metadata: meta.With(nil, mt)})
+	turn := agent.NewTurn(bus.InboundMessage{Channel: "feishu", ChatID: "u1", Metadata: meta.With(nil, mt)})
 	_, end := k.Turn(context.Background(), turn)
-	defer end(nil, agentloop.Usage{})
+	defer end(nil, agent.Usage{})
 	require.NoError(t, call(t, k, turn, 100, 100))
 	require.NoError(t, call(t, k, turn, 100, 100), "the worker counts that task's budget, not the delegator")
 }
@@ -177,7 +178,7 @@ func TestDailyCapSurvivesARestartAndResetsAtMidnight(t *testing.T) {
 	turn := userTurn()
 	_, end := k.Turn(context.Background(), turn)
 	require.NoError(t, call(t, k, turn, 600, 100))
-	end(nil, agentloop.Usage{InputTokens: 600, OutputTokens: 100})
+	end(nil, agent.Usage{InputTokens: 600, OutputTokens: 100})
 
 	restarted := budget.New(budget.Config{DailyTokens: 1000, Clock: clk, Books: b})
 	turn = userTurn()
@@ -186,12 +187,12 @@ func TestDailyCapSurvivesARestartAndResetsAtMidnight(t *testing.T) {
 	err := call(t, restarted, turn, 1, 1)
 	assert.Equal(t, "daily token cap reached: 1050 of 1000 tokens used today (channels.mailbox.budget.dailyTokens); it resets at midnight",
 		reasonOf(t, err))
-	end(err, agentloop.Usage{InputTokens: 300, OutputTokens: 50})
+	end(err, agent.Usage{InputTokens: 300, OutputTokens: 50})
 
 	clk.Set(time.Date(2026, 5, 3, 0, 0, 1, 0, time.UTC))
 	turn = userTurn()
 	_, end = restarted.Turn(context.Background(), turn)
-	defer end(nil, agentloop.Usage{})
+	defer end(nil, agent.Usage{})
 	require.NoError(t, call(t, restarted, turn, 10, 10), "a new day, a new count")
 	assert.JSONEq(t, `{"day":"2026-05-03","tokens":20}`, string(b.state[budget.StateKey]))
 }
@@ -230,7 +231,7 @@ func TestUnreadableDayCountsFromThisProcess(t *testing.T) {
 	k := budget.New(budget.Config{DailyTokens: 100, Books: b, Clock: clk})
 	turn := userTurn()
 	_, end := k.Turn(context.Background(), turn)
-	defer end(nil, agentloop.Usage{})
+	defer end(nil, agent.Usage{})
 	require.NoError(t, call(t, k, turn, 75, 0), "the stored count cannot be read: the call is counted here")
 	assert.JSONEq(t, `{"day":"2026-05-02","tokens":30}`, string(b.state[budget.StateKey]), "the stored count is not overwritten")
 	b.mu.Lock()
@@ -257,7 +258,7 @@ func TestUsageOfATurnCutShortIsRecordedAtTheNextStart(t *testing.T) {
 	done := taskTurn("t0", nil)
 	_, end := k.Turn(ctx, done)
 	require.NoError(t, call(t, k, done, 10, 5))
-	end(nil, agentloop.Usage{InputTokens: 10, OutputTokens: 5})
+	end(nil, agent.Usage{InputTokens: 10, OutputTokens: 5})
 	cut := taskTurn("t1", nil)
 	k.Turn(ctx, cut) // never ended: the process is killed
 	require.NoError(t, call(t, k, cut, 400, 20))
@@ -268,7 +269,7 @@ func TestUsageOfATurnCutShortIsRecordedAtTheNextStart(t *testing.T) {
 	next := taskTurn("t2", nil)
 	_, end = restarted.Turn(ctx, next)
 	require.NoError(t, call(t, restarted, next, 1, 1))
-	end(nil, agentloop.Usage{InputTokens: 1, OutputTokens: 1})
+	end(nil, agent.Usage{InputTokens: 1, OutputTokens: 1})
 	assert.Equal(t, []budget.Entry{
 		{MessageID: "m-t0", ThreadID: "th-t0", TaskID: "t0", Model: "m-1", InputTokens: 10, OutputTokens: 5},
 		{MessageID: "m-t1", ThreadID: "th-t1", TaskID: "t1", Model: "m-1", InputTokens: 430, OutputTokens: 27, CutShort: true},
@@ -277,7 +278,7 @@ func TestUsageOfATurnCutShortIsRecordedAtTheNextStart(t *testing.T) {
 
 	again := budget.New(budget.Config{Books: b})
 	_, end = again.Turn(ctx, taskTurn("t3", nil))
-	end(nil, agentloop.Usage{})
+	end(nil, agent.Usage{})
 	assert.Len(t, b.recorded(), 3, "recorded once")
 }
 
@@ -292,7 +293,7 @@ func TestCorruptInflightRecordIsDropped(t *testing.T) {
 	turn := taskTurn("t1", nil)
 	_, end := k.Turn(ctx, turn)
 	require.NoError(t, call(t, k, turn, 3, 4))
-	end(nil, agentloop.Usage{InputTokens: 3, OutputTokens: 4})
+	end(nil, agent.Usage{InputTokens: 3, OutputTokens: 4})
 	assert.Equal(t, []budget.Entry{{MessageID: "m-t1", ThreadID: "th-t1", TaskID: "t1", Model: "m-1", InputTokens: 3, OutputTokens: 4}},
 		b.recorded())
 	data, err := b.LoadState(ctx, budget.InflightKey)

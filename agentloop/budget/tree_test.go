@@ -5,10 +5,11 @@ import (
 	"math"
 	"testing"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/switchboard-dev/switchboard/agentloop"
 	"github.com/switchboard-dev/switchboard/agentloop/budget"
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
@@ -17,11 +18,11 @@ import (
 
 // routedTurn is a turn on the update of subtask sub routed back to the
 // conversation that works on task parent.
-func routedTurn(parent, sub string, state envelope.TaskState) *agentloop.Turn {
+func routedTurn(parent, sub string, state envelope.TaskState) *agent.Turn {
 	mt := meta.Meta{MessageID: "u-" + sub, From: "coder", Type: envelope.TypeTaskUpdate,
 		Task:     &envelope.Task{ID: sub, State: state},
 		Callback: &envelope.Callback{Channel: "mailbox", ChatID: "boss"}, Tree: &meta.Tree{Task: parent}}
-	return agentloop.NewTurn(bus.InboundMessage{Channel: "mailbox", ChatID: "boss", Metadata: meta.With(nil, mt)})
+	return agent.NewTurn(bus.InboundMessage{Channel: "mailbox", ChatID: "boss", Metadata: meta.With(nil, mt)})
 }
 
 // A subtask is handed what is left of its parent, set aside until it
@@ -34,7 +35,7 @@ func TestSubtasksSpendTheirParentsBudget(t *testing.T) {
 	k := budget.New(budget.Config{})
 	turn := taskTurn("t1", &envelope.Budget{Tokens: 1000})
 	_, end := k.Turn(ctx, turn)
-	defer end(nil, agentloop.Usage{})
+	defer end(nil, agent.Usage{})
 	require.NoError(t, call(t, k, turn, 80, 20))
 
 	b, settle, err := k.Hand(turn)
@@ -84,7 +85,7 @@ func TestHugeSubtaskReportExhaustsTheBudget(t *testing.T) {
 	k := budget.New(budget.Config{})
 	turn := taskTurn("t1", &envelope.Budget{Tokens: 1000})
 	_, end := k.Turn(ctx, turn)
-	defer end(nil, agentloop.Usage{})
+	defer end(nil, agent.Usage{})
 	require.NoError(t, call(t, k, turn, 80, 20))
 	k.SubtaskEnded(ctx, "t1", "sub1", &envelope.Budget{Tokens: math.MaxInt64})
 	assert.Contains(t, reasonOf(t, call(t, k, turn, 1, 0)), "budget exhausted: the task used 9223372036854775807 of its 1000 tokens")
@@ -101,7 +102,7 @@ func TestSubtaskCostIsCharged(t *testing.T) {
 	k := budget.New(budget.Config{InputPrice: 1000, OutputPrice: 1000}) // 0.001 a token
 	turn := taskTurn("t1", &envelope.Budget{Cost: 1})
 	_, end := k.Turn(ctx, turn)
-	defer end(nil, agentloop.Usage{})
+	defer end(nil, agent.Usage{})
 	require.NoError(t, call(t, k, turn, 100, 100))
 	b, settle, err := k.Hand(turn)
 	require.NoError(t, err)
@@ -122,17 +123,17 @@ func TestRoutedResultIsChargedToTheParent(t *testing.T) {
 	first := taskTurn("t1", &envelope.Budget{Tokens: 100})
 	_, end := k.Turn(ctx, first)
 	require.NoError(t, call(t, k, first, 50, 0))
-	end(nil, agentloop.Usage{InputTokens: 50})
+	end(nil, agent.Usage{InputTokens: 50})
 
 	routed := routedTurn("t1", "sub1", envelope.StateCompleted)
 	_, end = k.Turn(ctx, routed)
-	defer end(nil, agentloop.Usage{})
+	defer end(nil, agent.Usage{})
 	require.NoError(t, call(t, k, routed, 60, 0))
 	assert.Equal(t, "budget exhausted: the task used 110 of its 100 tokens", reasonOf(t, call(t, k, routed, 1, 0)))
 
 	other := routedTurn("t-without-budget", "sub9", envelope.StateCompleted)
 	_, end2 := k.Turn(ctx, other)
-	defer end2(nil, agentloop.Usage{})
+	defer end2(nil, agent.Usage{})
 	require.NoError(t, call(t, k, other, 1000, 0), "a parent without a budget bounds nothing")
 }
 
@@ -152,12 +153,12 @@ func TestTaskSpendingSurvivesARestart(t *testing.T) {
 	settle("sub1") // 600 handed out
 	_, _, err = k.Hand(turn)
 	require.Error(t, err)
-	end(nil, agentloop.Usage{InputTokens: 300, OutputTokens: 100})
+	end(nil, agent.Usage{InputTokens: 300, OutputTokens: 100})
 
 	restarted := budget.New(budget.Config{Books: b})
 	again := taskTurn("t1", &envelope.Budget{Tokens: 1000}) // the task, redelivered
 	_, end = restarted.Turn(ctx, again)
-	defer end(nil, agentloop.Usage{})
+	defer end(nil, agent.Usage{})
 	_, used := restarted.Spent(ctx, "t1")
 	assert.Equal(t, &envelope.Budget{Tokens: 1000}, used, "400 spent, 600 with the running subtask")
 	restarted.SubtaskEnded(ctx, "t1", "sub1", &envelope.Budget{Tokens: 500})
@@ -170,7 +171,7 @@ func TestTaskSpendingSurvivesARestart(t *testing.T) {
 
 	third := budget.New(budget.Config{Books: b})
 	_, end3 := third.Turn(ctx, taskTurn("t1", &envelope.Budget{Tokens: 1000}))
-	defer end3(nil, agentloop.Usage{})
+	defer end3(nil, agent.Usage{})
 	_, used = third.Spent(ctx, "t1")
 	assert.Equal(t, &envelope.Budget{Tokens: 1010}, used, "saved after every change")
 }
@@ -186,7 +187,7 @@ func TestUnreadableTaskAccounts(t *testing.T) {
 	k := budget.New(budget.Config{Books: b})
 	turn := taskTurn("t1", &envelope.Budget{Tokens: 100})
 	_, end := k.Turn(ctx, turn)
-	defer end(nil, agentloop.Usage{})
+	defer end(nil, agent.Usage{})
 	require.NoError(t, call(t, k, turn, 40, 0), "the stored 70 cannot be read")
 	assert.JSONEq(t, `[{"task":"t1","budget":{"tokens":100},"tokens":70}]`, string(b.state[budget.TasksKey]), "not stored over")
 	b.mu.Lock()
@@ -200,7 +201,7 @@ func TestUnreadableTaskAccounts(t *testing.T) {
 	k = budget.New(budget.Config{Books: c})
 	turn = taskTurn("t2", &envelope.Budget{Tokens: 100})
 	_, end2 := k.Turn(ctx, turn)
-	defer end2(nil, agentloop.Usage{})
+	defer end2(nil, agent.Usage{})
 	require.NoError(t, call(t, k, turn, 5, 0))
 	assert.JSONEq(t, `[{"task":"t2","budget":{"tokens":100},"tokens":5}]`, string(c.state[budget.TasksKey]))
 }

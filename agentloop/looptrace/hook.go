@@ -4,10 +4,11 @@ import (
 	"context"
 	"strings"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/switchboard-dev/switchboard/agentloop"
 	"github.com/switchboard-dev/switchboard/tracing"
 )
 
@@ -16,14 +17,14 @@ type Hook struct {
 	agent string
 }
 
-var _ agentloop.Hook = Hook{}
+var _ agent.Hook = Hook{}
 
 // New returns the hook of the agent called agent (gen_ai.agent.name; ""
 // names none).
 func New(agent string) Hook { return Hook{agent: agent} }
 
 // Turn implements agentloop.Hook: the span "invoke_agent <agent>".
-func (h Hook) Turn(ctx context.Context, t *agentloop.Turn) (context.Context, func(error, agentloop.Usage)) {
+func (h Hook) Turn(ctx context.Context, t *agent.Turn) (context.Context, func(error, agent.Usage)) {
 	ctx = tracing.Extract(ctx, t.Inbound.TraceContext)
 	name := tracing.OpInvokeAgent
 	if h.agent != "" {
@@ -35,7 +36,7 @@ func (h Hook) Turn(ctx context.Context, t *agentloop.Turn) (context.Context, fun
 	if h.agent != "" {
 		span.SetAttributes(tracing.AttrGenAIAgentName.String(h.agent))
 	}
-	return ctx, func(err error, u agentloop.Usage) {
+	return ctx, func(err error, u agent.Usage) {
 		setUsage(span, u)
 		tracing.End(span, err)
 	}
@@ -43,7 +44,7 @@ func (h Hook) Turn(ctx context.Context, t *agentloop.Turn) (context.Context, fun
 
 // Chat implements agentloop.Hook: the span "chat <model>" of one provider
 // call (a task's judgement included).
-func (h Hook) Chat(ctx context.Context, t *agentloop.Turn, req *agentloop.Request) (context.Context, func(*agentloop.Response, error), error) {
+func (h Hook) Chat(ctx context.Context, t *agent.Turn, req *agent.Request) (context.Context, func(*agent.Response, error), error) {
 	name := tracing.OpChat
 	if req.Model != "" {
 		name += " " + req.Model
@@ -59,7 +60,7 @@ func (h Hook) Chat(ctx context.Context, t *agentloop.Turn, req *agentloop.Reques
 	if t != nil {
 		span.SetAttributes(tracing.AttrGenAIConversationID.String(t.SessionKey))
 	}
-	return ctx, func(resp *agentloop.Response, err error) {
+	return ctx, func(resp *agent.Response, err error) {
 		if resp != nil {
 			if resp.Model != "" {
 				span.SetAttributes(tracing.AttrGenAIResponseModel.String(resp.Model))
@@ -74,7 +75,7 @@ func (h Hook) Chat(ctx context.Context, t *agentloop.Turn, req *agentloop.Reques
 }
 
 // Tool implements agentloop.Hook: the span "execute_tool <tool>".
-func (h Hook) Tool(ctx context.Context, _ *agentloop.Turn, c agentloop.ToolCall) (context.Context, func(string, bool)) {
+func (h Hook) Tool(ctx context.Context, _ *agent.Turn, c agent.ToolCall) (context.Context, func(string, bool)) {
 	ctx, span := tracing.Tracer().Start(ctx, tracing.OpExecuteTool+" "+c.Name, trace.WithSpanKind(trace.SpanKindInternal),
 		trace.WithAttributes(tracing.AttrGenAIOperationName.String(tracing.OpExecuteTool),
 			tracing.AttrGenAIToolName.String(c.Name), tracing.AttrGenAIToolCallID.String(c.ID),
@@ -88,8 +89,8 @@ func (h Hook) Tool(ctx context.Context, _ *agentloop.Turn, c agentloop.ToolCall)
 }
 
 // setUsage sets the token counts of u, when the provider reported any.
-func setUsage(span trace.Span, u agentloop.Usage) {
-	if u == (agentloop.Usage{}) {
+func setUsage(span trace.Span, u agent.Usage) {
+	if u == (agent.Usage{}) {
 		return
 	}
 	span.SetAttributes(tracing.AttrGenAIInputTokens.Int64(u.InputTokens), tracing.AttrGenAIOutputTokens.Int64(u.OutputTokens))

@@ -7,7 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/switchboard-dev/switchboard/agentloop"
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/view"
@@ -20,7 +21,7 @@ import (
 type DelegateTask struct {
 	mb     Mailbox
 	now    func() time.Time
-	budget func(*agentloop.Turn) (*envelope.Budget, func(string), error)
+	budget func(*agent.Turn) (*envelope.Budget, func(string), error)
 }
 
 type delegateArgs struct {
@@ -34,8 +35,8 @@ type delegateArgs struct {
 func (t *DelegateTask) Name() string { return "delegate_task" }
 
 // Spec implements agentloop.Tool.
-func (t *DelegateTask) Spec() agentloop.ToolSpec {
-	return agentloop.ToolSpec{
+func (t *DelegateTask) Spec() agent.ToolSpec {
+	return agent.ToolSpec{
 		Name: t.Name(),
 		Description: "Hand a task to another agent, named by id (to) or chosen by a capability it offers. " +
 			"The agent accepts or rejects it; its result comes back to this conversation later.",
@@ -53,7 +54,7 @@ func (t *DelegateTask) Spec() agentloop.ToolSpec {
 }
 
 // Execute implements agentloop.Tool.
-func (t *DelegateTask) Execute(ctx context.Context, call agentloop.Call) (string, error) {
+func (t *DelegateTask) Execute(ctx context.Context, call agent.Call) (string, error) {
 	var args delegateArgs
 	if err := call.Decode(&args); err != nil {
 		return "", err

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -15,15 +17,15 @@ import (
 )
 
 // budgetTool is delegate_task whose budgets come from left.
-func budgetTool(t *testing.T, mb mailboxtools.Mailbox, left func(*agentloop.Turn) (*envelope.Budget, error)) agentloop.Tool {
+func budgetTool(t *testing.T, mb mailboxtools.Mailbox, left func(*agent.Turn) (*envelope.Budget, error)) agent.Tool {
 	t.Helper()
 	return settlingTool(t, mb, left, func(string) {})
 }
 
 // settlingTool is budgetTool whose budgets are settled with settle.
-func settlingTool(t *testing.T, mb mailboxtools.Mailbox, left func(*agentloop.Turn) (*envelope.Budget, error), settle func(string)) agentloop.Tool {
+func settlingTool(t *testing.T, mb mailboxtools.Mailbox, left func(*agent.Turn) (*envelope.Budget, error), settle func(string)) agent.Tool {
 	t.Helper()
-	hand := func(turn *agentloop.Turn) (*envelope.Budget, func(string), error) {
+	hand := func(turn *agent.Turn) (*envelope.Budget, func(string), error) {
 		b, err := left(turn)
 		return b, settle, err
 	}
@@ -38,8 +40,8 @@ func settlingTool(t *testing.T, mb mailboxtools.Mailbox, left func(*agentloop.Tu
 func TestDelegateCarriesWhatIsLeftOfTheBudget(t *testing.T) {
 	fake := newFake()
 	turn := fromUser()
-	var asked *agentloop.Turn
-	tl := budgetTool(t, fake, func(t *agentloop.Turn) (*envelope.Budget, error) {
+	var asked *agent.Turn
+	tl := budgetTool(t, fake, func(t *agent.Turn) (*envelope.Budget, error) {
 		asked = t
 		return &envelope.Budget{Tokens: 700}, nil
 	})
@@ -53,7 +55,7 @@ func TestDelegateCarriesWhatIsLeftOfTheBudget(t *testing.T) {
 
 func TestDelegateToAnAgentIsNotReoffered(t *testing.T) {
 	fake := newFake()
-	_, err := run(t, budgetTool(t, fake, func(*agentloop.Turn) (*envelope.Budget, error) { return nil, nil }),
+	_, err := run(t, budgetTool(t, fake, func(*agent.Turn) (*envelope.Budget, error) { return nil, nil }),
 		fromUser(), `{"to":"coder","task":"sort 3 1"}`)
 	require.NoError(t, err)
 	assert.Empty(t, fake.posts()[0].Via)
@@ -62,10 +64,10 @@ func TestDelegateToAnAgentIsNotReoffered(t *testing.T) {
 
 func TestDelegateRefusedWhenTheBudgetIsSpent(t *testing.T) {
 	fake := newFake()
-	tl := budgetTool(t, fake, func(*agentloop.Turn) (*envelope.Budget, error) {
-		return nil, &agentloop.TaskFailure{Reason: "budget exhausted: the task used 90 of its 80 tokens"}
+	tl := budgetTool(t, fake, func(*agent.Turn) (*envelope.Budget, error) {
+		return nil, &agent.TaskFailure{Reason: "budget exhausted: the task used 90 of its 80 tokens"}
 	})
-	_, err := tl.Execute(context.Background(), agentloop.Call{ID: "c1", Name: "delegate_task",
+	_, err := tl.Execute(context.Background(), agent.Call{ID: "c1", Name: "delegate_task",
 		Arguments: `{"to":"coder","task":"sort 1"}`, Turn: fromUser()})
 	assert.EqualError(t, err, "budget exhausted: the task used 90 of its 80 tokens; the task is not delegated")
 	assert.Empty(t, fake.posts(), "nothing is sent")
@@ -76,13 +78,13 @@ func TestDelegateRefusedWhenTheBudgetIsSpent(t *testing.T) {
 func TestDelegateSettlesTheBudgetItHandedOut(t *testing.T) {
 	fake := newFake()
 	var settled []string
-	tl := settlingTool(t, fake, func(*agentloop.Turn) (*envelope.Budget, error) {
+	tl := settlingTool(t, fake, func(*agent.Turn) (*envelope.Budget, error) {
 		return &envelope.Budget{Tokens: 50}, nil
 	}, func(id string) { settled = append(settled, id) })
 	_, err := run(t, tl, fromUser(), `{"to":"coder","task":"sort 3 1"}`)
 	require.NoError(t, err)
 	require.Len(t, fake.posts(), 1)
-	_, err = tl.Execute(context.Background(), agentloop.Call{ID: "c2", Name: "delegate_task",
+	_, err = tl.Execute(context.Background(), agent.Call{ID: "c2", Name: "delegate_task",
 		Arguments: `{"to":"nobody-known","task":"sort 1"}`, Turn: fromUser()})
 	require.Error(t, err)
 	require.Len(t, settled, 2)

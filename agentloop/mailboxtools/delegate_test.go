@@ -6,10 +6,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/switchboard-dev/switchboard/agentloop"
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
@@ -31,7 +32,7 @@ func TestDelegateToAnAgentAttachesTheCallback(t *testing.T) {
 
 func TestDelegateUsesTheSessionOverride(t *testing.T) {
 	fake := newFake()
-	turn := agentloop.NewTurn(bus.InboundMessage{Channel: "feishu", ChatID: "u1", SessionKeyOverride: "feishu:thread-9"})
+	turn := agent.NewTurn(bus.InboundMessage{Channel: "feishu", ChatID: "u1", SessionKeyOverride: "feishu:thread-9"})
 	_, err := run(t, tool(t, fake, "delegate_task"), turn, `{"to":"coder","task":"sort 1"}`)
 	require.NoError(t, err)
 	assert.Equal(t, &envelope.Callback{Channel: "feishu", ChatID: "u1", SessionID: "feishu:thread-9"}, fake.posts()[0].Callback)
@@ -60,7 +61,7 @@ func TestDelegateFromARoutedUpdateStartsAfresh(t *testing.T) {
 	fake := newFake()
 	mt := meta.Meta{MessageID: "m", From: "coder", Type: envelope.TypeTaskUpdate,
 		Task: &envelope.Task{ID: "t", State: envelope.StateCompleted}, Callback: &envelope.Callback{Channel: "feishu", ChatID: "u1"}}
-	turn := agentloop.NewTurn(bus.InboundMessage{Channel: "feishu", ChatID: "u1", Metadata: meta.With(nil, mt)})
+	turn := agent.NewTurn(bus.InboundMessage{Channel: "feishu", ChatID: "u1", Metadata: meta.With(nil, mt)})
 	_, err := run(t, tool(t, fake, "delegate_task"), turn, `{"to":"coder","task":"sort 2 1"}`)
 	require.NoError(t, err)
 	assert.Nil(t, fake.posts()[0].Parent)
@@ -69,7 +70,7 @@ func TestDelegateFromARoutedUpdateStartsAfresh(t *testing.T) {
 	// A result routed into the conversation about a task this agent works
 	// on: the new task joins that task's tree.
 	mt.Tree = &meta.Tree{Task: "task_in", Path: []string{"planner>researcher:0123"}}
-	turn = agentloop.NewTurn(bus.InboundMessage{Channel: "mailbox", ChatID: "planner", Metadata: meta.With(nil, mt)})
+	turn = agent.NewTurn(bus.InboundMessage{Channel: "mailbox", ChatID: "planner", Metadata: meta.With(nil, mt)})
 	_, err = run(t, tool(t, fake, "delegate_task"), turn, `{"to":"coder","task":"sort 3 1"}`)
 	require.NoError(t, err)
 	assert.Nil(t, fake.posts()[1].Parent)

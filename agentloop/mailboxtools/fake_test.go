@@ -33,17 +33,17 @@ type finish struct {
 	Text, Reason string
 }
 
-func agent(id string, status envelope.Status, free int, caps ...string) view.Agent {
+func agentCard(id string, status envelope.Status, free int, caps ...string) view.Agent {
 	return view.Agent{Card: envelope.Card{AgentID: id, Description: id + " agent", Capabilities: caps,
 		Status: status, MaxConcurrentTasks: 3, CurrentTasks: make([]string, 3-free)}, Effective: status}
 }
 
 func newFake() *fakeMailbox {
 	return &fakeMailbox{id: "researcher", agents: []view.Agent{
-		agent("coder", envelope.StatusIdle, 3, "sorting", "counting"),
-		agent("helper", envelope.StatusBusy, 2, "counting"),
-		agent("researcher", envelope.StatusIdle, 3, "research"),
-		agent("sleeper", envelope.StatusOffline, 3, "sorting"),
+		agentCard("coder", envelope.StatusIdle, 3, "sorting", "counting"),
+		agentCard("helper", envelope.StatusBusy, 2, "counting"),
+		agentCard("researcher", envelope.StatusIdle, 3, "research"),
+		agentCard("sleeper", envelope.StatusOffline, 3, "sorting"),
 	}}
 }
 

@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/switchboard-dev/switchboard/agentloop"
+	"github.com/switchboard-dev/switchboard/agent"
 )
 
 // ListAgents is the list_agents tool: the online agents' cards as a JSON
@@ -27,8 +27,8 @@ type AgentInfo struct {
 func (t *ListAgents) Name() string { return "list_agents" }
 
 // Spec implements agentloop.Tool.
-func (t *ListAgents) Spec() agentloop.ToolSpec {
-	return agentloop.ToolSpec{
+func (t *ListAgents) Spec() agent.ToolSpec {
+	return agent.ToolSpec{
 		Name: t.Name(),
 		Description: "List the agents online now: their id, description, capabilities, status " +
 			"(idle or busy) and free task slots. Use it before delegating.",
@@ -37,7 +37,7 @@ func (t *ListAgents) Spec() agentloop.ToolSpec {
 }
 
 // Execute implements agentloop.Tool.
-func (t *ListAgents) Execute(ctx context.Context, _ agentloop.Call) (string, error) {
+func (t *ListAgents) Execute(ctx context.Context, _ agent.Call) (string, error) {
 	agents, err := t.mb.Agents(ctx, true)
 	if err != nil {
 		return "", fmt.Errorf("read the agent registry: %w", err)

@@ -6,7 +6,8 @@ import (
 	"slices"
 	"time"
 
-	"github.com/switchboard-dev/switchboard/agentloop"
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
@@ -44,16 +45,16 @@ type Options struct {
 	// sent; or an error when the turn's own budget is spent (see
 	// budget.Keeper.Hand). Nil: tasks carry the budget of the task being
 	// handled, if any.
-	Budget func(*agentloop.Turn) (b *envelope.Budget, settle func(taskID string), err error)
+	Budget func(*agent.Turn) (b *envelope.Budget, settle func(taskID string), err error)
 }
 
 // New returns the four mailbox tools over mb, in the order list_agents,
 // delegate_task, send_message, reply.
-func New(mb Mailbox, opts Options) []agentloop.Tool {
+func New(mb Mailbox, opts Options) []agent.Tool {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
-	return []agentloop.Tool{
+	return []agent.Tool{
 		&ListAgents{mb: mb},
 		&DelegateTask{mb: mb, now: opts.Now, budget: opts.Budget},
 		&SendMessage{mb: mb},
@@ -89,7 +90,7 @@ func lookup(ctx context.Context, mb Mailbox, id string) (view.Agent, error) {
 
 // parentOf returns the mailbox message the turn handles, when it is one
 // from another agent (not an update routed to the user's conversation).
-func parentOf(call agentloop.Call) *meta.Meta {
+func parentOf(call agent.Call) *meta.Meta {
 	mt, ok := meta.Of(call.Inbound().Metadata)
 	if !ok || mt.Routed() {
 		return nil
@@ -100,7 +101,7 @@ func parentOf(call agentloop.Call) *meta.Meta {
 // routedTree returns the task tree of a turn that handles an update routed
 // back to the conversation a task was delegated from: work delegated there
 // stays in the tree of the task being worked on (route.CheckTaskPath).
-func routedTree(call agentloop.Call) *meta.Tree {
+func routedTree(call agent.Call) *meta.Tree {
 	mt, ok := meta.Of(call.Inbound().Metadata)
 	if !ok || !mt.Routed() {
 		return nil

@@ -5,7 +5,8 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/switchboard-dev/switchboard/agentloop"
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
 )
@@ -21,8 +22,8 @@ type Reply struct{ mb Mailbox }
 func (t *Reply) Name() string { return "reply" }
 
 // Spec implements agentloop.Tool.
-func (t *Reply) Spec() agentloop.ToolSpec {
-	return agentloop.ToolSpec{
+func (t *Reply) Spec() agent.ToolSpec {
+	return agent.ToolSpec{
 		Name: t.Name(),
 		Description: "Answer the agent whose message or task you are handling now. For a task: state " +
 			"completed (the text is the result), failed (the text is the reason) or working (progress). " +
@@ -39,7 +40,7 @@ func (t *Reply) Spec() agentloop.ToolSpec {
 }
 
 // Execute implements agentloop.Tool.
-func (t *Reply) Execute(ctx context.Context, call agentloop.Call) (string, error) {
+func (t *Reply) Execute(ctx context.Context, call agent.Call) (string, error) {
 	var args struct {
 		Text  string `json:"text"`
 		State string `json:"state"`

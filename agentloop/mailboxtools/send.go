@@ -7,7 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/switchboard-dev/switchboard/agentloop"
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/view"
 )
@@ -23,8 +24,8 @@ type SendMessage struct{ mb Mailbox }
 func (t *SendMessage) Name() string { return "send_message" }
 
 // Spec implements agentloop.Tool.
-func (t *SendMessage) Spec() agentloop.ToolSpec {
-	return agentloop.ToolSpec{
+func (t *SendMessage) Spec() agent.ToolSpec {
+	return agent.ToolSpec{
 		Name: t.Name(),
 		Description: "Send a plain message (a note or question, not a task) to another agent, or a copy " +
 			"to each agent of a group.",
@@ -42,7 +43,7 @@ func (t *SendMessage) Spec() agentloop.ToolSpec {
 }
 
 // Execute implements agentloop.Tool.
-func (t *SendMessage) Execute(ctx context.Context, call agentloop.Call) (string, error) {
+func (t *SendMessage) Execute(ctx context.Context, call agent.Call) (string, error) {
 	var args struct {
 		To   string `json:"to"`
 		Text string `json:"text"`

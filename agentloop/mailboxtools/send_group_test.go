@@ -42,7 +42,7 @@ func TestSendMessageToAGroup(t *testing.T) {
 		t.Run(tt.to, func(t *testing.T) {
 			fake := newFake()
 			if tt.to == "role:reviewer" {
-				critic := agent("critic", envelope.StatusIdle, 3)
+				critic := agentCard("critic", envelope.StatusIdle, 3)
 				critic.Roles = []string{"reviewer"}
 				fake.agents = append(fake.agents, critic)
 			}

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -23,7 +25,7 @@ import (
 var clock = time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)
 
 // tool returns the named tool over mb.
-func tool(t *testing.T, mb mailboxtools.Mailbox, name string) agentloop.Tool {
+func tool(t *testing.T, mb mailboxtools.Mailbox, name string) agent.Tool {
 	t.Helper()
 	tools, err := agentloop.NewTools(mailboxtools.New(mb, mailboxtools.Options{Now: func() time.Time { return clock }})...)
 	require.NoError(t, err)
@@ -32,23 +34,23 @@ func tool(t *testing.T, mb mailboxtools.Mailbox, name string) agentloop.Tool {
 	return tl
 }
 
-func run(t *testing.T, tl agentloop.Tool, turn *agentloop.Turn, args string) (string, error) {
+func run(t *testing.T, tl agent.Tool, turn *agent.Turn, args string) (string, error) {
 	t.Helper()
-	return tl.Execute(context.Background(), agentloop.Call{ID: "c1", Name: tl.Name(), Arguments: args, Turn: turn})
+	return tl.Execute(context.Background(), agent.Call{ID: "c1", Name: tl.Name(), Arguments: args, Turn: turn})
 }
 
 // fromUser is a turn handling a user's message on feishu.
-func fromUser() *agentloop.Turn {
-	return agentloop.NewTurn(bus.InboundMessage{Channel: "feishu", ChatID: "u1", SenderID: "ou_1", Content: "hi"})
+func fromUser() *agent.Turn {
+	return agent.NewTurn(bus.InboundMessage{Channel: "feishu", ChatID: "u1", SenderID: "ou_1", Content: "hi"})
 }
 
 // fromAgent is a turn handling a mailbox message of the given type.
-func fromAgent(from string, typ envelope.Type) (*agentloop.Turn, meta.Meta) {
+func fromAgent(from string, typ envelope.Type) (*agent.Turn, meta.Meta) {
 	mt := meta.Meta{MessageID: "m-in", From: from, To: "researcher", Type: typ, TTL: 2, Trace: []string{from}}
 	if typ == envelope.TypeTask {
 		mt.Task = &envelope.Task{ID: "task_in", State: envelope.StateAccepted}
 	}
-	return agentloop.NewTurn(bus.InboundMessage{Channel: mailbox.ChannelName, ChatID: from, SenderID: from,
+	return agent.NewTurn(bus.InboundMessage{Channel: mailbox.ChannelName, ChatID: from, SenderID: from,
 		Metadata: meta.With(nil, mt)}), mt
 }
 
@@ -142,10 +144,10 @@ func TestReplyErrors(t *testing.T) {
 	task, _ := fromAgent("planner", envelope.TypeTask)
 	msg, _ := fromAgent("planner", envelope.TypeMessage)
 	routedMeta := meta.Meta{From: "coder", Type: envelope.TypeTaskUpdate, Callback: &envelope.Callback{Channel: "feishu"}}
-	routed := agentloop.NewTurn(bus.InboundMessage{Channel: "feishu", Metadata: meta.With(nil, routedMeta)})
+	routed := agent.NewTurn(bus.InboundMessage{Channel: "feishu", Metadata: meta.With(nil, routedMeta)})
 	for _, tt := range []struct {
 		name  string
-		turn  *agentloop.Turn
+		turn  *agent.Turn
 		args  string
 		setup func(*fakeMailbox)
 		want  string

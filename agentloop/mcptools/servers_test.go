@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -78,7 +80,7 @@ func call(t *testing.T, tools *agentloop.Tools, name, args string) (string, erro
 	t.Helper()
 	tool, ok := tools.Get(name)
 	require.True(t, ok, "tool %s offered (have %v)", name, tools.Names())
-	return tool.Execute(testkit.Ctx(t), agentloop.Call{Name: name, Arguments: args})
+	return tool.Execute(testkit.Ctx(t), agent.Call{Name: name, Arguments: args})
 }
 
 func TestToolsAreOfferedNamespacedAndCalled(t *testing.T) {

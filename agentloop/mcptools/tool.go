@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/switchboard-dev/switchboard/agent"
 
-	"github.com/switchboard-dev/switchboard/agentloop"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // Tool is one tool of an MCP server as the agent loop sees it: a call is
@@ -19,10 +19,10 @@ type Tool struct {
 	srv    *server
 	name   string
 	remote string
-	spec   agentloop.ToolSpec
+	spec   agent.ToolSpec
 }
 
-var _ agentloop.Tool = (*Tool)(nil)
+var _ agent.Tool = (*Tool)(nil)
 
 func newTool(srv *server, name string, t *mcp.Tool) *Tool {
 	params, _ := schemaOf(t.InputSchema)
@@ -32,7 +32,7 @@ func newTool(srv *server, name string, t *mcp.Tool) *Tool {
 	}
 	desc = strings.TrimSpace(desc + fmt.Sprintf(" (tool %q of MCP server %q)", t.Name, srv.name))
 	return &Tool{srv: srv, name: name, remote: t.Name,
-		spec: agentloop.ToolSpec{Name: name, Description: desc, Parameters: params}}
+		spec: agent.ToolSpec{Name: name, Description: desc, Parameters: params}}
 }
 
 // schemaOf returns the input schema as a JSON object (an empty object
@@ -61,12 +61,12 @@ func schemaOf(s any) (map[string]any, error) {
 func (t *Tool) Name() string { return t.name }
 
 // Spec describes the tool as its server does.
-func (t *Tool) Spec() agentloop.ToolSpec { return t.spec }
+func (t *Tool) Spec() agent.ToolSpec { return t.spec }
 
 // Execute calls the tool on the server. A server that is not running, a
 // call past the timeout and a result the server marks as an error are
 // errors the model reads.
-func (t *Tool) Execute(ctx context.Context, call agentloop.Call) (string, error) {
+func (t *Tool) Execute(ctx context.Context, call agent.Call) (string, error) {
 	session, offered := t.srv.current(t.remote)
 	if session == nil {
 		return "", fmt.Errorf("MCP server %q is not running (it is being restarted); try again later or do without %s", t.srv.name, t.name)

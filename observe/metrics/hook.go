@@ -5,9 +5,9 @@ import (
 	"errors"
 	"time"
 
-	"github.com/prometheus/client_golang/prometheus"
+	"github.com/switchboard-dev/switchboard/agent"
 
-	"github.com/switchboard-dev/switchboard/agentloop"
+	"github.com/prometheus/client_golang/prometheus"
 )
 
 // Buckets of the loop's histograms. The token buckets are the ones the
@@ -64,20 +64,20 @@ func newLoopMetrics(reg *prometheus.Registry) loopMetrics {
 
 // Hook returns the agentloop.Hook that counts m's loop metrics. It never
 // refuses a call.
-func (m *Metrics) Hook() agentloop.Hook { return hook{m} }
+func (m *Metrics) Hook() agent.Hook { return hook{m} }
 
 type hook struct{ m *Metrics }
 
-var _ agentloop.Hook = hook{}
+var _ agent.Hook = hook{}
 
 // Turn implements agentloop.Hook.
-func (h hook) Turn(ctx context.Context, t *agentloop.Turn) (context.Context, func(error, agentloop.Usage)) {
+func (h hook) Turn(ctx context.Context, t *agent.Turn) (context.Context, func(error, agent.Usage)) {
 	m := h.m
 	start := m.now()
 	m.mu.Lock()
 	m.inFlight[t] = start
 	m.mu.Unlock()
-	return ctx, func(err error, _ agentloop.Usage) {
+	return ctx, func(err error, _ agent.Usage) {
 		m.mu.Lock()
 		delete(m.inFlight, t)
 		m.mu.Unlock()
@@ -85,7 +85,7 @@ func (h hook) Turn(ctx context.Context, t *agentloop.Turn) (context.Context, fun
 			return // cut short by a stop: the message comes back, its turn is counted then
 		}
 		outcome := "ok"
-		var tf *agentloop.TaskFailure
+		var tf *agent.TaskFailure
 		switch {
 		case errors.As(err, &tf):
 			outcome = "task_failed"
@@ -98,10 +98,10 @@ func (h hook) Turn(ctx context.Context, t *agentloop.Turn) (context.Context, fun
 }
 
 // Chat implements agentloop.Hook.
-func (h hook) Chat(ctx context.Context, _ *agentloop.Turn, req *agentloop.Request) (context.Context, func(*agentloop.Response, error), error) {
+func (h hook) Chat(ctx context.Context, _ *agent.Turn, req *agent.Request) (context.Context, func(*agent.Response, error), error) {
 	m, model, start := h.m, req.Model, h.m.now()
 	const op = "chat"
-	return ctx, func(resp *agentloop.Response, err error) {
+	return ctx, func(resp *agent.Response, err error) {
 		l := &m.loop
 		took := m.now().Sub(start).Seconds()
 		if err != nil {
@@ -119,7 +119,7 @@ func (h hook) Chat(ctx context.Context, _ *agentloop.Turn, req *agentloop.Reques
 }
 
 // Tool implements agentloop.Hook.
-func (h hook) Tool(ctx context.Context, _ *agentloop.Turn, c agentloop.ToolCall) (context.Context, func(string, bool)) {
+func (h hook) Tool(ctx context.Context, _ *agent.Turn, c agent.ToolCall) (context.Context, func(string, bool)) {
 	m, start := h.m, h.m.now()
 	return ctx, func(_ string, failed bool) {
 		outcome := "ok"

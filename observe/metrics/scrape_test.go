@@ -10,13 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/switchboard-dev/switchboard/agentloop"
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
@@ -88,21 +89,21 @@ func TestMetricsServed(t *testing.T) {
 
 	// the agent loop: one turn with two provider calls and a tool call
 	h := m.Hook()
-	turn := agentloop.NewTurn(bus.InboundMessage{Channel: "mailbox", ChatID: "alice", ID: "m-1"})
+	turn := agent.NewTurn(bus.InboundMessage{Channel: "mailbox", ChatID: "alice", ID: "m-1"})
 	ctx, endTurn := h.Turn(context.Background(), turn)
-	_, endChat, err := h.Chat(ctx, turn, &agentloop.Request{Model: "gpt-x"})
+	_, endChat, err := h.Chat(ctx, turn, &agent.Request{Model: "gpt-x"})
 	require.NoError(t, err)
 	clk.Add(2 * time.Second)
-	endChat(&agentloop.Response{Model: "gpt-x-2026", Usage: agentloop.Usage{InputTokens: 100, OutputTokens: 7}}, nil)
-	_, endTool := h.Tool(ctx, turn, agentloop.ToolCall{Name: "list_agents"})
+	endChat(&agent.Response{Model: "gpt-x-2026", Usage: agent.Usage{InputTokens: 100, OutputTokens: 7}}, nil)
+	_, endTool := h.Tool(ctx, turn, agent.ToolCall{Name: "list_agents"})
 	endTool("[]", false)
-	_, endTool = h.Tool(ctx, turn, agentloop.ToolCall{Name: "list_agents"})
+	_, endTool = h.Tool(ctx, turn, agent.ToolCall{Name: "list_agents"})
 	endTool("error: no", true)
-	_, endChat, _ = h.Chat(ctx, turn, &agentloop.Request{Model: "gpt-x"})
+	_, endChat, _ = h.Chat(ctx, turn, &agent.Request{Model: "gpt-x"})
 	endChat(nil, context.DeadlineExceeded)
 	endTurn(nil, turn.Usage())
-	_, endTurn = h.Turn(context.Background(), agentloop.NewTurn(bus.InboundMessage{ID: "m-2"}))
-	endTurn(&agentloop.TaskFailure{Reason: "no"}, agentloop.Usage{})
+	_, endTurn = h.Turn(context.Background(), agent.NewTurn(bus.InboundMessage{ID: "m-2"}))
+	endTurn(&agent.TaskFailure{Reason: "no"}, agent.Usage{})
 
 	// the mailbox
 	mt := m.Meter()
@@ -127,8 +128,8 @@ func TestMetricsServed(t *testing.T) {
 		},
 		Queues: func() (int, int) { return 3, 1 },
 	})
-	_, endLong := h.Turn(context.Background(), agentloop.NewTurn(bus.InboundMessage{ID: "m-9"}))
-	defer endLong(nil, agentloop.Usage{})
+	_, endLong := h.Turn(context.Background(), agent.NewTurn(bus.InboundMessage{ID: "m-9"}))
+	defer endLong(nil, agent.Usage{})
 	clk.Add(10 * time.Second)
 
 	storeDown := errors.New("mailbox root: no such file or directory")

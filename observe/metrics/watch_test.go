@@ -7,10 +7,11 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/switchboard-dev/switchboard/agentloop"
 	"github.com/switchboard-dev/switchboard/config"
 	"github.com/switchboard-dev/switchboard/host"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
@@ -39,7 +40,7 @@ func TestWatchCountsTheHostsGuardRails(t *testing.T) {
 	require.NoError(t, err)
 
 	m := metrics.New(metrics.Options{})
-	h, err := host.New(cfg, host.Options{Hooks: []agentloop.Hook{m.Hook()}})
+	h, err := host.New(cfg, host.Options{Hooks: []agent.Hook{m.Hook()}})
 	require.NoError(t, err)
 	m.Watch(h)
 	require.NoError(t, h.Start(context.Background()))

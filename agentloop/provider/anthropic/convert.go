@@ -6,13 +6,13 @@ import (
 	"fmt"
 	"strings"
 
-	sdk "github.com/anthropics/anthropic-sdk-go"
+	"github.com/switchboard-dev/switchboard/agent"
 
-	"github.com/switchboard-dev/switchboard/agentloop"
+	sdk "github.com/anthropics/anthropic-sdk-go"
 )
 
 // toParams maps an agentloop request to a Messages request.
-func toParams(model string, req agentloop.Request) (sdk.MessageNewParams, error) {
+func toParams(model string, req agent.Request) (sdk.MessageNewParams, error) {
 	maxTokens := req.MaxTokens
 	if maxTokens <= 0 {
 		maxTokens = DefaultMaxTokens
@@ -21,7 +21,7 @@ func toParams(model string, req agentloop.Request) (sdk.MessageNewParams, error)
 		Temperature: sdk.Float(min(max(req.Temperature, 0), 1))}
 	var system []string
 	for i, m := range req.Messages {
-		if m.Role == agentloop.RoleSystem {
+		if m.Role == agent.RoleSystem {
 			system = append(system, m.Content)
 			continue
 		}
@@ -49,15 +49,15 @@ func toParams(model string, req agentloop.Request) (sdk.MessageNewParams, error)
 
 // toBlocks returns the role and content blocks of a message that is not a
 // system message. Empty text is left out (the API refuses it).
-func toBlocks(m agentloop.Message) (sdk.MessageParamRole, []sdk.ContentBlockParamUnion, error) {
+func toBlocks(m agent.Message) (sdk.MessageParamRole, []sdk.ContentBlockParamUnion, error) {
 	var blocks []sdk.ContentBlockParamUnion
 	switch m.Role {
-	case agentloop.RoleUser:
+	case agent.RoleUser:
 		if m.Content != "" {
 			blocks = append(blocks, sdk.NewTextBlock(m.Content))
 		}
 		return sdk.MessageParamRoleUser, blocks, nil
-	case agentloop.RoleAssistant:
+	case agent.RoleAssistant:
 		if m.Content != "" {
 			blocks = append(blocks, sdk.NewTextBlock(m.Content))
 		}
@@ -65,7 +65,7 @@ func toBlocks(m agentloop.Message) (sdk.MessageParamRole, []sdk.ContentBlockPara
 			blocks = append(blocks, sdk.NewToolUseBlock(tc.ID, arguments(tc.Arguments), tc.Name))
 		}
 		return sdk.MessageParamRoleAssistant, blocks, nil
-	case agentloop.RoleTool:
+	case agent.RoleTool:
 		content := m.Content
 		if content == "" {
 			content = "(no output)"
@@ -88,7 +88,7 @@ func arguments(s string) json.RawMessage {
 
 // toTool maps a tool spec; its JSON schema's properties and required keys
 // go where the API wants them, any other keys along with them.
-func toTool(spec agentloop.ToolSpec) *sdk.ToolParam {
+func toTool(spec agent.ToolSpec) *sdk.ToolParam {
 	schema := sdk.ToolInputSchemaParam{ExtraFields: map[string]any{}}
 	for k, v := range spec.Parameters {
 		switch k {
@@ -125,15 +125,15 @@ func toStrings(v any) []string {
 }
 
 // fromMessage maps the answer to a Response.
-func fromMessage(msg *sdk.Message) (*agentloop.Response, error) {
+func fromMessage(msg *sdk.Message) (*agent.Response, error) {
 	if msg == nil {
 		return nil, errors.New("anthropic provider: the server's answer is empty")
 	}
 	// Anthropic counts the tokens read from and written to its prompt cache
 	// apart from InputTokens; all of them were read as the request.
 	in := msg.Usage.InputTokens + msg.Usage.CacheReadInputTokens + msg.Usage.CacheCreationInputTokens
-	resp := &agentloop.Response{FinishReason: finishReason(string(msg.StopReason)), Model: string(msg.Model),
-		Usage: agentloop.Usage{InputTokens: in, OutputTokens: msg.Usage.OutputTokens}}
+	resp := &agent.Response{FinishReason: finishReason(string(msg.StopReason)), Model: string(msg.Model),
+		Usage: agent.Usage{InputTokens: in, OutputTokens: msg.Usage.OutputTokens}}
 	var text []string
 	for _, b := range msg.Content {
 		switch b.Type {
@@ -144,7 +144,7 @@ func fromMessage(msg *sdk.Message) (*agentloop.Response, error) {
 			if args == "" || args == "null" {
 				args = "{}"
 			}
-			resp.ToolCalls = append(resp.ToolCalls, agentloop.ToolCall{ID: b.ID, Name: b.Name, Arguments: args})
+			resp.ToolCalls = append(resp.ToolCalls, agent.ToolCall{ID: b.ID, Name: b.Name, Arguments: args})
 		}
 	}
 	resp.Content = strings.Join(text, "")

@@ -8,10 +8,10 @@ import (
 	"maps"
 	"slices"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	sdk "github.com/anthropics/anthropic-sdk-go"
 	"github.com/anthropics/anthropic-sdk-go/option"
-
-	"github.com/switchboard-dev/switchboard/agentloop"
 )
 
 // Provider talks to Anthropic's Messages API. It is safe for concurrent use.
@@ -20,7 +20,7 @@ type Provider struct {
 	client sdk.Client
 }
 
-var _ agentloop.Provider = (*Provider)(nil)
+var _ agent.Provider = (*Provider)(nil)
 
 // New returns a Provider for cfg.
 func New(cfg Config) (*Provider, error) {
@@ -47,7 +47,7 @@ func New(cfg Config) (*Provider, error) {
 }
 
 // Chat sends one Messages request.
-func (p *Provider) Chat(ctx context.Context, req agentloop.Request) (*agentloop.Response, error) {
+func (p *Provider) Chat(ctx context.Context, req agent.Request) (*agent.Response, error) {
 	model := p.cfg.Model
 	if model == "" {
 		model = req.Model

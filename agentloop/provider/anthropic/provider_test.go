@@ -9,10 +9,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/switchboard-dev/switchboard/agentloop"
 	"github.com/switchboard-dev/switchboard/agentloop/provider/anthropic"
 )
 
@@ -61,24 +62,24 @@ func TestChatMapsToolCallsBothWays(t *testing.T) {
 		ExtraHeaders: map[string]string{"X-Team": "blue"}})
 	require.NoError(t, err)
 
-	resp, err := p.Chat(context.Background(), agentloop.Request{MaxTokens: 100, Temperature: 0.2,
-		Messages: []agentloop.Message{
-			{Role: agentloop.RoleSystem, Content: "You are coder."},
-			{Role: agentloop.RoleUser, Content: "who sorts?"},
-			{Role: agentloop.RoleAssistant, ToolCalls: []agentloop.ToolCall{
+	resp, err := p.Chat(context.Background(), agent.Request{MaxTokens: 100, Temperature: 0.2,
+		Messages: []agent.Message{
+			{Role: agent.RoleSystem, Content: "You are coder."},
+			{Role: agent.RoleUser, Content: "who sorts?"},
+			{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{
 				{ID: "toolu_1", Name: "list_agents", Arguments: `{}`}, {ID: "toolu_x", Name: "list_agents", Arguments: ``}}},
-			{Role: agentloop.RoleTool, ToolCallID: "toolu_1", Content: "[]"},
-			{Role: agentloop.RoleTool, ToolCallID: "toolu_x", Content: "error: boom"},
-			{Role: agentloop.RoleUser, Content: "and now?"},
+			{Role: agent.RoleTool, ToolCallID: "toolu_1", Content: "[]"},
+			{Role: agent.RoleTool, ToolCallID: "toolu_x", Content: "error: boom"},
+			{Role: agent.RoleUser, Content: "and now?"},
 		},
-		Tools: []agentloop.ToolSpec{{Name: "list_agents", Description: "List agents.", Parameters: map[string]any{
+		Tools: []agent.ToolSpec{{Name: "list_agents", Description: "List agents.", Parameters: map[string]any{
 			"type": "object", "properties": map[string]any{"capability": map[string]any{"type": "string"}},
 			"required": []any{"capability"}, "additionalProperties": false}}},
 	})
 	require.NoError(t, err)
-	assert.Equal(t, &agentloop.Response{Content: "Let me look.", FinishReason: "tool_calls",
-		ToolCalls: []agentloop.ToolCall{{ID: "toolu_2", Name: "list_agents", Arguments: `{"capability":"sorting"}`}},
-		Model:     "claude-test", Usage: agentloop.Usage{InputTokens: 10, OutputTokens: 3}}, resp)
+	assert.Equal(t, &agent.Response{Content: "Let me look.", FinishReason: "tool_calls",
+		ToolCalls: []agent.ToolCall{{ID: "toolu_2", Name: "list_agents", Arguments: `{"capability":"sorting"}`}},
+		Model:     "claude-test", Usage: agent.Usage{InputTokens: 10, OutputTokens: 3}}, resp)
 
 	require.Len(t, s.headers, 1)
 	h := s.headers[0]
@@ -112,11 +113,11 @@ func TestChatText(t *testing.T) {
 	s := newServer(t, 200, message("end_turn", map[string]any{"type": "text", "text": "1 3 5 9"}))
 	p, err := anthropic.New(anthropic.Config{APIKey: "k", APIBase: s.URL})
 	require.NoError(t, err)
-	resp, err := p.Chat(context.Background(), agentloop.Request{Model: "claude-from-request",
-		Messages: []agentloop.Message{{Role: agentloop.RoleUser, Content: "sort 5 3 9 1"}}, Temperature: 3})
+	resp, err := p.Chat(context.Background(), agent.Request{Model: "claude-from-request",
+		Messages: []agent.Message{{Role: agent.RoleUser, Content: "sort 5 3 9 1"}}, Temperature: 3})
 	require.NoError(t, err)
-	assert.Equal(t, &agentloop.Response{Content: "1 3 5 9", FinishReason: "stop", Model: "claude-test",
-		Usage: agentloop.Usage{InputTokens: 10, OutputTokens: 3}}, resp)
+	assert.Equal(t, &agent.Response{Content: "1 3 5 9", FinishReason: "stop", Model: "claude-test",
+		Usage: agent.Usage{InputTokens: 10, OutputTokens: 3}}, resp)
 	assert.Equal(t, "claude-from-request", s.bodies[0]["model"])
 	assert.EqualValues(t, anthropic.DefaultMaxTokens, s.bodies[0]["max_tokens"], "the API needs a cap")
 	assert.EqualValues(t, 1, s.bodies[0]["temperature"], "clamped to the API's range")
@@ -127,7 +128,7 @@ func TestServerRefusalIsAStatusError(t *testing.T) {
 	s := newServer(t, 529, map[string]any{"type": "error", "error": map[string]any{"type": "overloaded_error", "message": "Overloaded"}})
 	p, err := anthropic.New(anthropic.Config{APIKey: "k", APIBase: s.URL, Model: "m"})
 	require.NoError(t, err)
-	_, err = p.Chat(context.Background(), agentloop.Request{Messages: []agentloop.Message{{Role: agentloop.RoleUser, Content: "hi"}}})
+	_, err = p.Chat(context.Background(), agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: "hi"}}})
 	var se *anthropic.StatusError
 	require.ErrorAs(t, err, &se)
 	assert.Equal(t, 529, se.StatusCode)
@@ -146,11 +147,11 @@ func TestBadConfigAndRequests(t *testing.T) {
 	s := newServer(t, 200, message("end_turn"))
 	p, err := anthropic.New(anthropic.Config{APIBase: s.URL})
 	require.NoError(t, err)
-	_, err = p.Chat(context.Background(), agentloop.Request{})
+	_, err = p.Chat(context.Background(), agent.Request{})
 	assert.ErrorContains(t, err, "no model")
-	_, err = p.Chat(context.Background(), agentloop.Request{Model: "m", Messages: []agentloop.Message{{Role: "narrator"}}})
+	_, err = p.Chat(context.Background(), agent.Request{Model: "m", Messages: []agent.Message{{Role: "narrator"}}})
 	assert.EqualError(t, err, `anthropic provider: message 0: unknown role "narrator"`)
 	s.Close()
-	_, err = p.Chat(context.Background(), agentloop.Request{Model: "m", Messages: []agentloop.Message{{Role: agentloop.RoleUser, Content: "x"}}})
+	_, err = p.Chat(context.Background(), agent.Request{Model: "m", Messages: []agent.Message{{Role: agent.RoleUser, Content: "x"}}})
 	assert.ErrorContains(t, err, "anthropic provider: request failed")
 }

@@ -5,10 +5,10 @@ import (
 	"fmt"
 	"regexp"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/shared"
-
-	"github.com/switchboard-dev/switchboard/agentloop"
 )
 
 // namePattern is what the API accepts as a participant name; other names
@@ -16,7 +16,7 @@ import (
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
 
 // toParams maps an agentloop request to a chat completion request.
-func toParams(model string, req agentloop.Request) (oai.ChatCompletionNewParams, error) {
+func toParams(model string, req agent.Request) (oai.ChatCompletionNewParams, error) {
 	params := oai.ChatCompletionNewParams{Model: model, Temperature: oai.Float(req.Temperature)}
 	if req.MaxTokens > 0 {
 		params.MaxCompletionTokens = oai.Int(int64(req.MaxTokens))
@@ -38,18 +38,18 @@ func toParams(model string, req agentloop.Request) (oai.ChatCompletionNewParams,
 	return params, nil
 }
 
-func toMessage(m agentloop.Message) (oai.ChatCompletionMessageParamUnion, error) {
+func toMessage(m agent.Message) (oai.ChatCompletionMessageParamUnion, error) {
 	switch m.Role {
-	case agentloop.RoleSystem:
+	case agent.RoleSystem:
 		return oai.SystemMessage(m.Content), nil
-	case agentloop.RoleUser:
+	case agent.RoleUser:
 		u := oai.ChatCompletionUserMessageParam{}
 		u.Content.OfString = oai.String(m.Content)
 		if namePattern.MatchString(m.Name) {
 			u.Name = oai.String(m.Name)
 		}
 		return oai.ChatCompletionMessageParamUnion{OfUser: &u}, nil
-	case agentloop.RoleAssistant:
+	case agent.RoleAssistant:
 		a := oai.ChatCompletionAssistantMessageParam{}
 		if m.Content != "" || len(m.ToolCalls) == 0 {
 			a.Content.OfString = oai.String(m.Content)
@@ -63,20 +63,20 @@ func toMessage(m agentloop.Message) (oai.ChatCompletionMessageParamUnion, error)
 			})
 		}
 		return oai.ChatCompletionMessageParamUnion{OfAssistant: &a}, nil
-	case agentloop.RoleTool:
+	case agent.RoleTool:
 		return oai.ToolMessage(m.Content, m.ToolCallID), nil
 	}
 	return oai.ChatCompletionMessageParamUnion{}, fmt.Errorf("unknown role %q", m.Role)
 }
 
 // fromCompletion maps the first choice of a completion to a Response.
-func fromCompletion(c *oai.ChatCompletion) (*agentloop.Response, error) {
+func fromCompletion(c *oai.ChatCompletion) (*agent.Response, error) {
 	if c == nil || len(c.Choices) == 0 {
 		return nil, errors.New("openai provider: the server's answer has no choices")
 	}
 	choice := c.Choices[0]
-	resp := &agentloop.Response{Content: choice.Message.Content, FinishReason: choice.FinishReason, Model: c.Model,
-		Usage: agentloop.Usage{InputTokens: c.Usage.PromptTokens, OutputTokens: c.Usage.CompletionTokens}}
+	resp := &agent.Response{Content: choice.Message.Content, FinishReason: choice.FinishReason, Model: c.Model,
+		Usage: agent.Usage{InputTokens: c.Usage.PromptTokens, OutputTokens: c.Usage.CompletionTokens}}
 	if resp.Content == "" && choice.Message.Refusal != "" {
 		resp.Content = choice.Message.Refusal
 	}
@@ -84,7 +84,7 @@ func fromCompletion(c *oai.ChatCompletion) (*agentloop.Response, error) {
 		if tc.Type != "" && tc.Type != "function" {
 			continue // custom tools are never offered
 		}
-		resp.ToolCalls = append(resp.ToolCalls, agentloop.ToolCall{
+		resp.ToolCalls = append(resp.ToolCalls, agent.ToolCall{
 			ID: tc.ID, Name: tc.Function.Name, Arguments: tc.Function.Arguments})
 	}
 	return resp, nil

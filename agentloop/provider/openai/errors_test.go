@@ -6,10 +6,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/switchboard-dev/switchboard/agentloop"
 	"github.com/switchboard-dev/switchboard/agentloop/provider/openai"
 )
 
@@ -18,7 +19,7 @@ func TestClientErrorIsSurfacedWithoutRetry(t *testing.T) {
 		writeJSON(w, 400, apiError("The model `nope` does not exist", "invalid_request_error", "model_not_found"))
 	})
 	p := newProvider(t, s, openai.Config{MaxRetries: 3})
-	_, err := p.Chat(context.Background(), request(agentloop.Message{Role: agentloop.RoleUser, Content: "hi"}))
+	_, err := p.Chat(context.Background(), request(agent.Message{Role: agent.RoleUser, Content: "hi"}))
 	require.Error(t, err)
 	assert.EqualError(t, err, "openai provider: server answered 400 Bad Request: The model `nope` does not exist")
 	var se *openai.StatusError
@@ -34,7 +35,7 @@ func TestNonJSONErrorBodyIsQuoted(t *testing.T) {
 		http.Error(w, "no such route on this gateway", http.StatusNotFound)
 	})
 	p := newProvider(t, s, openai.Config{})
-	_, err := p.Chat(context.Background(), request(agentloop.Message{Role: agentloop.RoleUser, Content: "hi"}))
+	_, err := p.Chat(context.Background(), request(agent.Message{Role: agent.RoleUser, Content: "hi"}))
 	var se *openai.StatusError
 	require.ErrorAs(t, err, &se)
 	assert.Equal(t, 404, se.StatusCode)
@@ -51,7 +52,7 @@ func TestRateLimitIsRetried(t *testing.T) {
 		writeJSON(w, 200, completion(map[string]any{"content": "finally"}, "stop"))
 	})
 	p := newProvider(t, s, openai.Config{MaxRetries: 2})
-	resp, err := p.Chat(context.Background(), request(agentloop.Message{Role: agentloop.RoleUser, Content: "hi"}))
+	resp, err := p.Chat(context.Background(), request(agent.Message{Role: agent.RoleUser, Content: "hi"}))
 	require.NoError(t, err)
 	assert.Equal(t, "finally", resp.Content)
 	assert.EqualValues(t, 2, s.requests.Load())
@@ -63,7 +64,7 @@ func TestServerErrorsAreRetriedThenReported(t *testing.T) {
 		writeJSON(w, 500, apiError("upstream exploded", "server_error", ""))
 	})
 	p := newProvider(t, s, openai.Config{MaxRetries: 2})
-	_, err := p.Chat(context.Background(), request(agentloop.Message{Role: agentloop.RoleUser, Content: "hi"}))
+	_, err := p.Chat(context.Background(), request(agent.Message{Role: agent.RoleUser, Content: "hi"}))
 	assert.EqualError(t, err, "openai provider: server answered 500 Internal Server Error: upstream exploded")
 	assert.EqualValues(t, 3, s.requests.Load(), "one attempt and two retries")
 }
@@ -73,7 +74,7 @@ func TestNoRetriesWhenMaxRetriesIsZero(t *testing.T) {
 		writeJSON(w, 503, apiError("busy", "", ""))
 	})
 	p := newProvider(t, s, openai.Config{})
-	_, err := p.Chat(context.Background(), request(agentloop.Message{Role: agentloop.RoleUser, Content: "hi"}))
+	_, err := p.Chat(context.Background(), request(agent.Message{Role: agent.RoleUser, Content: "hi"}))
 	assert.ErrorContains(t, err, "503 Service Unavailable: busy")
 	assert.EqualValues(t, 1, s.requests.Load())
 }
@@ -83,7 +84,7 @@ func TestTimeout(t *testing.T) {
 		<-r.Context().Done()
 	})
 	p := newProvider(t, s, openai.Config{Timeout: 50 * time.Millisecond})
-	_, err := p.Chat(context.Background(), request(agentloop.Message{Role: agentloop.RoleUser, Content: "hi"}))
+	_, err := p.Chat(context.Background(), request(agent.Message{Role: agent.RoleUser, Content: "hi"}))
 	require.Error(t, err)
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
 	assert.Contains(t, err.Error(), "no answer within 50ms")
@@ -98,7 +99,7 @@ func TestCallerCancellation(t *testing.T) {
 	p := newProvider(t, s, openai.Config{})
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() { <-entered; cancel() }()
-	_, err := p.Chat(ctx, request(agentloop.Message{Role: agentloop.RoleUser, Content: "hi"}))
+	_, err := p.Chat(ctx, request(agent.Message{Role: agent.RoleUser, Content: "hi"}))
 	assert.ErrorIs(t, err, context.Canceled)
 }
 
@@ -106,7 +107,7 @@ func TestTransportFailure(t *testing.T) {
 	s := newServer(t, nil)
 	p := newProvider(t, s, openai.Config{})
 	s.Close()
-	_, err := p.Chat(context.Background(), request(agentloop.Message{Role: agentloop.RoleUser, Content: "hi"}))
+	_, err := p.Chat(context.Background(), request(agent.Message{Role: agent.RoleUser, Content: "hi"}))
 	assert.ErrorContains(t, err, "openai provider: request failed")
 }
 
@@ -115,10 +116,10 @@ func TestBadAnswersAndRequests(t *testing.T) {
 		writeJSON(w, 200, map[string]any{"id": "x", "object": "chat.completion", "choices": []any{}})
 	})
 	p := newProvider(t, s, openai.Config{})
-	_, err := p.Chat(context.Background(), request(agentloop.Message{Role: agentloop.RoleUser, Content: "hi"}))
+	_, err := p.Chat(context.Background(), request(agent.Message{Role: agent.RoleUser, Content: "hi"}))
 	assert.EqualError(t, err, "openai provider: the server's answer has no choices")
 
-	_, err = p.Chat(context.Background(), request(agentloop.Message{Role: "narrator", Content: "hi"}))
+	_, err = p.Chat(context.Background(), request(agent.Message{Role: "narrator", Content: "hi"}))
 	assert.EqualError(t, err, `openai provider: message 0: unknown role "narrator"`)
 
 	noModel, err := openai.New(openai.Config{APIBase: s.URL})

@@ -9,10 +9,10 @@ import (
 	"net/url"
 	"slices"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	oai "github.com/openai/openai-go/v3"
 	"github.com/openai/openai-go/v3/option"
-
-	"github.com/switchboard-dev/switchboard/agentloop"
 )
 
 // Provider talks to an OpenAI-compatible chat completions endpoint. It is
@@ -22,7 +22,7 @@ type Provider struct {
 	client oai.Client
 }
 
-var _ agentloop.Provider = (*Provider)(nil)
+var _ agent.Provider = (*Provider)(nil)
 
 // openAIHost is the host of DefaultAPIBase.
 const openAIHost = "api.openai.com"
@@ -55,7 +55,7 @@ func New(cfg Config) (*Provider, error) {
 }
 
 // Chat sends one chat completion request.
-func (p *Provider) Chat(ctx context.Context, req agentloop.Request) (*agentloop.Response, error) {
+func (p *Provider) Chat(ctx context.Context, req agent.Request) (*agent.Response, error) {
 	model := p.cfg.Model
 	if model == "" {
 		model = req.Model

@@ -10,10 +10,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/switchboard-dev/switchboard/agentloop"
 	"github.com/switchboard-dev/switchboard/agentloop/provider/openai"
 	"github.com/switchboard-dev/switchboard/config"
 )
@@ -75,8 +76,8 @@ func newProvider(t *testing.T, s *server, cfg openai.Config) *openai.Provider {
 	return p
 }
 
-func request(msgs ...agentloop.Message) agentloop.Request {
-	return agentloop.Request{Messages: msgs, MaxTokens: 100, Temperature: 0.2}
+func request(msgs ...agent.Message) agent.Request {
+	return agent.Request{Messages: msgs, MaxTokens: 100, Temperature: 0.2}
 }
 
 func TestPlainReply(t *testing.T) {
@@ -88,13 +89,13 @@ func TestPlainReply(t *testing.T) {
 	})
 	p := newProvider(t, s, openai.Config{APIKey: "sk-test"})
 	resp, err := p.Chat(context.Background(), request(
-		agentloop.Message{Role: agentloop.RoleSystem, Content: "be brief"},
-		agentloop.Message{Role: agentloop.RoleUser, Content: "hi", Name: "ou_123"},
-		agentloop.Message{Role: agentloop.RoleUser, Content: "again", Name: "not a valid name!"},
+		agent.Message{Role: agent.RoleSystem, Content: "be brief"},
+		agent.Message{Role: agent.RoleUser, Content: "hi", Name: "ou_123"},
+		agent.Message{Role: agent.RoleUser, Content: "again", Name: "not a valid name!"},
 	))
 	require.NoError(t, err)
-	assert.Equal(t, &agentloop.Response{Content: "hello there", FinishReason: "stop", Model: "m",
-		Usage: agentloop.Usage{InputTokens: 12, OutputTokens: 3}}, resp)
+	assert.Equal(t, &agent.Response{Content: "hello there", FinishReason: "stop", Model: "m",
+		Usage: agent.Usage{InputTokens: 12, OutputTokens: 3}}, resp)
 	assert.Equal(t, "Bearer sk-test", auth)
 	assert.Equal(t, "test-model", got["model"])
 	assert.EqualValues(t, 100, got["max_completion_tokens"])
@@ -121,19 +122,19 @@ func TestToolCallRoundTrip(t *testing.T) {
 		writeJSON(w, 200, completion(map[string]any{"content": "asked coder"}, "stop"))
 	})
 	p := newProvider(t, s, openai.Config{})
-	spec := agentloop.ToolSpec{Name: "delegate_task", Description: "hand work over",
+	spec := agent.ToolSpec{Name: "delegate_task", Description: "hand work over",
 		Parameters: map[string]any{"type": "object", "properties": map[string]any{"to": map[string]any{"type": "string"}}}}
-	req := request(agentloop.Message{Role: agentloop.RoleUser, Content: "ask coder to sort 3 1"})
-	req.Tools = []agentloop.ToolSpec{spec}
+	req := request(agent.Message{Role: agent.RoleUser, Content: "ask coder to sort 3 1"})
+	req.Tools = []agent.ToolSpec{spec}
 	resp, err := p.Chat(context.Background(), req)
 	require.NoError(t, err)
-	call := agentloop.ToolCall{ID: "call_abc", Name: "delegate_task", Arguments: `{"to":"coder","task":"sort 3 1"}`}
-	assert.Equal(t, &agentloop.Response{ToolCalls: []agentloop.ToolCall{call}, FinishReason: "tool_calls",
-		Model: "m", Usage: agentloop.Usage{InputTokens: 12, OutputTokens: 3}}, resp)
+	call := agent.ToolCall{ID: "call_abc", Name: "delegate_task", Arguments: `{"to":"coder","task":"sort 3 1"}`}
+	assert.Equal(t, &agent.Response{ToolCalls: []agent.ToolCall{call}, FinishReason: "tool_calls",
+		Model: "m", Usage: agent.Usage{InputTokens: 12, OutputTokens: 3}}, resp)
 
 	req.Messages = append(req.Messages,
-		agentloop.Message{Role: agentloop.RoleAssistant, ToolCalls: resp.ToolCalls},
-		agentloop.Message{Role: agentloop.RoleTool, Name: "delegate_task", ToolCallID: "call_abc", Content: "delegated task t1 to coder"})
+		agent.Message{Role: agent.RoleAssistant, ToolCalls: resp.ToolCalls},
+		agent.Message{Role: agent.RoleTool, Name: "delegate_task", ToolCallID: "call_abc", Content: "delegated task t1 to coder"})
 	resp, err = p.Chat(context.Background(), req)
 	require.NoError(t, err)
 	assert.Equal(t, "asked coder", resp.Content)
@@ -157,7 +158,7 @@ func TestModelPrecedence(t *testing.T) {
 		writeJSON(w, 200, completion(map[string]any{"content": "ok"}, "stop"))
 	})
 	withModel := newProvider(t, s, openai.Config{Model: "provider-model"})
-	req := request(agentloop.Message{Role: agentloop.RoleUser, Content: "hi"})
+	req := request(agent.Message{Role: agent.RoleUser, Content: "hi"})
 	req.Model = "agent-model"
 	_, err := withModel.Chat(context.Background(), req)
 	require.NoError(t, err)
@@ -176,7 +177,7 @@ func TestKeyFromEnvironmentNeverGoesToAnotherServer(t *testing.T) {
 		writeJSON(w, 200, completion(map[string]any{"content": "ok"}, "stop"))
 	})
 	p := newProvider(t, s, openai.Config{})
-	_, err := p.Chat(context.Background(), request(agentloop.Message{Role: agentloop.RoleUser, Content: "hi"}))
+	_, err := p.Chat(context.Background(), request(agent.Message{Role: agent.RoleUser, Content: "hi"}))
 	require.NoError(t, err)
 	assert.Equal(t, []string{""}, auth)
 }

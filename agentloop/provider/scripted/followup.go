@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/switchboard-dev/switchboard/agentloop"
+	"github.com/switchboard-dev/switchboard/agent"
 )
 
 var delegatedResult = regexp.MustCompile(`delegated task (\S+) to (\S+?)[;.,]?(?:\s|$)`)
@@ -22,16 +22,16 @@ type agentCard struct {
 
 // afterTools answers once the tools asked for have run: the results at the
 // end of msgs, after the assistant message that called them.
-func afterTools(msgs []agentloop.Message) string {
+func afterTools(msgs []agent.Message) string {
 	end := len(msgs)
 	start := end
-	for start > 0 && msgs[start-1].Role == agentloop.RoleTool {
+	for start > 0 && msgs[start-1].Role == agent.RoleTool {
 		start--
 	}
-	if start == 0 || msgs[start-1].Role != agentloop.RoleAssistant {
+	if start == 0 || msgs[start-1].Role != agent.RoleAssistant {
 		return HelpText
 	}
-	calls := map[string]agentloop.ToolCall{}
+	calls := map[string]agent.ToolCall{}
 	for _, c := range msgs[start-1].ToolCalls {
 		calls[c.ID] = c
 	}
@@ -43,7 +43,7 @@ func afterTools(msgs []agentloop.Message) string {
 }
 
 // followUp turns one tool result into a sentence for the user.
-func followUp(call agentloop.ToolCall, result string) string {
+func followUp(call agent.ToolCall, result string) string {
 	failure, failed := strings.CutPrefix(result, "error: ")
 	switch call.Name {
 	case toolDelegate:

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/switchboard-dev/switchboard/agentloop"
 )
 
@@ -25,15 +27,15 @@ const HelpText = `I can sort numbers or words ("sort 5 3 9 1"), count words ("co
 type Provider struct{}
 
 var (
-	_ agentloop.Provider  = (*Provider)(nil)
-	_ agentloop.TaskJudge = (*Provider)(nil)
+	_ agent.Provider  = (*Provider)(nil)
+	_ agent.TaskJudge = (*Provider)(nil)
 )
 
 // New returns a scripted provider.
 func New() *Provider { return &Provider{} }
 
 // Chat answers the last message of req (see the package comment).
-func (p *Provider) Chat(ctx context.Context, req agentloop.Request) (*agentloop.Response, error) {
+func (p *Provider) Chat(ctx context.Context, req agent.Request) (*agent.Response, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -46,14 +48,14 @@ func (p *Provider) Chat(ctx context.Context, req agentloop.Request) (*agentloop.
 }
 
 // reply answers the last message of req.
-func (p *Provider) reply(req agentloop.Request) (*agentloop.Response, error) {
+func (p *Provider) reply(req agent.Request) (*agent.Response, error) {
 	for i := len(req.Messages) - 1; i >= 0; i-- {
 		switch m := req.Messages[i]; m.Role {
-		case agentloop.RoleTool:
+		case agent.RoleTool:
 			return say(afterTools(req.Messages)), nil
-		case agentloop.RoleUser:
+		case agent.RoleUser:
 			return answer(req, m.Content)
-		case agentloop.RoleAssistant:
+		case agent.RoleAssistant:
 			return say(HelpText), nil
 		}
 	}
@@ -63,7 +65,7 @@ func (p *Provider) reply(req agentloop.Request) (*agentloop.Response, error) {
 // JudgeTask accepts a task whose verb maps to one of the agent's
 // capabilities (or when the agent lists "*"), and a task that asks to
 // pass work on ("ask coder to sort 5 3 9 1").
-func (p *Provider) JudgeTask(_ context.Context, task agentloop.TaskInfo) (bool, string) {
+func (p *Provider) JudgeTask(_ context.Context, task agent.TaskInfo) (bool, string) {
 	if parseCommand(task.Text).kind == cmdDelegate {
 		return true, "" // work to pass on to another agent
 	}
@@ -79,7 +81,7 @@ func (p *Provider) JudgeTask(_ context.Context, task agentloop.TaskInfo) (bool, 
 }
 
 // answer handles a user message (or a mailbox note shown as one).
-func answer(req agentloop.Request, text string) (*agentloop.Response, error) {
+func answer(req agent.Request, text string) (*agent.Response, error) {
 	if note, ok := agentloop.ParseMailboxNote(text); ok {
 		return answerNote(req, note)
 	}
@@ -108,7 +110,7 @@ func answer(req agentloop.Request, text string) (*agentloop.Response, error) {
 
 // answerNote handles a message from another agent. Work that fails is an
 // *agentloop.TaskFailure, so that the task fails visibly with the reason.
-func answerNote(req agentloop.Request, n agentloop.MailboxNote) (*agentloop.Response, error) {
+func answerNote(req agent.Request, n agentloop.MailboxNote) (*agent.Response, error) {
 	switch n.Type {
 	case "task":
 		if cmd := parseCommand(n.Text); cmd.kind == cmdDelegate && hasTool(req.Tools, toolDelegate) {
@@ -116,7 +118,7 @@ func answerNote(req agentloop.Request, n agentloop.MailboxNote) (*agentloop.Resp
 		}
 		res, err := Work(n.Text)
 		if err != nil {
-			return nil, &agentloop.TaskFailure{Reason: err.Error()}
+			return nil, &agent.TaskFailure{Reason: err.Error()}
 		}
 		return say(res), nil
 	case "task_update":
@@ -163,20 +165,20 @@ func describeUpdate(n agentloop.MailboxNote) string {
 	return fmt.Sprintf("%s sent an update (%s): %s", who, n.State, n.Text)
 }
 
-func say(text string) *agentloop.Response {
-	return &agentloop.Response{Content: text, FinishReason: "stop"}
+func say(text string) *agent.Response {
+	return &agent.Response{Content: text, FinishReason: "stop"}
 }
 
-func hasTool(specs []agentloop.ToolSpec, name string) bool {
-	return slices.ContainsFunc(specs, func(s agentloop.ToolSpec) bool { return s.Name == name })
+func hasTool(specs []agent.ToolSpec, name string) bool {
+	return slices.ContainsFunc(specs, func(s agent.ToolSpec) bool { return s.Name == name })
 }
 
 // callTool asks for one tool call, with an id unique within the request.
-func callTool(req agentloop.Request, name string, args map[string]any) *agentloop.Response {
+func callTool(req agent.Request, name string, args map[string]any) *agent.Response {
 	n := 1
 	for _, m := range req.Messages {
 		n += len(m.ToolCalls)
 	}
-	return &agentloop.Response{FinishReason: "tool_calls", ToolCalls: []agentloop.ToolCall{{
+	return &agent.Response{FinishReason: "tool_calls", ToolCalls: []agent.ToolCall{{
 		ID: "call_" + strconv.Itoa(n), Name: name, Arguments: mustJSON(args)}}}
 }

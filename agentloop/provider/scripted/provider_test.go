@@ -5,25 +5,26 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/switchboard-dev/switchboard/agentloop"
 	"github.com/switchboard-dev/switchboard/agentloop/provider/scripted"
 )
 
 func errorsIsUnknown(err error) bool { return errors.Is(err, scripted.ErrUnknownWork) }
 
-var mailboxTools = []agentloop.ToolSpec{{Name: "list_agents"}, {Name: "delegate_task"}}
+var mailboxTools = []agent.ToolSpec{{Name: "list_agents"}, {Name: "delegate_task"}}
 
-func ask(text string, tools ...agentloop.ToolSpec) agentloop.Request {
-	return agentloop.Request{Tools: tools, Messages: []agentloop.Message{
-		{Role: agentloop.RoleSystem, Content: "sys"},
-		{Role: agentloop.RoleUser, Content: text},
+func ask(text string, tools ...agent.ToolSpec) agent.Request {
+	return agent.Request{Tools: tools, Messages: []agent.Message{
+		{Role: agent.RoleSystem, Content: "sys"},
+		{Role: agent.RoleUser, Content: text},
 	}}
 }
 
-func chat(t *testing.T, req agentloop.Request) *agentloop.Response {
+func chat(t *testing.T, req agent.Request) *agent.Response {
 	t.Helper()
 	resp, err := scripted.New().Chat(context.Background(), req)
 	require.NoError(t, err)
@@ -67,7 +68,7 @@ func TestChatTaskItCannotDoIsAnError(t *testing.T) {
 	assert.ErrorContains(t, err, "I do not know how to paint")
 	_, err = scripted.New().Chat(context.Background(), ask("[mailbox task from researcher] compute 1/0"))
 	assert.EqualError(t, err, "division by zero")
-	var tf *agentloop.TaskFailure
+	var tf *agent.TaskFailure
 	assert.ErrorAs(t, err, &tf, "the task fails with the reason, not as a provider failure")
 }
 
@@ -102,31 +103,31 @@ func TestChatCallsTools(t *testing.T) {
 
 func TestChatToolCallIDsAreUniqueInTheConversation(t *testing.T) {
 	req := ask("ask coder to sort 1", mailboxTools...)
-	earlier := []agentloop.Message{
-		{Role: agentloop.RoleUser, Content: "list agents"},
-		{Role: agentloop.RoleAssistant, ToolCalls: []agentloop.ToolCall{{ID: "call_1", Name: "list_agents"}}},
-		{Role: agentloop.RoleTool, ToolCallID: "call_1", Content: "[]"},
-		{Role: agentloop.RoleAssistant, Content: "No other agents are online."},
+	earlier := []agent.Message{
+		{Role: agent.RoleUser, Content: "list agents"},
+		{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{{ID: "call_1", Name: "list_agents"}}},
+		{Role: agent.RoleTool, ToolCallID: "call_1", Content: "[]"},
+		{Role: agent.RoleAssistant, Content: "No other agents are online."},
 	}
 	req.Messages = append(req.Messages[:1], append(earlier, req.Messages[1:]...)...)
 	assert.Equal(t, "call_2", chat(t, req).ToolCalls[0].ID)
 }
 
 // afterTool returns the request that follows a tool call with its result.
-func afterTool(call agentloop.ToolCall, result string) agentloop.Request {
+func afterTool(call agent.ToolCall, result string) agent.Request {
 	req := ask("whatever", mailboxTools...)
 	req.Messages = append(req.Messages,
-		agentloop.Message{Role: agentloop.RoleAssistant, ToolCalls: []agentloop.ToolCall{call}},
-		agentloop.Message{Role: agentloop.RoleTool, ToolCallID: call.ID, Name: call.Name, Content: result})
+		agent.Message{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{call}},
+		agent.Message{Role: agent.RoleTool, ToolCallID: call.ID, Name: call.Name, Content: result})
 	return req
 }
 
 func TestChatFollowsUpToolResults(t *testing.T) {
-	delegate := agentloop.ToolCall{ID: "call_1", Name: "delegate_task", Arguments: `{"to":"coder","task":"sort 5 3 9 1"}`}
-	list := agentloop.ToolCall{ID: "call_1", Name: "list_agents", Arguments: `{}`}
+	delegate := agent.ToolCall{ID: "call_1", Name: "delegate_task", Arguments: `{"to":"coder","task":"sort 5 3 9 1"}`}
+	list := agent.ToolCall{ID: "call_1", Name: "list_agents", Arguments: `{}`}
 	for _, tt := range []struct {
 		name   string
-		call   agentloop.ToolCall
+		call   agent.ToolCall
 		result string
 		want   string
 	}{
@@ -142,7 +143,7 @@ func TestChatFollowsUpToolResults(t *testing.T) {
 		{"nobody else", list, `[{"id":"me","you":true}]`, "No other agents are online."},
 		{"listing failed", list, "error: registry unreadable", "I could not list the agents: registry unreadable"},
 		{"unreadable listing", list, "not json", "not json"},
-		{"other tool", agentloop.ToolCall{ID: "x", Name: "clock"}, "12:00", "12:00"},
+		{"other tool", agent.ToolCall{ID: "x", Name: "clock"}, "12:00", "12:00"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			resp := chat(t, afterTool(tt.call, tt.result))
@@ -153,11 +154,11 @@ func TestChatFollowsUpToolResults(t *testing.T) {
 }
 
 func TestChatEdges(t *testing.T) {
-	assert.Equal(t, scripted.HelpText, chat(t, agentloop.Request{}).Content)
+	assert.Equal(t, scripted.HelpText, chat(t, agent.Request{}).Content)
 	req := ask("x")
-	req.Messages = append(req.Messages, agentloop.Message{Role: agentloop.RoleAssistant, Content: "y"})
+	req.Messages = append(req.Messages, agent.Message{Role: agent.RoleAssistant, Content: "y"})
 	assert.Equal(t, scripted.HelpText, chat(t, req).Content)
-	orphan := agentloop.Request{Messages: []agentloop.Message{{Role: agentloop.RoleTool, Content: "r"}}}
+	orphan := agent.Request{Messages: []agent.Message{{Role: agent.RoleTool, Content: "r"}}}
 	assert.Equal(t, scripted.HelpText, chat(t, orphan).Content)
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -185,7 +186,7 @@ func TestJudgeTask(t *testing.T) {
 	} {
 		t.Run(tt.text, func(t *testing.T) {
 			ok, why := scripted.New().JudgeTask(context.Background(),
-				agentloop.TaskInfo{Text: tt.text, From: "researcher", Capabilities: tt.caps})
+				agent.TaskInfo{Text: tt.text, From: "researcher", Capabilities: tt.caps})
 			assert.Equal(t, tt.accept, ok)
 			assert.Equal(t, tt.reason, why)
 		})
@@ -194,7 +195,7 @@ func TestJudgeTask(t *testing.T) {
 
 func TestChatReportsDeterministicUsage(t *testing.T) {
 	t.Parallel()
-	req := agentloop.Request{Messages: []agentloop.Message{{Role: agentloop.RoleUser, Content: "sort 5 3 9 1"}}}
+	req := agent.Request{Messages: []agent.Message{{Role: agent.RoleUser, Content: "sort 5 3 9 1"}}}
 	a, err := scripted.New().Chat(context.Background(), req)
 	require.NoError(t, err)
 	b, err := scripted.New().Chat(context.Background(), req)

@@ -1,6 +1,6 @@
 package scripted
 
-import "github.com/switchboard-dev/switchboard/agentloop"
+import "github.com/switchboard-dev/switchboard/agent"
 
 // Model is the model name the scripted provider reports in its answers.
 const Model = "scripted"
@@ -8,7 +8,7 @@ const Model = "scripted"
 // usageOf counts the tokens of a call as a rough model would: one token per
 // four bytes of text (at least one per message), so that budgets, caps and
 // usage records can be tried without a model. The count is deterministic.
-func usageOf(req agentloop.Request, resp *agentloop.Response) agentloop.Usage {
+func usageOf(req agent.Request, resp *agent.Response) agent.Usage {
 	var in int64
 	for _, m := range req.Messages {
 		in += tokens(m.Content)
@@ -23,7 +23,7 @@ func usageOf(req agentloop.Request, resp *agentloop.Response) agentloop.Usage {
 	for _, c := range resp.ToolCalls {
 		out += tokens(c.Name) + tokens(c.Arguments)
 	}
-	return agentloop.Usage{InputTokens: in, OutputTokens: out}
+	return agent.Usage{InputTokens: in, OutputTokens: out}
 }
 
 // tokens estimates the tokens of s: a quarter of its bytes, at least one.

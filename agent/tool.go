@@ -1,4 +1,4 @@
-package agentloop
+package agent
 
 import (
 	"context"
@@ -66,8 +66,8 @@ type Turn struct {
 	usage    Usage
 }
 
-// addUsage adds the cost of one provider call to the turn's.
-func (t *Turn) addUsage(u Usage) {
+// AddUsage adds the cost of one provider call to the turn's (the loop calls it after each call).
+func (t *Turn) AddUsage(u Usage) {
 	t.mu.Lock()
 	t.usage = t.usage.Add(u)
 	t.mu.Unlock()
