@@ -47,7 +47,7 @@ type ApprovalConfig struct {
 	Channel, ChatID string
 	// Book keeps the approvals where other processes can list and decide
 	// them (the mailbox's store); nil keeps them in this process only.
-	Book store.ApprovalBook
+	Book agent.ApprovalBook
 	// Record, when set, receives an audit entry for each question and
 	// each decision made here (by the chat or the timeout; a decision of
 	// the operator's is recorded where it was made).
@@ -110,7 +110,7 @@ type logger interface {
 // waiter is one approval waiting for a chat's answer.
 type waiter struct {
 	id     string
-	answer chan store.Decision // buffered 1
+	answer chan agent.Decision // buffered 1
 }
 
 func newGate(cfg ApprovalConfig, agent string, b *bus.Bus, log logger) *gate {
@@ -141,12 +141,12 @@ func (g *gate) where(in bus.InboundMessage) (channel, chatID string) {
 // one made through the book by another process, or the timeout, which
 // denies. It returns the decision that stands. A failure to record the
 // question denies (the step does not run without a chance to approve it).
-func (g *gate) ask(ctx context.Context, turn *agent.Turn, kind, action, detail string) (out store.Decision) {
+func (g *gate) ask(ctx context.Context, turn *agent.Turn, kind, action, detail string) (out agent.Decision) {
 	c := g.counters(kind)
 	c.asked.Add(1)
 	defer func() { c.decided(out) }()
 	now := g.clk.Now()
-	a := store.Approval{ID: envelope.NewID(), Agent: g.agent, Kind: kind, Action: action, Detail: clipDetail(detail),
+	a := agent.Approval{ID: envelope.NewID(), Agent: g.agent, Kind: kind, Action: action, Detail: clipDetail(detail),
 		Created: now, Deadline: now.Add(g.cfg.Timeout)}
 	in := turn.Inbound
 	a.MessageID = in.ID
@@ -159,7 +159,7 @@ func (g *gate) ask(ctx context.Context, turn *agent.Turn, kind, action, detail s
 	a.Channel, a.ChatID = g.where(in)
 	if err := g.cfg.Book.PutApproval(ctx, a); err != nil {
 		g.log.Warn("approval not recorded; denied", "action", action, "err", err)
-		return store.Decision{By: "error", Reason: "the approval could not be recorded: " + err.Error(), Time: now}
+		return agent.Decision{By: "error", Reason: "the approval could not be recorded: " + err.Error(), Time: now}
 	}
 	defer func() {
 		if err := g.cfg.Book.DeleteApproval(context.WithoutCancel(ctx), a.ID); err != nil {
@@ -167,7 +167,7 @@ func (g *gate) ask(ctx context.Context, turn *agent.Turn, kind, action, detail s
 		}
 	}()
 	g.record(ctx, a, a.Summary())
-	w := &waiter{id: a.ID, answer: make(chan store.Decision, 1)}
+	w := &waiter{id: a.ID, answer: make(chan agent.Decision, 1)}
 	asked := func() {}
 	if a.Channel != "" {
 		key := chatKey(a.Channel, a.ChatID)
@@ -182,7 +182,7 @@ func (g *gate) ask(ctx context.Context, turn *agent.Turn, kind, action, detail s
 	}
 	g.log.Info("waiting for approval", "id", a.ID, "action", action, "chat", a.Channel+":"+a.ChatID)
 	d := g.wait(ctx, a, w, asked)
-	if d.By != store.Operator {
+	if d.By != agent.Operator {
 		a.Decision = &d
 		g.record(ctx, a, a.Summary())
 	}
@@ -190,7 +190,7 @@ func (g *gate) ask(ctx context.Context, turn *agent.Turn, kind, action, detail s
 	case a.Channel == "":
 	case d.By == "timeout":
 		g.say(ctx, a, fmt.Sprintf("No answer within %s: denied, %s will not %s.", g.cfg.Timeout, g.agent, action))
-	case d.By == store.Operator:
+	case d.By == agent.Operator:
 		g.say(ctx, a, fmt.Sprintf("The operator %s: %s.", d.Verb(), action))
 	}
 	return d
@@ -199,7 +199,7 @@ func (g *gate) ask(ctx context.Context, turn *agent.Turn, kind, action, detail s
 // wait returns the decision that stands for a. It calls asked once its
 // timers run, so that whoever hears the question finds the clock of its
 // deadline running.
-func (g *gate) wait(ctx context.Context, a store.Approval, w *waiter, asked func()) store.Decision {
+func (g *gate) wait(ctx context.Context, a agent.Approval, w *waiter, asked func()) agent.Decision {
 	deadline := g.clk.NewTimer(a.Deadline.Sub(g.clk.Now()))
 	defer deadline.Stop()
 	expired := deadline.C()
@@ -215,10 +215,10 @@ func (g *gate) wait(ctx context.Context, a store.Approval, w *waiter, asked func
 	poll := g.clk.NewTimer(every)
 	defer poll.Stop()
 	asked()
-	decide := func(d store.Decision) store.Decision {
+	decide := func(d agent.Decision) agent.Decision {
 		got, err := g.cfg.Book.DecideApproval(context.WithoutCancel(ctx), a.ID, d)
 		switch {
-		case err == nil, errors.Is(err, store.ErrDecided) && got.Decision != nil:
+		case err == nil, errors.Is(err, agent.ErrDecided) && got.Decision != nil:
 			return *got.Decision
 		default:
 			g.log.Warn("approval decision not recorded", "id", a.ID, "err", err)
@@ -230,7 +230,7 @@ func (g *gate) wait(ctx context.Context, a store.Approval, w *waiter, asked func
 		case d := <-w.answer:
 			return decide(d)
 		case <-expired:
-			return decide(store.Decision{Allow: false, By: "timeout", Reason: "no answer within " + g.cfg.Timeout.String(), Time: g.clk.Now()})
+			return decide(agent.Decision{Allow: false, By: "timeout", Reason: "no answer within " + g.cfg.Timeout.String(), Time: g.clk.Now()})
 		case <-poll.C():
 			got, err := g.cfg.Book.GetApproval(ctx, a.ID)
 			if err == nil && got.Decision != nil {
@@ -242,7 +242,7 @@ func (g *gate) wait(ctx context.Context, a store.Approval, w *waiter, asked func
 			every = min(every*2, maxPoll)
 			poll.Reset(every)
 		case <-ctx.Done():
-			return store.Decision{By: "stop", Reason: "the agent is stopping", Time: g.clk.Now()}
+			return agent.Decision{By: "stop", Reason: "the agent is stopping", Time: g.clk.Now()}
 		}
 	}
 }
@@ -285,7 +285,7 @@ func (g *gate) take(in bus.InboundMessage) bool {
 	if w == nil {
 		return false
 	}
-	w.answer <- store.Decision{Allow: allow, By: in.SenderID, Time: g.clk.Now()}
+	w.answer <- agent.Decision{Allow: allow, By: in.SenderID, Time: g.clk.Now()}
 	in.Done()
 	return true
 }
@@ -311,7 +311,7 @@ func parseAnswer(text string) (allow bool, id string, ok bool) {
 }
 
 // say tells the approval's chat something.
-func (g *gate) say(ctx context.Context, a store.Approval, text string) {
+func (g *gate) say(ctx context.Context, a agent.Approval, text string) {
 	out := bus.OutboundMessage{Channel: a.Channel, ChatID: a.ChatID, Content: text}
 	if err := g.bus.PublishOutbound(context.WithoutCancel(ctx), out); err != nil {
 		g.log.Warn("approval message not published", "id", a.ID, "err", err)
@@ -319,7 +319,7 @@ func (g *gate) say(ctx context.Context, a store.Approval, text string) {
 }
 
 // record passes an audit entry to ApprovalConfig.Record.
-func (g *gate) record(ctx context.Context, a store.Approval, what string) {
+func (g *gate) record(ctx context.Context, a agent.Approval, what string) {
 	if g.cfg.Record == nil {
 		return
 	}
@@ -328,14 +328,14 @@ func (g *gate) record(ctx context.Context, a store.Approval, what string) {
 }
 
 // deniedResult is what the model reads of a step that was not approved.
-func deniedResult(what string, d store.Decision) string {
+func deniedResult(what string, d agent.Decision) string {
 	who := "the operator"
 	switch d.By {
 	case "timeout":
 		return "error: " + what + " needs a person's approval, and none came in time: denied. Do not try it again; tell the user it was not approved."
 	case "stop", "error":
 		return "error: " + what + " needs a person's approval, which could not be asked: " + d.Reason
-	case store.Operator:
+	case agent.Operator:
 	default:
 		who = "the user (" + d.By + ")"
 	}

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/agent"
 )
 
 // maxDetail caps the detail of an approval (a tool's arguments), in bytes.
@@ -36,15 +36,15 @@ func inParens(s string) string {
 // shared store uses (no other process can list or decide them).
 type localBook struct {
 	mu sync.Mutex
-	m  map[string]store.Approval
+	m  map[string]agent.Approval
 }
 
-var _ store.ApprovalBook = (*localBook)(nil)
+var _ agent.ApprovalBook = (*localBook)(nil)
 
-func newLocalBook() *localBook { return &localBook{m: map[string]store.Approval{}} }
+func newLocalBook() *localBook { return &localBook{m: map[string]agent.Approval{}} }
 
 // PutApproval implements store.ApprovalBook.
-func (b *localBook) PutApproval(_ context.Context, a store.Approval) error {
+func (b *localBook) PutApproval(_ context.Context, a agent.Approval) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if _, ok := b.m[a.ID]; ok {
@@ -55,21 +55,21 @@ func (b *localBook) PutApproval(_ context.Context, a store.Approval) error {
 }
 
 // GetApproval implements store.ApprovalBook.
-func (b *localBook) GetApproval(_ context.Context, id string) (store.Approval, error) {
+func (b *localBook) GetApproval(_ context.Context, id string) (agent.Approval, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	a, ok := b.m[id]
 	if !ok {
-		return a, fmt.Errorf("approval %s: %w", id, store.ErrNoApproval)
+		return a, fmt.Errorf("approval %s: %w", id, agent.ErrNoApproval)
 	}
 	return a, nil
 }
 
 // ListApprovals implements store.ApprovalBook (in no particular order).
-func (b *localBook) ListApprovals(context.Context) ([]store.Approval, error) {
+func (b *localBook) ListApprovals(context.Context) ([]agent.Approval, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	out := make([]store.Approval, 0, len(b.m))
+	out := make([]agent.Approval, 0, len(b.m))
 	for _, a := range b.m {
 		out = append(out, a)
 	}
@@ -77,15 +77,15 @@ func (b *localBook) ListApprovals(context.Context) ([]store.Approval, error) {
 }
 
 // DecideApproval implements store.ApprovalBook.
-func (b *localBook) DecideApproval(_ context.Context, id string, d store.Decision) (store.Approval, error) {
+func (b *localBook) DecideApproval(_ context.Context, id string, d agent.Decision) (agent.Approval, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	a, ok := b.m[id]
 	switch {
 	case !ok:
-		return a, fmt.Errorf("approval %s: %w", id, store.ErrNoApproval)
+		return a, fmt.Errorf("approval %s: %w", id, agent.ErrNoApproval)
 	case a.Decision != nil:
-		return a, fmt.Errorf("approval %s: %w", id, store.ErrDecided)
+		return a, fmt.Errorf("approval %s: %w", id, agent.ErrDecided)
 	}
 	a.Decision = &d
 	b.m[id] = a

@@ -3,7 +3,7 @@ package agentloop
 import (
 	"sync/atomic"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/agent"
 )
 
 // ApprovalCounts counts the approvals of one kind a loop asked for, and
@@ -55,7 +55,7 @@ func (g *gate) counters(kind string) *approvalCounters {
 }
 
 // decided counts decision d of an approval of kind.
-func (c *approvalCounters) decided(d store.Decision) {
+func (c *approvalCounters) decided(d agent.Decision) {
 	switch {
 	case d.Allow:
 		c.approved.Add(1)

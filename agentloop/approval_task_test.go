@@ -4,13 +4,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/agentloop"
 	"github.com/switchboard-dev/switchboard/agentloop/provider/scripted"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/memstore"
 	"github.com/switchboard-dev/switchboard/clock"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
@@ -35,7 +36,7 @@ func TestTaskApproval(t *testing.T) {
 
 	// waiting returns the approval of the task with text, once the gate
 	// waits for it (its deadline and its look at the book are on the clock).
-	waiting := func(text string) store.Approval {
+	waiting := func(text string) agent.Approval {
 		t.Helper()
 		for {
 			armed := clk.Armed()
@@ -65,7 +66,7 @@ func TestTaskApproval(t *testing.T) {
 	assert.Equal(t, "task_1", a.TaskID)
 	assert.Empty(t, a.Channel, "a task from another agent is asked in no chat")
 	assert.Empty(t, rec.requests(), "no work before the decision")
-	_, err := book.DecideApproval(ctx, a.ID, store.Decision{By: store.Operator, Reason: "not today", Time: clk.Now()})
+	_, err := book.DecideApproval(ctx, a.ID, agent.Decision{By: agent.Operator, Reason: "not today", Time: clk.Now()})
 	require.NoError(t, err)
 	clk.Add(time.Second)
 	assert.Equal(t, "not approved: denied by operator: not today", failure("denied"))
@@ -73,7 +74,7 @@ func TestTaskApproval(t *testing.T) {
 
 	s.send(t, fromAgent("lead", envelope.TypeTask, "sort 4 2", &envelope.Task{ID: "task_2"}))
 	a = waiting("sort 4 2")
-	_, err = book.DecideApproval(ctx, a.ID, store.Decision{Allow: true, By: store.Operator, Time: clk.Now()})
+	_, err = book.DecideApproval(ctx, a.ID, agent.Decision{Allow: true, By: agent.Operator, Time: clk.Now()})
 	require.NoError(t, err)
 	clk.Add(time.Second)
 	assert.Equal(t, "2 4", s.recv(t).Content)

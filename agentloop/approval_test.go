@@ -54,7 +54,7 @@ func (a *audit) reasons() []string {
 }
 
 // approvalLoop starts a loop whose tool "deploy" needs approval.
-func approvalLoop(t *testing.T, clk clock.Clock, book store.ApprovalBook) (*started, *countTool, *audit) {
+func approvalLoop(t *testing.T, clk clock.Clock, book agent.ApprovalBook) (*started, *countTool, *audit) {
 	t.Helper()
 	deploy := &countTool{name: "deploy"}
 	tools, err := agentloop.NewTools(deploy)
@@ -121,7 +121,7 @@ func TestApprovalDecidedByAnotherProcess(t *testing.T) {
 	require.Len(t, list, 1)
 	assert.Equal(t, "ops", list[0].Agent)
 	assert.Equal(t, "feishu", list[0].Channel)
-	_, err = book.DecideApproval(ctx, list[0].ID, store.Decision{Allow: false, By: store.Operator, Reason: "not today", Time: clk.Now()})
+	_, err = book.DecideApproval(ctx, list[0].ID, agent.Decision{Allow: false, By: agent.Operator, Reason: "not today", Time: clk.Now()})
 	require.NoError(t, err)
 	clk.Add(time.Second) // the loop's next look at the book
 	assert.Equal(t, "The operator denied: run tool deploy.", s.recv(t).Content)

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"log/slog"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
@@ -21,10 +23,10 @@ type mailboxBook struct {
 	log *slog.Logger
 }
 
-var _ store.ApprovalBook = mailboxBook{}
+var _ agent.ApprovalBook = mailboxBook{}
 
-func (b mailboxBook) book() (store.ApprovalBook, error) {
-	ab, ok := b.mb.Backend().(store.ApprovalBook)
+func (b mailboxBook) book() (agent.ApprovalBook, error) {
+	ab, ok := b.mb.Backend().(agent.ApprovalBook)
 	if !ok {
 		return nil, errNoBook
 	}
@@ -35,7 +37,7 @@ func (b mailboxBook) book() (store.ApprovalBook, error) {
 // of a task canceled meanwhile (the cancel came while the turn was under
 // way) is denied at once, as the cancel denies those asked before it: the
 // waiting turn reads the decision and goes on.
-func (b mailboxBook) PutApproval(ctx context.Context, a store.Approval) error {
+func (b mailboxBook) PutApproval(ctx context.Context, a agent.Approval) error {
 	ab, err := b.book()
 	if err != nil {
 		return err
@@ -44,8 +46,8 @@ func (b mailboxBook) PutApproval(ctx context.Context, a store.Approval) error {
 		return err
 	}
 	if b.mb.Canceled(a.TaskID) {
-		d := store.Decision{By: mailbox.ByCancel, Reason: "the task was canceled", Time: a.Created}
-		if _, err := ab.DecideApproval(ctx, a.ID, d); err != nil && !errors.Is(err, store.ErrDecided) {
+		d := agent.Decision{By: mailbox.ByCancel, Reason: "the task was canceled", Time: a.Created}
+		if _, err := ab.DecideApproval(ctx, a.ID, d); err != nil && !errors.Is(err, agent.ErrDecided) {
 			b.log.Warn("approval of a canceled task not denied", "id", a.ID, "task", a.TaskID, "err", err)
 		}
 	}
@@ -53,16 +55,16 @@ func (b mailboxBook) PutApproval(ctx context.Context, a store.Approval) error {
 }
 
 // GetApproval implements store.ApprovalBook.
-func (b mailboxBook) GetApproval(ctx context.Context, id string) (store.Approval, error) {
+func (b mailboxBook) GetApproval(ctx context.Context, id string) (agent.Approval, error) {
 	ab, err := b.book()
 	if err != nil {
-		return store.Approval{}, err
+		return agent.Approval{}, err
 	}
 	return ab.GetApproval(ctx, id)
 }
 
 // ListApprovals implements store.ApprovalBook.
-func (b mailboxBook) ListApprovals(ctx context.Context) ([]store.Approval, error) {
+func (b mailboxBook) ListApprovals(ctx context.Context) ([]agent.Approval, error) {
 	ab, err := b.book()
 	if err != nil {
 		return nil, err
@@ -71,10 +73,10 @@ func (b mailboxBook) ListApprovals(ctx context.Context) ([]store.Approval, error
 }
 
 // DecideApproval implements store.ApprovalBook.
-func (b mailboxBook) DecideApproval(ctx context.Context, id string, d store.Decision) (store.Approval, error) {
+func (b mailboxBook) DecideApproval(ctx context.Context, id string, d agent.Decision) (agent.Approval, error) {
 	ab, err := b.book()
 	if err != nil {
-		return store.Approval{}, err
+		return agent.Approval{}, err
 	}
 	return ab.DecideApproval(ctx, id, d)
 }

@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -55,8 +57,8 @@ func TestApprovalOfATaskCanceledBeforeItWasAskedIsDenied(t *testing.T) {
 
 	book := mailboxBook{mb: mb, log: slog.New(slog.DiscardHandler)}
 	now := time.Now()
-	ask := func(task string) store.Approval {
-		a := store.Approval{ID: envelope.NewID(), Agent: "coder", Kind: "task", Action: "work on a task from boss",
+	ask := func(task string) agent.Approval {
+		a := agent.Approval{ID: envelope.NewID(), Agent: "coder", Kind: "task", Action: "work on a task from boss",
 			TaskID: task, Created: now, Deadline: now.Add(time.Hour)}
 		require.NoError(t, book.PutApproval(ctx, a))
 		got, err := book.GetApproval(ctx, a.ID)

@@ -141,7 +141,7 @@ func TestHopCapStopsReplyPingPong(t *testing.T) {
 	first, err := a.Post(context.Background(), route.Request{To: "bob", Text: "ping"})
 	require.NoError(t, err)
 
-	turn := []*agent{b, a}
+	turn := []*member{b, a}
 	var last *meta.Meta
 	var sendErr error
 	for i := 0; sendErr == nil; i++ {

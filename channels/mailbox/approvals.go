@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
@@ -25,7 +27,7 @@ const (
 // from the store (it polls it) and goes on, so the task's approval is
 // neither asked of a person any longer nor left to time out.
 func (c *Channel) denyTaskApprovals(ctx context.Context, taskID, by string) {
-	ab, ok := c.backend.(store.ApprovalBook)
+	ab, ok := c.backend.(agent.ApprovalBook)
 	if !ok {
 		return
 	}
@@ -38,9 +40,9 @@ func (c *Channel) denyTaskApprovals(ctx context.Context, taskID, by string) {
 		if a.Agent != c.cfg.AgentID || a.TaskID != taskID || a.Decision != nil {
 			continue
 		}
-		d := store.Decision{By: ByCancel, Reason: "the task was canceled by " + by, Time: c.clk.Now()}
-		if _, err := ab.DecideApproval(ctx, a.ID, d); err != nil && !errors.Is(err, store.ErrDecided) &&
-			!errors.Is(err, store.ErrNoApproval) {
+		d := agent.Decision{By: ByCancel, Reason: "the task was canceled by " + by, Time: c.clk.Now()}
+		if _, err := ab.DecideApproval(ctx, a.ID, d); err != nil && !errors.Is(err, agent.ErrDecided) &&
+			!errors.Is(err, agent.ErrNoApproval) {
 			c.Logger().Warn("approval of a canceled task not denied", "id", a.ID, "task", taskID, "err", err)
 		}
 	}
@@ -53,7 +55,7 @@ func (c *Channel) denyTaskApprovals(ctx context.Context, taskID, by string) {
 // It runs at Start, once the inbox is this process's and before any turn
 // can ask.
 func (c *Channel) tidyOwnApprovals(ctx context.Context) {
-	ab, ok := c.backend.(store.ApprovalBook)
+	ab, ok := c.backend.(agent.ApprovalBook)
 	if !ok {
 		return
 	}
@@ -66,7 +68,7 @@ func (c *Channel) tidyOwnApprovals(ctx context.Context) {
 		if a.Agent != c.cfg.AgentID {
 			continue
 		}
-		c.endApproval(ctx, ab, a, store.Decision{By: ByRestart, Reason: "the agent restarted; the turn that asked is gone",
+		c.endApproval(ctx, ab, a, agent.Decision{By: ByRestart, Reason: "the agent restarted; the turn that asked is gone",
 			Time: c.clk.Now()}, "the agent restarted before acting on it")
 	}
 }
@@ -76,7 +78,7 @@ func (c *Channel) tidyOwnApprovals(ctx context.Context) {
 // never picked up, or expired without a decision (denied first). Any
 // running agent does it, with the rest of its maintenance.
 func (c *Channel) pruneApprovals(ctx context.Context) {
-	ab, ok := c.backend.(store.ApprovalBook)
+	ab, ok := c.backend.(agent.ApprovalBook)
 	if !ok {
 		return
 	}
@@ -89,10 +91,10 @@ func (c *Channel) pruneApprovals(ctx context.Context) {
 	}
 	now := c.clk.Now()
 	for _, a := range list {
-		if !a.Stale(now, store.ApprovalKeep) {
+		if !a.Stale(now, agent.ApprovalKeep) {
 			continue
 		}
-		c.endApproval(ctx, ab, a, store.Decision{By: ByExpiry, Reason: "its agent stopped waiting before anyone decided",
+		c.endApproval(ctx, ab, a, agent.Decision{By: ByExpiry, Reason: "its agent stopped waiting before anyone decided",
 			Time: now}, "its agent never picked the decision up")
 	}
 }
@@ -100,16 +102,16 @@ func (c *Channel) pruneApprovals(ctx context.Context) {
 // endApproval removes approval a, after denying it with d when it has no
 // decision; the audit log says which. unused says why a decision that
 // was made is dropped.
-func (c *Channel) endApproval(ctx context.Context, ab store.ApprovalBook, a store.Approval, d store.Decision, unused string) {
+func (c *Channel) endApproval(ctx context.Context, ab agent.ApprovalBook, a agent.Approval, d agent.Decision, unused string) {
 	what := ""
 	if a.Decision == nil {
 		got, err := ab.DecideApproval(ctx, a.ID, d)
 		switch {
 		case err == nil:
 			what = got.Summary()
-		case errors.Is(err, store.ErrDecided) && got.Decision != nil:
+		case errors.Is(err, agent.ErrDecided) && got.Decision != nil:
 			a = got // decided meanwhile: dropped all the same
-		case errors.Is(err, store.ErrNoApproval):
+		case errors.Is(err, agent.ErrNoApproval):
 			return // removed meanwhile
 		default:
 			c.Logger().Warn("approval not denied", "id", a.ID, "err", err)

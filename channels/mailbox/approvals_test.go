@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -25,8 +27,8 @@ func TestStartRemovesOwnApprovalsAndPrunesStaleOnes(t *testing.T) {
 	w := newConvWorld(t)
 	ctx := context.Background()
 	now := w.clock.Now()
-	put := func(agent string, created, deadline time.Duration, d *store.Decision) store.Approval {
-		a := store.Approval{ID: envelope.NewID(), Agent: agent, Kind: "tool", Action: "run tool deploy",
+	put := func(id string, created, deadline time.Duration, d *agent.Decision) agent.Approval {
+		a := agent.Approval{ID: envelope.NewID(), Agent: id, Kind: "tool", Action: "run tool deploy",
 			Created: now.Add(created), Deadline: now.Add(deadline)}
 		require.NoError(t, w.store.PutApproval(ctx, a))
 		if d != nil {
@@ -36,18 +38,18 @@ func TestStartRemovesOwnApprovalsAndPrunesStaleOnes(t *testing.T) {
 		return a
 	}
 	ownWaiting := put("coder", -time.Minute, time.Minute, nil)
-	ownDecided := put("coder", -time.Minute, time.Minute, &store.Decision{Allow: true, By: "operator", Time: now.Add(-time.Second)})
+	ownDecided := put("coder", -time.Minute, time.Minute, &agent.Decision{Allow: true, By: "operator", Time: now.Add(-time.Second)})
 	othersWaiting := put("ops", -time.Minute, time.Minute, nil)
 	othersOld := put("ops", -3*time.Hour, -2*time.Hour, nil)
-	othersDecidedOld := put("ops", -3*time.Hour, -2*time.Hour, &store.Decision{By: "u_1", Time: now.Add(-150 * time.Minute)})
+	othersDecidedOld := put("ops", -3*time.Hour, -2*time.Hour, &agent.Decision{By: "u_1", Time: now.Add(-150 * time.Minute)})
 	othersRecent := put("ops", -20*time.Minute, -10*time.Minute, nil)
 
 	w.start("coder", func(c *mailbox.Config) { c.PruneInterval = 600 })
-	for _, a := range []store.Approval{ownWaiting, ownDecided} {
+	for _, a := range []agent.Approval{ownWaiting, ownDecided} {
 		_, err := w.store.GetApproval(ctx, a.ID)
-		assert.ErrorIs(t, err, store.ErrNoApproval, "removed at start, before Start returns")
+		assert.ErrorIs(t, err, agent.ErrNoApproval, "removed at start, before Start returns")
 	}
-	reasonOf := func(a store.Approval) string {
+	reasonOf := func(a agent.Approval) string {
 		return w.seen.WaitKind(t, store.EventApproval, func(ev store.Event) bool { return ev.Ref == a.ID }).Reason
 	}
 	assert.Equal(t, "denied by restart: run tool deploy: the agent restarted; the turn that asked is gone", reasonOf(ownWaiting))
@@ -72,7 +74,7 @@ func TestStartRemovesOwnApprovalsAndPrunesStaleOnes(t *testing.T) {
 	w.clock.Add(time.Hour) // the next round of maintenance: othersRecent expired 70 minutes ago
 	reasonOf(othersRecent)
 	_, err := w.store.GetApproval(ctx, othersRecent.ID)
-	assert.ErrorIs(t, err, store.ErrNoApproval)
+	assert.ErrorIs(t, err, agent.ErrNoApproval)
 }
 
 // A task canceled by its delegator while its turn waits for an approval
@@ -90,8 +92,8 @@ func TestCancelDeniesTheTasksApprovals(t *testing.T) {
 	a.take(t) // the turn on t1, which waits for its approval
 	ctx := context.Background()
 	now := time.Now()
-	put := func(agent, taskID string) store.Approval {
-		ap := store.Approval{ID: envelope.NewID(), Agent: agent, Kind: "task", Action: "work on a task from boss",
+	put := func(id, taskID string) agent.Approval {
+		ap := agent.Approval{ID: envelope.NewID(), Agent: id, Kind: "task", Action: "work on a task from boss",
 			TaskID: taskID, Created: now, Deadline: now.Add(time.Hour)}
 		require.NoError(t, e.store.PutApproval(ctx, ap))
 		return ap

@@ -54,7 +54,7 @@ func itoa(n int64) string {
 // chainOf starts boss (played by the test), mid and coder; boss gives mid
 // task t1 with a budget of 1000, and mid delegates a subtask to coder
 // from it. It returns the subtask's message and mid's inbound t1.
-func chainOf(t *testing.T, e *env, mid, coder *agent) (*envelope.Message, bus.InboundMessage) {
+func chainOf(t *testing.T, e *env, mid, coder *member) (*envelope.Message, bus.InboundMessage) {
 	t.Helper()
 	t1 := task("boss", "mid", "t1", "ask coder to sort 5 3 9 1")
 	t1.Task.Budget = &envelope.Budget{Tokens: 1000}

@@ -23,7 +23,7 @@ var feishu = &envelope.Callback{Channel: "feishu", ChatID: "oc_chat_1", SessionI
 
 // delegate posts a task from a to worker with the feishu callback, as the
 // delegate tool does.
-func delegate(t *testing.T, a *agent, worker, text string, deadline time.Time) *envelope.Message {
+func delegate(t *testing.T, a *member, worker, text string, deadline time.Time) *envelope.Message {
 	t.Helper()
 	m, err := a.Post(context.Background(), route.Request{To: worker, Type: envelope.TypeTask, Text: text,
 		Callback: feishu, Deadline: deadline})

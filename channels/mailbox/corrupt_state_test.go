@@ -43,7 +43,7 @@ func TestCorruptStateRecordIsSetAsideAndTheAgentStarts(t *testing.T) {
 			assert.Contains(t, logs.String(), key+"-corrupt")
 
 			e.deliver(t, msg("boss", "critic", "message", "still here"))
-			a := &agent{Channel: c, bus: b}
+			a := &member{Channel: c, bus: b}
 			assert.Equal(t, "still here", a.consume(t).Content, "the agent receives")
 		})
 	}

@@ -16,7 +16,7 @@ import (
 
 // takeUntil returns the first inbound message on a's bus that match
 // accepts, finishing with the others on the way.
-func (a *agent) takeUntil(t *testing.T, what string, match func(bus.InboundMessage) bool) bus.InboundMessage {
+func (a *member) takeUntil(t *testing.T, what string, match func(bus.InboundMessage) bool) bus.InboundMessage {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)
 	defer cancel()

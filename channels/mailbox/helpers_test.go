@@ -90,15 +90,15 @@ func (e *env) config(agent string) mailbox.Config {
 	return cfg
 }
 
-// agent is a running mailbox channel and its bus.
-type agent struct {
+// member is a running mailbox channel and its bus.
+type member struct {
 	*mailbox.Channel
 	bus *bus.Bus
 }
 
 // start starts a channel for cfg on the tree (opts.Backend is the shared
 // store) and stops it when the test ends.
-func (e *env) start(t *testing.T, cfg mailbox.Config, opts mailbox.Options) *agent {
+func (e *env) start(t *testing.T, cfg mailbox.Config, opts mailbox.Options) *member {
 	t.Helper()
 	b := bus.New(64)
 	opts.Backend = e.store
@@ -111,11 +111,11 @@ func (e *env) start(t *testing.T, cfg mailbox.Config, opts mailbox.Options) *age
 		_ = ch.Stop(ctx)
 		b.Close()
 	})
-	return &agent{Channel: ch, bus: b}
+	return &member{Channel: ch, bus: b}
 }
 
 // startAgent starts a channel for id with the test config, changed by mods.
-func (e *env) startAgent(t *testing.T, id string, mods ...func(*mailbox.Config)) *agent {
+func (e *env) startAgent(t *testing.T, id string, mods ...func(*mailbox.Config)) *member {
 	t.Helper()
 	cfg := e.config(id)
 	for _, m := range mods {
@@ -126,7 +126,7 @@ func (e *env) startAgent(t *testing.T, id string, mods ...func(*mailbox.Config))
 
 // consume returns the next inbound message on the agent's bus, finished
 // with (bus.InboundMessage.Done), as an agent that handled it at once.
-func (a *agent) consume(t *testing.T) bus.InboundMessage {
+func (a *member) consume(t *testing.T) bus.InboundMessage {
 	t.Helper()
 	in := a.take(t)
 	in.Done()
@@ -135,7 +135,7 @@ func (a *agent) consume(t *testing.T) bus.InboundMessage {
 
 // take returns the next inbound message on the agent's bus, which the
 // agent is still working on.
-func (a *agent) take(t *testing.T) bus.InboundMessage {
+func (a *member) take(t *testing.T) bus.InboundMessage {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)
 	defer cancel()

@@ -57,7 +57,7 @@ func TestMeterHearsWhatTheChannelDoes(t *testing.T) {
 		defer cancel()
 		require.NoError(t, ch.Stop(ctx))
 	}()
-	a := &agent{Channel: ch, bus: b}
+	a := &member{Channel: ch, bus: b}
 
 	hello := msg("alice", "coder", envelope.TypeMessage, "hello")
 	e.deliver(t, hello)

@@ -20,7 +20,7 @@ import (
 )
 
 // answer sends the agent loop's answer to an inbound message.
-func (a *agent) answer(t *testing.T, in bus.InboundMessage, text string, md map[string]any) {
+func (a *member) answer(t *testing.T, in bus.InboundMessage, text string, md map[string]any) {
 	t.Helper()
 	require.NoError(t, a.Send(context.Background(), bus.OutboundMessage{Channel: in.Channel,
 		ChatID: in.ChatID, Content: text, Metadata: md}))

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -106,9 +108,9 @@ func operatorCommands(t *testing.T, s *sandbox, be store.Backend) {
 	assertOneLineError(t, s.run("archive", "nope"), 1, "no request with that id")
 
 	// approvals: listed from the store, decided once.
-	ab := be.(store.ApprovalBook)
+	ab := be.(agent.ApprovalBook)
 	now := time.Now()
-	ap := store.Approval{ID: envelope.NewID(), Agent: "coder", Kind: "tool", Action: "run tool deploy",
+	ap := agent.Approval{ID: envelope.NewID(), Agent: "coder", Kind: "tool", Action: "run tool deploy",
 		Detail: `{"env":"prod"}`, Channel: "feishu", ChatID: "oc_1", Created: now, Deadline: now.Add(time.Hour)}
 	require.NoError(t, ab.PutApproval(ctx, ap))
 	table := s.ok("approvals")
@@ -123,7 +125,7 @@ func operatorCommands(t *testing.T, s *sandbox, be store.Backend) {
 	require.NoError(t, err)
 	require.NotNil(t, got.Decision)
 	assert.True(t, got.Decision.Allow)
-	assert.Equal(t, store.Operator, got.Decision.By)
+	assert.Equal(t, agent.Operator, got.Decision.By)
 	assertOneLineError(t, s.run("approvals", "deny", ap.ID), 1, "decided already (approved by operator)")
 	assertOneLineError(t, s.run("approvals", "deny", "no-such-id"), 1, "no such approval")
 	assertOneLineError(t, s.run("approvals", "approve"), 2, "missing argument ID")

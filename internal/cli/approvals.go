@@ -5,14 +5,14 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/spf13/cobra"
+	"github.com/switchboard-dev/switchboard/agent"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/spf13/cobra"
 )
 
 // approvalLine is an approval as approvals --json prints it.
 type approvalLine struct {
-	store.Approval
+	agent.Approval
 	// State is waiting, approved, denied (decided, not yet picked up by
 	// its agent), or expired (undecided past its deadline: its agent no
 	// longer waits; it counts as denied).
@@ -54,7 +54,7 @@ func (a *app) approvals(ctx context.Context, jsonOut bool) error {
 		return err
 	}
 	defer m.close()
-	var list []store.Approval
+	var list []agent.Approval
 	if op != nil {
 		if list, err = op.Approvals(ctx); err != nil {
 			return err
@@ -104,7 +104,7 @@ func (a *app) approvals(ctx context.Context, jsonOut bool) error {
 	if expired > 0 {
 		_, err = fmt.Fprintf(a.env.Stdout, "%d expired: no agent waits for them (it stopped while waiting); they count as denied. "+
 			"\"switchboard approvals deny ID\" removes one; the agent removes its own when it starts again, "+
-			"and any running agent removes them %s after their deadline.\n", expired, shortDuration(store.ApprovalKeep))
+			"and any running agent removes them %s after their deadline.\n", expired, shortDuration(agent.ApprovalKeep))
 	}
 	return err
 }

@@ -5,12 +5,13 @@ import (
 	"errors"
 	"time"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/switchboard-dev/switchboard/internal/mailbox/operator"
 )
 
 // ErrNoApproval is returned when a decision names no waiting approval.
-var ErrNoApproval = store.ErrNoApproval
+var ErrNoApproval = agent.ErrNoApproval
 
 // Approval is an action an agent asked the operator to allow.
 type Approval struct {

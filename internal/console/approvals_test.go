@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -53,10 +55,10 @@ func TestApprovalsLiveAndDecided(t *testing.T) {
 	}
 	await("event: ready")
 
-	var ab store.ApprovalBook = be
-	waiting := store.Approval{ID: envelope.NewID(), Agent: "ops", Kind: "tool", Action: "run tool deploy", Detail: `{"env":"prod"}`,
+	var ab agent.ApprovalBook = be
+	waiting := agent.Approval{ID: envelope.NewID(), Agent: "ops", Kind: "tool", Action: "run tool deploy", Detail: `{"env":"prod"}`,
 		Channel: "feishu", ChatID: "oc_1", Created: now.Add(-time.Minute), Deadline: now.Add(time.Minute)}
-	expired := store.Approval{ID: envelope.NewID(), Agent: "gone", Kind: "task", Action: "work on a task from lead",
+	expired := agent.Approval{ID: envelope.NewID(), Agent: "gone", Kind: "task", Action: "work on a task from lead",
 		Detail: "release 1.2", Created: now.Add(-time.Hour), Deadline: now.Add(-50 * time.Minute)}
 	require.NoError(t, ab.PutApproval(ctx, expired))
 	require.NoError(t, ab.PutApproval(ctx, waiting))
@@ -74,7 +76,7 @@ func TestApprovalsLiveAndDecided(t *testing.T) {
 	assert.Equal(t, http.StatusConflict, post(t, srv, "/api/action/approve", body(expired.ID), nil), "an expired one is not approved")
 	assert.Equal(t, http.StatusOK, post(t, srv, "/api/action/deny", body(expired.ID), nil), "denying removes it")
 	_, err = ab.GetApproval(ctx, expired.ID)
-	assert.ErrorIs(t, err, store.ErrNoApproval, "removed")
+	assert.ErrorIs(t, err, agent.ErrNoApproval, "removed")
 
 	assert.Equal(t, http.StatusForbidden, post(t, srv, "/api/action/approve", body(waiting.ID), func(r *http.Request) {
 		r.Header.Del(console.TokenHeader)

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/operator"
 )
@@ -95,7 +97,7 @@ func New(cfg Config) (*Console, error) {
 		return nil, err
 	}
 	if _, ok := cfg.Approvals.(NoApprovals); ok {
-		if _, keeps := cfg.Store.(store.ApprovalBook); keeps {
+		if _, keeps := cfg.Store.(agent.ApprovalBook); keeps {
 			cfg.Approvals = StoreApprovals{Operator: op}
 		}
 	}

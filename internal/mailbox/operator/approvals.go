@@ -6,12 +6,14 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
 // approvals returns the store's store.ApprovalBook.
-func (o *Operator) approvals(action string) (store.ApprovalBook, error) {
-	ab, ok := o.cfg.Store.(store.ApprovalBook)
+func (o *Operator) approvals(action string) (agent.ApprovalBook, error) {
+	ab, ok := o.cfg.Store.(agent.ApprovalBook)
 	if !ok {
 		return nil, lacks(action, "keeps no approvals")
 	}
@@ -22,7 +24,7 @@ func (o *Operator) approvals(action string) (store.ApprovalBook, error) {
 // those decided that their agent has not picked up yet. One past its
 // deadline without a decision belongs to an agent that stopped waiting
 // (it stopped or crashed): Expired says so.
-func (o *Operator) Approvals(ctx context.Context) ([]store.Approval, error) {
+func (o *Operator) Approvals(ctx context.Context) ([]agent.Approval, error) {
 	ab, err := o.approvals("approvals")
 	if err != nil {
 		return nil, err
@@ -31,7 +33,7 @@ func (o *Operator) Approvals(ctx context.Context) ([]store.Approval, error) {
 }
 
 // Expired reports whether a waits no more: undecided past its deadline.
-func (o *Operator) Expired(a store.Approval) bool { return a.Expired(o.cfg.Now()) }
+func (o *Operator) Expired(a agent.Approval) bool { return a.Expired(o.cfg.Now()) }
 
 // Decide approves (allow) or denies approval id as the operator, with an
 // optional reason, and records the decision. The first decision stands:
@@ -43,7 +45,7 @@ func (o *Operator) Decide(ctx context.Context, id string, allow bool, reason str
 	if err != nil {
 		return Decided{}, err
 	}
-	if err := store.CheckApprovalID(id); err != nil {
+	if err := agent.CheckApprovalID(id); err != nil {
 		return Decided{}, fmt.Errorf("%w: %v", ErrUsage, err)
 	}
 	a, err := ab.GetApproval(ctx, id)
@@ -53,9 +55,9 @@ func (o *Operator) Decide(ctx context.Context, id string, allow bool, reason str
 	expired := o.Expired(a)
 	if expired && allow {
 		return Decided{Approval: a}, fmt.Errorf("approval %s: %w: its deadline passed at %s and %s no longer waits for it (it stopped); "+
-			"it counts as denied: deny it to remove it", id, store.ErrDecided, a.Deadline.Format("15:04:05"), a.Agent)
+			"it counts as denied: deny it to remove it", id, agent.ErrDecided, a.Deadline.Format("15:04:05"), a.Agent)
 	}
-	d := store.Decision{Allow: allow, By: Actor, Reason: strings.TrimSpace(reason), Time: o.cfg.Now()}
+	d := agent.Decision{Allow: allow, By: Actor, Reason: strings.TrimSpace(reason), Time: o.cfg.Now()}
 	a, err = ab.DecideApproval(ctx, id, d)
 	if err != nil {
 		return Decided{Approval: a}, err
@@ -74,7 +76,7 @@ func (o *Operator) Decide(ctx context.Context, id string, allow bool, reason str
 
 // Decided is an approval as the operator's decision left it.
 type Decided struct {
-	store.Approval
+	agent.Approval
 	// Removed is set when the approval had expired: denying it removed it.
 	Removed bool
 }
@@ -82,5 +84,5 @@ type Decided struct {
 // IsNotFound reports whether err says an action named nothing that
 // exists: no such set-aside message, no such approval.
 func IsNotFound(err error) bool {
-	return errors.Is(err, store.ErrNotSetAside) || errors.Is(err, store.ErrNoApproval)
+	return errors.Is(err, store.ErrNotSetAside) || errors.Is(err, agent.ErrNoApproval)
 }

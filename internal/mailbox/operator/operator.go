@@ -7,12 +7,14 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
 // Actor is the agent id the operator acts as: the sender of what the
 // operator sends and the actor of every operator entry in the audit log.
-const Actor = store.Operator
+const Actor = agent.Operator
 
 // MetaSentBy is the metadata key set on what the operator sends in an
 // agent's name (a cancel): its value is Actor.

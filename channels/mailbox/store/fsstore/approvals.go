@@ -10,9 +10,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/google/uuid"
+	"github.com/switchboard-dev/switchboard/agent"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/google/uuid"
 )
 
 // approvalsDir is the folder under the root that holds the approvals
@@ -25,11 +25,11 @@ const approvalsDir = "_approvals"
 // maxApprovalBytes caps one approval record.
 const maxApprovalBytes = 64 << 10
 
-var _ store.ApprovalBook = (*Store)(nil)
+var _ agent.ApprovalBook = (*Store)(nil)
 
 // approvalPaths returns the files of approval id, after checking id.
 func (s *Store) approvalPaths(id string) (question, decision string, err error) {
-	if err := store.CheckApprovalID(id); err != nil {
+	if err := agent.CheckApprovalID(id); err != nil {
 		return "", "", err
 	}
 	dir := filepath.Join(s.root, approvalsDir)
@@ -55,7 +55,7 @@ func (s *Store) approvalDir(create bool) (string, error) {
 }
 
 // PutApproval implements store.ApprovalBook.
-func (s *Store) PutApproval(_ context.Context, a store.Approval) error {
+func (s *Store) PutApproval(_ context.Context, a agent.Approval) error {
 	question, _, err := s.approvalPaths(a.ID)
 	if err != nil {
 		return err
@@ -106,25 +106,25 @@ func (s *Store) createExclusive(path string, data []byte) error {
 }
 
 // GetApproval implements store.ApprovalBook.
-func (s *Store) GetApproval(_ context.Context, id string) (store.Approval, error) {
+func (s *Store) GetApproval(_ context.Context, id string) (agent.Approval, error) {
 	question, decision, err := s.approvalPaths(id)
 	if err != nil {
-		return store.Approval{}, err
+		return agent.Approval{}, err
 	}
 	if _, err := s.approvalDir(false); errors.Is(err, fs.ErrNotExist) {
-		return store.Approval{}, fmt.Errorf("approval %s: %w", id, store.ErrNoApproval)
+		return agent.Approval{}, fmt.Errorf("approval %s: %w", id, agent.ErrNoApproval)
 	} else if err != nil {
-		return store.Approval{}, err
+		return agent.Approval{}, err
 	}
 	return readApproval(question, decision, id)
 }
 
 // readApproval reads a question and its decision, if any.
-func readApproval(question, decision, id string) (store.Approval, error) {
-	var a store.Approval
+func readApproval(question, decision, id string) (agent.Approval, error) {
+	var a agent.Approval
 	data, err := readRegular(question, maxApprovalBytes)
 	if errors.Is(err, fs.ErrNotExist) {
-		return a, fmt.Errorf("approval %s: %w", id, store.ErrNoApproval)
+		return a, fmt.Errorf("approval %s: %w", id, agent.ErrNoApproval)
 	}
 	if err != nil {
 		return a, fmt.Errorf("approval %s: %w", id, err)
@@ -139,7 +139,7 @@ func readApproval(question, decision, id string) (store.Approval, error) {
 	case err != nil:
 		return a, fmt.Errorf("approval %s: %w", id, err)
 	default:
-		var d store.Decision
+		var d agent.Decision
 		if err := json.Unmarshal(data, &d); err != nil {
 			return a, fmt.Errorf("approval %s: %s: %w", id, decision, err)
 		}
@@ -153,10 +153,10 @@ func readApproval(question, decision, id string) (store.Approval, error) {
 
 // ListApprovals implements store.ApprovalBook. Records that cannot be read
 // are skipped with a warning.
-func (s *Store) ListApprovals(ctx context.Context) ([]store.Approval, error) {
+func (s *Store) ListApprovals(ctx context.Context) ([]agent.Approval, error) {
 	dir, err := s.approvalDir(false)
 	if errors.Is(err, fs.ErrNotExist) {
-		return []store.Approval{}, nil
+		return []agent.Approval{}, nil
 	}
 	if err != nil {
 		return nil, err
@@ -165,7 +165,7 @@ func (s *Store) ListApprovals(ctx context.Context) ([]store.Approval, error) {
 	if err != nil {
 		return nil, fmt.Errorf("approvals: %w", err)
 	}
-	out := []store.Approval{}
+	out := []agent.Approval{}
 	for _, e := range entries {
 		id, ok := strings.CutSuffix(e.Name(), ".json")
 		if !ok || strings.HasPrefix(id, ".") || strings.HasSuffix(id, ".decision") {
@@ -179,7 +179,7 @@ func (s *Store) ListApprovals(ctx context.Context) ([]store.Approval, error) {
 			continue
 		}
 		a, err := readApproval(question, decision, id)
-		if errors.Is(err, store.ErrNoApproval) {
+		if errors.Is(err, agent.ErrNoApproval) {
 			continue // deleted meanwhile
 		}
 		if err != nil {
@@ -188,18 +188,18 @@ func (s *Store) ListApprovals(ctx context.Context) ([]store.Approval, error) {
 		}
 		out = append(out, a)
 	}
-	store.SortApprovals(out)
+	agent.SortApprovals(out)
 	return out, nil
 }
 
 // DecideApproval implements store.ApprovalBook: the decision file is
 // created exclusively, so the first decider wins.
-func (s *Store) DecideApproval(ctx context.Context, id string, d store.Decision) (store.Approval, error) {
+func (s *Store) DecideApproval(ctx context.Context, id string, d agent.Decision) (agent.Approval, error) {
 	a, err := s.GetApproval(ctx, id)
 	if err != nil {
 		return a, err
 	}
-	if err := store.ErrIfDecided(a); err != nil {
+	if err := agent.ErrIfDecided(a); err != nil {
 		return a, err
 	}
 	_, decision, _ := s.approvalPaths(id)
@@ -213,10 +213,10 @@ func (s *Store) DecideApproval(ctx context.Context, id string, d store.Decision)
 		if err != nil {
 			return a, err
 		}
-		if err := store.ErrIfDecided(a); err != nil {
+		if err := agent.ErrIfDecided(a); err != nil {
 			return a, err
 		}
-		return a, fmt.Errorf("approval %s: %w", id, store.ErrDecided) // and removed since
+		return a, fmt.Errorf("approval %s: %w", id, agent.ErrDecided) // and removed since
 	}
 	if err != nil {
 		return a, fmt.Errorf("decide approval %s: %w", id, err)

@@ -7,11 +7,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
 // An approval file that decodes but holds no approval (null, {}, a
@@ -25,7 +26,7 @@ func TestApprovalRecordThatIsNoApprovalIsSkipped(t *testing.T) {
 	defer s.Close()
 	ctx := context.Background()
 	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
-	good := store.Approval{ID: envelope.NewID(), Agent: "bob", Kind: "tool", Action: "run tool x",
+	good := agent.Approval{ID: envelope.NewID(), Agent: "bob", Kind: "tool", Action: "run tool x",
 		Created: now, Deadline: now.Add(time.Minute)}
 	require.NoError(t, s.PutApproval(ctx, good))
 	dir, err := s.approvalDir(false)
@@ -42,7 +43,7 @@ func TestApprovalRecordThatIsNoApprovalIsSkipped(t *testing.T) {
 		_, err := s.GetApproval(ctx, id)
 		assert.Error(t, err, name)
 		if name != "not json" {
-			assert.ErrorIs(t, err, store.ErrBadApproval, name)
+			assert.ErrorIs(t, err, agent.ErrBadApproval, name)
 		}
 	}
 	list, err := s.ListApprovals(ctx)

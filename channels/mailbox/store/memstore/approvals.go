@@ -6,14 +6,14 @@ import (
 	"maps"
 	"slices"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/agent"
 )
 
-var _ store.ApprovalBook = (*Store)(nil)
+var _ agent.ApprovalBook = (*Store)(nil)
 
 // PutApproval implements store.ApprovalBook.
-func (s *Store) PutApproval(ctx context.Context, a store.Approval) error {
-	if err := store.CheckApprovalID(a.ID); err != nil {
+func (s *Store) PutApproval(ctx context.Context, a agent.Approval) error {
+	if err := agent.CheckApprovalID(a.ID); err != nil {
 		return err
 	}
 	if a.Decision != nil {
@@ -32,22 +32,22 @@ func (s *Store) PutApproval(ctx context.Context, a store.Approval) error {
 }
 
 // GetApproval implements store.ApprovalBook.
-func (s *Store) GetApproval(ctx context.Context, id string) (store.Approval, error) {
-	if err := store.CheckApprovalID(id); err != nil {
-		return store.Approval{}, err
+func (s *Store) GetApproval(ctx context.Context, id string) (agent.Approval, error) {
+	if err := agent.CheckApprovalID(id); err != nil {
+		return agent.Approval{}, err
 	}
 	if err := s.checkOpen(ctx); err != nil {
-		return store.Approval{}, err
+		return agent.Approval{}, err
 	}
 	s.hub.mu.Lock()
 	defer s.hub.mu.Unlock()
 	return s.approvalLocked(id)
 }
 
-func (s *Store) approvalLocked(id string) (store.Approval, error) {
+func (s *Store) approvalLocked(id string) (agent.Approval, error) {
 	a, ok := s.hub.approvals[id]
 	if !ok {
-		return a, fmt.Errorf("approval %s: %w", id, store.ErrNoApproval)
+		return a, fmt.Errorf("approval %s: %w", id, agent.ErrNoApproval)
 	}
 	if a.Decision != nil {
 		d := *a.Decision
@@ -57,28 +57,28 @@ func (s *Store) approvalLocked(id string) (store.Approval, error) {
 }
 
 // ListApprovals implements store.ApprovalBook.
-func (s *Store) ListApprovals(ctx context.Context) ([]store.Approval, error) {
+func (s *Store) ListApprovals(ctx context.Context) ([]agent.Approval, error) {
 	if err := s.checkOpen(ctx); err != nil {
 		return nil, err
 	}
 	s.hub.mu.Lock()
 	defer s.hub.mu.Unlock()
-	out := []store.Approval{}
+	out := []agent.Approval{}
 	for _, id := range slices.Sorted(maps.Keys(s.hub.approvals)) {
 		a, _ := s.approvalLocked(id)
 		out = append(out, a)
 	}
-	store.SortApprovals(out)
+	agent.SortApprovals(out)
 	return out, nil
 }
 
 // DecideApproval implements store.ApprovalBook.
-func (s *Store) DecideApproval(ctx context.Context, id string, d store.Decision) (store.Approval, error) {
-	if err := store.CheckApprovalID(id); err != nil {
-		return store.Approval{}, err
+func (s *Store) DecideApproval(ctx context.Context, id string, d agent.Decision) (agent.Approval, error) {
+	if err := agent.CheckApprovalID(id); err != nil {
+		return agent.Approval{}, err
 	}
 	if err := s.checkOpen(ctx); err != nil {
-		return store.Approval{}, err
+		return agent.Approval{}, err
 	}
 	s.hub.mu.Lock()
 	defer s.hub.mu.Unlock()
@@ -86,7 +86,7 @@ func (s *Store) DecideApproval(ctx context.Context, id string, d store.Decision)
 	if err != nil {
 		return a, err
 	}
-	if err := store.ErrIfDecided(a); err != nil {
+	if err := agent.ErrIfDecided(a); err != nil {
 		return a, err
 	}
 	a.Decision = &d
@@ -96,7 +96,7 @@ func (s *Store) DecideApproval(ctx context.Context, id string, d store.Decision)
 
 // DeleteApproval implements store.ApprovalBook.
 func (s *Store) DeleteApproval(ctx context.Context, id string) error {
-	if err := store.CheckApprovalID(id); err != nil {
+	if err := agent.CheckApprovalID(id); err != nil {
 		return err
 	}
 	if err := s.checkOpen(ctx); err != nil {

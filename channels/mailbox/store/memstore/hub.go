@@ -5,6 +5,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
@@ -26,13 +28,13 @@ type Hub struct {
 	seq     uint64
 	audit   []store.Event // the audit log; the last AuditKeep entries count
 	// approvals are the approvals agents wait for, by id.
-	approvals map[string]store.Approval
+	approvals map[string]agent.Approval
 }
 
 // NewHub returns an empty hub.
 func NewHub() *Hub {
 	return &Hub{inboxes: map[string]*queue{}, cards: map[string][]byte{}, state: map[string][]byte{},
-		approvals: map[string]store.Approval{}}
+		approvals: map[string]agent.Approval{}}
 }
 
 // Options configures a Store. Zero values take the defaults.

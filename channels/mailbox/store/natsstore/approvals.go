@@ -7,9 +7,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/nats-io/nats.go/jetstream"
+	"github.com/switchboard-dev/switchboard/agent"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/nats-io/nats.go/jetstream"
 )
 
 // The keys of an approval in the state bucket: _approval.<id> holds the
@@ -21,11 +21,11 @@ const (
 	decisionKeyPrefix = "_decision."
 )
 
-var _ store.ApprovalBook = (*Store)(nil)
+var _ agent.ApprovalBook = (*Store)(nil)
 
 // PutApproval implements store.ApprovalBook.
-func (s *Store) PutApproval(ctx context.Context, a store.Approval) error {
-	if err := store.CheckApprovalID(a.ID); err != nil {
+func (s *Store) PutApproval(ctx context.Context, a agent.Approval) error {
+	if err := agent.CheckApprovalID(a.ID); err != nil {
 		return err
 	}
 	if a.Decision != nil {
@@ -45,17 +45,17 @@ func (s *Store) PutApproval(ctx context.Context, a store.Approval) error {
 }
 
 // GetApproval implements store.ApprovalBook.
-func (s *Store) GetApproval(ctx context.Context, id string) (store.Approval, error) {
-	if err := store.CheckApprovalID(id); err != nil {
-		return store.Approval{}, err
+func (s *Store) GetApproval(ctx context.Context, id string) (agent.Approval, error) {
+	if err := agent.CheckApprovalID(id); err != nil {
+		return agent.Approval{}, err
 	}
 	if err := s.checkOpen(ctx); err != nil {
-		return store.Approval{}, err
+		return agent.Approval{}, err
 	}
-	var a store.Approval
+	var a agent.Approval
 	e, err := s.state.Get(ctx, approvalKeyPrefix+id)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		return a, fmt.Errorf("approval %s: %w", id, store.ErrNoApproval)
+		return a, fmt.Errorf("approval %s: %w", id, agent.ErrNoApproval)
 	}
 	if err != nil {
 		return a, fmt.Errorf("approval %s: %w", id, err)
@@ -70,7 +70,7 @@ func (s *Store) GetApproval(ctx context.Context, id string) (store.Approval, err
 	case err != nil:
 		return a, fmt.Errorf("approval %s: %w", id, err)
 	default:
-		var d store.Decision
+		var d agent.Decision
 		if err := json.Unmarshal(e.Value(), &d); err != nil {
 			return a, fmt.Errorf("approval %s: decision: %w", id, err)
 		}
@@ -84,7 +84,7 @@ func (s *Store) GetApproval(ctx context.Context, id string) (store.Approval, err
 
 // ListApprovals implements store.ApprovalBook. Records that cannot be read
 // are skipped with a warning.
-func (s *Store) ListApprovals(ctx context.Context) ([]store.Approval, error) {
+func (s *Store) ListApprovals(ctx context.Context) ([]agent.Approval, error) {
 	if err := s.checkOpen(ctx); err != nil {
 		return nil, err
 	}
@@ -92,10 +92,10 @@ func (s *Store) ListApprovals(ctx context.Context) ([]store.Approval, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := []store.Approval{}
+	out := []agent.Approval{}
 	for _, id := range ids {
 		a, err := s.GetApproval(ctx, id)
-		if errors.Is(err, store.ErrNoApproval) {
+		if errors.Is(err, agent.ErrNoApproval) {
 			continue // deleted meanwhile
 		}
 		if err != nil {
@@ -107,18 +107,18 @@ func (s *Store) ListApprovals(ctx context.Context) ([]store.Approval, error) {
 		}
 		out = append(out, a)
 	}
-	store.SortApprovals(out)
+	agent.SortApprovals(out)
 	return out, nil
 }
 
 // DecideApproval implements store.ApprovalBook: the decision key is
 // created, so the first decider wins.
-func (s *Store) DecideApproval(ctx context.Context, id string, d store.Decision) (store.Approval, error) {
+func (s *Store) DecideApproval(ctx context.Context, id string, d agent.Decision) (agent.Approval, error) {
 	a, err := s.GetApproval(ctx, id)
 	if err != nil {
 		return a, err
 	}
-	if err := store.ErrIfDecided(a); err != nil {
+	if err := agent.ErrIfDecided(a); err != nil {
 		return a, err
 	}
 	data, err := json.Marshal(d)
@@ -132,12 +132,12 @@ func (s *Store) DecideApproval(ctx context.Context, id string, d store.Decision)
 			return a, err
 		}
 		if a.Decision == nil {
-			return a, fmt.Errorf("approval %s: %w", id, store.ErrDecided)
+			return a, fmt.Errorf("approval %s: %w", id, agent.ErrDecided)
 		}
-		if err := store.ErrIfDecided(a); err != nil {
+		if err := agent.ErrIfDecided(a); err != nil {
 			return a, err
 		}
-		return a, fmt.Errorf("approval %s: %w", id, store.ErrDecided) // and removed since
+		return a, fmt.Errorf("approval %s: %w", id, agent.ErrDecided) // and removed since
 	}
 	if err != nil {
 		return a, fmt.Errorf("decide approval %s: %w", id, err)
@@ -149,7 +149,7 @@ func (s *Store) DecideApproval(ctx context.Context, id string, d store.Decision)
 // DeleteApproval implements store.ApprovalBook: both keys are purged (no
 // history is kept of them), the question first.
 func (s *Store) DeleteApproval(ctx context.Context, id string) error {
-	if err := store.CheckApprovalID(id); err != nil {
+	if err := agent.CheckApprovalID(id); err != nil {
 		return err
 	}
 	if err := s.checkOpen(ctx); err != nil {

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 
 	"github.com/stretchr/testify/assert"
@@ -107,7 +109,7 @@ func (s *suite) testDeclared(t *testing.T) {
 	check(s.feat.Sweep(), in, ok)
 	_, ok = in.(store.Pruner)
 	check(s.feat.Prune(), in, ok)
-	_, ok = be.(store.ApprovalBook)
+	_, ok = be.(agent.ApprovalBook)
 	check(s.feat.Approvals(), be, ok)
 }
 

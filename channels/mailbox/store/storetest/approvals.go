@@ -5,11 +5,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/agent"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
@@ -18,8 +19,8 @@ import (
 // deciders, and a deleted approval is gone.
 func (s *suite) testApprovals(t *testing.T) {
 	w := s.world(t)
-	agent := Need[store.ApprovalBook](t, s.feat.Approvals(), w.open(t, nil))
-	other := Need[store.ApprovalBook](t, s.feat.Approvals(), w.open(t, nil))
+	book := Need[agent.ApprovalBook](t, s.feat.Approvals(), w.open(t, nil))
+	other := Need[agent.ApprovalBook](t, s.feat.Approvals(), w.open(t, nil))
 	ctx := testkit.Ctx(t)
 
 	list, err := other.ListApprovals(ctx)
@@ -27,16 +28,16 @@ func (s *suite) testApprovals(t *testing.T) {
 	assert.Empty(t, list, "nothing waits yet")
 
 	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
-	first := store.Approval{ID: envelope.NewID(), Agent: "bob", Kind: "tool", Action: "run tool write_file",
+	first := agent.Approval{ID: envelope.NewID(), Agent: "bob", Kind: "tool", Action: "run tool write_file",
 		Detail: `{"path":"x"}`, Channel: "feishu", ChatID: "c1", Created: now, Deadline: now.Add(5 * time.Minute)}
 	second := first
 	second.ID, second.Created = envelope.NewID(), now.Add(time.Second)
-	require.NoError(t, agent.PutApproval(ctx, second))
-	require.NoError(t, agent.PutApproval(ctx, first))
-	assert.Error(t, agent.PutApproval(ctx, first), "an id that exists is refused")
+	require.NoError(t, book.PutApproval(ctx, second))
+	require.NoError(t, book.PutApproval(ctx, first))
+	assert.Error(t, book.PutApproval(ctx, first), "an id that exists is refused")
 	decided := first
-	decided.ID, decided.Decision = envelope.NewID(), &store.Decision{Allow: true}
-	assert.Error(t, agent.PutApproval(ctx, decided), "a new approval has no decision")
+	decided.ID, decided.Decision = envelope.NewID(), &agent.Decision{Allow: true}
+	assert.Error(t, book.PutApproval(ctx, decided), "a new approval has no decision")
 
 	list, err = other.ListApprovals(ctx)
 	require.NoError(t, err)
@@ -52,11 +53,11 @@ func (s *suite) testApprovals(t *testing.T) {
 	results := make([]error, 8)
 	for i := range results {
 		wg.Go(func() {
-			be := agent
+			be := book
 			if i%2 == 1 {
 				be = other
 			}
-			_, results[i] = be.DecideApproval(ctx, first.ID, store.Decision{Allow: i%2 == 0, By: "decider", Time: now})
+			_, results[i] = be.DecideApproval(ctx, first.ID, agent.Decision{Allow: i%2 == 0, By: "decider", Time: now})
 		})
 	}
 	wg.Wait()
@@ -65,35 +66,35 @@ func (s *suite) testApprovals(t *testing.T) {
 		if err == nil {
 			wins++
 		} else {
-			assert.ErrorIs(t, err, store.ErrDecided)
+			assert.ErrorIs(t, err, agent.ErrDecided)
 		}
 	}
 	assert.Equal(t, 1, wins, "the first decision stands: %v", results)
-	got, err := agent.GetApproval(ctx, first.ID)
+	got, err := book.GetApproval(ctx, first.ID)
 	require.NoError(t, err)
 	require.NotNil(t, got.Decision)
 	assert.Equal(t, "decider", got.Decision.By)
-	again, err := other.DecideApproval(ctx, first.ID, store.Decision{Allow: !got.Decision.Allow, By: "late"})
-	require.ErrorIs(t, err, store.ErrDecided)
+	again, err := other.DecideApproval(ctx, first.ID, agent.Decision{Allow: !got.Decision.Allow, By: "late"})
+	require.ErrorIs(t, err, agent.ErrDecided)
 	assert.Equal(t, got.Decision.Allow, again.Decision.Allow, "a late decider learns the decision that stands")
 
 	got, err = other.GetApproval(ctx, second.ID)
 	require.NoError(t, err)
 	assert.Nil(t, got.Decision, "the other approval still waits")
 
-	require.NoError(t, agent.DeleteApproval(ctx, first.ID))
-	require.NoError(t, agent.DeleteApproval(ctx, first.ID), "deleting again is no error")
+	require.NoError(t, book.DeleteApproval(ctx, first.ID))
+	require.NoError(t, book.DeleteApproval(ctx, first.ID), "deleting again is no error")
 	_, err = other.GetApproval(ctx, first.ID)
-	assert.ErrorIs(t, err, store.ErrNoApproval)
-	_, err = other.DecideApproval(ctx, first.ID, store.Decision{Allow: true})
-	assert.ErrorIs(t, err, store.ErrNoApproval)
+	assert.ErrorIs(t, err, agent.ErrNoApproval)
+	_, err = other.DecideApproval(ctx, first.ID, agent.Decision{Allow: true})
+	assert.ErrorIs(t, err, agent.ErrNoApproval)
 	list, err = other.ListApprovals(ctx)
 	require.NoError(t, err)
 	require.Len(t, list, 1)
 	assert.Equal(t, second.ID, list[0].ID)
 
 	for _, id := range []string{"", "../x", "a/b", "a.b"} {
-		_, err := agent.GetApproval(ctx, id)
-		assert.ErrorIs(t, err, store.ErrNoApproval, "id %q", id)
+		_, err := book.GetApproval(ctx, id)
+		assert.ErrorIs(t, err, agent.ErrNoApproval, "id %q", id)
 	}
 }

@@ -1,4 +1,4 @@
-package store
+package agent
 
 import (
 	"context"
@@ -124,7 +124,7 @@ func (d Decision) Verb() string {
 	return "denied"
 }
 
-// ApprovalBook is a Backend that keeps the approvals agents wait for, so
+// ApprovalBook keeps the approvals agents wait for, so
 // that any process (the command line, the console) can list and decide
 // them. The folder store keeps a record per approval under _approvals/,
 // the NATS store a key per approval in its state bucket.
