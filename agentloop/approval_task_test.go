@@ -12,6 +12,7 @@ import (
 	"github.com/switchboard-dev/switchboard/agentloop"
 	"github.com/switchboard-dev/switchboard/agentloop/provider/scripted"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/memstore"
 	"github.com/switchboard-dev/switchboard/clock"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
@@ -26,8 +27,9 @@ import (
 func TestTaskApproval(t *testing.T) {
 	t.Parallel()
 	clk := clock.NewManual(time.Now())
-	book := memstore.New(memstore.Options{})
-	t.Cleanup(func() { book.Close() })
+	st := store.New(memstore.New(memstore.Options{}), nil)
+	t.Cleanup(func() { st.Close() })
+	book := st.Approvals()
 	rec := &recorder{next: scripted.New()}
 	audit := &audit{}
 	s := start(t, agentloop.Config{Provider: rec, AgentID: "coder",

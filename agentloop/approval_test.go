@@ -111,7 +111,7 @@ func TestApprovalTimesOutDenied(t *testing.T) {
 func TestApprovalDecidedByAnotherProcess(t *testing.T) {
 	t.Parallel()
 	clk := clock.NewManual(time.Now())
-	book := memstore.New(memstore.Options{})
+	book := store.New(memstore.New(memstore.Options{}), nil).Approvals()
 	s, deploy, _ := approvalLoop(t, clk, book)
 	ctx := testkit.Ctx(t)
 	s.send(t, user("c3", "deploy it"))

@@ -12,7 +12,7 @@ import (
 )
 
 // errNoBook is the error of an approval asked before the mailbox's store
-// is open, or of a store that keeps no approvals.
+// is open.
 var errNoBook = errors.New("the mailbox store keeps no approvals")
 
 // mailboxBook keeps the loop's approvals in the mailbox's store, where
@@ -26,11 +26,11 @@ type mailboxBook struct {
 var _ agent.ApprovalBook = mailboxBook{}
 
 func (b mailboxBook) book() (agent.ApprovalBook, error) {
-	ab, ok := b.mb.Backend().(agent.ApprovalBook)
-	if !ok {
+	st := b.mb.Backend()
+	if st == nil {
 		return nil, errNoBook
 	}
-	return ab, nil
+	return st.Approvals(), nil
 }
 
 // PutApproval implements store.ApprovalBook. An approval asked in the turn
@@ -92,8 +92,8 @@ func (b mailboxBook) DeleteApproval(ctx context.Context, id string) error {
 
 // record appends ev to the mailbox store's audit log, when it keeps one.
 func (b mailboxBook) record(ctx context.Context, ev store.Event) {
-	if a, ok := b.mb.Backend().(store.Auditor); ok {
-		if err := a.Record(ctx, ev); err != nil {
+	if st := b.mb.Backend(); st != nil {
+		if err := st.Record(ctx, ev); err != nil && !errors.Is(err, store.ErrNotSupported) {
 			b.log.Warn("approval not recorded in the audit log", "id", ev.Ref, "err", err)
 		}
 	}

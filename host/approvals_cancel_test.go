@@ -32,7 +32,7 @@ func TestApprovalOfATaskCanceledBeforeItWasAskedIsDenied(t *testing.T) {
 	cfg := mailbox.DefaultConfig()
 	cfg.AgentID, cfg.MailboxesRoot, cfg.Fsync = "coder", st.Root(), false
 	b := bus.New(8)
-	mb, err := mailbox.New(cfg, b, mailbox.Options{Backend: st})
+	mb, err := mailbox.New(cfg, b, mailbox.Options{Backend: store.New(st, nil)})
 	require.NoError(t, err)
 	require.NoError(t, mb.Start(context.Background()))
 	t.Cleanup(func() { _ = mb.Stop(testkit.Ctx(t)); b.Close() })

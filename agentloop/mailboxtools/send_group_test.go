@@ -11,6 +11,7 @@ import (
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
@@ -98,7 +99,7 @@ func TestSendMessageToAllThroughTheChannel(t *testing.T) {
 		cfg := mailbox.DefaultConfig()
 		cfg.AgentID, cfg.MailboxesRoot, cfg.Fsync, cfg.Roles = id, st.Root(), false, roles
 		b := bus.New(8)
-		c, err := mailbox.New(cfg, b, mailbox.Options{Backend: st})
+		c, err := mailbox.New(cfg, b, mailbox.Options{Backend: store.New(st, nil)})
 		require.NoError(t, err)
 		require.NoError(t, c.Start(ctx))
 		t.Cleanup(func() { require.NoError(t, c.Stop(context.WithoutCancel(ctx))) })

@@ -68,7 +68,7 @@ func readProbe(in bus.InboundMessage) (seq int, sentNs int64, ok bool) {
 // default configuration opens (filesystem, audit log on), as the channel's
 // Post and `switchboard send` do.
 type sender struct {
-	st   store.Backend
+	st   *store.Store
 	text string
 }
 

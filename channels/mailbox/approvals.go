@@ -27,10 +27,7 @@ const (
 // from the store (it polls it) and goes on, so the task's approval is
 // neither asked of a person any longer nor left to time out.
 func (c *Channel) denyTaskApprovals(ctx context.Context, taskID, by string) {
-	ab, ok := c.backend.(agent.ApprovalBook)
-	if !ok {
-		return
-	}
+	ab := c.backend.Approvals()
 	list, err := ab.ListApprovals(ctx)
 	if err != nil {
 		c.Logger().Warn("approvals of a canceled task not denied", "task", taskID, "err", err)
@@ -55,10 +52,7 @@ func (c *Channel) denyTaskApprovals(ctx context.Context, taskID, by string) {
 // It runs at Start, once the inbox is this process's and before any turn
 // can ask.
 func (c *Channel) tidyOwnApprovals(ctx context.Context) {
-	ab, ok := c.backend.(agent.ApprovalBook)
-	if !ok {
-		return
-	}
+	ab := c.backend.Approvals()
 	list, err := ab.ListApprovals(ctx)
 	if err != nil {
 		c.Logger().Warn("approvals of a previous run not checked", "err", err)
@@ -78,10 +72,7 @@ func (c *Channel) tidyOwnApprovals(ctx context.Context) {
 // never picked up, or expired without a decision (denied first). Any
 // running agent does it, with the rest of its maintenance.
 func (c *Channel) pruneApprovals(ctx context.Context) {
-	ab, ok := c.backend.(agent.ApprovalBook)
-	if !ok {
-		return
-	}
+	ab := c.backend.Approvals()
 	list, err := ab.ListApprovals(ctx)
 	if err != nil {
 		if ctx.Err() == nil {

@@ -30,9 +30,9 @@ func TestStartRemovesOwnApprovalsAndPrunesStaleOnes(t *testing.T) {
 	put := func(id string, created, deadline time.Duration, d *agent.Decision) agent.Approval {
 		a := agent.Approval{ID: envelope.NewID(), Agent: id, Kind: "tool", Action: "run tool deploy",
 			Created: now.Add(created), Deadline: now.Add(deadline)}
-		require.NoError(t, w.store.PutApproval(ctx, a))
+		require.NoError(t, w.st.Approvals().PutApproval(ctx, a))
 		if d != nil {
-			_, err := w.store.DecideApproval(ctx, a.ID, *d)
+			_, err := w.st.Approvals().DecideApproval(ctx, a.ID, *d)
 			require.NoError(t, err)
 		}
 		return a
@@ -46,7 +46,7 @@ func TestStartRemovesOwnApprovalsAndPrunesStaleOnes(t *testing.T) {
 
 	w.start("coder", func(c *mailbox.Config) { c.PruneInterval = 600 })
 	for _, a := range []agent.Approval{ownWaiting, ownDecided} {
-		_, err := w.store.GetApproval(ctx, a.ID)
+		_, err := w.st.Approvals().GetApproval(ctx, a.ID)
 		assert.ErrorIs(t, err, agent.ErrNoApproval, "removed at start, before Start returns")
 	}
 	reasonOf := func(a agent.Approval) string {
@@ -58,7 +58,7 @@ func TestStartRemovesOwnApprovalsAndPrunesStaleOnes(t *testing.T) {
 	assert.Equal(t, "removed, its agent never picked the decision up: denied by u_1: run tool deploy", reasonOf(othersDecidedOld))
 
 	ids := func() []string {
-		list, err := w.store.ListApprovals(ctx)
+		list, err := w.st.Approvals().ListApprovals(ctx)
 		require.NoError(t, err)
 		var out []string
 		for _, a := range list {
@@ -73,7 +73,7 @@ func TestStartRemovesOwnApprovalsAndPrunesStaleOnes(t *testing.T) {
 
 	w.clock.Add(time.Hour) // the next round of maintenance: othersRecent expired 70 minutes ago
 	reasonOf(othersRecent)
-	_, err := w.store.GetApproval(ctx, othersRecent.ID)
+	_, err := w.st.Approvals().GetApproval(ctx, othersRecent.ID)
 	assert.ErrorIs(t, err, agent.ErrNoApproval)
 }
 
@@ -95,7 +95,7 @@ func TestCancelDeniesTheTasksApprovals(t *testing.T) {
 	put := func(id, taskID string) agent.Approval {
 		ap := agent.Approval{ID: envelope.NewID(), Agent: id, Kind: "task", Action: "work on a task from boss",
 			TaskID: taskID, Created: now, Deadline: now.Add(time.Hour)}
-		require.NoError(t, e.store.PutApproval(ctx, ap))
+		require.NoError(t, e.st.Approvals().PutApproval(ctx, ap))
 		return ap
 	}
 	mine, otherTask, otherAgent := put("coder", "t1"), put("coder", "t2"), put("ops", "t1")
@@ -105,14 +105,14 @@ func TestCancelDeniesTheTasksApprovals(t *testing.T) {
 	e.deliver(t, cancel)
 	e.waitEvent(t, store.EventProcessed, req.ID) // t1 is handled by its cancel, after its approvals are denied
 
-	got, err := e.store.GetApproval(ctx, mine.ID)
+	got, err := e.st.Approvals().GetApproval(ctx, mine.ID)
 	require.NoError(t, err)
 	require.NotNil(t, got.Decision, "the canceled task's approval is decided")
 	assert.False(t, got.Decision.Allow)
 	assert.Equal(t, mailbox.ByCancel, got.Decision.By)
 	assert.Equal(t, "the task was canceled by boss", got.Decision.Reason)
 	for _, id := range []string{otherTask.ID, otherAgent.ID} {
-		got, err := e.store.GetApproval(ctx, id)
+		got, err := e.st.Approvals().GetApproval(ctx, id)
 		require.NoError(t, err)
 		assert.Nil(t, got.Decision, "others still wait")
 	}

@@ -2,6 +2,7 @@ package mailbox
 
 import (
 	"context"
+	"errors"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
@@ -10,17 +11,13 @@ import (
 // record reports ev to the store's audit log, when it keeps one. The
 // audit log never stops the mailbox: a failure is logged.
 func (c *Channel) record(ctx context.Context, ev store.Event) {
-	a, ok := c.backend.(store.Auditor)
-	if !ok {
-		return
-	}
 	if ev.Time.IsZero() {
 		ev.Time = c.clk.Now()
 	}
 	if ev.Agent == "" {
 		ev.Agent = c.cfg.AgentID
 	}
-	if err := a.Record(context.WithoutCancel(ctx), ev); err != nil {
+	if err := c.backend.Record(context.WithoutCancel(ctx), ev); err != nil && !errors.Is(err, store.ErrNotSupported) {
 		c.Logger().Warn("audit log not written", "kind", ev.Kind, "id", ev.MessageID, "err", err)
 	}
 }

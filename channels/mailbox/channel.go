@@ -29,7 +29,7 @@ type Judge func(ctx context.Context, task bus.InboundMessage) (accept bool, reas
 type Options struct {
 	// Backend is the store to use; nil opens the one the config names (and
 	// the channel closes it on Stop).
-	Backend store.Backend
+	Backend *store.Store
 	// Observer receives the store's events when the channel opens the
 	// backend itself.
 	Observer store.Observer
@@ -44,7 +44,7 @@ type Options struct {
 type Channel struct {
 	channels.Base
 	cfg         Config
-	backend     store.Backend
+	backend     *store.Store
 	ownsBackend bool
 	observer    store.Observer
 	meter       Meter // see SetMeter
@@ -62,7 +62,7 @@ type Channel struct {
 	budgets Budgets          // see SetBudgets
 	sent    *tasks.Delegated // tasks this agent delegated
 	replies *replies.Ledger  // requests owed a reply, both ways
-	inbox   store.Inbox
+	inbox   *store.Inbox
 	guard   *limits.Guard // rate limits and breakers, made by Start
 	intake  intake        // the receive loop, which StopReceiving ends first
 	cancel  context.CancelFunc
@@ -103,7 +103,7 @@ func (c *Channel) Config() Config { return c.cfg }
 
 // Backend returns the store the channel uses (nil before Start when the
 // channel opens its own).
-func (c *Channel) Backend() store.Backend {
+func (c *Channel) Backend() *store.Store {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.backend
@@ -204,7 +204,7 @@ func (c *Channel) Stop(ctx context.Context) error {
 }
 
 // state returns what a send needs, or ErrNotRunning.
-func (c *Channel) state() (store.Backend, *tasks.Delegated, *replies.Ledger, error) {
+func (c *Channel) state() (*store.Store, *tasks.Delegated, *replies.Ledger, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.running {

@@ -11,6 +11,7 @@ import (
 	"github.com/switchboard-dev/switchboard/channels"
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/config"
 )
 
@@ -82,7 +83,7 @@ func TestUnknownBackend(t *testing.T) {
 	_, err = store.Open("nope", cfg.StoreConfig())
 	assert.ErrorContains(t, err, `unknown mailbox backend "nope"`)
 	assert.Panics(t, func() {
-		store.Register("fs", func(store.Config) (store.Backend, error) { return nil, nil })
+		store.Register("fs", func(store.Config) (driver.Backend, error) { return nil, nil })
 	}, "a duplicate")
 }
 

@@ -20,6 +20,7 @@ import (
 type convWorld struct {
 	t     *testing.T
 	store *fsstore.Store
+	st    *store.Store // the facade over store, as the channels use it
 	clock *clock.Manual
 	seen  convEvents
 }
@@ -40,7 +41,7 @@ func newConvWorld(t *testing.T) *convWorld {
 		AuditLog: true, Observer: w.seen.Observe, Now: w.clock.Now})
 	require.NoError(t, err)
 	t.Cleanup(func() { st.Close() })
-	w.store = st
+	w.store, w.st = st, store.New(st, nil)
 	return w
 }
 
@@ -59,7 +60,7 @@ func (w *convWorld) start(id string, mods ...func(*mailbox.Config)) *convAgent {
 		m(&cfg)
 	}
 	b := bus.New(64)
-	c, err := mailbox.New(cfg, b, mailbox.Options{Backend: w.store, Clock: w.clock})
+	c, err := mailbox.New(cfg, b, mailbox.Options{Backend: w.st, Clock: w.clock})
 	require.NoError(w.t, err)
 	require.NoError(w.t, c.Start(context.Background()))
 	a := &convAgent{Channel: c, bus: b}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
@@ -56,7 +57,7 @@ func TestTaskEndSweepsItsMessages(t *testing.T) {
 	assert.Equal(t, byTask("lead"), where[q], "the worker's question")
 	assert.Equal(t, byTask("lead"), where[done.ID], "the final update")
 
-	chain, err := view.Thread(context.Background(), w.store, done.ID)
+	chain, err := view.Thread(context.Background(), w.st, done.ID)
 	require.NoError(t, err)
 	var ids []string
 	for _, e := range chain {
@@ -108,4 +109,4 @@ func newTestMessage(t *testing.T, from, to string) *envelope.Message {
 	return m
 }
 
-var _ store.Pruner = (*fsstore.Inbox)(nil)
+var _ driver.Pruner = (*fsstore.Inbox)(nil)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
@@ -43,7 +44,7 @@ func convCompose(t *testing.T, from string, req route.Request, at time.Time, ori
 
 // convTake delivers m and claims it from its recipient's inbox, which
 // the test then owns.
-func convTake(t *testing.T, s *fsstore.Store, m *envelope.Message) (store.Inbox, *store.Delivery) {
+func convTake(t *testing.T, s *fsstore.Store, m *envelope.Message) (driver.Inbox, *store.Delivery) {
 	t.Helper()
 	ctx := context.Background()
 	require.NoError(t, s.Deliver(ctx, m))
@@ -94,7 +95,7 @@ func TestThreadSpreadOverTheTree(t *testing.T) {
 	require.NoError(t, os.WriteFile(dup, data, 0o600))
 
 	for _, id := range []string{m1.ID, m2.ID, m3.ID, m4.ID} {
-		chain, err := view.Thread(ctx, s, id)
+		chain, err := view.Thread(ctx, store.New(s, nil), id)
 		require.NoError(t, err)
 		var ids []string
 		var boxes []store.Box
@@ -108,7 +109,7 @@ func TestThreadSpreadOverTheTree(t *testing.T) {
 		assert.Equal(t, "critic", chain[1].Agent)
 	}
 
-	_, err = view.Thread(ctx, s, "nope")
+	_, err = view.Thread(ctx, store.New(s, nil), "nope")
 	assert.ErrorIs(t, err, view.ErrNotFound)
 }
 
@@ -123,7 +124,7 @@ func TestThreadJoinsByThreadID(t *testing.T) {
 	for _, m := range []*envelope.Message{a, b, c} {
 		require.NoError(t, s.Deliver(ctx, m))
 	}
-	chain, err := view.Thread(ctx, s, c.ID)
+	chain, err := view.Thread(ctx, store.New(s, nil), c.ID)
 	require.NoError(t, err)
 	require.Len(t, chain, 3)
 	assert.Equal(t, []int{0, 0, 1}, []int{chain[0].Depth, chain[1].Depth, chain[2].Depth})

@@ -31,7 +31,7 @@ func TestCorruptStateRecordIsSetAsideAndTheAgentStarts(t *testing.T) {
 			logs := &testkit.Buffer{}
 			cfg := e.config("critic")
 			b := bus.New(8)
-			c, err := mailbox.New(cfg, b, mailbox.Options{Backend: e.store, Logger: slog.New(slog.NewTextHandler(logs, nil))})
+			c, err := mailbox.New(cfg, b, mailbox.Options{Backend: e.st, Logger: slog.New(slog.NewTextHandler(logs, nil))})
 			require.NoError(t, err)
 			require.NoError(t, c.Start(context.Background()), "a corrupt record does not stop the agent")
 			t.Cleanup(func() { _ = c.Stop(testkit.Ctx(t)); b.Close() })

@@ -3,7 +3,7 @@
 // design, seed 001).
 //
 // The channel registers the agent's card, heartbeats, receives its inbox
-// (from a store.Backend opened by name from the store registry: the folder
+// (from a store.Store opened by name from the store registry: the folder
 // tree "fs" by default, NATS JetStream "nats" for agents on several
 // machines) and publishes each message on the bus as an InboundMessage of
 // channel "mailbox" whose chat id is the sender. Replies the agent loop

@@ -27,8 +27,8 @@ func (c *Channel) PostTo(ctx context.Context, target string, req route.Request) 
 		return route.Fanout{}, ErrNotRunning
 	}
 	opts := route.ResolveOptions{Now: c.clk.Now(), OfflineAfter: seconds(c.cfg.OfflineAfter), MaxFanout: c.cfg.MaxFanout}
-	if s, ok := be.(store.InboxFinder); ok { // a bare name with an inbox is that agent, as on the command line
-		opts.HasInbox = func(agent string) bool { _, ok, _ := s.HasInbox(agent); return ok }
+	if be.Has(store.CanFindInbox) { // a bare name with an inbox is that agent, as on the command line
+		opts.HasInbox = func(agent string) bool { ok, _ := be.HasInbox(agent); return ok }
 	}
 	to, err := route.Resolve(ctx, be, c.cfg.AgentID, t, opts)
 	if err != nil {

@@ -148,7 +148,7 @@ func TestBreakerOpensOnRejectedTasks(t *testing.T) {
 	_, err = a.Post(ctx, route.Request{To: "reviewer", Text: "other agents are fine"})
 	require.NoError(t, err)
 
-	open, err := limits.ReadBreakers(ctx, e.store, []string{"lead", "coder"}, clk.Now())
+	open, err := limits.ReadBreakers(ctx, e.st, []string{"lead", "coder"}, clk.Now())
 	require.NoError(t, err)
 	require.Len(t, open["coder"], 1)
 	assert.Equal(t, "lead", open["coder"][0].By)

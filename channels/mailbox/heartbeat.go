@@ -11,7 +11,7 @@ import (
 )
 
 // beat renews the agent's heartbeat. A store that can renew a heartbeat
-// alone (store.Heartbeater) does so, and the whole card is written again
+// alone (store.CanHeartbeat) does so, and the whole card is written again
 // only when it no longer says what it should: lost (another writer
 // dropped it), marked offline, other tasks. Other stores rewrite the card
 // (tasks, status and heartbeat) at every beat, which also heals it.
@@ -22,9 +22,9 @@ func (c *Channel) beat(ctx context.Context) error {
 	return c.syncCard(ctx)
 }
 
-// renew renews the heartbeat through the store's Heartbeater and reports
-// whether the card is as it should be; false when the store has no
-// Heartbeater or the heartbeat failed (syncCard then reports the store's
+// renew renews the heartbeat through the store's Heartbeat and reports
+// whether the card is as it should be; false when the store cannot renew
+// a heartbeat alone or the heartbeat failed (syncCard then reports the store's
 // error, or repairs what made it fail, a corrupt registry say). It holds
 // c.mu, as syncCard does, so that no heartbeat follows Stop's.
 func (c *Channel) renew(ctx context.Context) bool {
@@ -33,14 +33,10 @@ func (c *Channel) renew(ctx context.Context) bool {
 	if !c.running {
 		return true // stopped: the card says offline
 	}
-	hb, ok := c.backend.(store.Heartbeater)
-	if !ok {
-		return false
-	}
 	tasks := c.active.IDs()
-	card, err := hb.Heartbeat(ctx, c.cfg.AgentID, c.clk.Now(), c.registryMaxAge())
+	card, err := c.backend.Heartbeat(ctx, c.cfg.AgentID, c.clk.Now(), c.registryMaxAge())
 	if err != nil {
-		if !errors.Is(err, store.ErrUnknownAgent) && ctx.Err() == nil {
+		if !errors.Is(err, store.ErrUnknownAgent) && !errors.Is(err, store.ErrNotSupported) && ctx.Err() == nil {
 			c.Logger().Warn("heartbeat failed; rewriting the card", "err", err)
 		}
 		return false

@@ -15,6 +15,7 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
@@ -39,7 +40,7 @@ func (h *hookedStore) holdNextCardUpdate() *cardGate {
 	return g
 }
 
-// UpdateCard implements store.Registry.
+// UpdateCard implements driver.Registry.
 func (h *hookedStore) UpdateCard(ctx context.Context, id string, f func(*envelope.Card)) (envelope.Card, error) {
 	if g := h.gate.Swap(nil); g != nil {
 		close(g.entered)
@@ -52,7 +53,7 @@ func (h *hookedStore) UpdateCard(ctx context.Context, id string, f func(*envelop
 	return c, err
 }
 
-// Heartbeat implements store.Heartbeater: a heartbeat is recorded as the
+// Heartbeat implements driver.Heartbeater: a heartbeat is recorded as the
 // card it returns, as readers now see it.
 func (h *hookedStore) Heartbeat(ctx context.Context, id string, now time.Time, maxAge time.Duration) (envelope.Card, error) {
 	c, err := h.Store.Heartbeat(ctx, id, now, maxAge)
@@ -67,6 +68,7 @@ func (h *hookedStore) Heartbeat(ctx context.Context, id string, now time.Time, m
 type env struct {
 	root   string
 	store  *hookedStore
+	st     *store.Store // the facade over store, as the channels use it
 	events *testkit.Log[store.Event]
 }
 
@@ -78,6 +80,7 @@ func newEnv(t *testing.T) *env {
 	require.NoError(t, err)
 	t.Cleanup(func() { s.Close() })
 	e.store = &hookedStore{Store: s, cards: testkit.NewLog[envelope.Card]()}
+	e.st = store.New(e.store, nil)
 	return e
 }
 
@@ -101,7 +104,7 @@ type member struct {
 func (e *env) start(t *testing.T, cfg mailbox.Config, opts mailbox.Options) *member {
 	t.Helper()
 	b := bus.New(64)
-	opts.Backend = e.store
+	opts.Backend = e.st
 	ch, err := mailbox.New(cfg, b, opts)
 	require.NoError(t, err)
 	require.NoError(t, ch.Start(context.Background()))
@@ -155,7 +158,7 @@ func metaOf(t *testing.T, in bus.InboundMessage) *meta.Meta {
 // peer is an agent played by the test itself: it reads its inbox directly.
 type peer struct {
 	id    string
-	inbox store.Inbox
+	inbox driver.Inbox
 	seen  *testkit.Log[*envelope.Message]
 }
 

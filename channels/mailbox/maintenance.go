@@ -2,6 +2,7 @@ package mailbox
 
 import (
 	"context"
+	"errors"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/clock"
@@ -25,11 +26,11 @@ func (c *Channel) pruneLoop(ctx context.Context, t clock.Ticker) {
 
 // pruneMessages applies the retention bounds, when the inbox can.
 func (c *Channel) pruneMessages(ctx context.Context) {
-	p, ok := c.inbox.(store.Pruner)
-	if !ok {
+	rep, err := c.inbox.Prune(ctx, c.cfg.Retention())
+	if errors.Is(err, store.ErrNotSupported) {
 		return
 	}
-	if rep, err := p.Prune(ctx, c.cfg.Retention()); err != nil && ctx.Err() == nil {
+	if err != nil && ctx.Err() == nil {
 		c.Logger().Warn("retention not applied", "err", err)
 	} else if rep.Files > 0 {
 		c.Logger().Info("old messages removed by retention", "files", rep.Files, "bytes", rep.Bytes)

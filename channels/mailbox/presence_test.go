@@ -120,7 +120,7 @@ func TestStartTwiceRefused(t *testing.T) {
 	a := e.startAgent(t, "coder")
 	assert.Error(t, a.Start(context.Background()), "already running")
 
-	b, err := mailbox.New(e.config("coder"), bus.New(1), mailbox.Options{Backend: e.store})
+	b, err := mailbox.New(e.config("coder"), bus.New(1), mailbox.Options{Backend: e.st})
 	require.NoError(t, err)
 	err = b.Start(context.Background())
 	assert.ErrorIs(t, err, store.ErrInboxBusy, "one inbox, one owner")

@@ -142,12 +142,12 @@ func (c *Channel) handle(ctx context.Context, d *store.Delivery) (err error) {
 }
 
 // finish acknowledges d and archives the messages of task sweep, if any.
-// The acknowledgement is pipelined (store.AckPipelined): the receive path
+// The acknowledgement is pipelined (store.Inbox.AckPipelined): the receive path
 // goes on while the store makes it durable with others in one group
 // commit; one that a machine crash undoes only brings the message back.
 func (c *Channel) finish(ctx context.Context, d *store.Delivery, sweep string) error {
 	id, from := d.Message.ID, d.Message.From
-	err := store.AckPipelined(ctx, c.inbox, d, func(err error) {
+	err := c.inbox.AckPipelined(ctx, d, func(err error) {
 		if err != nil {
 			c.Logger().Warn("acknowledgement not made durable; after a machine crash the message may come back",
 				"id", id, "from", from, "err", err)

@@ -88,27 +88,18 @@ func (c *Channel) storedReply(ctx context.Context, p view.PendingReply) bool {
 }
 
 // storedIn reports whether the mailbox of agent holds a message match
-// accepts: skimmed through the store's index on a store.Skimmer, else
-// browsed (every mailbox) on a store.Browser; false on a store that can
-// do neither.
+// accepts: skimmed through the store's index where it keeps one, else
+// browsed; false on a store that can do neither.
 func (c *Channel) storedIn(ctx context.Context, agent string, match func(*store.Summary) bool) (bool, error) {
 	found := false
-	switch b := c.backend.(type) {
-	case store.Skimmer:
-		err := b.Skim(ctx, []string{agent}, func(s store.Skimmed) bool {
-			found = match(&s.Summary)
-			return !found
-		})
-		return found, err
-	case store.Browser:
-		err := b.Browse(ctx, func(s store.Stored) bool {
-			sum := store.Summarize(s.Message)
-			found = s.Agent == agent && match(&sum)
-			return !found
-		})
-		return found, err
+	err := c.backend.Skim(ctx, []string{agent}, func(s store.Skimmed) bool {
+		found = match(&s.Summary)
+		return !found
+	})
+	if errors.Is(err, store.ErrNotSupported) {
+		return false, nil
 	}
-	return false, nil
+	return found, err
 }
 
 // PendingReplies returns what this agent owes and waits for: requests and

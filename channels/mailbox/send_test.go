@@ -103,7 +103,7 @@ func TestSendRefusesBadTarget(t *testing.T) {
 
 func TestSendBeforeStartIsRefused(t *testing.T) {
 	e := newEnv(t)
-	ch, err := mailbox.New(e.config("coder"), bus.New(1), mailbox.Options{Backend: e.store})
+	ch, err := mailbox.New(e.config("coder"), bus.New(1), mailbox.Options{Backend: e.st})
 	require.NoError(t, err)
 	err = ch.Send(context.Background(), bus.OutboundMessage{Channel: mailbox.ChannelName, ChatID: "writer",
 		Content: "too early"})

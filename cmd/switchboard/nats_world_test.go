@@ -57,7 +57,7 @@ func (w *natsWorld) as(conf string) *sandbox {
 }
 
 // open opens the NATS mailbox in the test's process.
-func (w *natsWorld) open() store.Backend {
+func (w *natsWorld) open() *store.Store {
 	w.t.Helper()
 	cfg := mailbox.DefaultConfig()
 	cfg.Backend = natsstore.BackendName

@@ -25,7 +25,7 @@ func TestOperatorCommandsFS(t *testing.T) {
 	st, err := fsstore.Open(fsstore.Options{Root: s.root, NoSync: true})
 	require.NoError(t, err)
 	t.Cleanup(func() { st.Close() })
-	operatorCommands(t, s, st)
+	operatorCommands(t, s, store.New(st, nil))
 }
 
 // The same commands on NATS.
@@ -37,7 +37,7 @@ func TestOperatorCommandsNATS(t *testing.T) {
 
 // quarantined delivers a message from "stranger" to agent and has agent's
 // inbox set it aside; it returns the message.
-func quarantined(t *testing.T, be store.Backend, agent, text string) *envelope.Message {
+func quarantined(t *testing.T, be *store.Store, agent, text string) *envelope.Message {
 	t.Helper()
 	ctx := testkit.Ctx(t)
 	msg := &envelope.Message{ID: envelope.NewID(), From: "stranger", To: agent, Timestamp: envelope.NewTime(time.Now()),
@@ -54,7 +54,7 @@ func quarantined(t *testing.T, be store.Backend, agent, text string) *envelope.M
 	return msg
 }
 
-func operatorCommands(t *testing.T, s *sandbox, be store.Backend) {
+func operatorCommands(t *testing.T, s *sandbox, be *store.Store) {
 	ctx := testkit.Ctx(t)
 	assert.Contains(t, s.ok("dead"), "nothing set aside")
 
@@ -87,8 +87,7 @@ func operatorCommands(t *testing.T, s *sandbox, be store.Backend) {
 	s.ok("send", "--from", "lead", "--to", "coder", "--type", "task", "--task-id", "t1", "--text", "build it")
 	assert.Contains(t, s.ok("cancel", "t1", "--reason", "wrong repository"), "canceled task t1 (lead → coder)")
 	var updates []string
-	br := be.(store.Browser)
-	require.NoError(t, br.Browse(ctx, func(st store.Stored) bool {
+	require.NoError(t, be.Browse(ctx, func(st store.Stored) bool {
 		if m := st.Message; m.Type == envelope.TypeTaskUpdate && m.Task != nil && m.Task.ID == "t1" {
 			assert.Equal(t, envelope.StateCanceled, m.Task.State)
 			assert.Equal(t, "wrong repository", m.Task.Reason)
@@ -108,7 +107,7 @@ func operatorCommands(t *testing.T, s *sandbox, be store.Backend) {
 	assertOneLineError(t, s.run("archive", "nope"), 1, "no request with that id")
 
 	// approvals: listed from the store, decided once.
-	ab := be.(agent.ApprovalBook)
+	ab := be.Approvals()
 	now := time.Now()
 	ap := agent.Approval{ID: envelope.NewID(), Agent: "coder", Kind: "tool", Action: "run tool deploy",
 		Detail: `{"env":"prod"}`, Channel: "feishu", ChatID: "oc_1", Created: now, Deadline: now.Add(time.Hour)}

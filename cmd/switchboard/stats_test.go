@@ -16,12 +16,11 @@ import (
 
 // recordUsage writes the audit entries of turns of agent, as a host does
 // after each turn: one usage entry with the model and the tokens.
-func recordUsage(t *testing.T, be store.Backend, agent string, at time.Time, tokens ...[2]int64) {
+func recordUsage(t *testing.T, be *store.Store, agent string, at time.Time, tokens ...[2]int64) {
 	t.Helper()
-	a, ok := be.(store.Auditor)
-	require.True(t, ok, "the store keeps an audit log")
+	require.True(t, be.Has(store.CanAudit), "the store keeps an audit log")
 	for _, tk := range tokens {
-		require.NoError(t, a.Record(context.Background(), store.Event{Time: at, Kind: store.EventUsage, Agent: agent,
+		require.NoError(t, be.Record(context.Background(), store.Event{Time: at, Kind: store.EventUsage, Agent: agent,
 			Model: "gpt-test", MessageID: "m-" + agent, InputTokens: tk[0], OutputTokens: tk[1]}))
 	}
 }
@@ -41,7 +40,7 @@ func statsByAgent(t *testing.T, s *sandbox, args ...string) map[string]map[strin
 // checkStats sends two messages from lead to coder and checks what stats
 // says of them and of coder's recorded turns: two waiting, lead's send
 // rate, coder's tokens (an entry older than the window left out).
-func checkStats(t *testing.T, s *sandbox, be store.Backend) {
+func checkStats(t *testing.T, s *sandbox, be *store.Store) {
 	t.Helper()
 	s.sendID("--from", "lead", "--to", "coder", "--text", "one")
 	s.sendID("--from", "lead", "--to", "coder", "--text", "two")
@@ -74,7 +73,7 @@ func TestStats(t *testing.T) {
 	assert.Equal(t, "no agents in "+s.root+"\n", s.ok("stats"))
 	be, err := fsstore.Open(fsstore.Options{Root: s.root, NoSync: true, AuditLog: true})
 	require.NoError(t, err)
-	checkStats(t, s, be)
+	checkStats(t, s, store.New(be, nil))
 
 	r := s.run("stats", "--window", "0s")
 	assert.Equal(t, 2, r.code)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"slices"
 	"time"
 
@@ -23,19 +22,21 @@ func listAgents(ctx context.Context, m *mailboxStore, now time.Time, offlineAfte
 	if err != nil {
 		return nil, err
 	}
-	if pl, ok := m.be.(store.PresenceLister); ok {
-		online, err := pl.Online(ctx)
-		if err != nil {
-			return nil, err
+	presence, err := m.be.Presence(ctx, now, offlineAfter)
+	if err != nil {
+		return nil, err
+	}
+	for i := range agents {
+		if p, ok := presence[agents[i].AgentID]; ok {
+			agents[i].Effective = p.Status
 		}
-		applyPresence(agents, online)
 	}
 	var ids []string
 	for _, ag := range agents {
 		ids = append(ids, ag.AgentID)
 	}
 	depths, known, err := inboxDepths(ctx, m, ids)
-	if _, counts := m.be.(store.InboxCounter); err != nil && !counts && ctx.Err() == nil {
+	if err != nil && !m.be.Has(store.CanCount) && ctx.Err() == nil {
 		warn(fmt.Errorf("inbox depths not shown: %w", err))
 		depths, known, err = map[string]int{}, false, nil
 	}
@@ -68,58 +69,19 @@ func listAgents(ctx context.Context, m *mailboxStore, now time.Time, offlineAfte
 	return lines, nil
 }
 
-// applyPresence sets the status of agents from who is online: an agent
-// without a presence entry is offline, whatever its card says; one with an
-// entry is idle or busy as the entry (else its card) says.
-func applyPresence(agents []view.Agent, online []store.Presence) {
-	for i := range agents {
-		ag := &agents[i]
-		at := slices.IndexFunc(online, func(p store.Presence) bool { return p.Agent == ag.AgentID })
-		switch {
-		case at < 0:
-			ag.Effective = envelope.StatusOffline
-		case online[at].Status == envelope.StatusIdle || online[at].Status == envelope.StatusBusy:
-			ag.Effective = online[at].Status
-		case len(ag.CurrentTasks) > 0:
-			ag.Effective = envelope.StatusBusy
-		default:
-			ag.Effective = envelope.StatusIdle
-		}
-	}
-}
-
 // inboxDepths counts the messages waiting in the inbox of each agent of
-// registered and of every agent that has an inbox. known is false when
-// the store cannot count them. On a store that cannot count them itself
-// (a store.InboxCounter, as the filesystem store is) the depth is what
-// inbox lists there: every message not acknowledged yet, pending or claimed (a broker's inbox takes messages ahead of its
-// receiver, so a backlog shows as claimed while the agent runs).
+// registered and of every agent that has an inbox (store.Store.Depths).
+// known is false when the store cannot count them. On a store that
+// cannot count them itself (store.CanCount, as the filesystem store
+// can) the depth is what inbox lists there: every message not
+// acknowledged yet, pending or claimed (a broker's inbox takes messages
+// ahead of its receiver, so a backlog shows as claimed while the agent
+// runs).
 func inboxDepths(ctx context.Context, m *mailboxStore, registered []string) (depths map[string]int, known bool, err error) {
-	depths = map[string]int{}
-	if c, ok := m.be.(store.InboxCounter); ok {
-		dirs, err := c.Agents()
-		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return nil, false, err
-		}
-		for _, id := range append(slices.Clone(registered), dirs...) {
-			n, err := c.Depth(id)
-			if err != nil && !errors.Is(err, fs.ErrNotExist) {
-				return nil, false, fmt.Errorf("inbox of %s: %w", id, err)
-			}
-			depths[id] = n
-		}
-		return depths, true, nil
+	depths, err = m.be.Depths(ctx, registered)
+	if errors.Is(err, store.ErrNotSupported) {
+		return map[string]int{}, false, nil
 	}
-	br, ok := m.be.(store.Browser)
-	if !ok {
-		return depths, false, nil
-	}
-	err = br.Browse(ctx, func(st store.Stored) bool {
-		if unhandled(st.Box) {
-			depths[st.Agent]++
-		}
-		return true
-	})
 	if err != nil {
 		return nil, false, err
 	}

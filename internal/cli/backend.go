@@ -17,7 +17,7 @@ type mailboxStore struct {
 	// be is the open store; nil when a reading command found none (a
 	// missing root, a NATS server without the mailbox's stream): there
 	// is nothing to list then, and nothing was created.
-	be store.Backend
+	be *store.Store
 	// kind is the backend's name ("fs", "nats", ...).
 	kind string
 	// where names the store for people: the root, or the NATS server.
@@ -66,7 +66,7 @@ func (a *app) openMailboxWith(readOnly bool, tune func(*store.Config)) (*mailbox
 			return nil, nil, err
 		}
 		if st != nil {
-			m.be = st
+			m.be = store.New(st, a.logger(slog.LevelWarn))
 		}
 		return m, s, nil
 	}
@@ -123,11 +123,11 @@ func (m *mailboxStore) lacks(command, what string) error {
 	return fmt.Errorf("%s: the %s store %s", command, m.kind, what)
 }
 
-// browser returns the store's store.Browser, or the error of command
-// when it has none.
-func (m *mailboxStore) browser(command string) (store.Browser, error) {
-	if br, ok := m.be.(store.Browser); ok {
-		return br, nil
+// browser returns the store, or the error of command when it cannot list
+// its stored messages (store.CanBrowse).
+func (m *mailboxStore) browser(command string) (*store.Store, error) {
+	if m.be.Has(store.CanBrowse) {
+		return m.be, nil
 	}
 	return nil, m.lacks(command, "cannot list stored messages")
 }

@@ -13,18 +13,19 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/memstore"
 )
 
 // plainStore is a real in-memory store with only the abilities every
 // backend has: it cannot list its messages nor read an audit log back.
-type plainStore struct{ store.Backend }
+type plainStore struct{ driver.Backend }
 
 // plainHub holds the messages and cards of backend "plain".
 var plainHub = memstore.NewHub()
 
 func init() {
-	store.Register("plain", func(store.Config) (store.Backend, error) {
+	store.Register("plain", func(store.Config) (driver.Backend, error) {
 		return plainStore{plainHub.Open(memstore.Options{})}, nil
 	})
 }

@@ -1,13 +1,10 @@
 package cli
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"io/fs"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -69,12 +66,16 @@ func (a *app) inbox(cmd *cobra.Command, agent string, jsonOut bool, limit int) e
 	var lines []messageLine
 	var writeErr error
 	shown, total := 0, -1 // total: how many wait, when more than shown (-1: unknown yet)
-	pl, lists := m.be.(store.PendingLister)
-	switch {
-	case lists:
-		err = pl.Pending(cmd.Context(), agent, func(name string, msg *envelope.Message, err error) bool {
+	// A store that lists its inbox itself (the folder store) stops at the
+	// limit and counts the rest; the listing through Browse (every message
+	// not handled yet, pending or claimed: a broker's inbox holds a
+	// message until its receiver acknowledges it) goes on counting.
+	lists, more := m.be != nil && m.be.Has(store.CanListPending), 0
+	if m.be != nil {
+		err = m.be.Pending(cmd.Context(), agent, func(name string, msg *envelope.Message, err error) bool {
 			if limit > 0 && shown == limit {
-				return false
+				more++
+				return !lists
 			}
 			shown++
 			line := newMessageLine(name, msg, err)
@@ -85,17 +86,12 @@ func (a *app) inbox(cmd *cobra.Command, agent string, jsonOut bool, limit int) e
 			lines = append(lines, line)
 			return true
 		})
-	case m.be != nil:
-		if lines, err = storedInbox(cmd.Context(), m, agent); limit > 0 && len(lines) > limit {
-			total, lines = len(lines), lines[:limit]
+		if !lists && more > 0 {
+			total = shown + more
 		}
-		if err == nil && jsonOut {
-			for _, l := range lines {
-				if writeErr = writeJSON(a.env.Stdout, l); writeErr != nil {
-					break
-				}
-			}
-		}
+	}
+	if errors.Is(err, store.ErrNotSupported) {
+		return m.lacks("inbox", "cannot list stored messages")
 	}
 	if errors.Is(err, fs.ErrNotExist) {
 		err = nil // no inbox yet: nothing pending
@@ -122,7 +118,7 @@ func (a *app) inbox(cmd *cobra.Command, agent string, jsonOut bool, limit int) e
 		return err
 	}
 	if total < 0 && lists && len(lines) == limit {
-		total = countInbox(m, agent)
+		total = countInbox(cmd.Context(), m, agent)
 	}
 	if more := total - len(lines); more > 0 {
 		_, err := fmt.Fprintf(a.env.Stdout, "... and %d more (--limit 0 shows all)\n", more)
@@ -133,47 +129,10 @@ func (a *app) inbox(cmd *cobra.Command, agent string, jsonOut bool, limit int) e
 
 // countInbox returns how many messages wait in agent's inbox, or -1 when
 // the store cannot count them.
-func countInbox(m *mailboxStore, agent string) int {
-	c, ok := m.be.(store.InboxCounter)
-	if !ok {
-		return -1
-	}
-	n, err := c.Depth(agent)
+func countInbox(ctx context.Context, m *mailboxStore, agent string) int {
+	n, err := m.be.Depth(ctx, agent)
 	if err != nil {
 		return -1
 	}
 	return n
 }
-
-// storedInbox lists agent's messages not yet handled in a store that
-// cannot list its pending ones itself (no store.PendingLister): pending
-// and claimed (a broker's inbox holds a
-// message until its receiver acknowledges it), oldest first.
-func storedInbox(ctx context.Context, m *mailboxStore, agent string) ([]messageLine, error) {
-	br, err := m.browser("inbox")
-	if err != nil {
-		return nil, err
-	}
-	var found []store.Stored
-	err = br.Browse(ctx, func(st store.Stored) bool {
-		if st.Agent == agent && unhandled(st.Box) {
-			found = append(found, st)
-		}
-		return true
-	})
-	if err != nil {
-		return nil, err
-	}
-	slices.SortStableFunc(found, func(x, y store.Stored) int {
-		return cmp.Or(x.Message.Timestamp.Compare(y.Message.Timestamp.Time), strings.Compare(x.Message.ID, y.Message.ID))
-	})
-	lines := make([]messageLine, len(found))
-	for i, st := range found {
-		lines[i] = newMessageLine(st.Ref, st.Message, nil)
-	}
-	return lines, nil
-}
-
-// unhandled reports whether a message in box waits for its receiver's
-// acknowledgement: pending, or handed out and not settled yet.
-func unhandled(box store.Box) bool { return box == store.BoxInbox || box == store.BoxClaimed }

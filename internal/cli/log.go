@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -172,14 +173,13 @@ func (a *app) readAudit(ctx context.Context, f audit.Filter, fn func(audit.Entry
 	if m.be == nil {
 		return m, nil
 	}
-	ar, ok := m.be.(store.AuditReader)
-	if !ok {
-		return nil, m.lacks("log", "keeps no audit log that can be read back")
-	}
-	err = ar.ReadAudit(ctx, func(ev store.Event) bool {
+	err = m.be.ReadAudit(ctx, func(ev store.Event) bool {
 		e := audit.Entry{Event: ev}
 		return !f.Match(e) || fn(e)
 	})
+	if errors.Is(err, store.ErrNotSupported) {
+		return nil, m.lacks("log", "keeps no audit log that can be read back")
+	}
 	return m, err
 }
 

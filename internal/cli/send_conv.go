@@ -148,19 +148,18 @@ func (a *app) composeAll(ctx context.Context, ms *mailboxStore, s *settings, fro
 }
 
 // hasInbox is ResolveOptions.HasInbox for the store: whether an agent
-// has an inbox (a store.InboxFinder, as the filesystem store is), or
+// has an inbox (store.CanFindInbox, as the filesystem store can), or
 // messages stored for it (a store that can list them; nil: none has).
 func (m *mailboxStore) hasInbox(ctx context.Context) func(agent string) bool {
-	if f, ok := m.be.(store.InboxFinder); ok {
-		return func(agent string) bool { _, ok, _ := f.HasInbox(agent); return ok }
+	if m.be.Has(store.CanFindInbox) {
+		return func(agent string) bool { ok, _ := m.be.HasInbox(agent); return ok }
 	}
-	br, ok := m.be.(store.Browser)
-	if !ok {
+	if !m.be.Has(store.CanBrowse) {
 		return nil
 	}
 	return func(agent string) bool {
 		found := false
-		_ = br.Browse(ctx, func(st store.Stored) bool {
+		_ = m.be.Browse(ctx, func(st store.Stored) bool {
 			found = st.Agent == agent
 			return !found
 		})

@@ -2,13 +2,13 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
-	"github.com/switchboard-dev/switchboard/observe/backlog"
 )
 
 // statsFlags are the flags of stats.
@@ -165,42 +165,41 @@ func collectStats(ctx context.Context, m *mailboxStore, now time.Time, offlineAf
 		l := get(ag.AgentID)
 		l.Status, l.InboxDepth = string(ag.Effective), ag.InboxDepth
 		l.Tasks, l.MaxTasks = len(ag.CurrentTasks), ag.MaxConcurrentTasks
-		in, ok, err := backlog.Read(ctx, m.be, ag.AgentID)
-		if err != nil {
+		in, err := m.be.Backlog(ctx, ag.AgentID)
+		ok := !errors.Is(err, store.ErrNotSupported)
+		if err != nil && ok {
 			return nil, fmt.Errorf("inbox of %s: %w", ag.AgentID, err)
 		}
 		if ok && !in.Oldest.IsZero() {
 			l.InboxDepth, l.OldestSeconds = in.Depth, max(now.Sub(in.Oldest).Seconds(), 0)
 		}
 	}
-	if ar, ok := m.be.(store.AuditReader); ok {
-		since := now.Add(-window)
-		err := ar.ReadAudit(ctx, func(ev store.Event) bool {
-			if ev.Time.Before(since) {
-				return true
-			}
-			switch ev.Kind {
-			case store.EventSent:
-				if ev.From != "" {
-					get(ev.From).sent++
-				}
-			case store.EventDelivered:
-				get(ev.Agent).recv++
-			case store.EventProcessed:
-				get(ev.Agent).handled++
-			case store.EventRefused, store.EventQuarantined:
-				get(ev.Agent).SetAside++
-			case store.EventUsage:
-				l := get(ev.Agent)
-				l.Turns++
-				l.InputTokens += ev.InputTokens
-				l.OutputTokens += ev.OutputTokens
-			}
+	since := now.Add(-window)
+	err = m.be.ReadAudit(ctx, func(ev store.Event) bool {
+		if ev.Time.Before(since) {
 			return true
-		})
-		if err != nil && ctx.Err() == nil {
-			warn(fmt.Errorf("rates and tokens not shown: the audit log cannot be read: %w", err))
 		}
+		switch ev.Kind {
+		case store.EventSent:
+			if ev.From != "" {
+				get(ev.From).sent++
+			}
+		case store.EventDelivered:
+			get(ev.Agent).recv++
+		case store.EventProcessed:
+			get(ev.Agent).handled++
+		case store.EventRefused, store.EventQuarantined:
+			get(ev.Agent).SetAside++
+		case store.EventUsage:
+			l := get(ev.Agent)
+			l.Turns++
+			l.InputTokens += ev.InputTokens
+			l.OutputTokens += ev.OutputTokens
+		}
+		return true
+	})
+	if err != nil && !errors.Is(err, store.ErrNotSupported) && ctx.Err() == nil {
+		warn(fmt.Errorf("rates and tokens not shown: the audit log cannot be read: %w", err))
 	}
 	minutes := window.Minutes()
 	for _, l := range out {

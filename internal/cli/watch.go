@@ -49,11 +49,10 @@ func (a *app) watch(cmd *cobra.Command, agent string, jsonOut bool) error {
 		return err
 	}
 	defer m.close()
-	w, ok := m.be.(store.Watcher)
-	if !ok {
+	if !m.be.Has(store.CanWatch) {
 		return m.lacks("watch", "cannot follow new messages")
 	}
-	err = w.Watch(cmd.Context(), agent, store.WatchFuncs{
+	err = m.be.Watch(cmd.Context(), agent, store.WatchFuncs{
 		Arrived: func(got store.Watched) error {
 			return a.printWatched(got.Ref, got.Message, got.Err, jsonOut)
 		},

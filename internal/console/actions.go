@@ -121,15 +121,11 @@ func sameOrigin(r *http.Request) bool {
 // record appends an operator entry to the audit log (when the store keeps
 // one): what was done, to which message, in whose mailbox.
 func (c *Console) record(ctx context.Context, what string, ev store.Event) {
-	a, ok := c.cfg.Store.(store.Auditor)
-	if !ok {
-		return
-	}
 	ev.Time, ev.Kind, ev.From, ev.Reason = c.cfg.Now(), store.EventOperator, Operator, what
 	if ev.Agent == "" {
 		ev.Agent = Operator
 	}
-	if err := a.Record(context.WithoutCancel(ctx), ev); err != nil {
+	if err := c.cfg.Store.Record(context.WithoutCancel(ctx), ev); err != nil && !errors.Is(err, store.ErrNotSupported) {
 		c.cfg.Logger.Warn("record an operator action in the audit log", "action", what, "err", err)
 	}
 }

@@ -74,12 +74,11 @@ func (c *Console) send(ctx context.Context, r ActionRequest) (ActionResult, erro
 // find returns the stored messages for which keep is true; keep sees
 // every message (it may collect by itself and return false).
 func (c *Console) find(ctx context.Context, keep func(*envelope.Message) bool) ([]*envelope.Message, error) {
-	br, ok := c.cfg.Store.(store.Browser)
-	if !ok {
+	if !c.cfg.Store.Has(store.CanBrowse) {
 		return nil, fmt.Errorf("this store cannot list stored messages")
 	}
 	var out []*envelope.Message
-	err := br.Browse(ctx, func(s store.Stored) bool {
+	err := c.cfg.Store.Browse(ctx, func(s store.Stored) bool {
 		if keep(s.Message) {
 			out = append(out, s.Message)
 		}

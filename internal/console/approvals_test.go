@@ -28,7 +28,7 @@ import (
 func TestApprovalsLiveAndDecided(t *testing.T) {
 	t.Parallel()
 	ctx := testkit.Ctx(t)
-	be := memstore.New(memstore.Options{})
+	be := store.New(memstore.New(memstore.Options{}), nil)
 	t.Cleanup(func() { be.Close() })
 	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 	c, err := console.New(console.Config{Store: be, Token: token, RegistryEvery: 10 * time.Millisecond,
@@ -55,7 +55,7 @@ func TestApprovalsLiveAndDecided(t *testing.T) {
 	}
 	await("event: ready")
 
-	var ab agent.ApprovalBook = be
+	var ab agent.ApprovalBook = be.Approvals()
 	waiting := agent.Approval{ID: envelope.NewID(), Agent: "ops", Kind: "tool", Action: "run tool deploy", Detail: `{"env":"prod"}`,
 		Channel: "feishu", ChatID: "oc_1", Created: now.Add(-time.Minute), Deadline: now.Add(time.Minute)}
 	expired := agent.Approval{ID: envelope.NewID(), Agent: "gone", Kind: "task", Action: "work on a task from lead",

@@ -10,8 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/switchboard-dev/switchboard/agent"
-
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/operator"
 )
@@ -22,10 +20,10 @@ const Operator = operator.Actor
 
 // Config is what a Console is made with.
 type Config struct {
-	// Store is the mailbox store shown (required). Its optional abilities
-	// (store.Browser, store.Watcher, store.DeadLetters, ...) decide what
-	// the console can show; it says what is missing.
-	Store store.Backend
+	// Store is the mailbox store shown (required). What its backend can
+	// do (store.CanBrowse, store.CanWatch, store.CanDeadLetters, ...)
+	// decides what the console can show; it says what is missing.
+	Store *store.Store
 	// Where names the store for people ("~/.nanobot/mailboxes").
 	Where string
 	// Token allows the operator's actions; a request without it is
@@ -46,7 +44,7 @@ type Config struct {
 	// watch, never by re-reading the tree.
 	RegistryEvery time.Duration
 	// Approvals are the approvals waiting for the operator (nil: those
-	// the store keeps, when it is a store.ApprovalBook; see Approvals).
+	// the store keeps; see Approvals).
 	Approvals Approvals
 	// Now is the clock (default time.Now).
 	Now func() time.Time
@@ -97,9 +95,7 @@ func New(cfg Config) (*Console, error) {
 		return nil, err
 	}
 	if _, ok := cfg.Approvals.(NoApprovals); ok {
-		if _, keeps := cfg.Store.(agent.ApprovalBook); keeps {
-			cfg.Approvals = StoreApprovals{Operator: op}
-		}
+		cfg.Approvals = StoreApprovals{Operator: op} // every store keeps approvals
 	}
 	return &Console{cfg: cfg, op: op, hub: newHub(), watching: make(chan struct{})}, nil
 }

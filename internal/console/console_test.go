@@ -20,9 +20,9 @@ import (
 
 const token = "secret-token"
 
-func newConsole(t *testing.T) (*console.Console, store.Backend, *httptest.Server) {
+func newConsole(t *testing.T) (*console.Console, *store.Store, *httptest.Server) {
 	t.Helper()
-	be := memstore.New(memstore.Options{})
+	be := store.New(memstore.New(memstore.Options{}), nil)
 	t.Cleanup(func() { be.Close() })
 	c, err := console.New(console.Config{Store: be, Token: token})
 	require.NoError(t, err)
@@ -132,7 +132,7 @@ func TestStateAndOperatorActions(t *testing.T) {
 // read, but serves its page (which holds no data) to load it.
 func TestTokenToRead(t *testing.T) {
 	t.Parallel()
-	be := memstore.New(memstore.Options{})
+	be := store.New(memstore.New(memstore.Options{}), nil)
 	t.Cleanup(func() { be.Close() })
 	c, err := console.New(console.Config{Store: be, Token: token, TokenToRead: true})
 	require.NoError(t, err)

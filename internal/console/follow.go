@@ -14,14 +14,13 @@ import (
 // the pages of each message. A store without the ability is not followed
 // (the pages then refresh on registry changes and actions only).
 func (c *Console) watchMessages(ctx context.Context) {
-	w, ok := c.cfg.Store.(store.Watcher)
-	if !ok {
+	if !c.cfg.Store.Has(store.CanWatch) {
 		c.cfg.Logger.Warn("this store cannot be watched: the console refreshes on registry changes only")
 		return
 	}
 	var ready sync.Once
 	for ctx.Err() == nil {
-		err := w.Watch(ctx, "", store.WatchFuncs{
+		err := c.cfg.Store.Watch(ctx, "", store.WatchFuncs{
 			Ready:   func() { ready.Do(func() { close(c.watching) }) },
 			Arrived: func(store.Watched) error { c.hub.publish("messages"); return nil },
 			Notice:  func(line string) { c.cfg.Logger.Warn("watch", "notice", line) },
@@ -69,13 +68,13 @@ func (c *Console) registryKey(ctx context.Context) ([]cardKey, error) {
 		return nil, err
 	}
 	now := c.cfg.Now()
-	online := c.presence(ctx)
+	online := c.presence(ctx, now)
 	keys := make([]cardKey, 0, len(cards))
 	for _, card := range cards {
 		st := card.EffectiveStatus(now, c.cfg.OfflineAfter)
 		on := st != envelope.StatusOffline
-		if online != nil {
-			_, on = online[card.AgentID]
+		if p, ok := online[card.AgentID]; ok {
+			st, on = p.Status, p.Online
 		}
 		keys = append(keys, cardKey{id: card.AgentID, status: string(st), online: on,
 			tasks: card.Description + "|" + joinStrings(card.CurrentTasks) + "|" + joinStrings(card.Capabilities) + "|" + joinStrings(card.Roles)})
@@ -83,24 +82,15 @@ func (c *Console) registryKey(ctx context.Context) ([]cardKey, error) {
 	return keys, nil
 }
 
-// presence returns who is online when the store tracks it apart from the
-// cards (nil otherwise).
-func (c *Console) presence(ctx context.Context) map[string]store.Presence {
-	pl, ok := c.cfg.Store.(store.PresenceLister)
-	if !ok {
-		return nil
-	}
-	list, err := pl.Online(ctx)
+// presence returns who is online at now and the status to show, by agent
+// (store.Store.Presence: as the store tracks presence, else as the cards'
+// heartbeats say); nil when it cannot be read, and the cards say then.
+func (c *Console) presence(ctx context.Context, now time.Time) map[string]store.Presence {
+	online, err := c.cfg.Store.Presence(ctx, now, c.cfg.OfflineAfter)
 	if err != nil {
 		return nil
 	}
-	out := make(map[string]store.Presence, len(list))
-	for _, p := range list {
-		if p.Online {
-			out[p.Agent] = p
-		}
-	}
-	return out
+	return online
 }
 
 func joinStrings(ss []string) string {

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
 	"github.com/switchboard-dev/switchboard/internal/console"
 	"github.com/switchboard-dev/switchboard/internal/natstest"
@@ -31,7 +32,7 @@ func TestLiveOnNATS(t *testing.T) {
 	be, err := natsstore.Open(ctx, opts)
 	require.NoError(t, err)
 	t.Cleanup(func() { be.Close() })
-	c, err := console.New(console.Config{Store: be, Token: token})
+	c, err := console.New(console.Config{Store: store.New(be, nil), Token: token})
 	require.NoError(t, err)
 	go func() { _ = c.Run(ctx) }()
 	web := httptest.NewServer(c.Handler())

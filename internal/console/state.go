@@ -68,13 +68,12 @@ func (c *Console) State(ctx context.Context) (*State, error) {
 
 // browse returns every stored message, one copy of each.
 func (c *Console) browse(ctx context.Context, st *State) ([]store.Stored, error) {
-	br, ok := c.cfg.Store.(store.Browser)
-	if !ok {
+	if !c.cfg.Store.Has(store.CanBrowse) {
 		st.Missing = append(st.Missing, "stored messages (conversations, tasks, pending replies)")
 		return nil, nil
 	}
 	var all []store.Stored
-	err := br.Browse(ctx, func(s store.Stored) bool { all = append(all, s); return true })
+	err := c.cfg.Store.Browse(ctx, func(s store.Stored) bool { all = append(all, s); return true })
 	if errors.Is(err, store.ErrTurnedOff) {
 		st.Missing = append(st.Missing, "stored messages: "+err.Error())
 		return nil, nil
@@ -88,14 +87,13 @@ func (c *Console) browse(ctx context.Context, st *State) ([]store.Stored, error)
 // audit returns the newest auditKeep entries of the audit log, oldest
 // first.
 func (c *Console) audit(ctx context.Context, st *State) []store.Event {
-	ar, ok := c.cfg.Store.(store.AuditReader)
-	if !ok {
+	if !c.cfg.Store.Has(store.CanReadAudit) {
 		st.Missing = append(st.Missing, "the audit log")
 		return nil
 	}
 	ring := make([]store.Event, 0, auditKeep)
 	start := 0
-	err := ar.ReadAudit(ctx, func(ev store.Event) bool {
+	err := c.cfg.Store.ReadAudit(ctx, func(ev store.Event) bool {
 		if len(ring) < auditKeep {
 			ring = append(ring, ev)
 		} else {

@@ -35,7 +35,7 @@ func (c *Console) agents(ctx context.Context, all []store.Stored, now time.Time)
 	if err != nil {
 		return nil, err
 	}
-	online := c.presence(ctx)
+	online := c.presence(ctx, now)
 	depth, oldest := map[string]int{}, map[string]time.Time{}
 	for _, s := range all {
 		if s.Box != store.BoxInbox {
@@ -46,18 +46,14 @@ func (c *Console) agents(ctx context.Context, all []store.Stored, now time.Time)
 			oldest[s.Agent] = s.Message.Timestamp.Time
 		}
 	}
-	counter, counts := c.cfg.Store.(store.InboxCounter)
 	rows := make([]AgentRow, 0, len(list))
 	seen := map[string]bool{}
 	for _, a := range list {
 		r := AgentRow{ID: a.AgentID, Description: a.Description, Capabilities: nonNil(a.Capabilities),
 			Roles: nonNil(a.Roles), Status: a.Effective, Online: a.Effective != envelope.StatusOffline,
 			Tasks: len(a.CurrentTasks), MaxTasks: a.MaxConcurrentTasks, HeartbeatAge: -1, Registered: true}
-		if online != nil {
-			_, r.Online = online[a.AgentID]
-			if !r.Online {
-				r.Status = envelope.StatusOffline
-			}
+		if p, ok := online[a.AgentID]; ok {
+			r.Status, r.Online = p.Status, p.Online
 		}
 		if !a.LastHeartbeat.IsZero() {
 			r.HeartbeatAge = now.Sub(a.LastHeartbeat.Time).Seconds()
@@ -65,8 +61,8 @@ func (c *Console) agents(ctx context.Context, all []store.Stored, now time.Time)
 		rows = append(rows, r)
 		seen[a.AgentID] = true
 	}
-	if counts {
-		if names, err := counter.Agents(); err == nil {
+	if c.cfg.Store.Has(store.CanCount) {
+		if names, err := c.cfg.Store.InboxAgents(); err == nil {
 			for _, n := range names {
 				if !seen[n] && n != Operator {
 					rows = append(rows, AgentRow{ID: n, Capabilities: []string{}, Roles: []string{},
@@ -75,11 +71,12 @@ func (c *Console) agents(ctx context.Context, all []store.Stored, now time.Time)
 			}
 		}
 	}
+	counts := c.cfg.Store.Has(store.CanCount) // the store's own count of its inboxes
 	for i := range rows {
 		r := &rows[i]
 		r.Depth, r.OldestAge = depth[r.ID], -1
 		if counts {
-			if d, err := counter.Depth(r.ID); err == nil {
+			if d, err := c.cfg.Store.Depth(ctx, r.ID); err == nil {
 				r.Depth = d
 			}
 		}

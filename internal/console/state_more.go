@@ -70,14 +70,13 @@ type SetAsideRow struct {
 
 // setAside lists what every agent's inbox set aside, newest first.
 func (c *Console) setAside(ctx context.Context, st *State) []SetAsideRow {
-	dl, ok := c.cfg.Store.(store.DeadLetters)
-	if !ok {
+	if !c.cfg.Store.Has(store.CanDeadLetters) {
 		st.Missing = append(st.Missing, "set-aside messages")
 		return []SetAsideRow{}
 	}
 	out := []SetAsideRow{}
 	for _, a := range st.Agents {
-		items, err := dl.SetAside(ctx, a.ID)
+		items, err := c.cfg.Store.SetAside(ctx, a.ID)
 		if err != nil {
 			c.cfg.Logger.Warn("list set-aside messages", "agent", a.ID, "err", err)
 			continue

@@ -37,7 +37,7 @@ func TestActionsJoinTheTrace(t *testing.T) {
 	require.Equal(t, http.StatusOK, post(t, srv, "/api/action/send", `{"to":"lead","text":"unrelated"}`, nil))
 
 	got := map[string]*envelope.Message{}
-	require.NoError(t, be.(store.Browser).Browse(ctx, func(s store.Stored) bool {
+	require.NoError(t, be.Browse(ctx, func(s store.Stored) bool {
 		if s.Message.From == "operator" || s.Message.Type == envelope.TypeTaskUpdate {
 			got[s.Message.To+" "+string(s.Message.Type)+" "+s.Message.ReplyTo] = s.Message
 		}

@@ -67,6 +67,8 @@ func TestImportsPointDown(t *testing.T) {
 	for pkg, imps := range all {
 		for _, imp := range imps {
 			switch {
+			case imp == "channels/mailbox/store/driver" && !under(pkg, "channels/mailbox/store"):
+				t.Errorf("%s imports the driver contract %s: only the store facade and its backends do; use store.Store", pkg, imp)
 			case under(pkg, "channels/mailbox") && pkg != "channels/mailbox" && imp == "channels/mailbox":
 				t.Errorf("%s imports its parent channels/mailbox: a part of the mailbox sits below the channel", pkg)
 			case under(pkg, "channels/mailbox/store") && under(imp, "channels/mailbox") &&

@@ -51,7 +51,7 @@ func Run(t *testing.T, f storetest.Factory, features storetest.Features) {
 type agent struct {
 	ch     *mailbox.Channel
 	bus    *bus.Bus
-	be     store.Backend
+	be     *store.Store
 	events *testkit.Events
 }
 
@@ -72,14 +72,14 @@ func (w *world) startClocked(t *testing.T, id string, clk clock.Clock, tune func
 }
 
 // startOn starts a mailbox channel for id on be.
-func startOn(t *testing.T, be store.Backend, ev *testkit.Events, id string, tune func(*mailbox.Config)) *agent {
+func startOn(t *testing.T, be *store.Store, ev *testkit.Events, id string, tune func(*mailbox.Config)) *agent {
 	t.Helper()
 	return startWith(t, be, ev, id, tune, nil)
 }
 
 // startWith starts a mailbox channel for id on be, with clock clk (nil:
 // the real one).
-func startWith(t *testing.T, be store.Backend, ev *testkit.Events, id string, tune func(*mailbox.Config), clk clock.Clock) *agent {
+func startWith(t *testing.T, be *store.Store, ev *testkit.Events, id string, tune func(*mailbox.Config), clk clock.Clock) *agent {
 	t.Helper()
 	cfg := mailbox.DefaultConfig()
 	cfg.Enabled, cfg.AgentID, cfg.MailboxesRoot = true, id, "unused-with-an-explicit-backend"

@@ -26,7 +26,8 @@ import (
 // once handled, inbox while it waits for an agent that is not running.
 func (s *suite) testChannelThread(t *testing.T) {
 	w := s.world(t)
-	b := storetest.Need[store.Browser](t, s.feat.Browse(), w.open(t, nil))
+	b := w.open(t, nil)
+	storetest.Need(t, s.feat.Browse(), b)
 	clk := clock.NewManual(time.Now())
 	alice := w.startClocked(t, "alice", clk, nil)
 	bob, carol := w.startAgent(t, "bob", nil), w.startAgent(t, "carol", nil)
@@ -76,7 +77,8 @@ func (s *suite) testChannelThread(t *testing.T) {
 // sides.
 func (s *suite) testChannelRepliesOwed(t *testing.T) {
 	w := s.world(t)
-	b, browse := storetest.Has[store.Browser](t, s.feat.Browse(), w.open(t, nil))
+	b := w.open(t, nil)
+	browse := storetest.Has(t, s.feat.Browse(), b)
 	critic, executor := w.startAgent(t, "critic", nil), w.startAgent(t, "executor", nil)
 	id := critic.post(t, route.Request{To: "executor", Text: "why delete it?", Subject: "dead-code",
 		ExpectsReply: true, TaskID: "task-1"})
@@ -127,7 +129,7 @@ func (s *suite) testChannelRepliesOwed(t *testing.T) {
 // replyFromElsewhere stores through be the reply agent `from` owes to
 // request id of agent `to`, as the command line sends one on from's
 // behalf, and returns its id.
-func replyFromElsewhere(t *testing.T, be store.Backend, from, to, id string) string {
+func replyFromElsewhere(t *testing.T, be *store.Store, from, to, id string) string {
 	t.Helper()
 	req := meta.FromMessage(&envelope.Message{ID: id, From: to, To: from, Type: envelope.TypeMessage, TTL: 2}, false)
 	reply, err := route.Compose(from, route.Request{To: to, Text: "answered elsewhere"},
@@ -143,7 +145,8 @@ func replyFromElsewhere(t *testing.T, be store.Backend, from, to, id string) str
 // starts again, without being handed to it a second time.
 func (s *suite) testChannelReplyElsewhere(t *testing.T) {
 	w := s.world(t)
-	b := storetest.Need[store.Browser](t, s.feat.Browse(), w.open(t, nil))
+	b := w.open(t, nil)
+	storetest.Need(t, s.feat.Browse(), b)
 	critic := w.startAgent(t, "critic", nil)
 	ev := testkit.NewEvents()
 	be := w.open(t, ev.Observe)
@@ -202,7 +205,7 @@ func (s *suite) testChannelOverdue(t *testing.T) {
 		notified[p.MessageID] = p.Notified
 	}
 	assert.Equal(t, map[string]bool{id: true, next: false}, notified, "both still open, one notice")
-	if _, ok := storetest.Has[store.Auditor](t, s.feat.Audit(), critic.be); ok {
+	if storetest.Has(t, s.feat.Audit(), critic.be) {
 		e := critic.events.WaitKind(t, store.EventOverdue, testkit.ByID(id))
 		assert.Equal(t, "executor", e.Agent)
 	}

@@ -26,7 +26,7 @@ import (
 var lostFeishu = &envelope.Callback{Channel: "feishu", ChatID: "u1", SessionID: "feishu:u1"}
 
 // registerCard writes the card of an agent that runs no channel.
-func registerCard(t *testing.T, be store.Backend, id string, beat time.Time, capabilities ...string) {
+func registerCard(t *testing.T, be *store.Store, id string, beat time.Time, capabilities ...string) {
 	t.Helper()
 	_, err := be.UpdateCard(testkit.Ctx(t), id, func(c *envelope.Card) {
 		c.Capabilities, c.Status, c.MaxConcurrentTasks = capabilities, envelope.StatusIdle, 3
@@ -36,7 +36,7 @@ func registerCard(t *testing.T, be store.Backend, id string, beat time.Time, cap
 }
 
 // inboxOf returns the messages waiting for agent id, claiming them.
-func inboxOf(t *testing.T, be store.Backend, id string, n int) []*envelope.Message {
+func inboxOf(t *testing.T, be *store.Store, id string, n int) []*envelope.Message {
 	t.Helper()
 	in, err := be.OpenInbox(testkit.Ctx(t), id)
 	require.NoError(t, err)
@@ -51,7 +51,7 @@ func inboxOf(t *testing.T, be store.Backend, id string, n int) []*envelope.Messa
 }
 
 // sendAs delivers the message agent from composes for req.
-func sendAs(t *testing.T, be store.Backend, from string, req route.Request) {
+func sendAs(t *testing.T, be *store.Store, from string, req route.Request) {
 	t.Helper()
 	m, err := route.Compose(from, req, route.ComposeOptions{})
 	require.NoError(t, err)

@@ -23,10 +23,10 @@ func (s *suite) testChannelUsageRecorded(t *testing.T) {
 	alice.ch.RecordUsage(ctx, store.Event{MessageID: "m-usage", ThreadID: "th-1", TaskID: "task-1",
 		Model: "gpt-x", InputTokens: 1200, OutputTokens: 80})
 
-	if _, ok := storetest.Has[store.Auditor](t, s.feat.Audit(), alice.be); ok {
+	if storetest.Has(t, s.feat.Audit(), alice.be) {
 		e := alice.events.WaitKind(t, store.EventUsage, testkit.ByID("m-usage"))
 		assert.Equal(t, "alice", e.Agent)
-		if r, ok := storetest.Has[store.AuditReader](t, s.feat.AuditRead(), w.open(t, nil)); ok {
+		if r := w.open(t, nil); storetest.Has(t, s.feat.AuditRead(), r) {
 			for _, e := range storetest.WaitAudit(t, r, "m-usage", store.EventUsage) {
 				if e.MessageID == "m-usage" {
 					assert.Equal(t, store.Event{Time: e.Time, Kind: store.EventUsage, Agent: "alice", MessageID: "m-usage",

@@ -22,10 +22,11 @@ func (s *suite) world(t *testing.T) *world {
 	return &world{h: s.f(t)}
 }
 
-// open opens a backend and closes it when the test ends.
-func (w *world) open(t *testing.T, obs store.Observer) store.Backend {
+// open opens a backend and closes it when the test ends, and returns the
+// store over it, as the channel and the tools use it.
+func (w *world) open(t *testing.T, obs store.Observer) *store.Store {
 	t.Helper()
 	be := w.h.Open(t, obs)
 	t.Cleanup(func() { be.Close() })
-	return be
+	return store.New(be, nil)
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/memstore"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
@@ -25,7 +26,7 @@ func TestChannelOnFolder(t *testing.T) {
 	t.Parallel()
 	mailboxtest.Run(t, func(t *testing.T) *storetest.Harness {
 		root := filepath.Join(t.TempDir(), "mailboxes")
-		return &storetest.Harness{Open: func(t *testing.T, obs store.Observer) store.Backend {
+		return &storetest.Harness{Open: func(t *testing.T, obs store.Observer) driver.Backend {
 			s, err := fsstore.Open(fsstore.Options{Root: root, NoSync: true, AuditLog: true, Observer: obs})
 			require.NoError(t, err)
 			return s
@@ -38,7 +39,7 @@ func TestChannelInMemory(t *testing.T) {
 	t.Parallel()
 	mailboxtest.Run(t, func(t *testing.T) *storetest.Harness {
 		hub := memstore.NewHub()
-		return &storetest.Harness{Open: func(_ *testing.T, obs store.Observer) store.Backend {
+		return &storetest.Harness{Open: func(_ *testing.T, obs store.Observer) driver.Backend {
 			return hub.Open(memstore.Options{Observer: obs})
 		}}
 	}, storetest.Features{})
@@ -52,7 +53,7 @@ func TestChannelOnNATS(t *testing.T) {
 	srv := natstest.Shared(t)
 	mailboxtest.Run(t, func(t *testing.T) *storetest.Harness {
 		ns := natstest.NewNamespace()
-		return &storetest.Harness{Open: func(t *testing.T, obs store.Observer) store.Backend {
+		return &storetest.Harness{Open: func(t *testing.T, obs store.Observer) driver.Backend {
 			opts := natsstore.Options{Conn: srv.Connect(t), OwnConn: true, Observer: obs, MaxDeliver: 3,
 				AckWait: 10 * time.Second, LockTTL: 5 * time.Second, MaxMessageBytes: 1 << 20, AuditLog: true}
 			ns.Apply(&opts)

@@ -152,8 +152,8 @@ func (s *Server) thread(ctx context.Context, _ *mcp.CallToolRequest, in threadIn
 	if err != nil {
 		return nil, nil, err
 	}
-	b, ok := a.ch.Backend().(store.Browser)
-	if !ok {
+	b := a.ch.Backend()
+	if b == nil || !b.Has(store.CanBrowse) {
 		return nil, nil, errors.New("this mailbox store cannot show threads (its backend does not browse messages)")
 	}
 	chain, err := view.Thread(ctx, b, in.ID)

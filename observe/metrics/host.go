@@ -64,15 +64,11 @@ func (m *Metrics) Watch(h *host.Host) (live, ready []Check) {
 	return live, ready
 }
 
-// reachable checks that be answers: its Ping when it has one, else a read
-// of the cards.
-func reachable(ctx context.Context, be store.Backend) error {
+// reachable checks that be answers (store.Store.Ping: the backend's own
+// check, else a read of the cards).
+func reachable(ctx context.Context, be *store.Store) error {
 	if be == nil {
 		return errors.New("the mailbox store is not open")
 	}
-	if p, ok := be.(store.Pinger); ok {
-		return p.Ping(ctx)
-	}
-	_, err := be.Cards(ctx)
-	return err
+	return be.Ping(ctx)
 }

@@ -2,11 +2,11 @@ package metrics
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
-	"github.com/switchboard-dev/switchboard/observe/backlog"
 )
 
 // browseEvery is how long the inbox figures of a store that can only
@@ -14,13 +14,13 @@ import (
 // before they are read again.
 const browseEvery = 30 * time.Second
 
-// Inbox is what waits in one agent's inbox (see backlog.Read).
-type Inbox = backlog.Inbox
+// Inbox is what waits in one agent's inbox (see store.Store.Backlog).
+type Inbox = store.Backlog
 
 // inboxReader reads an inbox for the scrape, reusing what it read from a
 // store that browses for browseEvery.
 type inboxReader struct {
-	be    store.Backend
+	be    *store.Store
 	agent string
 	now   func() time.Time
 
@@ -31,10 +31,9 @@ type inboxReader struct {
 	browses bool
 }
 
-func newInboxReader(be store.Backend, agent string, now func() time.Time) *inboxReader {
-	_, counts := be.(store.InboxCounter)
-	_, lists := be.(store.PendingLister)
-	return &inboxReader{be: be, agent: agent, now: now, browses: !(counts && lists)}
+func newInboxReader(be *store.Store, agent string, now func() time.Time) *inboxReader {
+	counts := be.Has(store.CanCount) && be.Has(store.CanListPending)
+	return &inboxReader{be: be, agent: agent, now: now, browses: !counts}
 }
 
 func (r *inboxReader) read(ctx context.Context) (Inbox, bool, error) {
@@ -43,7 +42,11 @@ func (r *inboxReader) read(ctx context.Context) (Inbox, bool, error) {
 	if r.browses && !r.readAt.IsZero() && r.now().Sub(r.readAt) < browseEvery {
 		return r.last, r.lastOK, nil
 	}
-	in, ok, err := backlog.Read(ctx, r.be, r.agent)
+	in, err := r.be.Backlog(ctx, r.agent)
+	ok := !errors.Is(err, store.ErrNotSupported)
+	if !ok {
+		return in, false, nil
+	}
 	if err != nil {
 		return in, ok, err
 	}

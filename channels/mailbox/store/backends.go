@@ -2,64 +2,14 @@ package store
 
 import (
 	"fmt"
-	"log/slog"
 	"slices"
 	"sync"
-	"time"
 
-	"github.com/switchboard-dev/switchboard/config"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
-// Config is what a backend is opened with: the keys of the
-// channels.mailbox section every backend may use, and the backend's own
-// section (channels.mailbox.<name>), which the backend decodes and
-// validates itself.
-type Config struct {
-	// AgentID is the agent the store is opened for ("" for a tool that
-	// acts for no agent in particular).
-	AgentID string
-	// Root is mailboxesRoot, as written (a leading "~/" not expanded).
-	Root string
-	// MaxMessageBytes caps one message.
-	MaxMessageBytes int64
-	// Fsync makes every delivery durable against a machine crash.
-	Fsync bool
-	// MaxDeliver is how many times a message that is never acknowledged
-	// is handed out before it is set aside (0: the backend's default; a
-	// backend with a setting of its own in Section may use that instead).
-	MaxDeliver int
-	// PollInterval is the rescan interval of a store that watches folders.
-	PollInterval time.Duration
-	// OfflineAfter is how old a heartbeat may be before its agent counts
-	// as offline (a presence TTL).
-	OfflineAfter time.Duration
-	// AuditLog turns the audit log on; AuditMaxBytes rotates it and
-	// AuditKeep is how many rotated files are kept (0: none).
-	AuditLog      bool
-	AuditMaxBytes int64
-	AuditKeep     int
-	// Section is the backend's own section; its Raw is nil when the
-	// config has none.
-	Section config.Section
-
-	// Logger receives logs (nil discards).
-	Logger *slog.Logger
-	// Observer receives the store's events (may be nil).
-	Observer Observer
-	// NoCreate asks for a store that exists already, for reading: the
-	// backend creates nothing (no folder, stream or bucket) and fails with
-	// an error wrapping ErrNoStore when there is none.
-	NoCreate bool
-	// WatchOnly asks for a store that will only be watched (Watcher) and
-	// closed, on a mailbox that may not exist yet. A backend that can
-	// watch one (a broker: a subscription needs no stream) opens only
-	// what watching needs, creates nothing and fails every other call;
-	// one that cannot ignores WatchOnly and opens as NoCreate says.
-	WatchOnly bool
-}
-
-// Factory opens a backend from its Config.
-type Factory func(cfg Config) (Backend, error)
+// Factory opens a backend from its Config (see driver.Factory).
+type Factory = driver.Factory
 
 // Backends maps backend names to their factories. The zero value is
 // empty and ready; most callers use the default one through Register and
@@ -134,15 +84,20 @@ func (r *Backends) Names() []string {
 	return names
 }
 
-// Open opens the backend called name.
-func (r *Backends) Open(name string, cfg Config) (Backend, error) {
+// Open opens the backend called name and returns the store over it,
+// logging to cfg.Logger.
+func (r *Backends) Open(name string, cfg Config) (*Store, error) {
 	r.mu.RLock()
 	f, ok := r.factories[name]
 	r.mu.RUnlock()
 	if !ok {
 		return nil, fmt.Errorf("unknown mailbox backend %q (known: %v; forgotten import?)", name, r.Names())
 	}
-	return f(cfg)
+	be, err := f(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return New(be, cfg.Logger), nil
 }
 
 var defaultBackends Backends
@@ -157,8 +112,9 @@ func Known(name string) bool { return defaultBackends.Known(name) }
 // Names returns the backends of the default registry, sorted.
 func Names() []string { return defaultBackends.Names() }
 
-// Open opens the backend called name from the default registry.
-func Open(name string, cfg Config) (Backend, error) { return defaultBackends.Open(name, cfg) }
+// Open opens the backend called name from the default registry, as
+// database/sql's Open does: the store over it (see Backends.Open).
+func Open(name string, cfg Config) (*Store, error) { return defaultBackends.Open(name, cfg) }
 
 // RegisterWhere adds a description of where a backend's store is to the
 // default registry (see Backends.RegisterWhere).

@@ -1,14 +1,27 @@
-// Package store is the contract between the mailbox channel and the places
-// mailbox messages live: a shared folder (package fsstore), NATS JetStream,
-// or memory. A Backend delivers messages to agents' inboxes, hands each
-// agent its own inbox (Inbox: claim, acknowledge, quarantine) and keeps the
-// registry of agent cards.
+// Package store is the mailbox store: the one facade through which the
+// mailbox channel, the command line, the console, the MCP server and the
+// metrics use the places mailbox messages live, as database/sql is for
+// its drivers. Backends (a shared folder, package fsstore; NATS
+// JetStream, natsstore; memory, memstore) implement the contract of
+// package driver and register themselves by name (Register); a program
+// picks them by import and opens one with Open, which returns a *Store.
 //
-// Every backend gives the same guarantees, which the conformance suite in
-// storetest checks: delivery is at least once and nothing acknowledged is
-// redelivered; a message claimed but not acknowledged (its receiver
-// crashed) comes back, marked Redelivered, when the inbox is opened again;
-// messages from one sender arrive in the order they were sent; input that
-// cannot be decoded is set aside with a reason and never stops the inbox;
-// and no card update is lost when many processes update the registry.
+// The Store owns every check of what its backend can do beyond the
+// primitives each backend has (deliver, inbox next/ack/set aside, cards,
+// records). A consumer calls a method and never asserts a backend's
+// abilities: where the backend has the ability, the Store uses it; where
+// it lacks it, the Store emulates it from the primitives (Skim, Pending,
+// Depths, Backlog and Fetch through Browse; Ping by reading the cards;
+// Presence from the cards' heartbeats; AckPipelined with Ack) or fails
+// with an error wrapping ErrNotSupported that names what is missing. Has
+// says which, for a consumer that picks a strategy up front.
+//
+// Features built on the primitives are written here once for every
+// backend: the approvals agents wait for (Approvals, an
+// agent.ApprovalBook on the records), an agent's state records
+// (LoadState, SaveState), presence, and the bookkeeping of set-aside
+// messages (SetAside of every agent, Redeliver's copy).
+//
+// The guarantees every backend gives, which the conformance suite in
+// storetest checks, are described in package driver.
 package store

@@ -2,103 +2,136 @@ package store
 
 import (
 	"context"
-	"errors"
+	"log/slog"
+	"time"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
-// Errors shared by every backend.
-var (
-	// ErrClosed is returned by calls on a closed Backend or Inbox.
-	ErrClosed = errors.New("mailbox store closed")
-	// ErrInboxBusy is returned by OpenInbox when another live process has
-	// the agent's inbox open.
-	ErrInboxBusy = errors.New("inbox is open in another process")
-	// ErrUnknownAgent is returned for an agent that has no card.
-	ErrUnknownAgent = errors.New("unknown agent")
-	// ErrNoStore is returned by a backend asked to open only an existing
-	// store (for reading) when there is none yet: nothing was created.
-	ErrNoStore = errors.New("the mailbox store does not exist yet")
-	// ErrTurnedOff is wrapped by the error of an optional ability (Browse,
-	// ReadAudit, SweepTask, ...) that the store has but its configuration
-	// turned off. Callers that can do without it stay quiet about it.
-	ErrTurnedOff = errors.New("turned off in the store's configuration")
-)
-
-// Sender delivers messages.
-type Sender interface {
-	// Deliver stores msg in the inbox of msg.To, creating the inbox of an
-	// agent that has not registered yet (the message waits for it). On
-	// success the message is durable and will be delivered; delivering the
-	// same message (same id and timestamp) again is harmless.
-	Deliver(ctx context.Context, msg *envelope.Message) error
+// Store is a mailbox store: the one type through which the mailbox
+// channel, the command line, the console and the metrics use a backend,
+// as database/sql's DB is for its drivers. It owns every check of what
+// the backend can do beyond its primitives (package driver): a call the
+// backend has goes to it, one it lacks is emulated from the primitives
+// (noted at each method) or fails with an error wrapping ErrNotSupported.
+// A Store is safe for concurrent use.
+type Store struct {
+	be        driver.Backend
+	log       *slog.Logger
+	approvals *Approvals
 }
 
-// Registry holds the agent cards.
-type Registry interface {
-	// UpdateCard applies update to the card of agentID (a zero card with
-	// AgentID set if there is none) and stores the result atomically with
-	// respect to every other update, in this process or another.
-	UpdateCard(ctx context.Context, agentID string, update func(*envelope.Card)) (envelope.Card, error)
-	// Card returns one agent's card, or an error wrapping ErrUnknownAgent.
-	Card(ctx context.Context, agentID string) (envelope.Card, error)
-	// Cards returns every card, sorted by agent id.
-	Cards(ctx context.Context) ([]envelope.Card, error)
+// New returns the store over backend be, which it closes on Close. log
+// receives the store's warnings (nil discards them). Open opens a backend
+// by name and calls New; New is for a backend opened by hand (a test, a
+// tool that wraps one).
+func New(be driver.Backend, log *slog.Logger) *Store {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	s := &Store{be: be, log: log}
+	s.approvals = &Approvals{r: be, log: log}
+	return s
 }
 
-// Backend is one mailbox store.
-type Backend interface {
-	Sender
-	Registry
-	StateStore
-	// OpenInbox takes ownership of agentID's inbox until the Inbox is
-	// closed. It fails with ErrInboxBusy if another process holds it.
-	OpenInbox(ctx context.Context, agentID string) (Inbox, error)
-	// Close releases the backend's resources.
-	Close() error
+// Deliver stores msg in the inbox of msg.To (see driver.Sender).
+func (s *Store) Deliver(ctx context.Context, msg *envelope.Message) error {
+	return s.be.Deliver(ctx, msg)
 }
 
-// Inbox is one agent's stream of incoming messages.
-type Inbox interface {
-	// Next claims and returns the next message, waiting until one arrives
-	// or ctx ends. Messages left claimed by a crashed owner come first,
-	// then pending ones in delivery order (per sender, the order sent).
-	// Input that cannot be decoded never reaches the caller: the backend
-	// sets it aside with the reason and reports it as an Event.
-	Next(ctx context.Context) (*Delivery, error)
-	// Ack marks a delivery as handled; it will not be delivered again.
-	Ack(ctx context.Context, d *Delivery) error
-	// Quarantine sets a delivery aside with a reason (a refused sender, a
-	// policy violation); it will not be delivered again.
-	Quarantine(ctx context.Context, d *Delivery, reason string) error
-	// Close releases the inbox. Claimed but unacknowledged deliveries stay
-	// claimed and are redelivered when the inbox is next opened.
-	Close() error
+// UpdateCard applies update to agentID's card atomically (see
+// driver.Registry).
+func (s *Store) UpdateCard(ctx context.Context, agentID string, update func(*envelope.Card)) (envelope.Card, error) {
+	return s.be.UpdateCard(ctx, agentID, update)
 }
 
-// Delivery is one claimed message.
-type Delivery struct {
-	// Message is the decoded, validated message.
-	Message *envelope.Message
-	// Redelivered is true when the message may have been handed out before
-	// (a claim recovered after a crash, a broker redelivery).
-	Redelivered bool
-	// Ref is the backend's handle for Ack and Quarantine.
-	Ref any
+// Card returns one agent's card, or an error wrapping ErrUnknownAgent.
+func (s *Store) Card(ctx context.Context, agentID string) (envelope.Card, error) {
+	return s.be.Card(ctx, agentID)
 }
 
-// ErrCorruptState is wrapped by the readers of a state record whose
-// content does not decode: a record written by hand or by another
-// program, since SaveState replaces a record whole.
-var ErrCorruptState = errors.New("corrupt record")
+// Cards returns every card, sorted by agent id.
+func (s *Store) Cards(ctx context.Context) ([]envelope.Card, error) { return s.be.Cards(ctx) }
 
-// StateStore keeps small records a mailbox agent must not lose across a
-// restart (the tasks it delegated and their callbacks), next to its inbox.
-type StateStore interface {
-	// LoadState returns the record stored under key for agentID, or nil
-	// and no error when there is none.
-	LoadState(ctx context.Context, agentID, key string) ([]byte, error)
-	// SaveState replaces the record atomically: a reader sees the old or
-	// the new record, never a mix.
-	SaveState(ctx context.Context, agentID, key string, data []byte) error
+// OpenInbox takes ownership of agentID's inbox until the Inbox is closed;
+// it fails with ErrInboxBusy while another process holds it.
+func (s *Store) OpenInbox(ctx context.Context, agentID string) (*Inbox, error) {
+	in, err := s.be.OpenInbox(ctx, agentID)
+	if err != nil {
+		return nil, err
+	}
+	return &Inbox{in: in}, nil
+}
+
+// Close closes the backend and the inboxes still open on it.
+func (s *Store) Close() error { return s.be.Close() }
+
+// Ping returns nil when what holds the messages can be reached now, else
+// why not: the backend's own check (the folder is there, the server
+// answers), emulated by reading the cards.
+func (s *Store) Ping(ctx context.Context) error {
+	if p, ok := s.be.(driver.Pinger); ok {
+		return p.Ping(ctx)
+	}
+	_, err := s.be.Cards(ctx)
+	return err
+}
+
+// Record appends ev to the audit log (and reports it to the backend's
+// Observer), for what is done beyond the store's own events. A store that
+// keeps no audit log fails with ErrNotSupported.
+func (s *Store) Record(ctx context.Context, ev Event) error {
+	a, ok := s.be.(driver.Auditor)
+	if !ok {
+		return notSupported(CanAudit)
+	}
+	return a.Record(ctx, ev)
+}
+
+// ReadAudit calls fn with each entry of the audit log, oldest first,
+// until fn returns false or ctx ends (see driver.AuditReader). A store
+// whose log cannot be read back fails with ErrNotSupported.
+func (s *Store) ReadAudit(ctx context.Context, fn func(Event) bool) error {
+	r, ok := s.be.(driver.AuditReader)
+	if !ok {
+		return notSupported(CanReadAudit)
+	}
+	return r.ReadAudit(ctx, fn)
+}
+
+// Watch reports each message that arrives in agent's inbox (every
+// agent's when agent is ""), without claiming it, until ctx ends (see
+// driver.Watcher). A store that cannot follow messages fails with
+// ErrNotSupported.
+func (s *Store) Watch(ctx context.Context, agent string, w WatchFuncs) error {
+	wa, ok := s.be.(driver.Watcher)
+	if !ok {
+		return notSupported(CanWatch)
+	}
+	return wa.Watch(ctx, agent, w)
+}
+
+// Heartbeat records that agentID is alive at now without rewriting its
+// card (see driver.Heartbeater), and returns the card. It fails with
+// ErrUnknownAgent when the agent has no card, and with ErrNotSupported on
+// a store that renews heartbeats only with the card (UpdateCard).
+func (s *Store) Heartbeat(ctx context.Context, agentID string, now time.Time, maxAge time.Duration) (envelope.Card, error) {
+	hb, ok := s.be.(driver.Heartbeater)
+	if !ok {
+		return envelope.Card{}, notSupported(CanHeartbeat)
+	}
+	return hb.Heartbeat(ctx, agentID, now, maxAge)
+}
+
+// HasInbox reports whether agent has an inbox, registered or not (the
+// folder store knows: a bare name with an inbox is that agent). A store
+// that cannot tell fails with ErrNotSupported.
+func (s *Store) HasInbox(agent string) (bool, error) {
+	f, ok := s.be.(driver.InboxFinder)
+	if !ok {
+		return false, notSupported(CanFindInbox)
+	}
+	_, found, err := f.HasInbox(agent)
+	return found, err
 }

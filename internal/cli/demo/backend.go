@@ -97,7 +97,7 @@ func (b *demoBackend) where() string {
 
 // open opens the store the agents use, through the mailbox's own
 // backend registry, as any agent configured with mailboxKeys would.
-func (b *demoBackend) open() (store.Backend, error) {
+func (b *demoBackend) open() (*store.Store, error) {
 	cfg := mailbox.DefaultConfig()
 	cfg.AgentID = "demo"
 	cfg.MailboxesRoot = b.root
@@ -109,7 +109,7 @@ func (b *demoBackend) open() (store.Backend, error) {
 }
 
 // mail returns the messages between the agents, as the store lists them
-// (store.Browser): the filesystem keeps every message, NATS a copy of
+// (store.Store.Browse): the filesystem keeps every message, NATS a copy of
 // each in its history stream, priority messages included. On NATS the
 // messages stamped before the demo began are left out.
 func (b *demoBackend) mail(ctx context.Context) ([]demoLine, error) {
@@ -118,11 +118,10 @@ func (b *demoBackend) mail(ctx context.Context) ([]demoLine, error) {
 		return nil, err
 	}
 	defer st.Close()
-	br, ok := st.(store.Browser)
-	if !ok {
+	if !st.Has(store.CanBrowse) {
 		return nil, errors.New("the store cannot list its messages")
 	}
-	lines, err := browseLines(ctx, br)
+	lines, err := browseLines(ctx, st)
 	if err != nil || b.since.IsZero() {
 		return lines, err
 	}

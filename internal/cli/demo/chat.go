@@ -69,7 +69,7 @@ func chatLines(bot, user string, replies []feishustub.Reply) []demoLine {
 // browseLines reads the messages between the agents from the store,
 // wherever they are now (inbox, claimed, processed or the archive of an
 // ended task), once each.
-func browseLines(ctx context.Context, st store.Browser) ([]demoLine, error) {
+func browseLines(ctx context.Context, st *store.Store) ([]demoLine, error) {
 	seen := map[string]bool{}
 	var out []demoLine
 	err := st.Browse(ctx, func(s store.Stored) bool {

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/memstore"
 	"github.com/switchboard-dev/switchboard/clock"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/limits"
@@ -100,7 +101,7 @@ func TestBreakerOpensAndCools(t *testing.T) {
 	t.Parallel()
 	clk := clock.NewManual(t0)
 	hub := memstore.NewHub()
-	st := hub.Open(memstore.Options{})
+	st := store.New(hub.Open(memstore.Options{}), nil)
 	g := limits.New(config(), "lead", clk, st, nil)
 	ctx := context.Background()
 
@@ -118,7 +119,7 @@ func TestBreakerOpensAndCools(t *testing.T) {
 	assert.NoError(t, g.AllowSend("reviewer", envelope.TypeTask), "other recipients are not affected")
 
 	// Another process reads the open breaker.
-	open, err := limits.ReadBreakers(ctx, hub.Open(memstore.Options{}), []string{"lead", "coder"}, clk.Now())
+	open, err := limits.ReadBreakers(ctx, store.New(hub.Open(memstore.Options{}), nil), []string{"lead", "coder"}, clk.Now())
 	require.NoError(t, err)
 	require.Len(t, open["coder"], 1)
 	assert.Equal(t, "lead", open["coder"][0].By)
@@ -139,7 +140,7 @@ func TestBreakerOpensAndCools(t *testing.T) {
 
 func TestReadBreakersCorrupt(t *testing.T) {
 	t.Parallel()
-	st := memstore.NewHub().Open(memstore.Options{})
+	st := store.New(memstore.NewHub().Open(memstore.Options{}), nil)
 	require.NoError(t, st.SaveState(context.Background(), "lead", limits.StateKey, []byte("{")))
 	_, err := limits.ReadBreakers(context.Background(), st, []string{"lead"}, t0)
 	require.Error(t, err)

@@ -11,25 +11,12 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
-// approvals returns the store's store.ApprovalBook.
-func (o *Operator) approvals(action string) (agent.ApprovalBook, error) {
-	ab, ok := o.cfg.Store.(agent.ApprovalBook)
-	if !ok {
-		return nil, lacks(action, "keeps no approvals")
-	}
-	return ab, nil
-}
-
 // Approvals lists the approvals kept, oldest first: those waiting, and
 // those decided that their agent has not picked up yet. One past its
 // deadline without a decision belongs to an agent that stopped waiting
 // (it stopped or crashed): Expired says so.
 func (o *Operator) Approvals(ctx context.Context) ([]agent.Approval, error) {
-	ab, err := o.approvals("approvals")
-	if err != nil {
-		return nil, err
-	}
-	return ab.ListApprovals(ctx)
+	return o.cfg.Store.Approvals().ListApprovals(ctx)
 }
 
 // Expired reports whether a waits no more: undecided past its deadline.
@@ -41,10 +28,7 @@ func (o *Operator) Expired(a agent.Approval) bool { return a.Expired(o.cfg.Now()
 // which. One that waits no more (Expired) can only be denied, which
 // removes it (Removed then says so); approving it is refused.
 func (o *Operator) Decide(ctx context.Context, id string, allow bool, reason string) (Decided, error) {
-	ab, err := o.approvals("decide")
-	if err != nil {
-		return Decided{}, err
-	}
+	ab := o.cfg.Store.Approvals()
 	if err := agent.CheckApprovalID(id); err != nil {
 		return Decided{}, fmt.Errorf("%w: %v", ErrUsage, err)
 	}

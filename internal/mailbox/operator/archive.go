@@ -23,12 +23,11 @@ func (o *Operator) Archive(ctx context.Context, id string) (done string, err err
 	if id == "" {
 		return "", fmt.Errorf("%w: archive needs a message id", ErrUsage)
 	}
-	br, ok := o.cfg.Store.(store.Browser)
-	if !ok {
+	if !o.cfg.Store.Has(store.CanBrowse) {
 		return "", lacks("archive", "cannot list stored messages")
 	}
 	var all []store.Stored
-	if err := br.Browse(ctx, func(s store.Stored) bool { all = append(all, s); return true }); err != nil {
+	if err := o.cfg.Store.Browse(ctx, func(s store.Stored) bool { all = append(all, s); return true }); err != nil {
 		return "", err
 	}
 	var req *store.Stored

@@ -35,13 +35,12 @@ func (o *Operator) Cancel(ctx context.Context, taskID, reason string) (Canceled,
 	if taskID == "" {
 		return Canceled{}, fmt.Errorf("%w: cancel needs a task id", ErrUsage)
 	}
-	br, ok := o.cfg.Store.(store.Browser)
-	if !ok {
+	if !o.cfg.Store.Has(store.CanBrowse) {
 		return Canceled{}, lacks("cancel", "cannot list stored messages")
 	}
 	var task *envelope.Message
 	var ended envelope.TaskState
-	err := br.Browse(ctx, func(s store.Stored) bool {
+	err := o.cfg.Store.Browse(ctx, func(s store.Stored) bool {
 		m := s.Message
 		switch {
 		case m.Task == nil || m.Task.ID != taskID:

@@ -6,7 +6,7 @@
 // is recorded in the store's audit log with the operator as its actor
 // (store.EventOperator, store.EventApproval for decisions).
 //
-// It works on any store.Backend, through the optional abilities it needs
-// (store.DeadLetters, store.Browser, store.ApprovalBook), and says which
-// one is missing when the store lacks it.
+// It works on any *store.Store: the approvals every store keeps, and the
+// optional abilities it needs (store.CanDeadLetters, store.CanBrowse),
+// saying which one is missing when the store lacks it.
 package operator

@@ -27,7 +27,7 @@ var ErrUsage = errors.New("bad request")
 // Config is what an Operator is made with.
 type Config struct {
 	// Store is the mailbox store acted on (required).
-	Store store.Backend
+	Store *store.Store
 	// DefaultTTL is the ttl of what the operator sends (0: route's default).
 	DefaultTTL int
 	// Now is the clock (default time.Now).
@@ -61,15 +61,11 @@ func New(cfg Config) (*Operator, error) {
 // waits). A failure to record is logged, not returned: the action itself
 // was done.
 func (o *Operator) record(ctx context.Context, kind store.EventKind, what string, ev store.Event) {
-	a, ok := o.cfg.Store.(store.Auditor)
-	if !ok {
-		return
-	}
 	ev.Time, ev.Kind, ev.From, ev.Reason = o.cfg.Now(), kind, Actor, what
 	if ev.Agent == "" || kind == store.EventOperator {
 		ev.Agent = Actor
 	}
-	if err := a.Record(context.WithoutCancel(ctx), ev); err != nil {
+	if err := o.cfg.Store.Record(context.WithoutCancel(ctx), ev); err != nil && !errors.Is(err, store.ErrNotSupported) {
 		o.cfg.Logger.Warn("record an operator action in the audit log", "action", what, "err", err)
 	}
 }

@@ -3,5 +3,5 @@
 // with their computed status (ListAgents, FindByCapability, RoleSummary),
 // threads in causal order (Thread), and the requests still owed a reply
 // (FindPending). None needs a running channel: each reads a store.Registry
-// or a store.Browser.
+// or a *store.Store.
 package view

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"path/filepath"
-	"slices"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
@@ -41,9 +40,9 @@ func (a *itemArena) new(it item) *item {
 	return &a.chunk[len(a.chunk)-1]
 }
 
-// collect lists the messages of b: by their summaries when b is a
-// store.Skimmer, else read whole.
-func collect(ctx context.Context, b store.Browser) ([]*item, error) {
+// collect lists the messages of b: by their summaries when b skims them
+// from an index (store.CanSkim), else read whole.
+func collect(ctx context.Context, b *store.Store) ([]*item, error) {
 	var out []*item
 	var arena itemArena
 	err := each(ctx, b, nil, func(it *item) bool {
@@ -54,33 +53,24 @@ func collect(ctx context.Context, b store.Browser) ([]*item, error) {
 }
 
 // each calls fn with each message of b in the mailboxes of agents (every
-// agent's when agents is nil), until fn returns false: skimmed when b is
-// a store.Skimmer, else read whole. The item is valid only during the
-// call: fn copies what it keeps.
-func each(ctx context.Context, b store.Browser, agents []string, fn func(*item) bool) error {
+// agent's when agents is nil), until fn returns false: skimmed (Skim
+// gives the message whole when it read it whole). The item is valid only
+// during the call: fn copies what it keeps.
+func each(ctx context.Context, b *store.Store, agents []string, fn func(*item) bool) error {
 	var it item
-	if sk, ok := b.(store.Skimmer); ok {
-		return sk.Skim(ctx, agents, func(s store.Skimmed) bool {
-			it = item{sum: s.Summary, at: store.Stored{Agent: s.Agent, Box: s.Box, Ref: s.Ref}}
-			return fn(&it)
-		})
-	}
-	return b.Browse(ctx, func(s store.Stored) bool {
-		if agents != nil && !slices.Contains(agents, s.Agent) {
-			return true
-		}
-		it = item{sum: store.Summarize(s.Message), at: s}
+	return b.Skim(ctx, agents, func(s store.Skimmed) bool {
+		it = item{sum: s.Summary, at: store.Stored{Message: s.Message, Agent: s.Agent, Box: s.Box, Ref: s.Ref}}
 		return fn(&it)
 	})
 }
 
 // load returns it whole, where it is now: as browsed, or fetched from
-// the Skimmer it was skimmed from.
-func load(ctx context.Context, b store.Browser, it *item) (store.Stored, error) {
+// the index it was skimmed from.
+func load(ctx context.Context, b *store.Store, it *item) (store.Stored, error) {
 	if it.at.Message != nil {
 		return it.at, nil
 	}
-	return b.(store.Skimmer).Fetch(ctx, store.Skimmed{Summary: it.sum, Agent: it.at.Agent, Box: it.at.Box, Ref: it.at.Ref})
+	return b.Fetch(ctx, store.Skimmed{Summary: it.sum, Agent: it.at.Agent, Box: it.at.Box, Ref: it.at.Ref})
 }
 
 // compareItems orders items as CompareStored orders stored messages.

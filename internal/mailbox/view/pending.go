@@ -68,7 +68,7 @@ type StoredPending struct {
 	// Where is where the request is now: the inbox of the agent that owes
 	// the reply, waiting or claimed (being handled).
 	// Its Message is nil when the request was skimmed (FindPending on a
-	// store.Skimmer), not read whole.
+	// store that skims an index), not read whole.
 	Where store.Stored `json:"-"`
 	// Overdue reports that its due time has passed.
 	Overdue bool `json:"overdue"`
@@ -76,9 +76,9 @@ type StoredPending struct {
 
 // FindPending returns the requests in b that have no reply stored, oldest
 // first (see PendingOf). It goes through b once, keeping only the
-// requests and what answers them; on a store.Skimmer it reads no message
+// requests and what answers them; on a store that skims an index (store.CanSkim) it reads no message
 // whole (Where is where the request was skimmed, without its Message).
-func FindPending(ctx context.Context, b store.Browser, f PendingFilter) ([]StoredPending, error) {
+func FindPending(ctx context.Context, b *store.Store, f PendingFilter) ([]StoredPending, error) {
 	if f.Now.IsZero() {
 		f.Now = time.Now()
 	}

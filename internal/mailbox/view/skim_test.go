@@ -15,12 +15,22 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/view"
 )
 
-// browseOnly hides the Skimmer of a store: the views read it whole.
-type browseOnly struct{ store.Browser }
+// browseOnly is a backend without the Skimmer of the folder store: the
+// views read it whole.
+type browseOnly struct {
+	driver.Backend
+	b driver.Browser
+}
+
+// Browse implements driver.Browser.
+func (o browseOnly) Browse(ctx context.Context, fn func(store.Stored) bool) error {
+	return o.b.Browse(ctx, fn)
+}
 
 // writeMsg writes m as a file of box (a folder under the agent) of its
 // recipient's mailbox.
@@ -140,22 +150,24 @@ func TestViewsSkimmedAsRead(t *testing.T) {
 	s, err := fsstore.Open(fsstore.Options{Root: root, IndexDir: t.TempDir()})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = s.Close() })
-	whole := browseOnly{s}
+	whole := store.New(browseOnly{Backend: s, b: s}, nil)
+	require.False(t, whole.Has(store.CanSkim), "read whole")
+	skimmed := store.New(s, nil)
 	ctx := context.Background()
 	now := convT0.Add(30 * time.Minute)
 	filters := []view.PendingFilter{{Now: now}, {Now: now, ReplyTimeout: time.Minute}, {Now: now, Agent: "bob"},
 		{Now: now, TaskID: "task-18"}, {Now: now, ReplyTimeout: 10 * time.Minute, OverdueOnly: true}}
 	for round := range 2 { // the first builds the index, the second reads it
 		for _, id := range append(append(ids, tasks...), "nope") {
-			assert.Equal(t, threadRows(view.Thread(ctx, whole, id)), threadRows(view.Thread(ctx, s, id)), "round %d thread %s", round, id)
+			assert.Equal(t, threadRows(view.Thread(ctx, whole, id)), threadRows(view.Thread(ctx, skimmed, id)), "round %d thread %s", round, id)
 		}
 		for _, id := range append(tasks, "nope", ids[0]) {
-			assert.Equal(t, threadRows(view.TaskThread(ctx, whole, id)), threadRows(view.TaskThread(ctx, s, id)), "round %d task %s", round, id)
+			assert.Equal(t, threadRows(view.TaskThread(ctx, whole, id)), threadRows(view.TaskThread(ctx, skimmed, id)), "round %d task %s", round, id)
 		}
 		for _, f := range filters {
 			want, err := view.FindPending(ctx, whole, f)
 			require.NoError(t, err)
-			got, err := view.FindPending(ctx, s, f)
+			got, err := view.FindPending(ctx, skimmed, f)
 			require.NoError(t, err)
 			require.NotEmpty(t, want, "%+v", f)
 			assert.Equal(t, pendingRows(t, want), pendingRows(t, got), "round %d pending %+v", round, f)

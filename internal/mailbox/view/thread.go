@@ -29,9 +29,9 @@ type ThreadEntry struct {
 // messages are now (pending, claimed, handled or archived), in causal
 // order: see ThreadOf. When no message has that id, id is taken as a task
 // id (see ThreadOfTask). It fails with ErrNotFound when neither names a
-// message b holds. On a store.Skimmer only the thread's messages are read
+// message b holds. On a store that skims an index (store.CanSkim) only the thread's messages are read
 // whole, and the summaries of the others are not kept (see findThread).
-func Thread(ctx context.Context, b store.Browser, id string) ([]ThreadEntry, error) {
+func Thread(ctx context.Context, b *store.Store, id string) ([]ThreadEntry, error) {
 	chain, err := findThread(ctx, b, id, false)
 	if err != nil {
 		return nil, err
@@ -44,7 +44,7 @@ func Thread(ctx context.Context, b store.Browser, id string) ([]ThreadEntry, err
 
 // TaskThread is Thread for a task id only: the thread of the task's
 // request (see ThreadOfTask).
-func TaskThread(ctx context.Context, b store.Browser, taskID string) ([]ThreadEntry, error) {
+func TaskThread(ctx context.Context, b *store.Store, taskID string) ([]ThreadEntry, error) {
 	chain, err := findThread(ctx, b, taskID, true)
 	if err != nil {
 		return nil, err
@@ -63,7 +63,7 @@ type threadItem struct {
 
 // loadThread reads the members of a thread whole. A member that is gone
 // by now (pruned meanwhile) is left out.
-func loadThread(ctx context.Context, b store.Browser, chain []threadItem) ([]ThreadEntry, error) {
+func loadThread(ctx context.Context, b *store.Store, chain []threadItem) ([]ThreadEntry, error) {
 	out := make([]ThreadEntry, 0, len(chain))
 	for _, t := range chain {
 		st, err := load(ctx, b, t.item)

@@ -12,16 +12,16 @@ import (
 // no message has that id or asTask is set, of task id (see
 // threadOfTask); nil when there is none.
 //
-// On a store.Skimmer it goes through the store twice and never holds the
+// On a store that skims an index (store.CanSkim) it goes through the store twice and never holds the
 // summary of every message: the first pass keeps of each message only a
 // hash of its id, reply_to and thread id (and its agent) and finds the
 // task's request; the links are followed on those hashes, which gives a
 // superset of the messages threadOf looks at (a collision only adds
 // some); the second pass goes through the mailboxes that hold one of
 // them and keeps their summaries, on which threadOf decides exactly.
-// Another Browser is read once, whole.
-func findThread(ctx context.Context, b store.Browser, id string, asTask bool) ([]threadItem, error) {
-	if _, ok := b.(store.Skimmer); !ok {
+// Another store is read once, whole.
+func findThread(ctx context.Context, b *store.Store, id string, asTask bool) ([]threadItem, error) {
+	if !b.Has(store.CanSkim) {
 		all, err := collect(ctx, b)
 		if err != nil {
 			return nil, err

@@ -23,7 +23,7 @@ func pending(id, to string, due time.Time) view.PendingReply {
 func TestLedgerAwaitedPersistAndComeDue(t *testing.T) {
 	t.Parallel()
 	ctx := testkit.Ctx(t)
-	st := memstore.NewHub().Open(memstore.Options{})
+	st := store.New(memstore.NewHub().Open(memstore.Options{}), nil)
 	l, err := replies.Load(ctx, st, "critic")
 	require.NoError(t, err)
 	now := time.Now()
@@ -55,7 +55,7 @@ func TestLedgerAwaitedPersistAndComeDue(t *testing.T) {
 func TestLedgerHeldUntilReleased(t *testing.T) {
 	t.Parallel()
 	ctx := testkit.Ctx(t)
-	l, err := replies.Load(ctx, memstore.NewHub().Open(memstore.Options{}), "executor")
+	l, err := replies.Load(ctx, store.New(memstore.NewHub().Open(memstore.Options{}), nil), "executor")
 	require.NoError(t, err)
 	m := &envelope.Message{ID: "q1", From: "critic", To: "executor", ExpectsReply: true, TaskID: "t1",
 		Timestamp: envelope.NewTime(time.Now())}
@@ -76,7 +76,7 @@ func TestLedgerHeldUntilReleased(t *testing.T) {
 func TestLedgerCorruptRecordIsAnError(t *testing.T) {
 	t.Parallel()
 	ctx := testkit.Ctx(t)
-	st := memstore.NewHub().Open(memstore.Options{})
+	st := store.New(memstore.NewHub().Open(memstore.Options{}), nil)
 	require.NoError(t, st.SaveState(ctx, "critic", replies.StateKey, []byte("[")))
 	_, err := replies.Load(ctx, st, "critic")
 	assert.ErrorContains(t, err, "corrupt record")

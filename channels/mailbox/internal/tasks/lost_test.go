@@ -32,7 +32,7 @@ func TestReofferGroup(t *testing.T) {
 func TestUnacceptedAndWorkingTasks(t *testing.T) {
 	t.Parallel()
 	ctx := testkit.Ctx(t)
-	st := memstore.NewHub().Open(memstore.Options{})
+	st := store.New(memstore.NewHub().Open(memstore.Options{}), nil)
 	d, err := tasks.LoadDelegated(ctx, st, "boss")
 	require.NoError(t, err)
 	_, ok := d.NextUnaccepted()
@@ -92,7 +92,7 @@ func (f *flakyState) SaveState(ctx context.Context, agent, key string, data []by
 func TestUpdateHoldsInMemoryWhenNotSaved(t *testing.T) {
 	t.Parallel()
 	ctx := testkit.Ctx(t)
-	st := &flakyState{StateStore: memstore.NewHub().Open(memstore.Options{})}
+	st := &flakyState{StateStore: store.New(memstore.NewHub().Open(memstore.Options{}), nil)}
 	d, err := tasks.LoadDelegated(ctx, st, "boss")
 	require.NoError(t, err)
 	require.NoError(t, d.Add(ctx, tasks.Record{TaskID: "t1", To: "a", State: envelope.StatePending}))

@@ -50,7 +50,7 @@ func TestActiveDeadlineFiresOnTheClock(t *testing.T) {
 func TestDelegatedPersistsAcrossLoads(t *testing.T) {
 	t.Parallel()
 	ctx := testkit.Ctx(t)
-	st := memstore.NewHub().Open(memstore.Options{})
+	st := store.New(memstore.NewHub().Open(memstore.Options{}), nil)
 	d, err := tasks.LoadDelegated(ctx, st, "boss")
 	require.NoError(t, err)
 	soon, later := envelope.NewTime(time.Now().Add(time.Minute)), envelope.NewTime(time.Now().Add(time.Hour))
@@ -91,7 +91,7 @@ func TestDelegatedPersistsAcrossLoads(t *testing.T) {
 func TestDelegatedCorruptRecordIsAnError(t *testing.T) {
 	t.Parallel()
 	ctx := testkit.Ctx(t)
-	st := memstore.NewHub().Open(memstore.Options{})
+	st := store.New(memstore.NewHub().Open(memstore.Options{}), nil)
 	require.NoError(t, st.SaveState(ctx, "boss", tasks.StateKey, []byte("{")))
 	_, err := tasks.LoadDelegated(ctx, st, "boss")
 	assert.ErrorContains(t, err, `load delegated tasks of "boss": corrupt record`)
@@ -99,7 +99,7 @@ func TestDelegatedCorruptRecordIsAnError(t *testing.T) {
 
 func TestSweepWithoutTheAbility(t *testing.T) {
 	t.Parallel()
-	in, err := memstore.NewHub().Open(memstore.Options{}).OpenInbox(context.Background(), "a")
+	in, err := store.New(memstore.NewHub().Open(memstore.Options{}), nil).OpenInbox(context.Background(), "a")
 	require.NoError(t, err)
 	defer in.Close()
 	tasks.Sweep(context.Background(), in, "", nil) // no task id: nothing to do, no logger needed

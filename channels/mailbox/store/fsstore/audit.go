@@ -5,12 +5,12 @@ import (
 	"fmt"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
-var _ store.Auditor = (*Store)(nil)
+var _ driver.Auditor = (*Store)(nil)
 
-// Record implements store.Auditor: it appends ev to the audit log (when
+// Record implements driver.Auditor: it appends ev to the audit log (when
 // Options.AuditLog is set) and reports it to the Observer.
 //
 // A line about a step of every message (EventDelivered) is queued and
@@ -18,11 +18,11 @@ var _ store.Auditor = (*Store)(nil)
 // operator's action, an approval, a turn's usage) is rare and matters
 // to a person, so it is written before Record returns and survives a
 // crash of the process right after.
-func (s *Store) Record(_ context.Context, ev store.Event) error {
+func (s *Store) Record(_ context.Context, ev driver.Event) error {
 	if err := s.checkOpen(); err != nil {
 		return err
 	}
-	if ev.Kind == store.EventDelivered || s.audit == nil {
+	if ev.Kind == driver.EventDelivered || s.audit == nil {
 		return s.record(ev)
 	}
 	if ev.Time.IsZero() {
@@ -38,8 +38,8 @@ func (s *Store) Record(_ context.Context, ev store.Event) error {
 }
 
 // messageEvent is an event about msg (which may be nil) in agent's inbox.
-func messageEvent(kind store.EventKind, agent string, msg *envelope.Message, ref string) store.Event {
-	ev := store.Event{Kind: kind, Agent: agent, Ref: ref}
+func messageEvent(kind driver.EventKind, agent string, msg *envelope.Message, ref string) driver.Event {
+	ev := driver.Event{Kind: kind, Agent: agent, Ref: ref}
 	if msg != nil {
 		ev.MessageID, ev.From, ev.ThreadID, ev.TaskID = msg.ID, msg.From, msg.ThreadID, msg.TaskOf()
 	}
@@ -51,9 +51,9 @@ func messageEvent(kind store.EventKind, agent string, msg *envelope.Message, ref
 // log's lock and its event is reported and appended before the lock is
 // let go, so that no other writer logs an effect of fn's change (a
 // receiver claiming the message fn delivered) before fn's own line.
-func (s *Store) emitAfter(fn func() *store.Event) {
-	var ev *store.Event
-	run := func() *store.Event {
+func (s *Store) emitAfter(fn func() *driver.Event) {
+	var ev *driver.Event
+	run := func() *driver.Event {
 		at := s.opts.Now() // before the change: its effects are timed after it
 		if ev = fn(); ev != nil {
 			if ev.Time.IsZero() {

@@ -3,18 +3,18 @@ package fsstore
 import (
 	"context"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/audit"
 )
 
-var _ store.AuditReader = (*Store)(nil)
+var _ driver.AuditReader = (*Store)(nil)
 
-// ReadAudit implements store.AuditReader: it reads the audit log of the
+// ReadAudit implements driver.AuditReader: it reads the audit log of the
 // root (manifest.jsonl and its rotated files, oldest first, see
 // audit.Read), which every process with Options.AuditLog on appends to;
 // this store's own setting does not matter. A root without a log has no
 // entries; lines that cannot be decoded are skipped.
-func (s *Store) ReadAudit(ctx context.Context, fn func(store.Event) bool) error {
+func (s *Store) ReadAudit(ctx context.Context, fn func(driver.Event) bool) error {
 	if err := s.checkOpen(); err != nil {
 		return err
 	}

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/audit"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
@@ -38,16 +38,16 @@ func TestAuditLogRecordsTheStoresEvents(t *testing.T) {
 	deliver(t, s, m)
 	writeRaw(t, agentPath(s, "coder", "inbox"), "0_bad.msg.json", []byte("{")) // sorts first
 	d := next(t, in)
-	require.NoError(t, s.Record(context.Background(), store.Event{Kind: store.EventDelivered, Agent: "coder", MessageID: m.ID}))
+	require.NoError(t, s.Record(context.Background(), driver.Event{Kind: driver.EventDelivered, Agent: "coder", MessageID: m.ID}))
 	ack(t, in, d)
 
 	got := auditEntries(t, s, audit.Filter{})
-	var kinds []store.EventKind
+	var kinds []driver.EventKind
 	for _, e := range got {
 		kinds = append(kinds, e.Kind)
 	}
-	assert.Equal(t, []store.EventKind{store.EventSent, store.EventQuarantined, store.EventClaimed,
-		store.EventDelivered, store.EventProcessed}, kinds)
+	assert.Equal(t, []driver.EventKind{driver.EventSent, driver.EventQuarantined, driver.EventClaimed,
+		driver.EventDelivered, driver.EventProcessed}, kinds)
 	for _, e := range []audit.Entry{got[0], got[2]} {
 		assert.Equal(t, m.ID, e.MessageID)
 		assert.Equal(t, "researcher", e.From)
@@ -59,7 +59,7 @@ func TestAuditLogRecordsTheStoresEvents(t *testing.T) {
 	assert.Len(t, events.All(), 5, "the observer sees the same events")
 
 	require.NoError(t, s.Close())
-	assert.ErrorIs(t, s.Record(context.Background(), store.Event{Kind: store.EventSent}), store.ErrClosed)
+	assert.ErrorIs(t, s.Record(context.Background(), driver.Event{Kind: driver.EventSent}), driver.ErrClosed)
 }
 
 func TestAuditLogOffByDefault(t *testing.T) {
@@ -80,7 +80,7 @@ func TestAuditLogRotates(t *testing.T) {
 	files, err := audit.Files(s.Root())
 	require.NoError(t, err)
 	assert.Greater(t, len(files), 2)
-	assert.Len(t, auditEntries(t, s, audit.Filter{Kinds: []store.EventKind{store.EventSent}}), 30)
+	assert.Len(t, auditEntries(t, s, audit.Filter{Kinds: []driver.EventKind{driver.EventSent}}), 30)
 }
 
 // A receiver that claims a message the moment it appears (here through a
@@ -113,10 +113,10 @@ func TestAuditLogSentBeforeClaimed(t *testing.T) {
 	<-done
 
 	seen := map[string]audit.Entry{}
-	for _, e := range auditEntries(t, sender, audit.Filter{Kinds: []store.EventKind{store.EventSent, store.EventClaimed}}) {
-		if e.Kind == store.EventClaimed {
+	for _, e := range auditEntries(t, sender, audit.Filter{Kinds: []driver.EventKind{driver.EventSent, driver.EventClaimed}}) {
+		if e.Kind == driver.EventClaimed {
 			sent := seen[e.MessageID]
-			assert.Equal(t, store.EventSent, sent.Kind, "claim of %s logged before its sent line", e.MessageID)
+			assert.Equal(t, driver.EventSent, sent.Kind, "claim of %s logged before its sent line", e.MessageID)
 		}
 		seen[e.MessageID] = e
 	}

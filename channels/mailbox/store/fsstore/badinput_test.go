@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // The first fields of a name that sorts before any message of today.
@@ -32,7 +32,7 @@ func TestMalformedFileAmongGoodOnes(t *testing.T) {
 	in := openTestInbox(t, s, "bob")
 	assert.Equal(t, "first", next(t, in).Message.Text())
 	assert.Equal(t, "last", next(t, in).Message.Text())
-	ev := events.TakeKind(t, store.EventQuarantined, nil)
+	ev := events.TakeKind(t, driver.EventQuarantined, nil)
 	assert.Equal(t, bad, ev.Ref)
 	assert.Contains(t, ev.Reason, "malformed message")
 	rec := readReason(t, agentPath(s, "bob", rejectedDir, bad+reasonSuffix))
@@ -90,7 +90,7 @@ func TestUnusableInboxEntriesAreQuarantined(t *testing.T) {
 
 	got := map[string]string{}
 	for range cases {
-		ev := events.TakeKind(t, store.EventQuarantined, nil)
+		ev := events.TakeKind(t, driver.EventQuarantined, nil)
 		got[ev.Ref] = ev.Reason
 	}
 	for name, want := range cases {
@@ -160,7 +160,7 @@ func TestJunkLeftInClaimedIsQuarantined(t *testing.T) {
 	deliver(t, s, m)
 	in := openTestInbox(t, s, "bob")
 	assert.Equal(t, m.ID, next(t, in).Message.ID)
-	refs := []string{events.TakeKind(t, store.EventQuarantined, nil).Ref, events.TakeKind(t, store.EventQuarantined, nil).Ref}
+	refs := []string{events.TakeKind(t, driver.EventQuarantined, nil).Ref, events.TakeKind(t, driver.EventQuarantined, nil).Ref}
 	assert.ElementsMatch(t, []string{early + "bad.msg.json", "stray"}, refs)
 }
 
@@ -190,7 +190,7 @@ func TestClaimedFolderFromBeforeTheClaimLog(t *testing.T) {
 	d = next(t, in)
 	assert.Equal(t, later.ID, d.Message.ID)
 	assert.False(t, d.Redelivered)
-	ev := events.TakeKind(t, store.EventQuarantined, nil)
+	ev := events.TakeKind(t, driver.EventQuarantined, nil)
 	assert.Equal(t, poison.ID, ev.MessageID)
 	assert.Contains(t, ev.Reason, "maxDeliver 2")
 	ack(t, in, d)

@@ -6,28 +6,28 @@ import (
 	"io/fs"
 	"path/filepath"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
-var _ store.Browser = (*Store)(nil)
+var _ driver.Browser = (*Store)(nil)
 
 // browseBoxes are the folders of an agent that hold whole messages, and
 // the Box each one is.
 var browseBoxes = []struct {
 	dir string
-	box store.Box
+	box driver.Box
 }{
-	{inboxDir, store.BoxInbox}, {claimedDir, store.BoxClaimed},
-	{processedDir, store.BoxProcessed}, {archiveDir, store.BoxArchive},
+	{inboxDir, driver.BoxInbox}, {claimedDir, driver.BoxClaimed},
+	{processedDir, driver.BoxProcessed}, {archiveDir, driver.BoxArchive},
 }
 
-// Browse implements store.Browser: it reads every message file in every
+// Browse implements driver.Browser: it reads every message file in every
 // agent's inbox/, claimed/, processed/ and archive/ (with its sub-folders:
 // by-task/<task>/, orphan/), read only. Ref is the path under the root.
 // A file in inbox/ that the agent's receiver claimed (its claim log lists
 // it) is in BoxClaimed.
 // Files that cannot be read are skipped; symlinks are never followed.
-func (s *Store) Browse(ctx context.Context, fn func(store.Stored) bool) error {
+func (s *Store) Browse(ctx context.Context, fn func(driver.Stored) bool) error {
 	agents, err := s.Agents()
 	if err != nil {
 		return err
@@ -46,7 +46,7 @@ func (s *Store) Browse(ctx context.Context, fn func(store.Stored) bool) error {
 
 // browseDir walks <root>/<agent>/<sub> and reports its messages, those
 // of inbox/ named in claimed as BoxClaimed.
-func (s *Store) browseDir(ctx context.Context, agent, sub string, box store.Box, claimed map[string]claimed, fn func(store.Stored) bool) (bool, error) {
+func (s *Store) browseDir(ctx context.Context, agent, sub string, box driver.Box, claimed map[string]claimed, fn func(driver.Stored) bool) (bool, error) {
 	dir := filepath.Join(s.root, agent, sub)
 	if err := checkDir(dir); err != nil {
 		return true, nil // missing, or not a real folder: nothing to read there
@@ -60,7 +60,7 @@ func (s *Store) browseDir(ctx context.Context, agent, sub string, box store.Box,
 			return err
 		}
 		if e.IsDir() {
-			if path != dir && box != store.BoxArchive {
+			if path != dir && box != driver.BoxArchive {
 				return fs.SkipDir // only archive/ has sub-folders
 			}
 			return nil
@@ -73,7 +73,7 @@ func (s *Store) browseDir(ctx context.Context, agent, sub string, box store.Box,
 			return nil
 		}
 		rel, _ := filepath.Rel(s.root, path)
-		if !fn(store.Stored{Message: msg, Agent: agent, Box: boxOf(box, e.Name(), claimed), Ref: rel}) {
+		if !fn(driver.Stored{Message: msg, Agent: agent, Box: boxOf(box, e.Name(), claimed), Ref: rel}) {
 			return stop
 		}
 		return nil
@@ -86,9 +86,9 @@ func (s *Store) browseDir(ctx context.Context, agent, sub string, box store.Box,
 
 // boxOf is the box of the message file name listed in box: BoxClaimed
 // for a file in inbox/ named in claimed (Store.claimedNames).
-func boxOf(box store.Box, name string, claimed map[string]claimed) store.Box {
-	if box == store.BoxInbox && claimed[name].n > 0 {
-		return store.BoxClaimed
+func boxOf(box driver.Box, name string, claimed map[string]claimed) driver.Box {
+	if box == driver.BoxInbox && claimed[name].n > 0 {
+		return driver.BoxClaimed
 	}
 	return box
 }

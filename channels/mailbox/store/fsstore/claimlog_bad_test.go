@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
@@ -117,7 +117,7 @@ func TestClaimLogNameWithSpaces(t *testing.T) {
 	assert.Equal(t, map[string]int{name: 2}, claimCounts(t, agentPath(s, "bob", stateDir, claimsName)))
 	in := openTestInbox(t, s, "bob")
 	got := nextWhenWaiting(t, in)
-	ev := events.TakeKind(t, store.EventQuarantined, nil)
+	ev := events.TakeKind(t, driver.EventQuarantined, nil)
 	assert.Equal(t, m.ID, ev.MessageID)
 	assert.Contains(t, ev.Reason, "maxDeliver 2")
 	later := newMsg("alice", "bob", "later")
@@ -141,7 +141,7 @@ func TestClaimLogNameWithLineBreak(t *testing.T) {
 	in := openTestInbox(t, s, "bob")
 	d := next(t, in)
 	assert.Equal(t, victim.ID, d.Message.ID)
-	ev := events.TakeKind(t, store.EventQuarantined, nil)
+	ev := events.TakeKind(t, driver.EventQuarantined, nil)
 	assert.Equal(t, evil.ID, ev.MessageID)
 	assert.Contains(t, ev.Reason, "line break")
 	assert.Equal(t, map[string]int{envelope.FileName(victim): 1}, claimCounts(t, agentPath(s, "bob", stateDir, claimsName)))

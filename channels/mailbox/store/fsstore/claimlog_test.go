@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // TestClaimLogManyOpenClaims: with more claims open than fit in
@@ -108,7 +108,7 @@ func TestClaimedFolderCountsSurviveRewrites(t *testing.T) {
 	assert.Equal(t, held.ID, d.Message.ID, "the third hand-out")
 	assert.True(t, d.Redelivered)
 	ack(t, in, d)
-	assert.Zero(t, events.CountKind(store.EventQuarantined))
+	assert.Zero(t, events.CountKind(driver.EventQuarantined))
 }
 
 // TestMaxDeliverAcrossCompactions: a message held while the log is
@@ -140,7 +140,7 @@ func TestMaxDeliverAcrossCompactions(t *testing.T) {
 	}
 	in := openTestInbox(t, s, "bob")
 	got := nextWhenWaiting(t, in)
-	ev := events.TakeKind(t, store.EventQuarantined, nil)
+	ev := events.TakeKind(t, driver.EventQuarantined, nil)
 	assert.Equal(t, poison.ID, ev.MessageID)
 	assert.Contains(t, ev.Reason, "handed out 2 times")
 	last := newMsg("alice", "bob", "last")

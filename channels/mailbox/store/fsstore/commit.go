@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // maxUnsynced bounds the acknowledgements waiting for a group commit: a
@@ -44,13 +44,13 @@ type syncTarget interface{ syncNow() error }
 // of pipelined changes only (no one waiting) stays open up to
 // commitWindow for more (see there).
 type groupCommit struct {
-	report func([]store.Event) // writes a batch's events (Store.emitBatch)
-	window time.Duration       // commitWindow; 0 commits at once
+	report func([]driver.Event) // writes a batch's events (Store.emitBatch)
+	window time.Duration        // commitWindow; 0 commits at once
 
 	mu      sync.Mutex
 	room    sync.Cond // signalled when a batch is taken
 	targets []syncTarget
-	events  []store.Event
+	events  []driver.Event
 	done    []func(error)
 	urgent  bool          // someone waits for the open batch
 	opened  time.Time     // when the open batch got its first change
@@ -59,7 +59,7 @@ type groupCommit struct {
 	idle    chan struct{} // closed when the running commit ends
 }
 
-func newGroupCommit(report func([]store.Event)) *groupCommit {
+func newGroupCommit(report func([]driver.Event)) *groupCommit {
 	g := &groupCommit{report: report, window: commitWindow, kick: make(chan struct{}, 1)}
 	g.room.L = &g.mu
 	return g
@@ -70,7 +70,7 @@ func newGroupCommit(report func([]store.Event)) *groupCommit {
 // (nil: none); urgent says that someone waits for done, which closes the
 // batch's window. It returns at once unless maxUnsynced changes are
 // waiting.
-func (g *groupCommit) submit(urgent bool, ev *store.Event, done func(error), targets ...syncTarget) {
+func (g *groupCommit) submit(urgent bool, ev *driver.Event, done func(error), targets ...syncTarget) {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	for len(g.done) >= maxUnsynced {

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
@@ -26,7 +26,7 @@ func (c *countingTarget) syncNow() error {
 
 // slowCommit is a group commit whose window never ends by itself, so that
 // only the batch size and a waiter close a batch.
-func slowCommit(report func([]store.Event)) *groupCommit {
+func slowCommit(report func([]driver.Event)) *groupCommit {
 	g := newGroupCommit(report)
 	g.window = time.Hour
 	return g
@@ -37,12 +37,12 @@ func slowCommit(report func([]store.Event)) *groupCommit {
 // all with one sync and one report of their events.
 func TestGroupCommitKeepsPipelinedBatchOpenUntilWaiter(t *testing.T) {
 	t.Parallel()
-	reports := make(chan []store.Event, 4)
-	g := slowCommit(func(evs []store.Event) { reports <- evs })
+	reports := make(chan []driver.Event, 4)
+	g := slowCommit(func(evs []driver.Event) { reports <- evs })
 	target := &countingTarget{}
 	done := make(chan error, 11)
 	for i := range 10 {
-		ev := store.Event{Kind: store.EventProcessed, MessageID: string(rune('a' + i))}
+		ev := driver.Event{Kind: driver.EventProcessed, MessageID: string(rune('a' + i))}
 		g.submit(false, &ev, func(err error) { done <- err }, target)
 	}
 	assert.Empty(t, done, "a pipelined batch waits for its window")
@@ -59,7 +59,7 @@ func TestGroupCommitKeepsPipelinedBatchOpenUntilWaiter(t *testing.T) {
 // their batch without a waiter or the window.
 func TestGroupCommitClosesFullBatch(t *testing.T) {
 	t.Parallel()
-	g := slowCommit(func([]store.Event) {})
+	g := slowCommit(func([]driver.Event) {})
 	target := &countingTarget{err: errors.New("disk gone")}
 	done := make(chan error, commitBatch)
 	for range commitBatch {
@@ -75,7 +75,7 @@ func TestGroupCommitClosesFullBatch(t *testing.T) {
 // at once and returns when it is durable.
 func TestGroupCommitFlushClosesWindow(t *testing.T) {
 	t.Parallel()
-	g := slowCommit(func([]store.Event) {})
+	g := slowCommit(func([]driver.Event) {})
 	target := &countingTarget{}
 	var durable atomic.Bool
 	g.submit(false, nil, func(error) { durable.Store(true) }, target)
@@ -88,7 +88,7 @@ func TestGroupCommitFlushClosesWindow(t *testing.T) {
 // change is committed without anyone asking.
 func TestGroupCommitWindowEnds(t *testing.T) {
 	t.Parallel()
-	g := newGroupCommit(func([]store.Event) {})
+	g := newGroupCommit(func([]driver.Event) {})
 	target := &countingTarget{}
 	done := make(chan error, 1)
 	g.submit(false, nil, func(err error) { done <- err }, target)

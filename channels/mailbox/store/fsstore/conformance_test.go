@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/storetest"
 )
@@ -22,7 +22,7 @@ func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) *storetest.Harness {
 		root := filepath.Join(t.TempDir(), "mailboxes")
 		return &storetest.Harness{
-			Open: func(t *testing.T, obs store.Observer) store.Backend {
+			Open: func(t *testing.T, obs driver.Observer) driver.Backend {
 				s, err := fsstore.Open(fsstore.Options{Root: root, NoSync: true, AuditLog: true, Observer: obs})
 				require.NoError(t, err)
 				return s

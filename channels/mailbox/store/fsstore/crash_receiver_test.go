@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
@@ -79,7 +79,7 @@ func TestReceiverKilledBeforeAck(t *testing.T) {
 	last := newMsg("zed", "bob", "last")
 	deliver(t, s, last)
 	assert.Equal(t, last.ID, receive(t, got).Message.ID)
-	assert.Zero(t, events.CountKind(store.EventQuarantined))
+	assert.Zero(t, events.CountKind(driver.EventQuarantined))
 }
 
 // TestReceiverKilledAtRandomPoints lets receiving processes work through

@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
@@ -98,7 +98,7 @@ func TestSenderKilledAtRandomPoints(t *testing.T) {
 	for _, name := range orphans {
 		assert.True(t, strings.HasSuffix(name, tmpSuffix), "staging file %s", name)
 	}
-	assert.Zero(t, events.CountKind(store.EventQuarantined), "nothing partial was ever claimed")
+	assert.Zero(t, events.CountKind(driver.EventQuarantined), "nothing partial was ever claimed")
 	assert.Empty(t, names(t, agentPath(s, "bob", rejectedDir)))
 	t.Logf("%d rounds: %d messages reported sent, %d more whose sender died before reporting, "+
 		"%d staging files orphaned, %d samples of the inbox while sending", rounds, reportedTotal, cutShort, len(orphans), samples)

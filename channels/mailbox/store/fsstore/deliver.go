@@ -12,7 +12,7 @@ import (
 	"syscall"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // Folder names inside an agent's folder (see the package comment).
@@ -30,7 +30,7 @@ const (
 // message already holds the one a message would get.
 const maxNameTries = 16
 
-// Deliver implements store.Sender. It writes the encoded message (compact
+// Deliver implements driver.Sender. It writes the encoded message (compact
 // JSON, envelope.EncodeCompact) to a staging file in <to>/tmp/ (created
 // exclusively, mode 0600, synced unless Options.NoSync) and hard-links it
 // into <to>/inbox/ under envelope.FileName, never replacing a file there,
@@ -52,7 +52,7 @@ func (s *Store) Deliver(ctx context.Context, msg *envelope.Message) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	data, err := store.EncodeForDelivery(msg, s.opts.MaxMessageBytes, envelope.EncodeCompact)
+	data, err := driver.EncodeForDelivery(msg, s.opts.MaxMessageBytes, envelope.EncodeCompact)
 	if err != nil {
 		return err
 	}
@@ -89,11 +89,11 @@ func (s *Store) put(msg *envelope.Message, data []byte) (dir, name string, again
 	}
 	defer os.Remove(staging)
 	inbox := filepath.Join(dir, inboxDir)
-	s.emitAfter(func() *store.Event { // logged as sent before the receiver can log its claim
+	s.emitAfter(func() *driver.Event { // logged as sent before the receiver can log its claim
 		if name, again, err = linkIn(staging, inbox, envelope.FileName(msg), data); err != nil || again {
 			return nil
 		}
-		ev := messageEvent(store.EventSent, msg.To, msg, name)
+		ev := messageEvent(driver.EventSent, msg.To, msg, name)
 		return &ev
 	})
 	return dir, name, again, err

@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
@@ -83,7 +83,7 @@ func TestDeliverConcurrentLandsExactlyOnce(t *testing.T) {
 				assert.Equal(t, 1, n, "message %s landed once", id)
 			}
 			assert.GreaterOrEqual(t, int(syncs.Load()), inboxes, "every inbox synced")
-			assert.Equal(t, len(sent), events.CountKind(store.EventSent), "one sent event each")
+			assert.Equal(t, len(sent), events.CountKind(driver.EventSent), "one sent event each")
 		})
 	}
 }

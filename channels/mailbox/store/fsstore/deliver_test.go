@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 func TestDeliverWritesWholeFileIntoInbox(t *testing.T) {
@@ -40,8 +40,8 @@ func TestDeliverWritesWholeFileIntoInbox(t *testing.T) {
 			assert.Equal(t, m.ID, got.ID)
 			assert.Equal(t, "hello", got.Text())
 
-			ev := events.TakeKind(t, store.EventSent, nil)
-			assert.Equal(t, store.Event{Time: ev.Time, Kind: store.EventSent, Agent: "bob", MessageID: m.ID,
+			ev := events.TakeKind(t, driver.EventSent, nil)
+			assert.Equal(t, driver.Event{Time: ev.Time, Kind: driver.EventSent, Agent: "bob", MessageID: m.ID,
 				From: "alice", Ref: name}, ev)
 		})
 	}
@@ -119,7 +119,7 @@ func TestDeliverTwiceIsHarmless(t *testing.T) {
 	deliver(t, s, m)
 	assert.Equal(t, []string{envelope.FileName(m)}, names(t, agentPath(s, "bob", inboxDir)))
 	assert.Empty(t, names(t, agentPath(s, "bob", tmpDir)))
-	assert.Equal(t, 1, events.CountKind(store.EventSent))
+	assert.Equal(t, 1, events.CountKind(driver.EventSent))
 }
 
 func TestDeliverNeverReplacesOtherContent(t *testing.T) {

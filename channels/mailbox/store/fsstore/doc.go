@@ -45,7 +45,7 @@
 // closes commitWindow (1 ms) after its first acknowledgement, at
 // commitBatch (256), or at once when someone waits for it: Ack (so a
 // lone Ack costs what it did before), Quarantine, Close. AckPipelined
-// (store.PipelinedAcker) returns before the commit, reporting durability
+// (driver.PipelinedAcker) returns before the commit, reporting durability
 // later, so the window costs its caller no time: a busy receiver pays one
 // fsync per folder per millisecond or so instead of one per message or
 // two (at most maxUnsynced acknowledgements wait). Close waits for every

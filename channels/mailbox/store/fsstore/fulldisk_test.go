@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // readOnly reopens f's file read only, so that writes through it fail
@@ -45,7 +45,7 @@ func TestUnwritableClaimLogAndJournal(t *testing.T) {
 	}
 	deliver(t, s, first) // sent again: still known
 	got := nextWhenWaiting(t, in)
-	events.TakeKind(t, store.EventDuplicate, nil)
+	events.TakeKind(t, driver.EventDuplicate, nil)
 	later := newMsg("alice", "bob", "later")
 	deliver(t, s, later)
 	d := receive(t, got)

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // TestHardLinkedMessageIsQuarantined: an inbox file that is also linked
@@ -32,7 +32,7 @@ func TestHardLinkedMessageIsQuarantined(t *testing.T) {
 
 	in := openTestInbox(t, s, "bob")
 	assert.Equal(t, "good", next(t, in).Message.Text(), "the linked file is not handed out")
-	ev := events.TakeKind(t, store.EventQuarantined, nil)
+	ev := events.TakeKind(t, driver.EventQuarantined, nil)
 	assert.Equal(t, name, ev.Ref)
 	assert.Contains(t, ev.Reason, "hard link (2 links)")
 	fi, err := os.Stat(outside)
@@ -56,6 +56,6 @@ func TestStagingTwinIsNotAHardLink(t *testing.T) {
 
 	in := openTestInbox(t, s, "bob")
 	assert.Equal(t, "sender finishing", next(t, in).Message.Text())
-	assert.Equal(t, 0, events.CountKind(store.EventQuarantined))
+	assert.Equal(t, 0, events.CountKind(driver.EventQuarantined))
 	assert.FileExists(t, staging, "a young staging file is its sender's to remove")
 }

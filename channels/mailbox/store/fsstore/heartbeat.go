@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // heartbeatName is the file in <agent>/state/ that holds the agent's
@@ -30,9 +30,9 @@ type heartbeatFile struct {
 	PID           int           `json:"pid"`
 }
 
-var _ store.Heartbeater = (*Store)(nil)
+var _ driver.Heartbeater = (*Store)(nil)
 
-// Heartbeat implements store.Heartbeater. It replaces the agent's
+// Heartbeat implements driver.Heartbeater. It replaces the agent's
 // heartbeat file (<agent>/state/_heartbeat.json, mode 0600, written beside
 // and renamed in, never synced: a heartbeat lost in a machine crash does
 // not matter), which Card and Cards read. _registry.json is rewritten only

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // registryViews holds, for each store root of the process (shared by
@@ -61,7 +61,7 @@ func (s *Store) viewEntries() (map[string]json.RawMessage, error) {
 }
 
 // viewCard returns agentID's card as the registry holds it, or an error
-// wrapping store.ErrUnknownAgent.
+// wrapping driver.ErrUnknownAgent.
 func (s *Store) viewCard(agentID string) (envelope.Card, error) {
 	entries, err := s.viewEntries()
 	if err != nil {
@@ -69,7 +69,7 @@ func (s *Store) viewCard(agentID string) (envelope.Card, error) {
 	}
 	raw, ok := entries[agentID]
 	if !ok {
-		return envelope.Card{}, fmt.Errorf("card %q: %w", agentID, store.ErrUnknownAgent)
+		return envelope.Card{}, fmt.Errorf("card %q: %w", agentID, driver.ErrUnknownAgent)
 	}
 	card, err := decodeCard(agentID, raw)
 	if err != nil {

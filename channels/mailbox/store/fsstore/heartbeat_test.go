@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
@@ -218,7 +218,7 @@ func TestHeartbeatFileAndLaterCard(t *testing.T) {
 	t.Parallel()
 	st := openStore(t)
 	_, err := st.Heartbeat(testkit.Ctx(t), "nobody", hbStart, hbMaxAge)
-	assert.ErrorIs(t, err, store.ErrUnknownAgent)
+	assert.ErrorIs(t, err, driver.ErrUnknownAgent)
 
 	registerAt(t, st, hbStart, "coder")
 	_, err = st.Heartbeat(testkit.Ctx(t), "coder", hbStart.Add(hbEvery), hbMaxAge)

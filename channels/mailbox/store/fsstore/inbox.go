@@ -11,7 +11,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // scanBatch is how many pending names one scan of inbox/ keeps at least
@@ -85,20 +85,20 @@ type Inbox struct {
 }
 
 var (
-	_ store.Inbox          = (*Inbox)(nil)
-	_ store.PipelinedAcker = (*Inbox)(nil)
+	_ driver.Inbox          = (*Inbox)(nil)
+	_ driver.PipelinedAcker = (*Inbox)(nil)
 )
 
-// OpenInbox implements store.Backend. It creates the agent's folders as
+// OpenInbox implements driver.Backend. It creates the agent's folders as
 // needed, takes the flock on <agent>/.lock (failing with an error wrapping
-// store.ErrInboxBusy, naming the holder's pid, if another process or Inbox
+// driver.ErrInboxBusy, naming the holder's pid, if another process or Inbox
 // holds it), loads the dedup journal and starts watching inbox/ with
 // fsnotify (through the process's one watcher, shared by every inbox),
 // plus a rescan every Options.PollInterval as a safety net.
 // Messages an earlier owner claimed and did not settle (it crashed or
 // stopped first: see claimsName; or, before the claim log, left in
 // claimed/) are handed out first, marked Redelivered.
-func (s *Store) OpenInbox(ctx context.Context, agentID string) (store.Inbox, error) {
+func (s *Store) OpenInbox(ctx context.Context, agentID string) (driver.Inbox, error) {
 	if err := s.checkOpen(); err != nil {
 		return nil, err
 	}
@@ -157,12 +157,12 @@ func (s *Store) OpenInbox(ctx context.Context, agentID string) (store.Inbox, err
 // Agent returns the agent whose inbox this is.
 func (in *Inbox) Agent() string { return in.agent }
 
-// Close implements store.Inbox: it waits for a running Next to return
-// (which it makes return store.ErrClosed) and for the acknowledgements
+// Close implements driver.Inbox: it waits for a running Next to return
+// (which it makes return driver.ErrClosed) and for the acknowledgements
 // made so far to be durable, stops the watcher and releases the flock.
 // Claimed messages that were not acknowledged stay in inbox/, listed in
 // the claim log, and are redelivered when the inbox is opened again. Later calls of Next,
-// Ack and Quarantine fail with store.ErrClosed.
+// Ack and Quarantine fail with driver.ErrClosed.
 func (in *Inbox) Close() error {
 	var err error
 	in.once.Do(func() {

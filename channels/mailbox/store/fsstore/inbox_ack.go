@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"sync"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // claimRef is the Delivery.Ref of this store: the claimed file.
@@ -29,7 +29,7 @@ const (
 )
 
 // claimOf returns the claim behind d, which must come from this inbox.
-func (in *Inbox) claimOf(d *store.Delivery) (*claimRef, error) {
+func (in *Inbox) claimOf(d *driver.Delivery) (*claimRef, error) {
 	if d == nil {
 		return nil, errors.New("nil delivery")
 	}
@@ -40,7 +40,7 @@ func (in *Inbox) claimOf(d *store.Delivery) (*claimRef, error) {
 	return c, nil
 }
 
-// Ack implements store.Inbox: it records the message id in the dedup
+// Ack implements driver.Inbox: it records the message id in the dedup
 // journal (own ids only), moves the file from inbox/ to processed/ under
 // the same name (nanobot's processed/ format) and, unless Options.NoSync,
 // waits until the move and the journal line are durable: the group commit
@@ -50,7 +50,7 @@ func (in *Inbox) claimOf(d *store.Delivery) (*claimRef, error) {
 // consulted. A journal line that cannot be written (a full disk) does not
 // fail the acknowledgement: the id is remembered while the inbox is open,
 // with a warning.
-func (in *Inbox) Ack(ctx context.Context, d *store.Delivery) error {
+func (in *Inbox) Ack(ctx context.Context, d *driver.Delivery) error {
 	if in.commit == nil {
 		return in.ack(d, nil, true)
 	}
@@ -61,7 +61,7 @@ func (in *Inbox) Ack(ctx context.Context, d *store.Delivery) error {
 	return <-ch
 }
 
-// AckPipelined implements store.PipelinedAcker: it acknowledges d as Ack
+// AckPipelined implements driver.PipelinedAcker: it acknowledges d as Ack
 // does but returns once the message is in processed/, without waiting
 // for the group commit that makes the acknowledgement durable; durable
 // (may be nil) is called when it is, or with the error that kept it from
@@ -69,14 +69,14 @@ func (in *Inbox) Ack(ctx context.Context, d *store.Delivery) error {
 // next message meanwhile loses nothing: an acknowledgement a machine crash
 // undoes only brings the message back (at-least-once), and the dedup
 // journal drops it if its line was made durable.
-func (in *Inbox) AckPipelined(_ context.Context, d *store.Delivery, durable func(error)) error {
+func (in *Inbox) AckPipelined(_ context.Context, d *driver.Delivery, durable func(error)) error {
 	return in.ack(d, durable, false)
 }
 
 // ack acknowledges d for Ack and AckPipelined; wait says that the caller
 // waits for durable, so the group commit does not keep the batch open
 // for more.
-func (in *Inbox) ack(d *store.Delivery, durable func(error), wait bool) error {
+func (in *Inbox) ack(d *driver.Delivery, durable func(error), wait bool) error {
 	c, err := in.claimOf(d)
 	if err != nil {
 		return fmt.Errorf("ack: %w", err)
@@ -110,7 +110,7 @@ func (in *Inbox) ack(d *store.Delivery, durable func(error), wait bool) error {
 		return fmt.Errorf("ack %s: move to processed: %w", c.id, err)
 	}
 	in.markLocked(c, refAcked)
-	ev := messageEvent(store.EventProcessed, in.agent, d.Message, got)
+	ev := messageEvent(driver.EventProcessed, in.agent, d.Message, got)
 	ev.Time = in.s.opts.Now()
 	if in.commit != nil {
 		targets := []syncTarget{held.processed}
@@ -145,11 +145,11 @@ func wrapAckErr(id string, durable func(error)) func(error) {
 	}
 }
 
-// Quarantine implements store.Inbox: it moves the claimed file to rejected/
+// Quarantine implements driver.Inbox: it moves the claimed file to rejected/
 // with a reason file and reports EventRefused. The id is recorded in the
 // dedup journal (durably unless Options.NoSync), so a retried send of the
 // same message is not handed out again either.
-func (in *Inbox) Quarantine(_ context.Context, d *store.Delivery, reason string) error {
+func (in *Inbox) Quarantine(_ context.Context, d *driver.Delivery, reason string) error {
 	c, err := in.claimOf(d)
 	if err != nil {
 		return fmt.Errorf("quarantine: %w", err)
@@ -162,7 +162,7 @@ func (in *Inbox) Quarantine(_ context.Context, d *store.Delivery, reason string)
 		in.mu.Unlock()
 		return err
 	}
-	if err := in.quarantine(c.sub, c.name, reason, store.EventRefused, d.Message); err != nil {
+	if err := in.quarantine(c.sub, c.name, reason, driver.EventRefused, d.Message); err != nil {
 		in.mu.Unlock()
 		return fmt.Errorf("quarantine %s: %w", c.id, err)
 	}
@@ -189,7 +189,7 @@ func (in *Inbox) Quarantine(_ context.Context, d *store.Delivery, reason string)
 func (in *Inbox) settleLocked(c *claimRef, want refState) (journaled bool, err error) {
 	switch {
 	case in.closed:
-		return false, store.ErrClosed
+		return false, driver.ErrClosed
 	case c.state == want:
 		return false, nil
 	case c.state != refClaimed:

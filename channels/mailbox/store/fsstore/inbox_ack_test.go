@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
@@ -28,13 +28,13 @@ func TestAckMovesToProcessed(t *testing.T) {
 		name := envelope.FileName(m)
 		assert.Equal(t, []string{name}, names(t, agentPath(s, "bob", processedDir)), "same name as in inbox/")
 		assert.Empty(t, names(t, agentPath(s, "bob", claimedDir)))
-		ev := events.TakeKind(t, store.EventProcessed, nil)
+		ev := events.TakeKind(t, driver.EventProcessed, nil)
 		assert.Equal(t, m.ID, ev.MessageID)
 		assert.Equal(t, "alice", ev.From)
 		assert.Equal(t, name, ev.Ref)
 
 		ack(t, in, d) // twice is harmless
-		assert.Equal(t, 1, events.CountKind(store.EventProcessed))
+		assert.Equal(t, 1, events.CountKind(driver.EventProcessed))
 		journal, err := os.ReadFile(agentPath(s, "bob", stateDir, journalName))
 		require.NoError(t, err)
 		assert.Equal(t, m.ID+"\n", string(journal))
@@ -53,7 +53,7 @@ func TestAckAndQuarantineErrors(t *testing.T) {
 
 	require.ErrorContains(t, in.Ack(ctx, nil), "nil delivery")
 	require.ErrorContains(t, in.Quarantine(ctx, nil, "x"), "nil delivery")
-	require.ErrorContains(t, in.Ack(ctx, &store.Delivery{Ref: "forged"}), "not handed out by the inbox")
+	require.ErrorContains(t, in.Ack(ctx, &driver.Delivery{Ref: "forged"}), "not handed out by the inbox")
 
 	d := next(t, in)
 	require.ErrorContains(t, other.Ack(ctx, d), `inbox of "carol"`)
@@ -65,12 +65,12 @@ func TestAckAndQuarantineErrors(t *testing.T) {
 	ack(t, in, d2)
 	require.ErrorContains(t, in.Quarantine(ctx, d2, "late"), "already settled")
 
-	d3 := &store.Delivery{Message: d2.Message, Ref: &claimRef{in: in, name: "gone.msg.json", id: "x"}}
+	d3 := &driver.Delivery{Message: d2.Message, Ref: &claimRef{in: in, name: "gone.msg.json", id: "x"}}
 	require.ErrorContains(t, in.Ack(ctx, d3), "move to processed")
 
 	require.NoError(t, in.Close())
-	require.ErrorIs(t, in.Ack(ctx, d3), store.ErrClosed)
-	require.ErrorIs(t, in.Quarantine(ctx, d3, "x"), store.ErrClosed)
+	require.ErrorIs(t, in.Ack(ctx, d3), driver.ErrClosed)
+	require.ErrorIs(t, in.Quarantine(ctx, d3, "x"), driver.ErrClosed)
 }
 
 func TestQuarantineByReceiver(t *testing.T) {
@@ -90,8 +90,8 @@ func TestQuarantineByReceiver(t *testing.T) {
 	assert.Equal(t, "bob", rec["agent"])
 	assert.Equal(t, m.ID, rec["message_id"])
 	assert.NotEmpty(t, rec["time"])
-	ev := events.TakeKind(t, store.EventRefused, nil)
-	assert.Equal(t, store.Event{Time: ev.Time, Kind: store.EventRefused, Agent: "bob", MessageID: m.ID,
+	ev := events.TakeKind(t, driver.EventRefused, nil)
+	assert.Equal(t, driver.Event{Time: ev.Time, Kind: driver.EventRefused, Agent: "bob", MessageID: m.ID,
 		From: "mallory", Ref: name, Reason: "unauthorized: sender mallory not in allowFrom"}, ev)
 
 	deliver(t, s, m) // a retried send of a refused message is not handed out again
@@ -112,13 +112,13 @@ func readReason(t *testing.T, path string) map[string]string {
 // that must come next.
 func nextSkipsDuplicate(t *testing.T, s *Store, in *Inbox, events *testkit.Events, m *envelope.Message) {
 	t.Helper()
-	got := make(chan *store.Delivery, 1)
+	got := make(chan *driver.Delivery, 1)
 	go func() {
 		d, err := in.Next(context.Background())
 		assert.NoError(t, err)
 		got <- d
 	}()
-	events.TakeKind(t, store.EventDuplicate, func(e store.Event) bool { return e.MessageID == m.ID })
+	events.TakeKind(t, driver.EventDuplicate, func(e driver.Event) bool { return e.MessageID == m.ID })
 	sentinel := newMsg("zed", in.agent, "sentinel")
 	deliver(t, s, sentinel)
 	d := receive(t, got)

@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // DefaultMaxDeliver is Options.MaxDeliver's default, NATS's too.
@@ -137,7 +137,7 @@ func (in *Inbox) countAttempt(name, sub string) (n int, reason string) {
 	n = earlier + 1
 	delete(in.logged, name)
 	if max := in.s.opts.MaxDeliver; max >= 0 && n > max {
-		return n, store.MaxDeliverReason(n-1, max)
+		return n, driver.MaxDeliverReason(n-1, max)
 	}
 	return n, ""
 }

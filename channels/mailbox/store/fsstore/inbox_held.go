@@ -4,7 +4,7 @@ import (
 	"errors"
 	"path/filepath"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // heldDirs are the folders an Inbox moves messages through, held open for
@@ -72,7 +72,7 @@ func (in *Inbox) refreshHeld() (reopened bool, err error) {
 
 // emitBatch reports the events of a group commit like emit, the audit log
 // lines in one write.
-func (s *Store) emitBatch(evs []store.Event) {
+func (s *Store) emitBatch(evs []driver.Event) {
 	for i := range evs {
 		if evs[i].Time.IsZero() {
 			evs[i].Time = s.opts.Now()

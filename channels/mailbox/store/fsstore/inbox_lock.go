@@ -10,7 +10,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // lockName is the file in an agent's folder whose flock marks the owner of
@@ -21,7 +21,7 @@ const lockName = ".lock"
 // lockInbox takes the exclusive flock on <dir>/.lock without waiting and
 // writes this process's pid into the file. If another open file holds the
 // lock (another process, or another Inbox of this one) it fails with an
-// error wrapping store.ErrInboxBusy that names the holder's pid. Closing
+// error wrapping driver.ErrInboxBusy that names the holder's pid. Closing
 // the returned file releases the lock.
 func lockInbox(dir, agentID string) (*os.File, error) {
 	path := filepath.Join(dir, lockName)
@@ -41,7 +41,7 @@ func lockInbox(dir, agentID string) (*os.File, error) {
 		holder := readHolder(f)
 		f.Close()
 		return nil, fmt.Errorf("inbox of %q is open in %s (lock %s); stop that process first: %w",
-			agentID, holder, path, store.ErrInboxBusy)
+			agentID, holder, path, driver.ErrInboxBusy)
 	}
 	if err := writePID(f, os.Getpid()); err != nil {
 		// Without its pid the file would name a former holder (or none)

@@ -8,10 +8,10 @@ import (
 	"maps"
 	"path/filepath"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
-// Next implements store.Inbox. It hands out first the messages an earlier
+// Next implements driver.Inbox. It hands out first the messages an earlier
 // owner claimed and did not settle (Redelivered, in name order: those it
 // left in claimed/, then those of the claim log), then pending inbox
 // files in file-name order, claiming each in the claim log (see
@@ -19,20 +19,20 @@ import (
 // reason (reported as EventQuarantined) and never stop it; a message whose
 // own id was already handled is moved to processed/ (EventDuplicate). Next
 // waits for fsnotify or the periodic rescan when the inbox is empty. It
-// returns store.ErrClosed once the inbox is closed, or ctx's error.
+// returns driver.ErrClosed once the inbox is closed, or ctx's error.
 //
 // Memory stays bounded with any backlog: a scan streams the folder and
 // keeps only the smallest names; the folder is scanned again when they are
 // used up, so a message that arrives meanwhile waits at most one batch. A
 // name is handed out only once two scans in a row have listed it (see
 // settled), which keeps each sender's order while files arrive.
-func (in *Inbox) Next(ctx context.Context) (*store.Delivery, error) {
-	if err := store.TakeTurn(ctx, in.sem, in.done); err != nil {
+func (in *Inbox) Next(ctx context.Context) (*driver.Delivery, error) {
+	if err := driver.TakeTurn(ctx, in.sem, in.done); err != nil {
 		return nil, err
 	}
 	defer func() { <-in.sem }()
 	for {
-		if err := store.StillOpen(ctx, in.done); err != nil {
+		if err := driver.StillOpen(ctx, in.done); err != nil {
 			return nil, err
 		}
 		if !in.recovering {
@@ -69,7 +69,7 @@ func (in *Inbox) Next(ctx context.Context) (*store.Delivery, error) {
 		select {
 		case <-in.notify:
 		case <-in.done:
-			return nil, store.ErrClosed
+			return nil, driver.ErrClosed
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
@@ -196,7 +196,7 @@ func (in *Inbox) quarantineForeign(sub string, names []string) int {
 	moved := 0
 	for _, name := range names {
 		if in.quarantine(sub, name, "not a message file (name does not end in .msg.json)",
-			store.EventQuarantined, nil) == nil {
+			driver.EventQuarantined, nil) == nil {
 			moved++
 		}
 	}

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // take reads the message file name in the inbox's folder sub (inbox/, or
@@ -16,7 +16,7 @@ import (
 // to hand out: the file was gone, is handed out already, was unusable
 // (quarantined) or a duplicate (moved to processed/). recovered says that
 // an earlier owner handed it out already.
-func (in *Inbox) take(name, sub string, recovered bool) *store.Delivery {
+func (in *Inbox) take(name, sub string, recovered bool) *driver.Delivery {
 	in.mu.Lock()
 	_, busy := in.handed[name]
 	in.mu.Unlock()
@@ -30,12 +30,12 @@ func (in *Inbox) take(name, sub string, recovered bool) *store.Delivery {
 	}
 	in.progress = true
 	if err != nil {
-		in.quarantine(sub, name, err.Error(), store.EventQuarantined, nil)
+		in.quarantine(sub, name, err.Error(), driver.EventQuarantined, nil)
 		return nil
 	}
 	if msg.To != in.agent {
 		in.quarantine(sub, name, fmt.Sprintf("addressed to %q, not to %q", msg.To, in.agent),
-			store.EventQuarantined, msg)
+			driver.EventQuarantined, msg)
 		return nil
 	}
 	own := envelope.IsOwnID(msg.ID)
@@ -51,11 +51,11 @@ func (in *Inbox) take(name, sub string, recovered bool) *store.Delivery {
 	}
 	if reason := in.claim(name, sub, recovered); reason != "" { // poison: see countAttempt
 		in.forget(msg.ID, own)
-		in.quarantine(sub, name, reason, store.EventQuarantined, msg)
+		in.quarantine(sub, name, reason, driver.EventQuarantined, msg)
 		return nil
 	}
-	in.s.emit(messageEvent(store.EventClaimed, in.agent, msg, name))
-	return &store.Delivery{Message: msg, Redelivered: recovered, Ref: &claimRef{in: in, name: name, sub: sub, id: msg.ID, own: own}}
+	in.s.emit(messageEvent(driver.EventClaimed, in.agent, msg, name))
+	return &driver.Delivery{Message: msg, Redelivered: recovered, Ref: &claimRef{in: in, name: name, sub: sub, id: msg.ID, own: own}}
 }
 
 // read reads the message file sub/name: relative to the held inbox/ (one
@@ -85,7 +85,7 @@ func (in *Inbox) dropDuplicate(sub, name string, msg *envelope.Message) {
 		return
 	}
 	in.log.Info("dropped a duplicate of a handled message", "file", name, "id", msg.ID, "from", msg.From)
-	in.s.emit(messageEvent(store.EventDuplicate, in.agent, msg, got))
+	in.s.emit(messageEvent(driver.EventDuplicate, in.agent, msg, got))
 }
 
 // toProcessed moves sub/name into processed/ under a free name and

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
@@ -79,7 +79,7 @@ func TestOpenInboxBusy(t *testing.T) {
 	s, _ := openMsgStore(t)
 	first := openTestInbox(t, s, "bob")
 	_, err := s.OpenInbox(context.Background(), "bob")
-	require.ErrorIs(t, err, store.ErrInboxBusy)
+	require.ErrorIs(t, err, driver.ErrInboxBusy)
 	assert.Contains(t, err.Error(), `"bob"`)
 	assert.Contains(t, err.Error(), "pid "+strconv.Itoa(os.Getpid()))
 
@@ -87,7 +87,7 @@ func TestOpenInboxBusy(t *testing.T) {
 	require.NoError(t, err)
 	defer other.Close()
 	_, err = other.OpenInbox(context.Background(), "bob")
-	require.ErrorIs(t, err, store.ErrInboxBusy, "a second store sees the lock too")
+	require.ErrorIs(t, err, driver.ErrInboxBusy, "a second store sees the lock too")
 
 	require.NoError(t, first.Close())
 	again, err := other.OpenInbox(context.Background(), "bob")
@@ -120,7 +120,7 @@ func TestNextInFileNameOrder(t *testing.T) {
 		d := next(t, in)
 		assert.Equal(t, sent[i].ID, d.Message.ID)
 		assert.False(t, d.Redelivered)
-		ev := events.TakeKind(t, store.EventClaimed, nil)
+		ev := events.TakeKind(t, driver.EventClaimed, nil)
 		assert.Equal(t, sent[i].ID, ev.MessageID)
 		assert.Equal(t, envelope.FileName(sent[i]), ev.Ref)
 	}
@@ -130,7 +130,7 @@ func TestNextInFileNameOrder(t *testing.T) {
 
 // nextWhenWaiting starts Next and returns once it waits for news, with
 // the channel its result will arrive on.
-func nextWhenWaiting(t *testing.T, in *Inbox) <-chan *store.Delivery {
+func nextWhenWaiting(t *testing.T, in *Inbox) <-chan *driver.Delivery {
 	t.Helper()
 	waiting := make(chan struct{}, 1)
 	in.onWait = func() {
@@ -139,7 +139,7 @@ func nextWhenWaiting(t *testing.T, in *Inbox) <-chan *store.Delivery {
 		default:
 		}
 	}
-	got := make(chan *store.Delivery, 1)
+	got := make(chan *driver.Delivery, 1)
 	go func() {
 		d, err := in.Next(context.Background())
 		assert.NoError(t, err)
@@ -153,7 +153,7 @@ func nextWhenWaiting(t *testing.T, in *Inbox) <-chan *store.Delivery {
 	return got
 }
 
-func receive(t *testing.T, got <-chan *store.Delivery) *store.Delivery {
+func receive(t *testing.T, got <-chan *driver.Delivery) *driver.Delivery {
 	t.Helper()
 	select {
 	case d := <-got:
@@ -208,7 +208,7 @@ func TestNextAfterClose(t *testing.T) {
 	require.NoError(t, in.Close())
 	require.NoError(t, in.Close(), "Close is idempotent")
 	_, err := in.Next(context.Background())
-	require.ErrorIs(t, err, store.ErrClosed)
+	require.ErrorIs(t, err, driver.ErrClosed)
 }
 
 func TestCloseRacingBlockedNext(t *testing.T) {
@@ -229,7 +229,7 @@ func TestCloseRacingBlockedNext(t *testing.T) {
 		require.NoError(t, in.Close())
 		for range 2 {
 			err := <-errs
-			assert.True(t, errors.Is(err, store.ErrClosed) || errors.Is(err, context.Canceled), "got %v", err)
+			assert.True(t, errors.Is(err, driver.ErrClosed) || errors.Is(err, context.Canceled), "got %v", err)
 		}
 	}
 }

@@ -7,7 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // The index of message summaries that Skim keeps, one file per agent,
@@ -56,7 +56,7 @@ type listedFile struct {
 // listedDir is a folder of a mailbox: its path under the root and box.
 type listedDir struct {
 	rel string
-	box store.Box
+	box driver.Box
 }
 
 // mailboxListing is the message files of one agent's mailbox, in the

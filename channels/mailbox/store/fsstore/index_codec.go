@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // indexMagic starts an index file; it names the format's version.
@@ -51,7 +51,7 @@ var errBadIndex = errors.New("bad index file")
 
 // appendIndexRecord appends the frame of the record of file name and
 // its summary s to b.
-func appendIndexRecord(b []byte, name string, s *store.Summary) []byte {
+func appendIndexRecord(b []byte, name string, s *driver.Summary) []byte {
 	var rec [256]byte
 	r := rec[:0]
 	str := func(v string) {
@@ -131,10 +131,10 @@ func newIndexReader(r io.Reader) (*indexReader, error) {
 // next returns the next record: the name of its file and its summary.
 // It returns io.EOF at the end frame, and an error wrapping errBadIndex
 // for a torn or damaged file.
-func (x *indexReader) next() (string, store.Summary, error) {
+func (x *indexReader) next() (string, driver.Summary, error) {
 	_, rec, err := x.frame()
 	if err != nil {
-		return "", store.Summary{}, err
+		return "", driver.Summary{}, err
 	}
 	return x.decode(rec)
 }
@@ -175,11 +175,11 @@ func (x *indexReader) frame() (frame, rec []byte, err error) {
 
 // decode reads one record. Its strings are parts of one copy of it,
 // except those kept once.
-func (x *indexReader) decode(rec []byte) (string, store.Summary, error) {
+func (x *indexReader) decode(rec []byte) (string, driver.Summary, error) {
 	d := recordDecoder{buf: string(rec), interned: x.interned}
 	flags := d.byte()
 	name := d.str()
-	s := store.Summary{ID: d.str(), From: d.intern(), To: d.intern(), Type: envelope.Type(d.intern()),
+	s := driver.Summary{ID: d.str(), From: d.intern(), To: d.intern(), Type: envelope.Type(d.intern()),
 		ReplyTo: d.str(), ThreadID: d.str(), TaskID: d.str(), Subject: d.str(), ExpectsReply: flags&flagExpectsReply != 0}
 	if flags&flagTimestamp != 0 {
 		s.Timestamp = d.time()
@@ -188,7 +188,7 @@ func (x *indexReader) decode(rec []byte) (string, store.Summary, error) {
 		s.ReplyBy = d.time()
 	}
 	if flags&flagTask != 0 {
-		s.Task = &store.TaskSummary{ID: d.str(), State: envelope.TaskState(d.intern())}
+		s.Task = &driver.TaskSummary{ID: d.str(), State: envelope.TaskState(d.intern())}
 		if flags&flagDeadline != 0 {
 			s.Task.Deadline = d.time()
 		}

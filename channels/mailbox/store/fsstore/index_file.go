@@ -7,7 +7,7 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // oldIndex is an agent's index file being read by Skim.
@@ -45,7 +45,7 @@ func (s *Store) openIndex(path string) (old *oldIndex, damaged bool) {
 }
 
 // next reads the next record (see indexReader.next).
-func (o *oldIndex) next() (string, store.Summary, error) {
+func (o *oldIndex) next() (string, driver.Summary, error) {
 	name, sum, err := o.r.next()
 	if err == nil {
 		o.read++

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
@@ -61,7 +61,7 @@ func deliver(t *testing.T, s *Store, m *envelope.Message) {
 }
 
 // next returns the next delivery, failing after testkit.WaitLimit.
-func next(t *testing.T, in *Inbox) *store.Delivery {
+func next(t *testing.T, in *Inbox) *driver.Delivery {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)
 	defer cancel()
@@ -71,7 +71,7 @@ func next(t *testing.T, in *Inbox) *store.Delivery {
 }
 
 // ack acknowledges d, failing the test on error.
-func ack(t *testing.T, in *Inbox, d *store.Delivery) {
+func ack(t *testing.T, in *Inbox, d *driver.Delivery) {
 	t.Helper()
 	require.NoError(t, in.Ack(context.Background(), d))
 }

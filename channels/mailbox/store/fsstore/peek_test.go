@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
@@ -115,7 +115,7 @@ func TestPeekHelpersOnMissingOrUnsafeAgents(t *testing.T) {
 		_, err := s.Depth(id)
 		require.ErrorIs(t, err, envelope.ErrBadAgentID)
 		if id != "" { // "" watches every agent
-			require.ErrorIs(t, s.Watch(context.Background(), id, store.WatchFuncs{}), envelope.ErrBadAgentID, "%q", id)
+			require.ErrorIs(t, s.Watch(context.Background(), id, driver.WatchFuncs{}), envelope.ErrBadAgentID, "%q", id)
 		}
 	}
 
@@ -149,7 +149,7 @@ func watchInBackground(t *testing.T, s *Store, agent string) <-chan string {
 	ready := make(chan struct{})
 	done := make(chan error, 1)
 	go func() {
-		done <- s.Watch(ctx, agent, store.WatchFuncs{Arrived: func(w store.Watched) error {
+		done <- s.Watch(ctx, agent, driver.WatchFuncs{Arrived: func(w driver.Watched) error {
 			text := "<unreadable>"
 			if w.Message != nil {
 				text = w.Message.Text()

@@ -2,17 +2,16 @@ package fsstore
 
 import (
 	"context"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
-var _ store.Pinger = (*Store)(nil)
+var _ driver.Pinger = (*Store)(nil)
 
-// Ping implements store.Pinger: the store is open and its root is still a
+// Ping implements driver.Pinger: the store is open and its root is still a
 // folder this process can read.
 func (s *Store) Ping(ctx context.Context) error {
 	if err := s.checkOpen(); err != nil {

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // priorityDir holds a marker for each pending message of priority 1 to
@@ -69,7 +69,7 @@ func (in *Inbox) loadUrgent() {
 
 // takeUrgent claims the message of the first marker and removes the
 // marker. It returns nil when that message is no longer pending.
-func (in *Inbox) takeUrgent() *store.Delivery {
+func (in *Inbox) takeUrgent() *driver.Delivery {
 	marker := in.urgent[0]
 	in.urgent = in.urgent[1:]
 	defer func() {

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
@@ -76,9 +76,9 @@ func TestTenThousandMessagesFromAnotherProcess(t *testing.T) {
 	assert.Empty(t, names(t, agentPath(s, "bob", tmpDir)), "no staging file left")
 	assert.Empty(t, names(t, agentPath(s, "bob", rejectedDir)))
 	assert.Len(t, names(t, agentPath(s, "bob", processedDir)), total)
-	assert.Zero(t, events.CountKind(store.EventQuarantined))
-	assert.Zero(t, events.CountKind(store.EventDuplicate))
-	assert.Equal(t, total, events.CountKind(store.EventProcessed))
+	assert.Zero(t, events.CountKind(driver.EventQuarantined))
+	assert.Zero(t, events.CountKind(driver.EventDuplicate))
+	assert.Equal(t, total, events.CountKind(driver.EventProcessed))
 	t.Logf("%d messages from another process received in %s (%.0f/s, process start included)",
 		total, elapsed.Round(time.Millisecond), float64(total)/elapsed.Seconds())
 }

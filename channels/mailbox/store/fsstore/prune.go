@@ -11,10 +11,10 @@ import (
 	"slices"
 	"time"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
-var _ store.Pruner = (*Inbox)(nil)
+var _ driver.Pruner = (*Inbox)(nil)
 
 // pruneFile is a handled message file that retention may remove.
 type pruneFile struct {
@@ -23,7 +23,7 @@ type pruneFile struct {
 	mod  time.Time
 }
 
-// Prune implements store.Pruner: it removes from processed/ and from
+// Prune implements driver.Pruner: it removes from processed/ and from
 // archive/ (all its sub-folders) the message files older than the
 // retention's age (by modification time, which is when the message was
 // written), then the oldest ones until the folder's total is within its
@@ -31,17 +31,17 @@ type pruneFile struct {
 // how much was removed. It also sweeps the staging files that senders
 // which died left in tmp/ (sweepStaging), so they go within a prune
 // interval.
-func (in *Inbox) Prune(ctx context.Context, r store.Retention) (store.PruneReport, error) {
+func (in *Inbox) Prune(ctx context.Context, r driver.Retention) (driver.PruneReport, error) {
 	in.mu.Lock()
 	closed := in.closed
 	in.mu.Unlock()
 	if closed {
-		return store.PruneReport{}, store.ErrClosed
+		return driver.PruneReport{}, driver.ErrClosed
 	}
 	in.sweepStaging()  // orphans of senders that died since the inbox was opened
 	in.tasks.mu.Lock() // the sweeps write archive/
 	defer in.tasks.mu.Unlock()
-	var total store.PruneReport
+	var total driver.PruneReport
 	for _, f := range []struct {
 		sub    string
 		maxAge time.Duration
@@ -54,7 +54,7 @@ func (in *Inbox) Prune(ctx context.Context, r store.Retention) (store.PruneRepor
 		total.Files += rep.Files
 		total.Bytes += rep.Bytes
 		if rep.Files > 0 {
-			in.s.emit(store.Event{Kind: store.EventPruned, Agent: in.agent, Ref: f.sub,
+			in.s.emit(driver.Event{Kind: driver.EventPruned, Agent: in.agent, Ref: f.sub,
 				Reason: fmt.Sprintf("removed %d file(s), %d bytes, from %s/ (retention)", rep.Files, rep.Bytes, f.sub)})
 		}
 		if err != nil {
@@ -65,8 +65,8 @@ func (in *Inbox) Prune(ctx context.Context, r store.Retention) (store.PruneRepor
 }
 
 // pruneDir applies one bound to <agent>/<sub>.
-func (in *Inbox) pruneDir(ctx context.Context, sub string, maxAge time.Duration, maxBytes int64) (store.PruneReport, error) {
-	var rep store.PruneReport
+func (in *Inbox) pruneDir(ctx context.Context, sub string, maxAge time.Duration, maxBytes int64) (driver.PruneReport, error) {
+	var rep driver.PruneReport
 	if maxAge <= 0 && maxBytes <= 0 {
 		return rep, nil
 	}

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // age sets the modification time of every file in dir to now - d.
@@ -41,13 +41,13 @@ func TestPruneByAge(t *testing.T) {
 	handle(t, s, in, held, true)
 	age(t, agentPath(s, "coder", "inbox"), 100*24*time.Hour)
 
-	rep, err := in.Prune(context.Background(), store.Retention{ProcessedMaxAge: 7 * 24 * time.Hour, ArchiveMaxAge: 30 * 24 * time.Hour})
+	rep, err := in.Prune(context.Background(), driver.Retention{ProcessedMaxAge: 7 * 24 * time.Hour, ArchiveMaxAge: 30 * 24 * time.Hour})
 	require.NoError(t, err)
 	assert.Equal(t, 2, rep.Files)
 	assert.Equal(t, []string{envelope.FileName(fresh)}, names(t, agentPath(s, "coder", "processed")))
 	assert.Equal(t, []string{"by-task"}, names(t, agentPath(s, "coder", "archive")), "the emptied task folder goes")
 	assert.Equal(t, []string{envelope.FileName(held)}, names(t, agentPath(s, "coder", "inbox")), "claimed messages are never pruned")
-	ev := events.TakeKind(t, store.EventPruned, nil)
+	ev := events.TakeKind(t, driver.EventPruned, nil)
 	assert.Contains(t, ev.Reason, "removed 1 file(s)")
 }
 
@@ -66,16 +66,16 @@ func TestPruneBySize(t *testing.T) {
 	}
 	fi, err := os.Stat(agentPath(s, "coder", "processed", envelope.FileName(ms[0])))
 	require.NoError(t, err)
-	rep, err := in.Prune(context.Background(), store.Retention{ProcessedMaxBytes: 2*fi.Size() + 1})
+	rep, err := in.Prune(context.Background(), driver.Retention{ProcessedMaxBytes: 2*fi.Size() + 1})
 	require.NoError(t, err)
 	assert.Equal(t, 3, rep.Files)
 	assert.ElementsMatch(t, []string{envelope.FileName(ms[3]), envelope.FileName(ms[4])},
 		names(t, agentPath(s, "coder", "processed")), "the newest that fit are kept")
 
-	rep, err = in.Prune(context.Background(), store.Retention{})
+	rep, err = in.Prune(context.Background(), driver.Retention{})
 	require.NoError(t, err)
 	assert.Zero(t, rep.Files, "no bounds, nothing removed")
 	require.NoError(t, in.Close())
-	_, err = in.Prune(context.Background(), store.Retention{ProcessedMaxAge: time.Hour})
-	assert.ErrorIs(t, err, store.ErrClosed)
+	_, err = in.Prune(context.Background(), driver.Retention{ProcessedMaxAge: time.Hour})
+	assert.ErrorIs(t, err, driver.ErrClosed)
 }

@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // reasonSuffix ends the file beside each quarantined entry that says why.
@@ -26,7 +26,7 @@ type reasonRecord struct {
 // writes <name>.reason.json beside it and reports an event of kind. msg is
 // the decoded message, if any. The entry is renamed, never opened, so a
 // symlink or FIFO is moved as it is.
-func (in *Inbox) quarantine(sub, name, reason string, kind store.EventKind, msg *envelope.Message) error {
+func (in *Inbox) quarantine(sub, name, reason string, kind driver.EventKind, msg *envelope.Message) error {
 	rejected := filepath.Join(in.dir, rejectedDir)
 	if err := ensureDir(rejected); err != nil {
 		in.log.Error("cannot quarantine", "file", name, "reason", reason, "err", err)

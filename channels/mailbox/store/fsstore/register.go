@@ -7,6 +7,7 @@ import (
 	"os"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/config"
 )
 
@@ -16,12 +17,12 @@ const BackendName = "fs"
 
 func init() {
 	store.Register(BackendName, OpenBackend)
-	store.RegisterWhere(BackendName, func(cfg store.Config) string { return cfg.Root })
+	store.RegisterWhere(BackendName, func(cfg driver.Config) string { return cfg.Root })
 }
 
-// OpenBackend is the store.Factory of the folder store: the tree at
+// OpenBackend is the driver.Factory of the folder store: the tree at
 // mailboxesRoot ("~/" expanded). It has no section of its own.
-func OpenBackend(cfg store.Config) (store.Backend, error) {
+func OpenBackend(cfg driver.Config) (driver.Backend, error) {
 	if len(cfg.Section.Raw) > 0 {
 		return nil, fmt.Errorf("%s: the folder store has no settings of its own; its keys are those of channels.mailbox (mailboxesRoot, fsync, pollInterval, maxDeliver)", cfg.Section.Path)
 	}
@@ -31,7 +32,7 @@ func OpenBackend(cfg store.Config) (store.Backend, error) {
 	}
 	if cfg.NoCreate {
 		if _, err := os.Lstat(root); errors.Is(err, fs.ErrNotExist) {
-			return nil, fmt.Errorf("mailbox root %s: %w", root, store.ErrNoStore)
+			return nil, fmt.Errorf("mailbox root %s: %w", root, driver.ErrNoStore)
 		}
 	}
 	return Open(Options{

@@ -11,7 +11,7 @@ import (
 	"slices"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // registryAttempts bounds how often UpdateCard rewrites its update when a
@@ -19,9 +19,9 @@ import (
 // the last attempt writes regardless.
 const registryAttempts = 4
 
-var _ store.Registry = (*Store)(nil)
+var _ driver.Registry = (*Store)(nil)
 
-// UpdateCard implements store.Registry on nanobot's _registry.json.
+// UpdateCard implements driver.Registry on nanobot's _registry.json.
 //
 // Under an exclusive flock on _registry.lock it reads the registry, applies
 // update to agentID's card (a zero card with AgentID set if there is none)
@@ -71,7 +71,7 @@ func (s *Store) UpdateCard(ctx context.Context, agentID string, update func(*env
 	card := s.ownCard(path, entries, agentID)
 	now := s.opts.Now()
 	update(&card)
-	raw, card, err := store.FinishCard(card, agentID, now)
+	raw, card, err := driver.FinishCard(card, agentID, now)
 	if err != nil {
 		return envelope.Card{}, fmt.Errorf("update card %q: %w", agentID, err)
 	}
@@ -92,7 +92,7 @@ func (s *Store) UpdateCard(ctx context.Context, agentID string, update func(*env
 	}
 }
 
-// Card implements store.Registry: agentID's card as the registry holds it,
+// Card implements driver.Registry: agentID's card as the registry holds it,
 // with the later heartbeat of the card and the agent's heartbeat file (see
 // Heartbeat). It reads without locking. A corrupt registry is read as far
 // as it can be (see salvagedEntries); an entry for agentID that is not a
@@ -107,7 +107,7 @@ func (s *Store) Card(ctx context.Context, agentID string) (envelope.Card, error)
 	}
 	raw, ok := entries[agentID]
 	if !ok {
-		return envelope.Card{}, fmt.Errorf("card %q: %w", agentID, store.ErrUnknownAgent)
+		return envelope.Card{}, fmt.Errorf("card %q: %w", agentID, driver.ErrUnknownAgent)
 	}
 	card, err := decodeCard(agentID, raw)
 	if err != nil {
@@ -117,7 +117,7 @@ func (s *Store) Card(ctx context.Context, agentID string) (envelope.Card, error)
 	return card, nil
 }
 
-// Cards implements store.Registry: every card, sorted by agent id, each
+// Cards implements driver.Registry: every card, sorted by agent id, each
 // with the later heartbeat of the card and its heartbeat file. It reads
 // without locking. Keys that are not valid agent ids are left out, and so
 // are entries that are not cards (each with a warning): one bad entry does

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 func TestRegistryCorruptFile(t *testing.T) {
@@ -55,7 +55,7 @@ func TestRegistryCorruptFile(t *testing.T) {
 			if slices.Contains(tt.salvaged, "coder") {
 				assert.NoError(t, err)
 			} else {
-				assert.ErrorIs(t, err, store.ErrUnknownAgent)
+				assert.ErrorIs(t, err, driver.ErrUnknownAgent)
 			}
 
 			_, err = s.UpdateCard(ctx, "gopher", func(*envelope.Card) {})

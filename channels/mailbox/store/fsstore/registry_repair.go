@@ -8,7 +8,7 @@ import (
 	"slices"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // salvagedEntries is what a reader uses of a registry that does not parse:
@@ -113,4 +113,4 @@ func (s *Store) RepairRegistry(ctx context.Context) (RepairReport, error) {
 	return rep, nil
 }
 
-var _ store.Registry = (*Store)(nil)
+var _ driver.Registry = (*Store)(nil)

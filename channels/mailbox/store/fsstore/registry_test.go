@@ -14,7 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
@@ -195,7 +195,7 @@ func TestRegistryReadErrors(t *testing.T) {
 	ctx := context.Background()
 
 	_, err := s.Card(ctx, "nobody")
-	assert.ErrorIs(t, err, store.ErrUnknownAgent, "no registry file yet")
+	assert.ErrorIs(t, err, driver.ErrUnknownAgent, "no registry file yet")
 	cards, err := s.Cards(ctx)
 	require.NoError(t, err)
 	assert.Empty(t, cards)
@@ -203,10 +203,10 @@ func TestRegistryReadErrors(t *testing.T) {
 	_, err = s.UpdateCard(ctx, "gopher", func(*envelope.Card) {})
 	require.NoError(t, err)
 	_, err = s.Card(ctx, "nobody")
-	assert.ErrorIs(t, err, store.ErrUnknownAgent)
+	assert.ErrorIs(t, err, driver.ErrUnknownAgent)
 	_, err = s.Card(ctx, "../gopher")
 	assert.ErrorIs(t, err, envelope.ErrBadAgentID)
-	assert.NotErrorIs(t, err, store.ErrUnknownAgent)
+	assert.NotErrorIs(t, err, driver.ErrUnknownAgent)
 }
 
 func TestRegistryCancelledContext(t *testing.T) {
@@ -250,11 +250,11 @@ func TestRegistryClosedStore(t *testing.T) {
 	require.NoError(t, s.Close())
 	ctx := context.Background()
 	_, err := s.UpdateCard(ctx, "gopher", func(*envelope.Card) {})
-	assert.ErrorIs(t, err, store.ErrClosed)
+	assert.ErrorIs(t, err, driver.ErrClosed)
 	_, err = s.Card(ctx, "gopher")
-	assert.ErrorIs(t, err, store.ErrClosed)
+	assert.ErrorIs(t, err, driver.ErrClosed)
 	_, err = s.Cards(ctx)
-	assert.ErrorIs(t, err, store.ErrClosed)
+	assert.ErrorIs(t, err, driver.ErrClosed)
 }
 
 func TestRegistryKeepsEntriesItDoesNotKnow(t *testing.T) {

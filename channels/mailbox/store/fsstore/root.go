@@ -81,7 +81,7 @@ func checkRoot(root string) error {
 }
 
 // Close closes the store and every inbox opened from it. Later calls fail
-// with store.ErrClosed. Close is idempotent.
+// with driver.ErrClosed. Close is idempotent.
 func (s *Store) Close() error {
 	first, err := s.inboxes.Close()
 	if !first {
@@ -94,7 +94,7 @@ func (s *Store) Close() error {
 	return errors.Join(errs...)
 }
 
-// checkOpen returns store.ErrClosed once the store is closed.
+// checkOpen returns driver.ErrClosed once the store is closed.
 func (s *Store) checkOpen() error { return s.inboxes.Err() }
 
 // agentDir validates agentID and returns <root>/<agent>. It does not touch

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 func TestOpenRequiresRoot(t *testing.T) {
@@ -110,17 +110,17 @@ func TestStoreCloseEndsEverything(t *testing.T) {
 		blocked <- err
 	}()
 	require.NoError(t, s.Close())
-	require.ErrorIs(t, <-blocked, store.ErrClosed)
+	require.ErrorIs(t, <-blocked, driver.ErrClosed)
 	require.NoError(t, s.Close(), "Close is idempotent")
 
-	assert.ErrorIs(t, s.Deliver(context.Background(), newMsg("a", "bob", "x")), store.ErrClosed)
+	assert.ErrorIs(t, s.Deliver(context.Background(), newMsg("a", "bob", "x")), driver.ErrClosed)
 	_, err := s.OpenInbox(context.Background(), "bob")
-	assert.ErrorIs(t, err, store.ErrClosed)
+	assert.ErrorIs(t, err, driver.ErrClosed)
 	_, err = s.Agents()
-	assert.ErrorIs(t, err, store.ErrClosed)
+	assert.ErrorIs(t, err, driver.ErrClosed)
 	_, err = s.Depth("bob")
-	assert.ErrorIs(t, err, store.ErrClosed)
+	assert.ErrorIs(t, err, driver.ErrClosed)
 	err = s.Pending(context.Background(), "bob", func(string, *envelope.Message, error) bool { return true })
-	assert.ErrorIs(t, err, store.ErrClosed)
-	assert.True(t, errors.Is(s.Watch(context.Background(), "", store.WatchFuncs{}), store.ErrClosed))
+	assert.ErrorIs(t, err, driver.ErrClosed)
+	assert.True(t, errors.Is(s.Watch(context.Background(), "", driver.WatchFuncs{}), driver.ErrClosed))
 }

@@ -11,8 +11,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // inotifyInstances counts the inotify instances the process holds (Linux:
@@ -57,7 +56,7 @@ func TestThreeHundredInboxesShareOneWatcher(t *testing.T) {
 	}
 	assert.Equal(t, 2*agents, processHub.watching(), "inbox/ and priority/ of each agent")
 
-	waiting := make([]<-chan *store.Delivery, agents)
+	waiting := make([]<-chan *driver.Delivery, agents)
 	for i, in := range inboxes {
 		waiting[i] = nextWhenWaiting(t, in)
 	}

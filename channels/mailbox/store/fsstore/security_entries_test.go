@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // TestSymlinkedInboxEntryIsNotFollowed puts symlinks named like messages
@@ -63,7 +63,7 @@ func TestSymlinkedInboxEntryIsNotFollowed(t *testing.T) {
 
 	reasons := map[string]string{}
 	for range links {
-		ev := events.TakeKind(t, store.EventQuarantined, nil)
+		ev := events.TakeKind(t, driver.EventQuarantined, nil)
 		reasons[ev.Ref] = ev.Reason
 	}
 	for link, target := range links {
@@ -120,7 +120,7 @@ func TestEntryNamedLikeMessageDoesNotStopDelivery(t *testing.T) {
 			assert.NotEqual(t, name, d.Ref.(*claimRef).name, "delivered under another name")
 			ack(t, in, d)
 
-			ev := events.TakeKind(t, store.EventQuarantined, nil)
+			ev := events.TakeKind(t, driver.EventQuarantined, nil)
 			assert.Equal(t, name, ev.Ref)
 			assert.Contains(t, ev.Reason, "not a regular file ("+kind+")")
 			moved := agentPath(s, "bob", rejectedDir, name)

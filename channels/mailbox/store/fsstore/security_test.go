@@ -16,6 +16,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // snapshotTree describes everything under dir (type, mode, size, content
@@ -113,14 +114,20 @@ func TestBadAgentIDsTouchNothing(t *testing.T) {
 			check("UpdateCard", err)
 			_, err = s.Card(ctx, id)
 			check("Card", err)
-			check("SaveState", s.SaveState(ctx, id, "sent", []byte("{}")))
-			_, err = s.LoadState(ctx, id, "sent")
+			st := store.New(s, nil) // agents' state records, kept by the facade on the backend's
+			check("SaveState", st.SaveState(ctx, id, "sent", []byte("{}")))
+			_, err = st.LoadState(ctx, id, "sent")
 			check("LoadState", err)
+			if !strings.HasPrefix(id, "_") { // "_x" is a store shelf (CheckShelf), not an agent's
+				check("SaveRecord", s.SaveRecord(ctx, driver.Record{Shelf: id, Key: "sent"}, []byte("{}")))
+				_, err = s.LoadRecord(ctx, driver.Record{Shelf: id, Key: "sent"})
+				check("LoadRecord", err)
+			}
 			_, err = s.Depth(id)
 			check("Depth", err)
 			check("Pending", s.Pending(ctx, id, func(string, *envelope.Message, error) bool { return true }))
 			if id != "" { // "" means every agent
-				check("Watch", s.Watch(ctx, id, store.WatchFuncs{}))
+				check("Watch", s.Watch(ctx, id, driver.WatchFuncs{}))
 			}
 		})
 	}
@@ -154,8 +161,9 @@ func TestStateRefusesSymlinkedAgentFolder(t *testing.T) {
 			}
 			before := snapshotTree(t, out)
 			ctx := context.Background()
-			assert.ErrorContains(t, s.SaveState(ctx, "evil", "sent", []byte("{}")), "symlink")
-			data, err := s.LoadState(ctx, "evil", "sent")
+			st := store.New(s, nil)
+			assert.ErrorContains(t, st.SaveState(ctx, "evil", "sent", []byte("{}")), "symlink")
+			data, err := st.LoadState(ctx, "evil", "sent")
 			assert.ErrorContains(t, err, "symlink")
 			assert.Nil(t, data, "nothing read from outside the tree")
 			assert.Equal(t, before, snapshotTree(t, out))

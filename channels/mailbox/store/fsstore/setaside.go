@@ -12,18 +12,19 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
-var _ store.DeadLetters = (*Store)(nil)
+var _ driver.DeadLetters = (*Store)(nil)
 
 // rawPeek is how much of an unreadable set-aside entry SetAside returns.
 const rawPeek = 4 << 10
 
-// SetAside implements store.DeadLetters: the entries of <agent>/rejected/
+// SetAside implements driver.DeadLetters: the entries of <agent>/rejected/
 // with the reasons of their reason files, oldest first (by file name, as
 // messages are ordered). An agent without the folder has none.
-func (s *Store) SetAside(ctx context.Context, agent string) ([]store.SetAside, error) {
+func (s *Store) SetAside(ctx context.Context, agent string) ([]driver.SetAside, error) {
 	if err := s.checkOpen(); err != nil {
 		return nil, err
 	}
@@ -39,7 +40,7 @@ func (s *Store) SetAside(ctx context.Context, agent string) ([]store.SetAside, e
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", rejected, err)
 	}
-	var out []store.SetAside
+	var out []driver.SetAside
 	for _, e := range entries {
 		if ctx.Err() != nil {
 			return out, ctx.Err()
@@ -48,7 +49,7 @@ func (s *Store) SetAside(ctx context.Context, agent string) ([]store.SetAside, e
 		if strings.HasSuffix(name, reasonSuffix) || strings.HasPrefix(name, ".") {
 			continue
 		}
-		item := store.SetAside{Agent: agent, Ref: name}
+		item := driver.SetAside{Agent: agent, Ref: name}
 		if fi, err := e.Info(); err == nil {
 			item.Time = fi.ModTime()
 		}
@@ -61,32 +62,24 @@ func (s *Store) SetAside(ctx context.Context, agent string) ([]store.SetAside, e
 		}
 		out = append(out, item)
 	}
-	slices.SortStableFunc(out, func(a, b store.SetAside) int { return strings.Compare(a.Ref, b.Ref) })
+	slices.SortStableFunc(out, func(a, b driver.SetAside) int { return strings.Compare(a.Ref, b.Ref) })
 	return out, nil
 }
 
-// Redeliver implements store.DeadLetters: a copy of the message is
-// delivered (store.RedeliveryCopy) and the entry and its reason file are
-// removed.
-func (s *Store) Redeliver(ctx context.Context, agent, ref string) error {
+// Redeliver implements driver.DeadLetters: the copy is delivered and
+// the entry and its reason file are removed.
+func (s *Store) Redeliver(ctx context.Context, agent, ref string, copy *envelope.Message) error {
 	path, err := s.setAsidePath(agent, ref)
 	if err != nil {
 		return err
 	}
-	msg, err := readMessage(path, s.opts.MaxMessageBytes)
-	if err != nil {
-		return fmt.Errorf("redeliver %s: cannot be read: %w", ref, err)
-	}
-	if msg.To != agent {
-		return fmt.Errorf("redeliver %s: it is addressed to %q, not %q", ref, msg.To, agent)
-	}
-	if err := s.Deliver(ctx, store.RedeliveryCopy(msg)); err != nil {
+	if err := s.Deliver(ctx, copy); err != nil {
 		return fmt.Errorf("redeliver %s: %w", ref, err)
 	}
 	return removeSetAside(path)
 }
 
-// Discard implements store.DeadLetters: the entry and its reason file
+// Discard implements driver.DeadLetters: the entry and its reason file
 // are removed.
 func (s *Store) Discard(_ context.Context, agent, ref string) error {
 	path, err := s.setAsidePath(agent, ref)
@@ -107,11 +100,11 @@ func (s *Store) setAsidePath(agent, ref string) (string, error) {
 	}
 	if ref == "" || ref != filepath.Base(ref) || strings.ContainsAny(ref, `/\`) ||
 		strings.HasPrefix(ref, ".") || strings.HasSuffix(ref, reasonSuffix) {
-		return "", fmt.Errorf("%w: %q is not a set-aside entry's name", store.ErrNotSetAside, ref)
+		return "", fmt.Errorf("%w: %q is not a set-aside entry's name", driver.ErrNotSetAside, ref)
 	}
 	path := filepath.Join(dir, rejectedDir, ref)
 	if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
-		return "", fmt.Errorf("%w: %s/%s/%s", store.ErrNotSetAside, agent, rejectedDir, ref)
+		return "", fmt.Errorf("%w: %s/%s/%s", driver.ErrNotSetAside, agent, rejectedDir, ref)
 	} else if err != nil {
 		return "", err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
@@ -41,8 +42,12 @@ func TestSetAsideListRedeliverDiscard(t *testing.T) {
 	assert.Equal(t, "sender not allowed", got[1].Reason)
 	assert.False(t, got[1].Time.IsZero())
 
-	require.Error(t, s.Redeliver(ctx, "bob", bad), "an unreadable entry is not redelivered")
-	require.NoError(t, s.Redeliver(ctx, "bob", got[1].Ref))
+	st := store.New(s, nil) // the facade makes the copy that Redeliver stores
+	_, err = st.Redeliver(ctx, "bob", bad)
+	require.Error(t, err, "an unreadable entry is not redelivered")
+	orig, err := st.Redeliver(ctx, "bob", got[1].Ref)
+	require.NoError(t, err)
+	assert.Equal(t, refused.ID, orig.ID, "the original is returned")
 	again := next(t, in)
 	assert.Equal(t, "let me in", again.Message.Text(), "taken again")
 	assert.Equal(t, refused.ID, again.Message.Metadata[store.MetaRedeliveredFrom])
@@ -55,7 +60,7 @@ func TestSetAsideListRedeliverDiscard(t *testing.T) {
 
 	for _, ref := range []string{bad, "../inbox/x.msg.json", "", ".hidden", bad + reasonSuffix} {
 		err := s.Discard(ctx, "bob", ref)
-		assert.ErrorIs(t, err, store.ErrNotSetAside, "ref %q", ref)
+		assert.ErrorIs(t, err, driver.ErrNotSetAside, "ref %q", ref)
 	}
 	none, err := s.SetAside(ctx, "nobody")
 	require.NoError(t, err)

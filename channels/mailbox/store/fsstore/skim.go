@@ -10,12 +10,12 @@ import (
 	"strings"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
-var _ store.Skimmer = (*Store)(nil)
+var _ driver.Skimmer = (*Store)(nil)
 
-// Skim implements store.Skimmer: it lists the message files of each
+// Skim implements driver.Skimmer: it lists the message files of each
 // agent's inbox/, claimed/, processed/ and archive/ as Browse does, and
 // takes each one's summary from the store's index (see Options.IndexDir),
 // reading only the files the index does not know yet. A file in inbox/
@@ -24,7 +24,7 @@ var _ store.Skimmer = (*Store)(nil)
 // never every summary. The index of an agent is brought up to date as a
 // side effect, and only when the whole mailbox was listed. Without an
 // index, or with one that cannot be read, every file is read.
-func (s *Store) Skim(ctx context.Context, agents []string, fn func(store.Skimmed) bool) error {
+func (s *Store) Skim(ctx context.Context, agents []string, fn func(driver.Skimmed) bool) error {
 	if agents == nil {
 		var err error
 		if agents, err = s.Agents(); err != nil {
@@ -47,7 +47,7 @@ func (s *Store) Skim(ctx context.Context, agents []string, fn func(store.Skimmed
 
 // skimAgent skims one agent's mailbox: it lists the mailbox, streams the
 // index, then reads the files the index did not know.
-func (s *Store) skimAgent(ctx context.Context, agent string, l *mailboxListing, fn func(store.Skimmed) bool) (bool, error) {
+func (s *Store) skimAgent(ctx context.Context, agent string, l *mailboxListing, fn func(driver.Skimmed) bool) (bool, error) {
 	path := s.indexPath(agent)
 	old, damaged := s.openIndex(path)
 	if old != nil {
@@ -66,15 +66,15 @@ func (s *Store) skimAgent(ctx context.Context, agent string, l *mailboxListing, 
 		}
 	}
 	claimed := s.claimedNames(agent)
-	boxAt := func(i int) store.Box {
+	boxAt := func(i int) driver.Box {
 		box := l.dirs[l.files[i].dir].box
-		if box == store.BoxInbox && claimed[string(l.nameBytes(i))].n > 0 { // no copy made
-			return store.BoxClaimed
+		if box == driver.BoxInbox && claimed[string(l.nameBytes(i))].n > 0 { // no copy made
+			return driver.BoxClaimed
 		}
 		return box
 	}
-	emit := func(i int, sum store.Summary) bool {
-		return fn(store.Skimmed{Summary: sum, Agent: agent, Box: boxAt(i), Ref: l.ref(i)})
+	emit := func(i int, sum driver.Summary) bool {
+		return fn(driver.Skimmed{Summary: sum, Agent: agent, Box: boxAt(i), Ref: l.ref(i)})
 	}
 	changed := damaged
 	if old != nil {
@@ -112,7 +112,7 @@ func (s *Store) skimAgent(ctx context.Context, agent string, l *mailboxListing, 
 		if err := ctx.Err(); err != nil {
 			return false, err
 		}
-		sk := store.Skimmed{Agent: agent, Box: boxAt(i), Ref: l.ref(i)}
+		sk := driver.Skimmed{Agent: agent, Box: boxAt(i), Ref: l.ref(i)}
 		msg, err := readMessage(filepath.Join(s.root, sk.Ref), s.opts.MaxMessageBytes)
 		if errors.Is(err, fs.ErrNotExist) {
 			msg, err = s.readMovedOn(agent, l.name(i), &sk)
@@ -120,7 +120,7 @@ func (s *Store) skimAgent(ctx context.Context, agent string, l *mailboxListing, 
 		if err != nil {
 			continue // unreadable, or gone: skipped, as Browse does
 		}
-		sk.Summary = store.Summarize(msg)
+		sk.Summary = driver.Summarize(msg)
 		if path != "" {
 			fresh = appendIndexRecord(fresh, l.name(i), &sk.Summary)
 			changed = true
@@ -137,12 +137,12 @@ func (s *Store) skimAgent(ctx context.Context, agent string, l *mailboxListing, 
 
 // movedOn are the folders a receiver moves a message into from each box
 // (claimed, then acknowledged), in that order.
-var movedOn = map[store.Box][]struct {
+var movedOn = map[driver.Box][]struct {
 	dir string
-	box store.Box
+	box driver.Box
 }{
-	store.BoxInbox:   {{claimedDir, store.BoxClaimed}, {processedDir, store.BoxProcessed}},
-	store.BoxClaimed: {{processedDir, store.BoxProcessed}},
+	driver.BoxInbox:   {{claimedDir, driver.BoxClaimed}, {processedDir, driver.BoxProcessed}},
+	driver.BoxClaimed: {{processedDir, driver.BoxProcessed}},
 }
 
 // readMovedOn reads the message file name of agent that was listed in
@@ -150,7 +150,7 @@ var movedOn = map[store.Box][]struct {
 // acknowledged it): it looks in the folders it moves into, in order, and
 // sets sk's Box and Ref to where it was found. A message is never missed
 // for being on its way while the mailbox is listed.
-func (s *Store) readMovedOn(agent, name string, sk *store.Skimmed) (*envelope.Message, error) {
+func (s *Store) readMovedOn(agent, name string, sk *driver.Skimmed) (*envelope.Message, error) {
 	err := fs.ErrNotExist
 	for _, next := range movedOn[sk.Box] {
 		ref := agent + string(filepath.Separator) + next.dir + string(filepath.Separator) + name
@@ -171,12 +171,12 @@ func (s *Store) readMovedOn(agent, name string, sk *store.Skimmed) (*envelope.Me
 // sub-folders), in no particular order, without reading them. It reports
 // false when fn did. Folders that are missing, unreadable or symlinks
 // are skipped.
-func (s *Store) listBox(ctx context.Context, agent, sub string, box store.Box, fn func(dir string, name []byte) bool) (bool, error) {
+func (s *Store) listBox(ctx context.Context, agent, sub string, box driver.Box, fn func(dir string, name []byte) bool) (bool, error) {
 	rel := agent + string(filepath.Separator) + sub
 	if err := checkDir(filepath.Join(s.root, rel)); err != nil {
 		return true, nil // missing, or not a real folder: nothing to read there
 	}
-	return s.listDir(ctx, rel, box == store.BoxArchive, fn)
+	return s.listDir(ctx, rel, box == driver.BoxArchive, fn)
 }
 
 // listDir is listBox for the folder rel under the root, going down into
@@ -209,37 +209,37 @@ func (s *Store) listDir(ctx context.Context, rel string, deep bool, fn func(dir 
 	return true, nil
 }
 
-// Fetch implements store.Skimmer: it reads the message at sk.Ref, or,
+// Fetch implements driver.Skimmer: it reads the message at sk.Ref, or,
 // when it has moved on, finds the file of the same name in the agent's
 // other folders (a message only ever moves within its agent's mailbox,
 // and keeps its name).
-func (s *Store) Fetch(ctx context.Context, sk store.Skimmed) (store.Stored, error) {
+func (s *Store) Fetch(ctx context.Context, sk driver.Skimmed) (driver.Stored, error) {
 	if err := s.checkOpen(); err != nil {
-		return store.Stored{}, err
+		return driver.Stored{}, err
 	}
 	dir, err := s.agentDir(sk.Agent)
 	if err != nil {
-		return store.Stored{}, err
+		return driver.Stored{}, err
 	}
 	name := filepath.Base(sk.Ref)
 	if !strings.HasPrefix(filepath.Clean(filepath.Join(s.root, sk.Ref)), dir+string(filepath.Separator)) || classify(name) != entryMessage {
-		return store.Stored{}, fmt.Errorf("fetch %s: not a message of %s", sk.Ref, sk.Agent)
+		return driver.Stored{}, fmt.Errorf("fetch %s: not a message of %s", sk.Ref, sk.Agent)
 	}
-	try := func(rel string, box store.Box) (store.Stored, bool, error) {
+	try := func(rel string, box driver.Box) (driver.Stored, bool, error) {
 		msg, err := readMessage(filepath.Join(s.root, rel), s.opts.MaxMessageBytes)
 		if errors.Is(err, fs.ErrNotExist) {
-			return store.Stored{}, false, nil
+			return driver.Stored{}, false, nil
 		}
 		if err != nil {
-			return store.Stored{}, false, fmt.Errorf("fetch %s: %w", rel, err)
+			return driver.Stored{}, false, fmt.Errorf("fetch %s: %w", rel, err)
 		}
-		return store.Stored{Message: msg, Agent: sk.Agent, Box: box, Ref: rel}, true, nil
+		return driver.Stored{Message: msg, Agent: sk.Agent, Box: box, Ref: rel}, true, nil
 	}
 	if st, ok, err := try(sk.Ref, sk.Box); ok || err != nil {
 		return st, err
 	}
 	for _, b := range browseBoxes {
-		if b.box == store.BoxArchive {
+		if b.box == driver.BoxArchive {
 			continue
 		}
 		if st, ok, err := try(filepath.Join(sk.Agent, b.dir, name), b.box); ok || err != nil {
@@ -247,18 +247,18 @@ func (s *Store) Fetch(ctx context.Context, sk store.Skimmed) (store.Stored, erro
 		}
 	}
 	var found string
-	if more, err := s.listBox(ctx, sk.Agent, archiveDir, store.BoxArchive, func(dir string, file []byte) bool {
+	if more, err := s.listBox(ctx, sk.Agent, archiveDir, driver.BoxArchive, func(dir string, file []byte) bool {
 		if string(file) == name {
 			found = dir + string(filepath.Separator) + name
 		}
 		return found == ""
 	}); err != nil && more {
-		return store.Stored{}, err
+		return driver.Stored{}, err
 	}
 	if found != "" {
-		if st, ok, err := try(found, store.BoxArchive); ok || err != nil {
+		if st, ok, err := try(found, driver.BoxArchive); ok || err != nil {
 			return st, err
 		}
 	}
-	return store.Stored{}, fmt.Errorf("fetch %s: %w", sk.Ref, fs.ErrNotExist)
+	return driver.Stored{}, fmt.Errorf("fetch %s: %w", sk.Ref, fs.ErrNotExist)
 }

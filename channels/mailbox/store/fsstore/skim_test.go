@@ -19,18 +19,18 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // skimmed returns what Skim lists, by ref.
-func skimmed(t *testing.T, s *Store, agents ...string) map[string]store.Skimmed {
+func skimmed(t *testing.T, s *Store, agents ...string) map[string]driver.Skimmed {
 	t.Helper()
-	out := map[string]store.Skimmed{}
+	out := map[string]driver.Skimmed{}
 	var only []string
 	if len(agents) > 0 {
 		only = agents
 	}
-	require.NoError(t, s.Skim(context.Background(), only, func(sk store.Skimmed) bool {
+	require.NoError(t, s.Skim(context.Background(), only, func(sk driver.Skimmed) bool {
 		out[sk.Ref] = sk
 		return true
 	}))
@@ -38,18 +38,18 @@ func skimmed(t *testing.T, s *Store, agents ...string) map[string]store.Skimmed 
 }
 
 // browsed returns what Browse lists, as Skim would list it.
-func browsed(t *testing.T, s *Store) map[string]store.Skimmed {
+func browsed(t *testing.T, s *Store) map[string]driver.Skimmed {
 	t.Helper()
-	out := map[string]store.Skimmed{}
-	require.NoError(t, s.Browse(context.Background(), func(st store.Stored) bool {
-		out[st.Ref] = store.Skimmed{Summary: store.Summarize(st.Message), Agent: st.Agent, Box: st.Box, Ref: st.Ref}
+	out := map[string]driver.Skimmed{}
+	require.NoError(t, s.Browse(context.Background(), func(st driver.Stored) bool {
+		out[st.Ref] = driver.Skimmed{Summary: driver.Summarize(st.Message), Agent: st.Agent, Box: st.Box, Ref: st.Ref}
 		return true
 	}))
 	return out
 }
 
 // sameSkims compares two listings, times by instant.
-func sameSkims(t *testing.T, want, got map[string]store.Skimmed) {
+func sameSkims(t *testing.T, want, got map[string]driver.Skimmed) {
 	t.Helper()
 	require.Len(t, got, len(want))
 	for ref, w := range want {
@@ -99,11 +99,11 @@ func TestSkimListsWhatBrowseDoesAndKeepsAnIndex(t *testing.T) {
 	s, _ := openMsgStore(t)
 	skimTree(t, s)
 	want := browsed(t, s)
-	boxes := map[store.Box]int{}
+	boxes := map[driver.Box]int{}
 	for _, sk := range want {
 		boxes[sk.Box]++
 	}
-	require.Equal(t, map[store.Box]int{store.BoxInbox: 2, store.BoxClaimed: 1, store.BoxProcessed: 1, store.BoxArchive: 1}, boxes)
+	require.Equal(t, map[driver.Box]int{driver.BoxInbox: 2, driver.BoxClaimed: 1, driver.BoxProcessed: 1, driver.BoxArchive: 1}, boxes)
 
 	sameSkims(t, want, skimmed(t, s))
 	for _, agent := range []string{"coder", "boss"} {
@@ -118,7 +118,7 @@ func TestSkimListsWhatBrowseDoesAndKeepsAnIndex(t *testing.T) {
 	sameSkims(t, want, skimmed(t, s))
 	var waiting string
 	for ref, sk := range want {
-		if sk.Box == store.BoxInbox && sk.Agent == "coder" {
+		if sk.Box == driver.BoxInbox && sk.Agent == "coder" {
 			waiting = ref
 		}
 	}
@@ -135,7 +135,7 @@ func TestSkimForgetsWhatIsGoneAndLearnsWhatIsNew(t *testing.T) {
 	before := skimmed(t, s, "coder")
 	var gone string
 	for ref, sk := range before {
-		if sk.Box == store.BoxProcessed {
+		if sk.Box == driver.BoxProcessed {
 			gone = ref
 		}
 	}
@@ -195,13 +195,13 @@ func TestSkimStopsAndRefusesBadAgents(t *testing.T) {
 	s, _ := openMsgStore(t)
 	skimTree(t, s)
 	calls := 0
-	require.NoError(t, s.Skim(context.Background(), nil, func(store.Skimmed) bool { calls++; return false }))
+	require.NoError(t, s.Skim(context.Background(), nil, func(driver.Skimmed) bool { calls++; return false }))
 	assert.Equal(t, 1, calls)
-	assert.Error(t, s.Skim(context.Background(), []string{"../x"}, func(store.Skimmed) bool { return true }))
+	assert.Error(t, s.Skim(context.Background(), []string{"../x"}, func(driver.Skimmed) bool { return true }))
 	assert.Empty(t, skimmed(t, s, "nobody"))
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	assert.ErrorIs(t, s.Skim(ctx, nil, func(store.Skimmed) bool { return true }), context.Canceled)
+	assert.ErrorIs(t, s.Skim(ctx, nil, func(driver.Skimmed) bool { return true }), context.Canceled)
 }
 
 func TestFetchFollowsAMessageThatMoved(t *testing.T) {
@@ -213,18 +213,18 @@ func TestFetchFollowsAMessageThatMoved(t *testing.T) {
 	deliver(t, s, m)
 	sk := skimmed(t, s, "coder")
 	require.Len(t, sk, 1)
-	var first store.Skimmed
+	var first driver.Skimmed
 	for _, v := range sk {
 		first = v
 	}
 	ctx := context.Background()
 	for _, step := range []struct {
 		move func()
-		box  store.Box
+		box  driver.Box
 	}{
-		{func() {}, store.BoxInbox},
-		{func() { ack(t, in, next(t, in)) }, store.BoxProcessed},
-		{func() { _, err := in.SweepTask(ctx, "t9"); require.NoError(t, err) }, store.BoxArchive},
+		{func() {}, driver.BoxInbox},
+		{func() { ack(t, in, next(t, in)) }, driver.BoxProcessed},
+		{func() { _, err := in.SweepTask(ctx, "t9"); require.NoError(t, err) }, driver.BoxArchive},
 	} {
 		step.move()
 		st, err := s.Fetch(ctx, first)
@@ -248,8 +248,8 @@ func TestFetchFollowsAMessageThatMoved(t *testing.T) {
 
 func TestDecodeIndexRefusesGarbage(t *testing.T) {
 	t.Parallel()
-	sums := []store.Summary{{ID: "1", From: "a", To: "b", Type: envelope.TypeTask, Timestamp: time.Unix(5, 6).UTC(),
-		Task: &store.TaskSummary{ID: "t", State: envelope.StateCompleted, Deadline: time.Unix(7, 8).UTC()}},
+	sums := []driver.Summary{{ID: "1", From: "a", To: "b", Type: envelope.TypeTask, Timestamp: time.Unix(5, 6).UTC(),
+		Task: &driver.TaskSummary{ID: "t", State: envelope.StateCompleted, Deadline: time.Unix(7, 8).UTC()}},
 		{ID: "2", From: "b", To: "a", ReplyTo: "1", ThreadID: "th", TaskID: "t", Subject: "re", ExpectsReply: true,
 			ReplyBy: time.Unix(-9, 10).UTC()}}
 	good := encodeIndex([]string{"a.msg.json", "b.msg.json"}, sums)
@@ -271,7 +271,7 @@ func TestDecodeIndexRefusesGarbage(t *testing.T) {
 }
 
 // encodeIndex returns the index file of the given records.
-func encodeIndex(names []string, sums []store.Summary) []byte {
+func encodeIndex(names []string, sums []driver.Summary) []byte {
 	b := binary.AppendUvarint([]byte(indexMagic), uint64(len(names)))
 	b = binary.AppendUvarint(b, 0)
 	for i := range names {
@@ -282,13 +282,13 @@ func encodeIndex(names []string, sums []store.Summary) []byte {
 
 // decodeIndex reads a whole index file: it fails unless every record is
 // sound, the end frame is there and nothing follows it.
-func decodeIndex(data []byte) ([]string, []store.Summary, error) {
+func decodeIndex(data []byte) ([]string, []driver.Summary, error) {
 	r, err := newIndexReader(bytes.NewReader(data))
 	if err != nil {
 		return nil, nil, err
 	}
 	var names []string
-	var sums []store.Summary
+	var sums []driver.Summary
 	for {
 		name, sum, err := r.next()
 		if errors.Is(err, io.EOF) {
@@ -319,7 +319,7 @@ func TestSkimKeepsTwoCopiesOfOneName(t *testing.T) {
 	skimTree(t, s)
 	var handled string
 	for ref, sk := range browsed(t, s) {
-		if sk.Box == store.BoxProcessed {
+		if sk.Box == driver.BoxProcessed {
 			handled = ref
 		}
 	}
@@ -354,11 +354,11 @@ func TestSkimStoppedEarlyLeavesTheIndex(t *testing.T) {
 	t.Parallel()
 	s, _ := openMsgStore(t)
 	skimTree(t, s)
-	require.NoError(t, s.Skim(context.Background(), []string{"coder"}, func(store.Skimmed) bool { return false }))
+	require.NoError(t, s.Skim(context.Background(), []string{"coder"}, func(driver.Skimmed) bool { return false }))
 	assert.NoFileExists(t, s.indexPath("coder"), "not all of the mailbox was read")
 	sameSkims(t, browsed(t, s), skimmed(t, s))
 	before := readFile(t, s.indexPath("coder"))
-	require.NoError(t, s.Skim(context.Background(), []string{"coder"}, func(store.Skimmed) bool { return false }))
+	require.NoError(t, s.Skim(context.Background(), []string{"coder"}, func(driver.Skimmed) bool { return false }))
 	assert.Equal(t, before, readFile(t, s.indexPath("coder")))
 }
 
@@ -414,15 +414,15 @@ func TestSkimReadsAMessageThatMovedOn(t *testing.T) {
 	require.NoError(t, os.MkdirAll(agentPath(s, "bob", processedDir), 0o700))
 	require.NoError(t, os.Rename(agentPath(s, "bob", inboxDir, name), agentPath(s, "bob", processedDir, name)))
 
-	for _, from := range []store.Box{store.BoxInbox, store.BoxClaimed} {
-		sk := store.Skimmed{Agent: "bob", Box: from, Ref: filepath.Join("bob", inboxDir, name)}
+	for _, from := range []driver.Box{driver.BoxInbox, driver.BoxClaimed} {
+		sk := driver.Skimmed{Agent: "bob", Box: from, Ref: filepath.Join("bob", inboxDir, name)}
 		got, err := s.readMovedOn("bob", name, &sk)
 		require.NoError(t, err, "listed in %s", from)
 		assert.Equal(t, m.ID, got.ID)
-		assert.Equal(t, store.BoxProcessed, sk.Box)
+		assert.Equal(t, driver.BoxProcessed, sk.Box)
 		assert.Equal(t, filepath.Join("bob", processedDir, name), sk.Ref)
 	}
-	sk := store.Skimmed{Agent: "bob", Box: store.BoxProcessed}
+	sk := driver.Skimmed{Agent: "bob", Box: driver.BoxProcessed}
 	_, err := s.readMovedOn("bob", name, &sk)
 	assert.ErrorIs(t, err, fs.ErrNotExist, "a handled message moves on only into an archive, which is listed after")
 }

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/internal/fileinfo"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/audit"
 )
@@ -43,15 +43,15 @@ func (s *Store) logSentOnce(msg *envelope.Message) {
 	if s.audit == nil {
 		return
 	}
-	s.emitAfter(func() *store.Event {
+	s.emitAfter(func() *driver.Event {
 		found := false
 		_, err := audit.Read(context.Background(), s.root,
-			audit.Filter{MessageID: msg.ID, Kinds: []store.EventKind{store.EventSent}},
+			audit.Filter{MessageID: msg.ID, Kinds: []driver.EventKind{driver.EventSent}},
 			func(audit.Entry) bool { found = true; return false })
 		if err != nil || found {
 			return nil
 		}
-		ev := messageEvent(store.EventSent, msg.To, msg, envelope.FileName(msg))
+		ev := messageEvent(driver.EventSent, msg.To, msg, envelope.FileName(msg))
 		ev.Reason = deadSenderReason
 		return &ev
 	})

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/audit"
 )
 
@@ -45,7 +45,7 @@ func TestStagingSweptAfterAMinute(t *testing.T) {
 	assert.FileExists(t, young, "being written")
 
 	ageFile(t, young, 90*time.Second)
-	_, err = in.Prune(context.Background(), store.Retention{})
+	_, err = in.Prune(context.Background(), driver.Retention{})
 	require.NoError(t, err)
 	assert.NoFileExists(t, young, "swept by the periodic prune")
 }
@@ -71,7 +71,7 @@ func TestDeadSenderSentLineLogged(t *testing.T) {
 			require.NoError(t, err)
 			require.NoError(t, os.Link(staging, filepath.Join(dir, inboxDir, envelope.FileName(m))))
 			if tt.logged {
-				s.emit(messageEvent(store.EventSent, "bob", m, envelope.FileName(m)))
+				s.emit(messageEvent(driver.EventSent, "bob", m, envelope.FileName(m)))
 			}
 			ageFile(t, staging, 2*time.Minute)
 
@@ -79,14 +79,14 @@ func TestDeadSenderSentLineLogged(t *testing.T) {
 			assert.Equal(t, "sender died", next(t, in).Message.Text())
 			assert.NoFileExists(t, staging)
 
-			var kinds []store.EventKind
+			var kinds []driver.EventKind
 			require.NoError(t, s.audit.Flush()) // the lines this process queued
 			_, err = audit.Read(context.Background(), s.Root(), audit.Filter{MessageID: m.ID}, func(e audit.Entry) bool {
 				kinds = append(kinds, e.Kind)
 				return true
 			})
 			require.NoError(t, err)
-			assert.Equal(t, []store.EventKind{store.EventSent, store.EventClaimed}, kinds)
+			assert.Equal(t, []driver.EventKind{driver.EventSent, driver.EventClaimed}, kinds)
 		})
 	}
 }

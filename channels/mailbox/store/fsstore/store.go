@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/audit"
 )
 
@@ -29,7 +29,7 @@ type Options struct {
 	// (default 5s); fsnotify events are the normal trigger.
 	PollInterval time.Duration
 	// Observer receives an Event for each message handled; may be nil.
-	Observer store.Observer
+	Observer driver.Observer
 	// Logger receives warnings; nil discards.
 	Logger *slog.Logger
 	// Now is the clock (default time.Now).
@@ -82,7 +82,7 @@ type Store struct {
 
 	indexDir string // "": no index of message summaries
 
-	inboxes store.InboxSet[*Inbox] // open inboxes, closed with the store
+	inboxes driver.InboxSet[*Inbox] // open inboxes, closed with the store
 
 	knownDirs sync.Map // agent id -> *checkedDirs, the folders deliveryDir checked
 
@@ -101,10 +101,10 @@ func (s *Store) watchHub() *watchHub {
 }
 
 var (
-	_ store.Backend       = (*Store)(nil)
-	_ store.InboxFinder   = (*Store)(nil)
-	_ store.PendingLister = (*Store)(nil)
-	_ store.InboxCounter  = (*Store)(nil)
+	_ driver.Backend       = (*Store)(nil)
+	_ driver.InboxFinder   = (*Store)(nil)
+	_ driver.PendingLister = (*Store)(nil)
+	_ driver.InboxCounter  = (*Store)(nil)
 )
 
 // Root returns the store's root folder.
@@ -112,7 +112,7 @@ func (s *Store) Root() string { return s.root }
 
 // emit reports ev to the audit log and the Observer. A failure to write
 // the audit log is logged and never stops the mailbox.
-func (s *Store) emit(ev store.Event) {
+func (s *Store) emit(ev driver.Event) {
 	if err := s.record(ev); err != nil {
 		s.opts.Logger.Warn("audit log not written", "kind", ev.Kind, "id", ev.MessageID, "err", err)
 	}
@@ -121,7 +121,7 @@ func (s *Store) emit(ev store.Event) {
 // record reports ev to the Observer and queues its audit log line
 // (audit.Writer.Enqueue): the line is written in one write with the
 // others queued meanwhile, before any line this process writes later.
-func (s *Store) record(ev store.Event) error {
+func (s *Store) record(ev driver.Event) error {
 	if ev.Time.IsZero() {
 		ev.Time = s.opts.Now()
 	}

@@ -12,7 +12,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // Folders under an agent's archive/.
@@ -21,7 +21,7 @@ const (
 	orphanDir = "orphan"  // archive/orphan/: what doctor --fix moved out of a dead agent's inbox
 )
 
-var _ store.TaskSweeper = (*Inbox)(nil)
+var _ driver.TaskSweeper = (*Inbox)(nil)
 
 // safeTaskDir matches task ids usable as a folder name as they are. It is
 // compiled on first use: its repetition makes it costly, and every
@@ -61,7 +61,7 @@ func (in *Inbox) noteAcked(taskID, name string) {
 	}
 }
 
-// SweepTask implements store.TaskSweeper: it moves the messages of task
+// SweepTask implements driver.TaskSweeper: it moves the messages of task
 // taskID from processed/ to archive/by-task/<TaskDir(taskID)>/ (keeping
 // their names) and reports each as EventSwept. Pending and claimed
 // messages stay where they are: they are not handled yet.
@@ -73,7 +73,7 @@ func (in *Inbox) SweepTask(ctx context.Context, taskID string) (int, error) {
 	closed := in.closed
 	in.mu.Unlock()
 	if closed {
-		return 0, store.ErrClosed
+		return 0, driver.ErrClosed
 	}
 	in.tasks.mu.Lock()
 	defer in.tasks.mu.Unlock()
@@ -107,7 +107,7 @@ func (in *Inbox) SweepTask(ctx context.Context, taskID string) (int, error) {
 			return moved, fmt.Errorf("sweep task %s: move %s: %w", taskID, name, err)
 		}
 		moved++
-		ev := messageEvent(store.EventSwept, in.agent, msg, filepath.Join(sub, got))
+		ev := messageEvent(driver.EventSwept, in.agent, msg, filepath.Join(sub, got))
 		if msg == nil {
 			ev.TaskID = taskID
 		}

@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // handle delivers m to its recipient's inbox in, claims it and, unless
@@ -52,7 +52,7 @@ func TestSweepTaskMovesItsHandledMessages(t *testing.T) {
 	assert.Len(t, names(t, agentPath(s, "coder", "processed")), 2, "other tasks' and plain messages stay")
 	assert.ElementsMatch(t, []string{envelope.FileName(held), envelope.FileName(waiting)}, names(t, agentPath(s, "coder", "inbox")),
 		"a message being handled stays, and one not read yet")
-	ev := events.TakeKind(t, store.EventSwept, nil)
+	ev := events.TakeKind(t, driver.EventSwept, nil)
 	assert.Equal(t, a.ID, ev.MessageID)
 	assert.Equal(t, "t1", ev.TaskID)
 	assert.Equal(t, filepath.Join("archive", "by-task", "t1", envelope.FileName(a)), ev.Ref)
@@ -69,14 +69,14 @@ func TestSweepTaskMovesItsHandledMessages(t *testing.T) {
 	assert.Zero(t, n, "sweeping again finds nothing")
 
 	// The archive stays browsable.
-	var boxes []store.Box
-	require.NoError(t, s.Browse(context.Background(), func(st store.Stored) bool {
+	var boxes []driver.Box
+	require.NoError(t, s.Browse(context.Background(), func(st driver.Stored) bool {
 		if st.Message.ID == a.ID {
 			boxes = append(boxes, st.Box)
 		}
 		return true
 	}))
-	assert.Equal(t, []store.Box{store.BoxArchive}, boxes)
+	assert.Equal(t, []driver.Box{driver.BoxArchive}, boxes)
 }
 
 func TestSweepTaskOfATaskAndItsUpdates(t *testing.T) {
@@ -103,5 +103,5 @@ func TestSweepTaskErrors(t *testing.T) {
 	assert.Error(t, err)
 	require.NoError(t, in.Close())
 	_, err = in.SweepTask(context.Background(), "t1")
-	assert.ErrorIs(t, err, store.ErrClosed)
+	assert.ErrorIs(t, err, driver.ErrClosed)
 }

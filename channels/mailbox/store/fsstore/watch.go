@@ -12,7 +12,7 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // watchSeen bounds the memory Watch uses to report each file once.
@@ -23,9 +23,9 @@ const watchSeen = 4096
 // receiver's claimed/) either: its receiver set it aside (quarantined it).
 var errSetAside = errors.New("cannot be read (set aside by its receiver)")
 
-var _ store.Watcher = (*Store)(nil)
+var _ driver.Watcher = (*Store)(nil)
 
-// Watch implements store.Watcher: it reports each message file that
+// Watch implements driver.Watcher: it reports each message file that
 // appears in agentID's inbox, or in every agent's inbox when agentID is ""
 // (including agents whose folders appear while watching), until ctx ends.
 // It claims nothing. Watched.Ref is the file's path relative to the root
@@ -41,7 +41,7 @@ var _ store.Watcher = (*Store)(nil)
 // is reached), Watch says so once through w.Notice and looks for new files
 // every Options.PollInterval instead; a file that arrives and is claimed
 // between two looks is not reported then.
-func (s *Store) Watch(ctx context.Context, agentID string, w store.WatchFuncs) error {
+func (s *Store) Watch(ctx context.Context, agentID string, w driver.WatchFuncs) error {
 	if err := s.checkOpen(); err != nil {
 		return err
 	}
@@ -106,7 +106,7 @@ type follower struct {
 	s      *Store
 	hub    *watchHub
 	only   string // "" = every agent
-	fn     func(store.Watched) error
+	fn     func(driver.Watched) error
 	notice func(line string)
 	seen   *recentSet
 	err    error // the first error of fn: the watch ends
@@ -215,7 +215,7 @@ func (w *follower) report(agent, name string) {
 	if w.err != nil || !w.seen.add(rel) {
 		return
 	}
-	got := store.Watched{Ref: rel, Err: errSetAside}
+	got := driver.Watched{Ref: rel, Err: errSetAside}
 	for _, sub := range []string{inboxDir, claimedDir, processedDir} {
 		m, err := readMessage(filepath.Join(w.s.root, agent, sub, name), w.s.opts.MaxMessageBytes)
 		if errors.Is(err, fs.ErrNotExist) {

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/storetest"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
@@ -124,8 +124,8 @@ func TestWatcherEndsAndRefuses(t *testing.T) {
 	done := make(chan error, 1)
 	ready := make(chan struct{})
 	go func() {
-		done <- st.Watch(ctx, "bob", store.WatchFuncs{
-			Arrived: func(store.Watched) error { return errGone },
+		done <- st.Watch(ctx, "bob", driver.WatchFuncs{
+			Arrived: func(driver.Watched) error { return errGone },
 			Ready:   func() { close(ready) },
 		})
 	}()
@@ -138,7 +138,7 @@ func TestWatcherEndsAndRefuses(t *testing.T) {
 		t.Fatal("Watch went on after Arrived failed")
 	}
 
-	require.ErrorIs(t, st.Watch(ctx, "a/b", store.WatchFuncs{}), envelope.ErrBadAgentID)
+	require.ErrorIs(t, st.Watch(ctx, "a/b", driver.WatchFuncs{}), envelope.ErrBadAgentID)
 	require.NoError(t, st.Close())
-	require.ErrorIs(t, st.Watch(ctx, "", store.WatchFuncs{}), store.ErrClosed)
+	require.ErrorIs(t, st.Watch(ctx, "", driver.WatchFuncs{}), driver.ErrClosed)
 }

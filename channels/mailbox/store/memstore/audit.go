@@ -4,7 +4,7 @@ import (
 	"context"
 	"slices"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // AuditKeep is how many entries a Hub's audit log keeps: past it, the
@@ -12,13 +12,13 @@ import (
 const AuditKeep = 10_000
 
 var (
-	_ store.Auditor     = (*Store)(nil)
-	_ store.AuditReader = (*Store)(nil)
+	_ driver.Auditor     = (*Store)(nil)
+	_ driver.AuditReader = (*Store)(nil)
 )
 
-// Record implements store.Auditor: ev, stamped with the store's clock when
+// Record implements driver.Auditor: ev, stamped with the store's clock when
 // it has no time, goes to the hub's audit log and to the Observer.
-func (s *Store) Record(ctx context.Context, ev store.Event) error {
+func (s *Store) Record(ctx context.Context, ev driver.Event) error {
 	if err := s.checkOpen(ctx); err != nil {
 		return err
 	}
@@ -29,10 +29,10 @@ func (s *Store) Record(ctx context.Context, ev store.Event) error {
 	return nil
 }
 
-// ReadAudit implements store.AuditReader: it calls fn with the last
+// ReadAudit implements driver.AuditReader: it calls fn with the last
 // AuditKeep events of the hub (those every Store on it reported and
 // recorded), oldest first. fn runs without the hub's lock.
-func (s *Store) ReadAudit(ctx context.Context, fn func(store.Event) bool) error {
+func (s *Store) ReadAudit(ctx context.Context, fn func(driver.Event) bool) error {
 	if err := s.checkOpen(ctx); err != nil {
 		return err
 	}
@@ -53,7 +53,7 @@ func (s *Store) ReadAudit(ctx context.Context, fn func(store.Event) bool) error 
 // appendAuditLocked appends ev to the log. The log is cut back to its last
 // AuditKeep entries each time it reaches twice that, so an append costs
 // O(1) on average.
-func (h *Hub) appendAuditLocked(ev store.Event) {
+func (h *Hub) appendAuditLocked(ev driver.Event) {
 	if len(h.audit) >= 2*AuditKeep {
 		h.audit = slices.Clone(h.audit[len(h.audit)-AuditKeep:])
 	}

@@ -9,20 +9,20 @@ import (
 	"slices"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
-var _ store.Browser = (*Store)(nil)
+var _ driver.Browser = (*Store)(nil)
 
 // browsed is one item Browse reports, taken under the hub's lock.
 type browsed struct {
 	agent string
-	box   store.Box
+	box   driver.Box
 	dir   string // Ref without the file name
 	data  []byte
 }
 
-// Browse implements store.Browser: it reports every message of every inbox
+// Browse implements driver.Browser: it reports every message of every inbox
 // of the hub, pending (BoxInbox), handed out (BoxClaimed), acknowledged
 // (BoxProcessed) and swept with its task (BoxArchive), agents in id order.
 // Ref is named as the filesystem store names the file:
@@ -30,7 +30,7 @@ type browsed struct {
 // name>" in an archive. What was set aside, and input that does not
 // decode, is not reported. fn runs without the hub's lock, so it may call
 // the store.
-func (s *Store) Browse(ctx context.Context, fn func(store.Stored) bool) error {
+func (s *Store) Browse(ctx context.Context, fn func(driver.Stored) bool) error {
 	if err := s.checkOpen(ctx); err != nil {
 		return err
 	}
@@ -42,7 +42,7 @@ func (s *Store) Browse(ctx context.Context, fn func(store.Stored) bool) error {
 		if err != nil {
 			continue
 		}
-		st := store.Stored{Message: msg, Agent: b.agent, Box: b.box, Ref: path.Join(b.dir, envelope.FileName(msg))}
+		st := driver.Stored{Message: msg, Agent: b.agent, Box: b.box, Ref: path.Join(b.dir, envelope.FileName(msg))}
 		if !fn(st) {
 			return nil
 		}
@@ -57,19 +57,19 @@ func (h *Hub) snapshot() []browsed {
 	var out []browsed
 	for _, agent := range slices.Sorted(maps.Keys(h.inboxes)) {
 		q := h.inboxes[agent]
-		add := func(box store.Box, items []*item) {
+		add := func(box driver.Box, items []*item) {
 			for _, it := range items {
 				dir := path.Join(agent, string(box))
-				if box == store.BoxArchive {
+				if box == driver.BoxArchive {
 					dir = path.Join(dir, "by-task", it.about.TaskID)
 				}
 				out = append(out, browsed{agent: agent, box: box, dir: dir, data: it.data})
 			}
 		}
-		add(store.BoxInbox, q.pending)
-		add(store.BoxClaimed, slices.SortedFunc(maps.Values(q.claimed), func(a, b *item) int { return cmp.Compare(a.seq, b.seq) }))
-		add(store.BoxProcessed, q.processed)
-		add(store.BoxArchive, q.archive)
+		add(driver.BoxInbox, q.pending)
+		add(driver.BoxClaimed, slices.SortedFunc(maps.Values(q.claimed), func(a, b *item) int { return cmp.Compare(a.seq, b.seq) }))
+		add(driver.BoxProcessed, q.processed)
+		add(driver.BoxArchive, q.archive)
 	}
 	return out
 }

@@ -3,7 +3,7 @@ package memstore_test
 import (
 	"testing"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/memstore"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/storetest"
 )
@@ -14,7 +14,7 @@ func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) *storetest.Harness {
 		hub := memstore.NewHub()
 		return &storetest.Harness{
-			Open: func(_ *testing.T, obs store.Observer) store.Backend {
+			Open: func(_ *testing.T, obs driver.Observer) driver.Backend {
 				return hub.Open(memstore.Options{Observer: obs})
 			},
 			InjectRaw: func(_ *testing.T, agent, _ string, data []byte) { hub.InjectRaw(agent, data) },

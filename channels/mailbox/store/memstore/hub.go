@@ -5,10 +5,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/switchboard-dev/switchboard/agent"
-
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // DefaultMaxMessageBytes is the default size cap of one message.
@@ -18,23 +16,20 @@ const DefaultMaxMessageBytes = 1 << 20
 // recognise a duplicate.
 const handledKeep = 100_000
 
-// Hub is one in-memory mailbox store: inboxes, cards and state. It is safe
+// Hub is one in-memory mailbox store: inboxes, cards and records. It is safe
 // for concurrent use.
 type Hub struct {
 	mu      sync.Mutex
 	inboxes map[string]*queue
 	cards   map[string][]byte // agent id → card JSON
-	state   map[string][]byte // agent id + "/" + key → record
+	records map[driver.Record][]byte
 	seq     uint64
-	audit   []store.Event // the audit log; the last AuditKeep entries count
-	// approvals are the approvals agents wait for, by id.
-	approvals map[string]agent.Approval
+	audit   []driver.Event // the audit log; the last AuditKeep entries count
 }
 
 // NewHub returns an empty hub.
 func NewHub() *Hub {
-	return &Hub{inboxes: map[string]*queue{}, cards: map[string][]byte{}, state: map[string][]byte{},
-		approvals: map[string]agent.Approval{}}
+	return &Hub{inboxes: map[string]*queue{}, cards: map[string][]byte{}, records: map[driver.Record][]byte{}}
 }
 
 // Options configures a Store. Zero values take the defaults.
@@ -42,7 +37,7 @@ type Options struct {
 	// MaxMessageBytes caps one encoded message (default 1 MiB).
 	MaxMessageBytes int64
 	// Observer receives an Event for each message handled; may be nil.
-	Observer store.Observer
+	Observer driver.Observer
 	// Logger receives warnings; nil discards.
 	Logger *slog.Logger
 	// Now is the clock (default time.Now).
@@ -69,7 +64,7 @@ type item struct {
 	at          time.Time // when it was stored, for retention
 	// about and name are set when the item is acknowledged: the message's
 	// event fields (id, sender, thread, task) and its file name.
-	about store.Event
+	about driver.Event
 	name  string
 }
 

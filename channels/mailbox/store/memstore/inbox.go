@@ -10,7 +10,7 @@ import (
 	"sync"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // Inbox is one agent's inbox, owned from Store.OpenInbox until Close.
@@ -24,7 +24,7 @@ type Inbox struct {
 	closed bool
 }
 
-var _ store.Inbox = (*Inbox)(nil)
+var _ driver.Inbox = (*Inbox)(nil)
 
 // ref is the Delivery.Ref of this store.
 type ref struct {
@@ -35,9 +35,9 @@ type ref struct {
 	state int // 0 claimed, 1 acked, 2 quarantined; guarded by the hub's lock
 }
 
-// OpenInbox implements store.Backend. It fails with an error wrapping
-// store.ErrInboxBusy while another Inbox of the hub holds agentID's.
-func (s *Store) OpenInbox(ctx context.Context, agentID string) (store.Inbox, error) {
+// OpenInbox implements driver.Backend. It fails with an error wrapping
+// driver.ErrInboxBusy while another Inbox of the hub holds agentID's.
+func (s *Store) OpenInbox(ctx context.Context, agentID string) (driver.Inbox, error) {
 	if err := s.checkOpen(ctx); err != nil {
 		return nil, err
 	}
@@ -50,7 +50,7 @@ func (s *Store) OpenInbox(ctx context.Context, agentID string) (store.Inbox, err
 	q := h.queueLocked(agentID)
 	if q.owner != nil {
 		h.mu.Unlock()
-		return nil, fmt.Errorf("inbox of %q is open elsewhere: %w", agentID, store.ErrInboxBusy)
+		return nil, fmt.Errorf("inbox of %q is open elsewhere: %w", agentID, driver.ErrInboxBusy)
 	}
 	q.owner = in
 	h.mu.Unlock()
@@ -60,7 +60,7 @@ func (s *Store) OpenInbox(ctx context.Context, agentID string) (store.Inbox, err
 	return in, nil
 }
 
-// Close implements store.Inbox. Deliveries not acknowledged go back to the
+// Close implements driver.Inbox. Deliveries not acknowledged go back to the
 // front of the inbox, marked redelivered, in the order they arrived.
 func (in *Inbox) Close() error {
 	in.once.Do(func() {
@@ -87,15 +87,15 @@ func (in *Inbox) Close() error {
 	return nil
 }
 
-// Next implements store.Inbox.
-func (in *Inbox) Next(ctx context.Context) (*store.Delivery, error) {
-	if err := store.TakeTurn(ctx, in.sem, in.done); err != nil {
+// Next implements driver.Inbox.
+func (in *Inbox) Next(ctx context.Context) (*driver.Delivery, error) {
+	if err := driver.TakeTurn(ctx, in.sem, in.done); err != nil {
 		return nil, err
 	}
 	defer func() { <-in.sem }()
 	h := in.s.hub
 	for {
-		if err := store.StillOpen(ctx, in.done); err != nil {
+		if err := driver.StillOpen(ctx, in.done); err != nil {
 			return nil, err
 		}
 		h.mu.Lock()
@@ -106,7 +106,7 @@ func (in *Inbox) Next(ctx context.Context) (*store.Delivery, error) {
 			select {
 			case <-changed:
 			case <-in.done:
-				return nil, store.ErrClosed
+				return nil, driver.ErrClosed
 			case <-ctx.Done():
 				return nil, ctx.Err()
 			}
@@ -126,8 +126,8 @@ func (in *Inbox) Next(ctx context.Context) (*store.Delivery, error) {
 
 // takeLocked decodes it and claims it, or sets it aside, or drops it as a
 // duplicate; it returns the delivery (nil if none) and the event to report.
-func (in *Inbox) takeLocked(q *queue, it *item) (*store.Delivery, store.Event) {
-	ev := store.Event{Agent: in.agent}
+func (in *Inbox) takeLocked(q *queue, it *item) (*driver.Delivery, driver.Event) {
+	ev := driver.Event{Agent: in.agent}
 	var msg *envelope.Message
 	var err error
 	if int64(len(it.data)) > in.s.opts.MaxMessageBytes {
@@ -143,35 +143,35 @@ func (in *Inbox) takeLocked(q *queue, it *item) (*store.Delivery, store.Event) {
 	}
 	if err != nil {
 		q.rejected = append(q.rejected, Rejected{Data: it.data, Reason: err.Error(), MessageID: ev.MessageID})
-		ev.Kind, ev.Reason = store.EventQuarantined, err.Error()
+		ev.Kind, ev.Reason = driver.EventQuarantined, err.Error()
 		return nil, ev
 	}
 	own := envelope.IsOwnID(msg.ID)
 	if own && (q.handled[msg.ID] || q.inflight[msg.ID] > 0) {
-		ev.Kind = store.EventDuplicate
+		ev.Kind = driver.EventDuplicate
 		return nil, ev
 	}
 	if own {
 		q.inflight[msg.ID]++
 	}
 	q.claimed[it.seq] = it
-	ev.Kind = store.EventClaimed
-	return &store.Delivery{Message: msg, Redelivered: it.redelivered,
+	ev.Kind = driver.EventClaimed
+	return &driver.Delivery{Message: msg, Redelivered: it.redelivered,
 		Ref: &ref{in: in, it: it, id: msg.ID, own: own}}, ev
 }
 
-// Ack implements store.Inbox. Acknowledging twice is harmless.
-func (in *Inbox) Ack(_ context.Context, d *store.Delivery) error {
+// Ack implements driver.Inbox. Acknowledging twice is harmless.
+func (in *Inbox) Ack(_ context.Context, d *driver.Delivery) error {
 	return in.settle(d, 1, "")
 }
 
-// Quarantine implements store.Inbox: the message is kept in the inbox's
+// Quarantine implements driver.Inbox: the message is kept in the inbox's
 // Rejected list with the reason and reported as EventRefused.
-func (in *Inbox) Quarantine(_ context.Context, d *store.Delivery, reason string) error {
+func (in *Inbox) Quarantine(_ context.Context, d *driver.Delivery, reason string) error {
 	return in.settle(d, 2, reason)
 }
 
-func (in *Inbox) settle(d *store.Delivery, state int, reason string) error {
+func (in *Inbox) settle(d *driver.Delivery, state int, reason string) error {
 	if d == nil {
 		return errors.New("settle: nil delivery")
 	}
@@ -184,7 +184,7 @@ func (in *Inbox) settle(d *store.Delivery, state int, reason string) error {
 	switch {
 	case in.closed:
 		h.mu.Unlock()
-		return store.ErrClosed
+		return driver.ErrClosed
 	case r.state == state:
 		h.mu.Unlock()
 		return nil
@@ -201,10 +201,10 @@ func (in *Inbox) settle(d *store.Delivery, state int, reason string) error {
 			delete(q.inflight, r.id)
 		}
 	}
-	ev := messageEvent(store.EventProcessed, in.agent, d.Message)
+	ev := messageEvent(driver.EventProcessed, in.agent, d.Message)
 	if state == 2 {
 		q.rejected = append(q.rejected, Rejected{Data: r.it.data, Reason: reason, MessageID: r.id})
-		ev.Kind, ev.Reason = store.EventRefused, reason
+		ev.Kind, ev.Reason = driver.EventRefused, reason
 	} else {
 		r.it.about, r.it.name = ev, envelope.FileName(d.Message)
 		q.processed = append(q.processed, r.it)

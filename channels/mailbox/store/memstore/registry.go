@@ -7,10 +7,10 @@ import (
 	"slices"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
-// UpdateCard implements store.Registry. update runs once, under the hub's
+// UpdateCard implements driver.Registry. update runs once, under the hub's
 // lock; it must not call the store. The card is stored as the filesystem
 // store writes it: lists empty rather than nil, an empty status idle or
 // busy as current_tasks say, registered_at and last_heartbeat set.
@@ -34,7 +34,7 @@ func (s *Store) UpdateCard(ctx context.Context, agentID string, update func(*env
 		}
 	}
 	update(&card)
-	raw, card, err := store.FinishCard(card, agentID, s.opts.Now())
+	raw, card, err := driver.FinishCard(card, agentID, s.opts.Now())
 	if err != nil {
 		return envelope.Card{}, fmt.Errorf("update card %q: %w", agentID, err)
 	}
@@ -42,7 +42,7 @@ func (s *Store) UpdateCard(ctx context.Context, agentID string, update func(*env
 	return card, nil
 }
 
-// Card implements store.Registry.
+// Card implements driver.Registry.
 func (s *Store) Card(ctx context.Context, agentID string) (envelope.Card, error) {
 	if err := validID(agentID); err != nil {
 		return envelope.Card{}, fmt.Errorf("card: %w", err)
@@ -54,14 +54,14 @@ func (s *Store) Card(ctx context.Context, agentID string) (envelope.Card, error)
 	raw, ok := s.hub.cards[agentID]
 	s.hub.mu.Unlock()
 	if !ok {
-		return envelope.Card{}, fmt.Errorf("card %q: %w", agentID, store.ErrUnknownAgent)
+		return envelope.Card{}, fmt.Errorf("card %q: %w", agentID, driver.ErrUnknownAgent)
 	}
 	var card envelope.Card
 	err := json.Unmarshal(raw, &card)
 	return card, err
 }
 
-// Cards implements store.Registry.
+// Cards implements driver.Registry.
 func (s *Store) Cards(ctx context.Context) ([]envelope.Card, error) {
 	if err := s.checkOpen(ctx); err != nil {
 		return nil, fmt.Errorf("cards: %w", err)
@@ -84,35 +84,4 @@ func (s *Store) Cards(ctx context.Context) ([]envelope.Card, error) {
 		out = append(out, card)
 	}
 	return out, nil
-}
-
-// LoadState implements store.StateStore.
-func (s *Store) LoadState(ctx context.Context, agentID, key string) ([]byte, error) {
-	if err := store.CheckStateKey(agentID, key); err != nil {
-		return nil, err
-	}
-	if err := s.checkOpen(ctx); err != nil {
-		return nil, err
-	}
-	s.hub.mu.Lock()
-	defer s.hub.mu.Unlock()
-	data, ok := s.hub.state[agentID+"/"+key]
-	if !ok {
-		return nil, nil
-	}
-	return append([]byte(nil), data...), nil
-}
-
-// SaveState implements store.StateStore.
-func (s *Store) SaveState(ctx context.Context, agentID, key string, data []byte) error {
-	if err := store.CheckStateKey(agentID, key); err != nil {
-		return err
-	}
-	if err := s.checkOpen(ctx); err != nil {
-		return err
-	}
-	s.hub.mu.Lock()
-	defer s.hub.mu.Unlock()
-	s.hub.state[agentID+"/"+key] = append([]byte(nil), data...)
-	return nil
 }

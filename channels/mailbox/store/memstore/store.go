@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // Store is one connection to a Hub, as one process has it. Close releases
@@ -12,10 +12,10 @@ import (
 type Store struct {
 	hub     *Hub
 	opts    Options
-	inboxes store.InboxSet[*Inbox]
+	inboxes driver.InboxSet[*Inbox]
 }
 
-var _ store.Backend = (*Store)(nil)
+var _ driver.Backend = (*Store)(nil)
 
 // New returns a Store on a hub of its own.
 func New(opts Options) *Store { return NewHub().Open(opts) }
@@ -29,7 +29,7 @@ func (h *Hub) Open(opts Options) *Store {
 // Hub returns the hub the store is on.
 func (s *Store) Hub() *Hub { return s.hub }
 
-// Close implements store.Backend: it closes the store's open inboxes (their
+// Close implements driver.Backend: it closes the store's open inboxes (their
 // unacknowledged deliveries go back to the front of the inbox).
 func (s *Store) Close() error {
 	_, err := s.inboxes.Close()
@@ -47,7 +47,7 @@ func (s *Store) checkOpen(ctx context.Context) error {
 // appends it to the hub's audit log and returns it. The caller holds the
 // hub's lock, so the log follows the order of the changes it reports, and
 // passes the event to notify once it let go.
-func (s *Store) logLocked(ev store.Event) store.Event {
+func (s *Store) logLocked(ev driver.Event) driver.Event {
 	if ev.Time.IsZero() {
 		ev.Time = s.opts.Now()
 	}
@@ -56,26 +56,26 @@ func (s *Store) logLocked(ev store.Event) store.Event {
 }
 
 // notify reports events to the Observer.
-func (s *Store) notify(evs ...store.Event) {
+func (s *Store) notify(evs ...driver.Event) {
 	for _, ev := range evs {
-		store.Notify(s.opts.Observer, s.opts.Now, ev)
+		driver.Notify(s.opts.Observer, s.opts.Now, ev)
 	}
 }
 
 // messageEvent is an event of kind about msg in agent's inbox.
-func messageEvent(kind store.EventKind, agent string, msg *envelope.Message) store.Event {
-	return store.Event{Kind: kind, Agent: agent, MessageID: msg.ID, From: msg.From, ThreadID: msg.ThreadID,
+func messageEvent(kind driver.EventKind, agent string, msg *envelope.Message) driver.Event {
+	return driver.Event{Kind: kind, Agent: agent, MessageID: msg.ID, From: msg.From, ThreadID: msg.ThreadID,
 		TaskID: msg.TaskOf()}
 }
 
-// Deliver implements store.Sender. The message is validated and encoded
+// Deliver implements driver.Sender. The message is validated and encoded
 // within the size cap; delivering a message that still waits in the inbox
 // (same id, same bytes) again does nothing.
 func (s *Store) Deliver(ctx context.Context, msg *envelope.Message) error {
 	if err := s.checkOpen(ctx); err != nil {
 		return err
 	}
-	data, err := store.EncodeForDelivery(msg, s.opts.MaxMessageBytes, envelope.Encode)
+	data, err := driver.EncodeForDelivery(msg, s.opts.MaxMessageBytes, envelope.Encode)
 	if err != nil {
 		return err
 	}
@@ -89,7 +89,7 @@ func (s *Store) Deliver(ctx context.Context, msg *envelope.Message) error {
 		}
 	}
 	h.pushLocked(msg.To, data, s.opts.Now())
-	ev := s.logLocked(messageEvent(store.EventSent, msg.To, msg))
+	ev := s.logLocked(messageEvent(driver.EventSent, msg.To, msg))
 	h.mu.Unlock()
 	s.notify(ev)
 	return nil

@@ -9,15 +9,15 @@ import (
 	"slices"
 	"time"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 var (
-	_ store.TaskSweeper = (*Inbox)(nil)
-	_ store.Pruner      = (*Inbox)(nil)
+	_ driver.TaskSweeper = (*Inbox)(nil)
+	_ driver.Pruner      = (*Inbox)(nil)
 )
 
-// SweepTask implements store.TaskSweeper: the acknowledged messages of
+// SweepTask implements driver.TaskSweeper: the acknowledged messages of
 // task taskID move to the inbox's archive (BoxArchive in Browse), each
 // reported as EventSwept. Pending and handed-out messages stay.
 func (in *Inbox) SweepTask(ctx context.Context, taskID string) (int, error) {
@@ -31,18 +31,18 @@ func (in *Inbox) SweepTask(ctx context.Context, taskID string) (int, error) {
 	h.mu.Lock()
 	if in.closed {
 		h.mu.Unlock()
-		return 0, store.ErrClosed
+		return 0, driver.ErrClosed
 	}
 	q := h.inboxes[in.agent]
-	var evs []store.Event
+	var evs []driver.Event
 	q.processed = slices.DeleteFunc(q.processed, func(it *item) bool {
 		if it.about.TaskID != taskID {
 			return false
 		}
 		q.archive = append(q.archive, it)
 		ev := it.about
-		ev.Kind, ev.Time = store.EventSwept, time.Time{}
-		ev.Ref = path.Join(string(store.BoxArchive), "by-task", taskID, it.name)
+		ev.Kind, ev.Time = driver.EventSwept, time.Time{}
+		ev.Ref = path.Join(string(driver.BoxArchive), "by-task", taskID, it.name)
 		evs = append(evs, in.s.logLocked(ev))
 		return true
 	})
@@ -51,40 +51,40 @@ func (in *Inbox) SweepTask(ctx context.Context, taskID string) (int, error) {
 	return len(evs), nil
 }
 
-// Prune implements store.Pruner: from the acknowledged and the archived
+// Prune implements driver.Pruner: from the acknowledged and the archived
 // messages (each bound on its own) it removes those stored longer ago
 // than the age bound, by the store's clock, then the oldest until the
 // total size is within the size bound. One EventPruned per box says how
 // much went.
-func (in *Inbox) Prune(ctx context.Context, r store.Retention) (store.PruneReport, error) {
+func (in *Inbox) Prune(ctx context.Context, r driver.Retention) (driver.PruneReport, error) {
 	if err := ctx.Err(); err != nil {
-		return store.PruneReport{}, err
+		return driver.PruneReport{}, err
 	}
 	h := in.s.hub
 	h.mu.Lock()
 	if in.closed {
 		h.mu.Unlock()
-		return store.PruneReport{}, store.ErrClosed
+		return driver.PruneReport{}, driver.ErrClosed
 	}
 	q := h.inboxes[in.agent]
 	now := in.s.opts.Now()
-	var total store.PruneReport
-	var evs []store.Event
+	var total driver.PruneReport
+	var evs []driver.Event
 	for _, b := range []struct {
 		items  *[]*item
-		box    store.Box
+		box    driver.Box
 		maxAge time.Duration
 		max    int64
 	}{
-		{&q.processed, store.BoxProcessed, r.ProcessedMaxAge, r.ProcessedMaxBytes},
-		{&q.archive, store.BoxArchive, r.ArchiveMaxAge, r.ArchiveMaxBytes},
+		{&q.processed, driver.BoxProcessed, r.ProcessedMaxAge, r.ProcessedMaxBytes},
+		{&q.archive, driver.BoxArchive, r.ArchiveMaxAge, r.ArchiveMaxBytes},
 	} {
-		var rep store.PruneReport
+		var rep driver.PruneReport
 		*b.items, rep = pruneItems(*b.items, now.Add(-b.maxAge), b.maxAge > 0, b.max)
 		if rep.Files > 0 {
 			total.Files += rep.Files
 			total.Bytes += rep.Bytes
-			evs = append(evs, in.s.logLocked(store.Event{Kind: store.EventPruned, Agent: in.agent, Ref: string(b.box),
+			evs = append(evs, in.s.logLocked(driver.Event{Kind: driver.EventPruned, Agent: in.agent, Ref: string(b.box),
 				Reason: fmt.Sprintf("removed %d message(s), %d bytes, from %s (retention)", rep.Files, rep.Bytes, b.box)}))
 		}
 	}
@@ -95,8 +95,8 @@ func (in *Inbox) Prune(ctx context.Context, r store.Retention) (store.PruneRepor
 
 // pruneItems drops, oldest first, the items stored before cutoff (when
 // byAge) and then those that take the total past maxBytes (when above 0).
-func pruneItems(items []*item, cutoff time.Time, byAge bool, maxBytes int64) ([]*item, store.PruneReport) {
-	var rep store.PruneReport
+func pruneItems(items []*item, cutoff time.Time, byAge bool, maxBytes int64) ([]*item, driver.PruneReport) {
+	var rep driver.PruneReport
 	if !byAge && maxBytes <= 0 {
 		return items, rep
 	}

@@ -8,8 +8,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // Headers of a dead letter.
@@ -20,7 +19,7 @@ const (
 )
 
 // claimOf returns the claim behind d, which must come from this inbox.
-func (in *Inbox) claimOf(d *store.Delivery) (*claim, error) {
+func (in *Inbox) claimOf(d *driver.Delivery) (*claim, error) {
 	if d == nil {
 		return nil, errors.New("nil delivery")
 	}
@@ -31,10 +30,10 @@ func (in *Inbox) claimOf(d *store.Delivery) (*claim, error) {
 	return c, nil
 }
 
-// Ack implements store.Inbox: the message is acknowledged to the stream,
+// Ack implements driver.Inbox: the message is acknowledged to the stream,
 // which removes it (waiting for the server's confirmation unless
 // Options.AsyncAck). Acknowledging twice is harmless.
-func (in *Inbox) Ack(ctx context.Context, d *store.Delivery) error {
+func (in *Inbox) Ack(ctx context.Context, d *driver.Delivery) error {
 	c, err := in.claimOf(d)
 	if err != nil {
 		return fmt.Errorf("ack: %w", err)
@@ -50,16 +49,16 @@ func (in *Inbox) Ack(ctx context.Context, d *store.Delivery) error {
 		in.s.sweeps.noteAcked(in.agent, c.seq, d.Message)
 	}
 	if in.s.observed() {
-		in.s.emit(store.Event{Kind: store.EventProcessed, Agent: in.agent, MessageID: c.id,
+		in.s.emit(driver.Event{Kind: driver.EventProcessed, Agent: in.agent, MessageID: c.id,
 			From: d.Message.From, Ref: ref(c.seq), ThreadID: d.Message.ThreadID, TaskID: d.Message.TaskOf()})
 	}
 	return nil
 }
 
-// Quarantine implements store.Inbox: the message moves to the inbox's
+// Quarantine implements driver.Inbox: the message moves to the inbox's
 // dead-letter subject with the reason (EventRefused) and is not delivered
 // again.
-func (in *Inbox) Quarantine(ctx context.Context, d *store.Delivery, reason string) error {
+func (in *Inbox) Quarantine(ctx context.Context, d *driver.Delivery, reason string) error {
 	c, err := in.claimOf(d)
 	if err != nil {
 		return fmt.Errorf("quarantine: %w", err)
@@ -67,7 +66,7 @@ func (in *Inbox) Quarantine(ctx context.Context, d *store.Delivery, reason strin
 	if done, err := in.settleCheck(c, refQuarantined); done || err != nil {
 		return err
 	}
-	if err := in.setAside(ctx, c.msg, c.seq, d.Message, reason, store.EventRefused); err != nil {
+	if err := in.setAside(ctx, c.msg, c.seq, d.Message, reason, driver.EventRefused); err != nil {
 		return fmt.Errorf("quarantine %s: %w", c.id, err)
 	}
 	in.settled(c, refQuarantined)
@@ -81,7 +80,7 @@ func (in *Inbox) settleCheck(c *claim, want refState) (done bool, err error) {
 	defer in.mu.Unlock()
 	switch {
 	case in.closed:
-		return false, store.ErrClosed
+		return false, driver.ErrClosed
 	case c.state == want:
 		return true, nil
 	case c.state != refClaimed:

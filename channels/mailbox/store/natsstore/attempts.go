@@ -8,7 +8,7 @@ import (
 	"strconv"
 
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // attempts counts how often messages left unacknowledged by an earlier
@@ -94,7 +94,7 @@ func (in *Inbox) countAttempt(ctx context.Context, seq uint64) string {
 		in.s.opts.Logger.Warn("delivery attempt not recorded", "agent", in.agent, "err", err)
 	}
 	if n > in.s.opts.MaxDeliver {
-		return store.MaxDeliverReason(n-1, in.s.opts.MaxDeliver)
+		return driver.MaxDeliverReason(n-1, in.s.opts.MaxDeliver)
 	}
 	return ""
 }

@@ -10,25 +10,25 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 var (
-	_ store.Auditor     = (*Store)(nil)
-	_ store.AuditReader = (*Store)(nil)
+	_ driver.Auditor     = (*Store)(nil)
+	_ driver.AuditReader = (*Store)(nil)
 )
 
 // headerTimeStamp is the header of a republished copy that holds the time
 // the main stream stored the message (RFC 3339).
 const headerTimeStamp = "Nats-Time-Stamp"
 
-// Record implements store.Auditor: it reports ev to the Observer and, with
+// Record implements driver.Auditor: it reports ev to the Observer and, with
 // the audit log on (Options.AuditLog, and the history on), buffers it for
 // the audit log (see auditLog): it is stored within auditDelay, on
-// <prefix>.<agent>.audit of the history stream, JSON with store.Event's
+// <prefix>.<agent>.audit of the history stream, JSON with driver.Event's
 // fields. Writing never fails the call: an entry the server does not take
 // is logged. With the audit log off it writes nothing.
-func (s *Store) Record(ctx context.Context, ev store.Event) error {
+func (s *Store) Record(ctx context.Context, ev driver.Event) error {
 	if err := s.checkOpen(ctx); err != nil {
 		return err
 	}
@@ -38,7 +38,7 @@ func (s *Store) Record(ctx context.Context, ev store.Event) error {
 	if ev.Time.IsZero() {
 		ev.Time = s.opts.Now()
 	}
-	store.Notify(s.opts.Observer, s.opts.Now, ev)
+	driver.Notify(s.opts.Observer, s.opts.Now, ev)
 	if s.audit != nil {
 		s.audit.add(s.recordSubject(ev), ev)
 	}
@@ -47,8 +47,8 @@ func (s *Store) Record(ctx context.Context, ev store.Event) error {
 
 // auditActor is the agent that did what ev reports: the sender of a sent
 // message, else the event's agent.
-func auditActor(ev store.Event) string {
-	if ev.Kind == store.EventSent && ev.From != "" {
+func auditActor(ev driver.Event) string {
+	if ev.Kind == driver.EventSent && ev.From != "" {
 		return ev.From
 	}
 	return ev.Agent
@@ -60,14 +60,14 @@ func auditActor(ev store.Event) string {
 // inbox they happened in (their Agent). Either way each agent writes
 // only its own subject, the one per-agent permissions let it write (a
 // channel records an overdue reply about another agent, as itself).
-func (s *Store) recordSubject(ev store.Event) string {
+func (s *Store) recordSubject(ev driver.Event) string {
 	if s.opts.Agent != "" {
 		return s.names.audit(s.opts.Agent)
 	}
 	return s.names.audit(auditActor(ev))
 }
 
-// ReadAudit implements store.AuditReader: the entries of every agent, in
+// ReadAudit implements driver.AuditReader: the entries of every agent, in
 // the order the history stream stored them. The history's copies of the
 // messages are the "sent" entries (time: when the main stream stored the
 // message; agent: the recipient; Ref: "#" and its sequence there), so they
@@ -77,7 +77,7 @@ func (s *Store) recordSubject(ev store.Event) string {
 // buffered are stored first; another process's come within auditDelay of
 // being written. What does not decode is skipped. Reading needs the
 // permission to read the whole history stream.
-func (s *Store) ReadAudit(ctx context.Context, fn func(store.Event) bool) error {
+func (s *Store) ReadAudit(ctx context.Context, fn func(driver.Event) bool) error {
 	if err := s.checkOpen(ctx); err != nil {
 		return err
 	}
@@ -115,10 +115,10 @@ func (s *Store) ReadAudit(ctx context.Context, fn func(store.Event) bool) error 
 }
 
 // sentEvent is the "sent" entry a copy of a message stands for.
-func (s *Store) sentEvent(m jetstream.Msg) (store.Event, bool) {
+func (s *Store) sentEvent(m jetstream.Msg) (driver.Event, bool) {
 	c, ok := s.decodeCopy(m)
 	if !ok {
-		return store.Event{}, false
+		return driver.Event{}, false
 	}
 	at, err := time.Parse(time.RFC3339Nano, m.Headers().Get(headerTimeStamp))
 	if err != nil {
@@ -126,7 +126,7 @@ func (s *Store) sentEvent(m jetstream.Msg) (store.Event, bool) {
 			at = md.Timestamp // when the history stored the copy
 		}
 	}
-	return store.Event{Time: at, Kind: store.EventSent, Agent: c.agent, MessageID: c.msg.ID, From: c.msg.From,
+	return driver.Event{Time: at, Kind: driver.EventSent, Agent: c.agent, MessageID: c.msg.ID, From: c.msg.From,
 		Ref: ref(c.seq), ThreadID: c.msg.ThreadID, TaskID: c.msg.TaskOf()}, true
 }
 

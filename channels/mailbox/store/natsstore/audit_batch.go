@@ -13,7 +13,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // The audit entries a store writes are buffered and published together,
@@ -43,7 +43,7 @@ const auditWait = 5 * time.Second
 // auditEntry is one buffered entry and the subject it goes to.
 type auditEntry struct {
 	subject string
-	ev      store.Event
+	ev      driver.Event
 }
 
 // auditLog buffers a store's audit entries and publishes them from a
@@ -94,7 +94,7 @@ func newAuditLog(s *Store) *auditLog {
 }
 
 // add buffers ev for subject.
-func (a *auditLog) add(subject string, ev store.Event) {
+func (a *auditLog) add(subject string, ev driver.Event) {
 	a.mu.Lock()
 	if a.closed {
 		a.mu.Unlock()
@@ -263,7 +263,7 @@ func (a *auditLog) publish(subject string, data []byte, n int) {
 
 // splitAudit calls fn with each entry of a batch (JSON lines; a single
 // entry is a batch of one); lines that do not decode are skipped.
-func splitAudit(data []byte, fn func(store.Event) bool) bool {
+func splitAudit(data []byte, fn func(driver.Event) bool) bool {
 	for len(data) > 0 {
 		line := data
 		if i := bytes.IndexByte(data, '\n'); i >= 0 {
@@ -271,7 +271,7 @@ func splitAudit(data []byte, fn func(store.Event) bool) bool {
 		} else {
 			data = nil
 		}
-		var ev store.Event
+		var ev driver.Event
 		if len(line) == 0 || json.Unmarshal(line, &ev) != nil || ev.Kind == "" {
 			continue
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/storetest"
 	"github.com/switchboard-dev/switchboard/config"
@@ -21,7 +22,7 @@ import (
 
 // openAudited opens a store on its own connection with the audit log on
 // or off.
-func (ts *testServer) openAudited(t *testing.T, on bool, obs store.Observer) *natsstore.Store {
+func (ts *testServer) openAudited(t *testing.T, on bool, obs driver.Observer) *natsstore.Store {
 	t.Helper()
 	opts := ts.options(t, obs)
 	opts.AuditLog = on
@@ -29,10 +30,10 @@ func (ts *testServer) openAudited(t *testing.T, on bool, obs store.Observer) *na
 }
 
 // readAudit returns the audit log.
-func readAudit(t *testing.T, r store.AuditReader) []store.Event {
+func readAudit(t *testing.T, r driver.AuditReader) []driver.Event {
 	t.Helper()
-	var got []store.Event
-	require.NoError(t, r.ReadAudit(testkit.Ctx(t), func(ev store.Event) bool { got = append(got, ev); return true }))
+	var got []driver.Event
+	require.NoError(t, r.ReadAudit(testkit.Ctx(t), func(ev driver.Event) bool { got = append(got, ev); return true }))
 	return got
 }
 
@@ -54,14 +55,14 @@ func TestAuditLogFromTwoStores(t *testing.T) {
 	require.NoError(t, err)
 	d, err := in.Next(testkit.Ctx(t))
 	require.NoError(t, err)
-	require.NoError(t, receiver.Record(testkit.Ctx(t), store.Event{Kind: store.EventDelivered, Agent: "bob",
+	require.NoError(t, receiver.Record(testkit.Ctx(t), driver.Event{Kind: driver.EventDelivered, Agent: "bob",
 		MessageID: m.ID, From: m.From, ThreadID: m.ThreadID}))
 	require.NoError(t, in.Ack(testkit.Ctx(t), d))
 	require.NoError(t, in.Close())
 	require.NoError(t, receiver.Close())
 
 	got := readAudit(t, ts.openAudited(t, false, nil))
-	var kinds []store.EventKind
+	var kinds []driver.EventKind
 	for _, ev := range got {
 		kinds = append(kinds, ev.Kind)
 		assert.Equal(t, m.ID, ev.MessageID)
@@ -69,7 +70,7 @@ func TestAuditLogFromTwoStores(t *testing.T) {
 		assert.Equal(t, "alice", ev.From)
 		assert.False(t, ev.Time.IsZero())
 	}
-	require.Equal(t, []store.EventKind{store.EventSent, store.EventClaimed, store.EventDelivered, store.EventProcessed}, kinds)
+	require.Equal(t, []driver.EventKind{driver.EventSent, driver.EventClaimed, driver.EventDelivered, driver.EventProcessed}, kinds)
 	sent := got[0]
 	assert.Equal(t, "th-9", sent.ThreadID)
 	assert.Equal(t, "task-9", sent.TaskID)
@@ -88,23 +89,23 @@ func TestAuditLogOff(t *testing.T) {
 	be := ts.openAudited(t, false, ev.Observe)
 	m := storetest.NewMessage("alice", "bob", "hello")
 	require.NoError(t, be.Deliver(testkit.Ctx(t), m))
-	require.NoError(t, be.Record(testkit.Ctx(t), store.Event{Kind: store.EventOverdue, Agent: "alice", MessageID: m.ID}))
-	ev.WaitKind(t, store.EventSent, func(e store.Event) bool { return e.MessageID == m.ID })
-	ev.WaitKind(t, store.EventOverdue, func(e store.Event) bool { return e.MessageID == m.ID })
+	require.NoError(t, be.Record(testkit.Ctx(t), driver.Event{Kind: driver.EventOverdue, Agent: "alice", MessageID: m.ID}))
+	ev.WaitKind(t, driver.EventSent, func(e driver.Event) bool { return e.MessageID == m.ID })
+	ev.WaitKind(t, driver.EventOverdue, func(e driver.Event) bool { return e.MessageID == m.ID })
 	in, err := be.OpenInbox(testkit.Ctx(t), "bob")
 	require.NoError(t, err)
 	d, err := in.Next(testkit.Ctx(t))
 	require.NoError(t, err)
 	require.NoError(t, in.Ack(testkit.Ctx(t), d))
-	ev.WaitKind(t, store.EventProcessed, func(e store.Event) bool { return e.MessageID == m.ID })
+	ev.WaitKind(t, driver.EventProcessed, func(e driver.Event) bool { return e.MessageID == m.ID })
 	require.NoError(t, be.Close())
 
-	var kinds []store.EventKind
+	var kinds []driver.EventKind
 	for _, e := range readAudit(t, ts.openAudited(t, false, nil)) {
 		kinds = append(kinds, e.Kind)
 	}
-	assert.Equal(t, []store.EventKind{store.EventSent}, kinds)
-	assert.Error(t, be.Record(testkit.Ctx(t), store.Event{Kind: store.EventOverdue, Agent: "alice"}), "closed")
+	assert.Equal(t, []driver.EventKind{driver.EventSent}, kinds)
+	assert.Error(t, be.Record(testkit.Ctx(t), driver.Event{Kind: driver.EventOverdue, Agent: "alice"}), "closed")
 }
 
 // TestAuditReadOwnWrites: a store reads back what it recorded a moment
@@ -113,12 +114,12 @@ func TestAuditLogOff(t *testing.T) {
 func TestAuditReadOwnWrites(t *testing.T) {
 	ts := sharedServer(t)
 	be, other := ts.openAudited(t, true, nil), ts.openAudited(t, false, nil)
-	ev := store.Event{Kind: store.EventOverdue, Agent: "alice", MessageID: "m-1", From: "bob"}
+	ev := driver.Event{Kind: driver.EventOverdue, Agent: "alice", MessageID: "m-1", From: "bob"}
 	require.NoError(t, be.Record(testkit.Ctx(t), ev))
 	got := readAudit(t, be)
 	require.Len(t, got, 1)
 	assert.Equal(t, "m-1", got[0].MessageID)
-	waitForAudit(t, other, func(log []store.Event) bool { return len(log) == 1 })
+	waitForAudit(t, other, func(log []driver.Event) bool { return len(log) == 1 })
 }
 
 // TestAuditBatches: the entries of one store go out as batches of JSON
@@ -129,7 +130,7 @@ func TestAuditBatches(t *testing.T) {
 	be := ts.openAudited(t, true, nil)
 	const n = 640
 	for i := range n {
-		require.NoError(t, be.Record(testkit.Ctx(t), store.Event{Kind: store.EventDelivered, Agent: "bob",
+		require.NoError(t, be.Record(testkit.Ctx(t), driver.Event{Kind: driver.EventDelivered, Agent: "bob",
 			MessageID: strconv.Itoa(i)}))
 	}
 	require.NoError(t, be.Close())
@@ -171,8 +172,8 @@ func TestAuditWithoutHistoryStream(t *testing.T) {
 		require.NoError(t, err)
 		assert.Equal(t, m.ID, d.Message.ID)
 		require.NoError(t, in.Ack(testkit.Ctx(t), d))
-		require.NoError(t, be.Record(testkit.Ctx(t), store.Event{Kind: store.EventDelivered, Agent: "bob", MessageID: m.ID}))
-		_ = be.ReadAudit(testkit.Ctx(t), func(store.Event) bool { return true }) // sends this store's batch
+		require.NoError(t, be.Record(testkit.Ctx(t), driver.Event{Kind: driver.EventDelivered, Agent: "bob", MessageID: m.ID}))
+		_ = be.ReadAudit(testkit.Ctx(t), func(driver.Event) bool { return true }) // sends this store's batch
 	}
 	require.NoError(t, in.Close())
 	require.NoError(t, be.Close())
@@ -181,7 +182,7 @@ func TestAuditWithoutHistoryStream(t *testing.T) {
 
 // waitForAudit reads the audit log of r until done accepts it, within
 // the suite's wait limit.
-func waitForAudit(t *testing.T, r store.AuditReader, done func([]store.Event) bool) []store.Event {
+func waitForAudit(t *testing.T, r driver.AuditReader, done func([]driver.Event) bool) []driver.Event {
 	t.Helper()
 	deadline := time.Now().Add(testkit.WaitLimit)
 	tick := time.NewTicker(20 * time.Millisecond)
@@ -200,22 +201,22 @@ func waitForAudit(t *testing.T, r store.AuditReader, done func([]store.Event) bo
 func TestAuditRecordNeedsAnAgent(t *testing.T) {
 	ts := sharedServer(t)
 	be := ts.openAudited(t, true, nil)
-	assert.Error(t, be.Record(testkit.Ctx(t), store.Event{Kind: store.EventDelivered}))
-	assert.Error(t, be.Record(testkit.Ctx(t), store.Event{Kind: store.EventDelivered, Agent: "../x"}))
+	assert.Error(t, be.Record(testkit.Ctx(t), driver.Event{Kind: driver.EventDelivered}))
+	assert.Error(t, be.Record(testkit.Ctx(t), driver.Event{Kind: driver.EventDelivered, Agent: "../x"}))
 }
 
-// TestAuditLogFromMailboxConfig: the mailbox's auditLog key (store.Config)
+// TestAuditLogFromMailboxConfig: the mailbox's auditLog key (driver.Config)
 // turns the audit log of a store opened as backend "nats" on or off;
 // both stores' messages are in it as sent (the history's copies).
 func TestAuditLogFromMailboxConfig(t *testing.T) {
 	ts := sharedServer(t)
 	send := func(auditLog bool) string {
-		be, err := store.Open(natsstore.BackendName, store.Config{AgentID: "alice", AuditLog: auditLog,
+		be, err := store.Open(natsstore.BackendName, driver.Config{AgentID: "alice", AuditLog: auditLog,
 			Section: config.Section{Path: natsstore.ConfigPath, Raw: ts.section(nil)}})
 		require.NoError(t, err)
 		m := storetest.NewMessage("alice", "bob", "hello")
 		require.NoError(t, be.Deliver(testkit.Ctx(t), m))
-		require.NoError(t, be.(store.Auditor).Record(testkit.Ctx(t), store.Event{Kind: store.EventOverdue,
+		require.NoError(t, be.Record(testkit.Ctx(t), driver.Event{Kind: driver.EventOverdue,
 			Agent: "bob", From: "alice", MessageID: m.ID}))
 		require.NoError(t, be.Close())
 		return m.ID

@@ -13,7 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/storetest"
 )
@@ -247,4 +247,4 @@ func nextRun() string {
 	return fmt.Sprint(runs)
 }
 
-var _ store.Backend = (*natsstore.Store)(nil)
+var _ driver.Backend = (*natsstore.Store)(nil)

@@ -8,12 +8,12 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 var (
-	_ store.Browser     = (*Store)(nil)
-	_ store.TaskSweeper = (*Inbox)(nil)
+	_ driver.Browser     = (*Store)(nil)
+	_ driver.TaskSweeper = (*Inbox)(nil)
 )
 
 // historyCopy is a message as the history stream holds it.
@@ -37,7 +37,7 @@ type sweptKey struct {
 	seq   uint64
 }
 
-// Browse implements store.Browser. It reads the copies of the messages in
+// Browse implements driver.Browser. It reads the copies of the messages in
 // the history stream and finds where each one is from the main stream's
 // state: still in the stream and not yet handed out (BoxInbox), handed out
 // and not yet acknowledged (BoxClaimed; this includes a message the inbox
@@ -55,7 +55,7 @@ type sweptKey struct {
 // needs the permission to read the whole history stream: see
 // docs/backends.md. Without the history (Options.NoHistory) it fails with
 // ErrNoHistory.
-func (s *Store) Browse(ctx context.Context, fn func(store.Stored) bool) error {
+func (s *Store) Browse(ctx context.Context, fn func(driver.Stored) bool) error {
 	if err := s.checkOpen(ctx); err != nil {
 		return err
 	}
@@ -97,10 +97,10 @@ func (s *Store) Browse(ctx context.Context, fn func(store.Stored) bool) error {
 		switch {
 		case box == "": // set aside
 			continue
-		case box == store.BoxProcessed && swept[sweptKey{c.agent, c.seq}]:
-			box = store.BoxArchive
+		case box == driver.BoxProcessed && swept[sweptKey{c.agent, c.seq}]:
+			box = driver.BoxArchive
 		}
-		if !fn(store.Stored{Message: c.msg, Agent: c.agent, Box: box, Ref: ref(c.seq)}) {
+		if !fn(driver.Stored{Message: c.msg, Agent: c.agent, Box: box, Ref: ref(c.seq)}) {
 			return nil
 		}
 		if err := ctx.Err(); err != nil {

@@ -9,8 +9,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
-
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // mainState is what Browse reads of the main stream to place the copies:
@@ -112,8 +111,8 @@ func (st *mainState) consumerFor(subject string) int {
 // messages between a consumer's ack floor and its last hand-out, and for
 // those of an agent without a consumer when its subject holds fewer than
 // the history has: those are looked up, one request per message held.
-func (st *mainState) boxes(ctx context.Context, s *Store, copies []historyCopy) ([]store.Box, error) {
-	boxes := make([]store.Box, len(copies))
+func (st *mainState) boxes(ctx context.Context, s *Store, copies []historyCopy) ([]driver.Box, error) {
+	boxes := make([]driver.Box, len(copies))
 	unsure := map[int][]int{}   // consumer -> copies between its floor and its last hand-out
 	loose := map[string][]int{} // subject without a consumer -> its copies
 	for i, c := range copies {
@@ -121,13 +120,13 @@ func (st *mainState) boxes(ctx context.Context, s *Store, copies []historyCopy) 
 		case st.dead[c.seq]:
 			continue
 		case st.counts[c.subject] == 0 || c.seq < st.first:
-			boxes[i] = store.BoxProcessed
+			boxes[i] = driver.BoxProcessed
 		case ci < 0:
 			loose[c.subject] = append(loose[c.subject], i)
 		case c.seq > st.consumers[ci].delivered:
-			boxes[i] = store.BoxInbox
+			boxes[i] = driver.BoxInbox
 		case c.seq <= st.consumers[ci].ackFloor:
-			boxes[i] = store.BoxProcessed
+			boxes[i] = driver.BoxProcessed
 		default:
 			unsure[ci] = append(unsure[ci], i)
 		}
@@ -140,11 +139,11 @@ func (st *mainState) boxes(ctx context.Context, s *Store, copies []historyCopy) 
 				return nil, err
 			}
 		}
-		place(boxes, copies, idx, held, store.BoxClaimed)
+		place(boxes, copies, idx, held, driver.BoxClaimed)
 	}
 	for subject, idx := range loose {
 		if n := st.counts[subject]; n >= uint64(len(idx)) { // no consumer took any
-			place(boxes, copies, idx, nil, store.BoxInbox)
+			place(boxes, copies, idx, nil, driver.BoxInbox)
 			continue
 		}
 		held := map[uint64]bool{}
@@ -155,19 +154,19 @@ func (st *mainState) boxes(ctx context.Context, s *Store, copies []historyCopy) 
 		if err := s.held(ctx, subject, lo, hi, int(st.counts[subject]), held); err != nil {
 			return nil, err
 		}
-		place(boxes, copies, idx, held, store.BoxInbox)
+		place(boxes, copies, idx, held, driver.BoxInbox)
 	}
 	return boxes, nil
 }
 
 // place sets the box of the copies idx: box if held is nil or holds the
 // copy's sequence, else BoxProcessed.
-func place(boxes []store.Box, copies []historyCopy, idx []int, held map[uint64]bool, box store.Box) {
+func place(boxes []driver.Box, copies []historyCopy, idx []int, held map[uint64]bool, box driver.Box) {
 	for _, i := range idx {
 		if held == nil || held[copies[i].seq] {
 			boxes[i] = box
 		} else {
-			boxes[i] = store.BoxProcessed
+			boxes[i] = driver.BoxProcessed
 		}
 	}
 }

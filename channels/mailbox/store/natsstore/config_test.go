@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
 	"github.com/switchboard-dev/switchboard/config"
 )
@@ -103,11 +104,11 @@ func TestDecodeConfigErrorsNameTheKey(t *testing.T) {
 // own section, and a connection failure names the key.
 func TestOpenFromStoreConfig(t *testing.T) {
 	t.Parallel()
-	_, err := store.Open(natsstore.BackendName, store.Config{AgentID: "carol",
+	_, err := store.Open(natsstore.BackendName, driver.Config{AgentID: "carol",
 		Section: config.Section{Path: natsstore.ConfigPath, Raw: map[string]any{"url": "nats://127.0.0.1:1", "connectTimeout": 1}}})
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), "channels.mailbox.nats.url")
-	_, err = store.Open(natsstore.BackendName, store.Config{AgentID: "carol",
+	_, err = store.Open(natsstore.BackendName, driver.Config{AgentID: "carol",
 		Section: config.Section{Path: natsstore.ConfigPath, Raw: map[string]any{"ackWait": 0}}})
 	assert.ErrorContains(t, err, "channels.mailbox.nats.ackWait")
 }

@@ -6,7 +6,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/require"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/storetest"
 	"github.com/switchboard-dev/switchboard/internal/natstest"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
@@ -22,7 +22,7 @@ func TestConformance(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) *storetest.Harness {
 		ts := &testServer{Server: srv, ns: natstest.NewNamespace()}
 		return &storetest.Harness{
-			Open: func(t *testing.T, obs store.Observer) store.Backend { return ts.openAudited(t, true, obs) },
+			Open: func(t *testing.T, obs driver.Observer) driver.Backend { return ts.openAudited(t, true, obs) },
 			InjectRaw: func(t *testing.T, agent, from string, data []byte) {
 				publishRaw(t, ts, ts.subject(agent+".inbox."+from), data)
 			},

@@ -12,7 +12,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // HeaderPriority is the header of a message published on a priority
@@ -27,7 +27,7 @@ const (
 	HeaderTracestate  = "tracestate"
 )
 
-// Deliver implements store.Sender. It validates msg, encodes it on one line
+// Deliver implements driver.Sender. It validates msg, encodes it on one line
 // (envelope.EncodeCompact: cheaper to make and to decode than the indented
 // form of the filesystem's files) within the size cap, and publishes it on
 // mailbox.<to>.inbox.<from>, or on mailbox.<to>.priority.<from> with
@@ -40,7 +40,7 @@ func (s *Store) Deliver(ctx context.Context, msg *envelope.Message) error {
 	if err := s.checkOpen(ctx); err != nil {
 		return err
 	}
-	data, err := store.EncodeForDelivery(msg, s.opts.MaxMessageBytes, envelope.EncodeCompact)
+	data, err := driver.EncodeForDelivery(msg, s.opts.MaxMessageBytes, envelope.EncodeCompact)
 	if err != nil {
 		return err
 	}
@@ -66,7 +66,7 @@ func (s *Store) Deliver(ctx context.Context, msg *envelope.Message) error {
 		return nil
 	}
 	if s.observed() {
-		s.emit(store.Event{Kind: store.EventSent, Agent: msg.To, MessageID: msg.ID, From: msg.From,
+		s.emit(driver.Event{Kind: driver.EventSent, Agent: msg.To, MessageID: msg.ID, From: msg.From,
 			Ref: ref(ack.Sequence), ThreadID: msg.ThreadID, TaskID: msg.TaskOf()})
 	}
 	return nil

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // The history stream holds, under the subject prefix:
@@ -19,7 +19,7 @@ import (
 //	<to>.history.<from>  a copy of each message the main stream stored,
 //	                     republished by the server (headers Nats-Stream,
 //	                     Nats-Sequence: its sequence there, Nats-Subject)
-//	<agent>.audit        the audit log: batches of store.Event, one JSON
+//	<agent>.audit        the audit log: batches of driver.Event, one JSON
 //	                     line each, written by the agent that acted (see
 //	                     auditLog); the copies are its "sent" entries
 //	<agent>.swept        the markers of SweepTask: {"task", "seqs"}
@@ -280,9 +280,9 @@ func (s *Store) dropConsumer(ctx context.Context, name string) {
 
 // ErrNoHistory is the error of Browse, ReadAudit and SweepTask in a store
 // opened without the history (Options.NoHistory, config history: false).
-// It wraps store.ErrTurnedOff.
+// It wraps driver.ErrTurnedOff.
 var ErrNoHistory = fmt.Errorf("no history: %s.history is false "+
-	"(threads, replies owed, task archives and the audit log need it): %w", ConfigPath, store.ErrTurnedOff)
+	"(threads, replies owed, task archives and the audit log need it): %w", ConfigPath, driver.ErrTurnedOff)
 
 // needHistory returns ErrNoHistory, saying what needed it, when the
 // history is off.

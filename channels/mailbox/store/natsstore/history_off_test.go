@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/storetest"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/view"
@@ -58,21 +59,21 @@ func TestHistoryOff(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, m.ID, d.Message.ID)
 	require.NoError(t, in.Ack(testkit.Ctx(t), d))
-	require.NoError(t, be.Record(testkit.Ctx(t), store.Event{Kind: store.EventDelivered, Agent: "bob", MessageID: m.ID}))
-	ev.WaitKind(t, store.EventProcessed, func(e store.Event) bool { return e.MessageID == m.ID })
-	ev.WaitKind(t, store.EventDelivered, func(e store.Event) bool { return e.MessageID == m.ID })
+	require.NoError(t, be.Record(testkit.Ctx(t), driver.Event{Kind: driver.EventDelivered, Agent: "bob", MessageID: m.ID}))
+	ev.WaitKind(t, driver.EventProcessed, func(e driver.Event) bool { return e.MessageID == m.ID })
+	ev.WaitKind(t, driver.EventDelivered, func(e driver.Event) bool { return e.MessageID == m.ID })
 
 	errs := map[string]error{
-		"browse":    be.Browse(testkit.Ctx(t), func(store.Stored) bool { return true }),
-		"readAudit": be.ReadAudit(testkit.Ctx(t), func(store.Event) bool { return true }),
+		"browse":    be.Browse(testkit.Ctx(t), func(driver.Stored) bool { return true }),
+		"readAudit": be.ReadAudit(testkit.Ctx(t), func(driver.Event) bool { return true }),
 	}
-	_, errs["sweepTask"] = in.(store.TaskSweeper).SweepTask(testkit.Ctx(t), "t-1")
+	_, errs["sweepTask"] = in.(driver.TaskSweeper).SweepTask(testkit.Ctx(t), "t-1")
 	for what, err := range errs {
 		require.ErrorIs(t, err, natsstore.ErrNoHistory, what)
-		require.ErrorIs(t, err, store.ErrTurnedOff, what)
+		require.ErrorIs(t, err, driver.ErrTurnedOff, what)
 		assert.Contains(t, err.Error(), "channels.mailbox.nats.history is false", what)
 	}
-	_, err = view.Thread(testkit.Ctx(t), be, m.ID)
+	_, err = view.Thread(testkit.Ctx(t), store.New(be, nil), m.ID)
 	assert.ErrorIs(t, err, natsstore.ErrNoHistory, "threads say why")
 	require.NoError(t, in.Close())
 	require.NoError(t, be.Close())

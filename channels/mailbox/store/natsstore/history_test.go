@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/storetest"
 	"github.com/switchboard-dev/switchboard/internal/natstest"
@@ -17,10 +17,10 @@ import (
 )
 
 // browseAll returns what Browse finds, by message id.
-func browseAll(t *testing.T, b store.Browser) map[string]store.Stored {
+func browseAll(t *testing.T, b driver.Browser) map[string]driver.Stored {
 	t.Helper()
-	got := map[string]store.Stored{}
-	require.NoError(t, b.Browse(testkit.Ctx(t), func(s store.Stored) bool {
+	got := map[string]driver.Stored{}
+	require.NoError(t, b.Browse(testkit.Ctx(t), func(s driver.Stored) bool {
 		_, dup := got[s.Message.ID]
 		assert.False(t, dup, "message %s found twice", s.Message.ID)
 		got[s.Message.ID] = s
@@ -52,27 +52,27 @@ func TestBrowseFollowsAMessagesLife(t *testing.T) {
 
 	got := browseAll(t, be)
 	require.Len(t, got, 2)
-	assert.Equal(t, store.BoxInbox, got[first.ID].Box)
+	assert.Equal(t, driver.BoxInbox, got[first.ID].Box)
 	assert.Equal(t, "bob", got[first.ID].Agent)
 	assert.Equal(t, first.Text(), got[first.ID].Message.Text())
 	assert.Regexp(t, `^#\d+$`, got[first.ID].Ref)
-	assert.Equal(t, store.BoxInbox, got[waiting.ID].Box)
+	assert.Equal(t, driver.BoxInbox, got[waiting.ID].Box)
 
 	in, err := be.OpenInbox(testkit.Ctx(t), "bob")
 	require.NoError(t, err)
 	defer in.Close()
 	d, err := in.Next(testkit.Ctx(t))
 	require.NoError(t, err)
-	assert.Equal(t, store.BoxClaimed, browseAll(t, be)[first.ID].Box)
+	assert.Equal(t, driver.BoxClaimed, browseAll(t, be)[first.ID].Box)
 	require.NoError(t, in.Ack(testkit.Ctx(t), d))
-	assert.Equal(t, store.BoxProcessed, browseAll(t, be)[first.ID].Box)
+	assert.Equal(t, driver.BoxProcessed, browseAll(t, be)[first.ID].Box)
 
 	update := taskMessage("alice", "bob", "more", "task-1")
 	poison := storetest.NewMessage("alice", "bob", "refused")
 	require.NoError(t, be.Deliver(testkit.Ctx(t), update))
 	require.NoError(t, be.Deliver(testkit.Ctx(t), poison))
 	got = browseAll(t, be)
-	assert.Contains(t, []store.Box{store.BoxInbox, store.BoxClaimed}, got[update.ID].Box, "pending (maybe pulled ahead)")
+	assert.Contains(t, []driver.Box{driver.BoxInbox, driver.BoxClaimed}, got[update.ID].Box, "pending (maybe pulled ahead)")
 	d, err = in.Next(testkit.Ctx(t))
 	require.NoError(t, err)
 	require.Equal(t, update.ID, d.Message.ID)
@@ -84,18 +84,18 @@ func TestBrowseFollowsAMessagesLife(t *testing.T) {
 
 	got = browseAll(t, be)
 	assert.NotContains(t, got, poison.ID, "a message set aside is left out")
-	assert.Equal(t, store.BoxProcessed, got[update.ID].Box)
+	assert.Equal(t, driver.BoxProcessed, got[update.ID].Box)
 
-	sw, ok := in.(store.TaskSweeper)
+	sw, ok := in.(driver.TaskSweeper)
 	require.True(t, ok)
 	n, err := sw.SweepTask(testkit.Ctx(t), "task-1")
 	require.NoError(t, err)
 	assert.Equal(t, 2, n)
 	got = browseAll(t, be)
-	assert.Equal(t, store.BoxArchive, got[first.ID].Box)
-	assert.Equal(t, store.BoxArchive, got[update.ID].Box)
-	assert.Equal(t, store.BoxInbox, got[waiting.ID].Box)
-	swept := ev.WaitKind(t, store.EventSwept, func(e store.Event) bool { return e.MessageID == update.ID })
+	assert.Equal(t, driver.BoxArchive, got[first.ID].Box)
+	assert.Equal(t, driver.BoxArchive, got[update.ID].Box)
+	assert.Equal(t, driver.BoxInbox, got[waiting.ID].Box)
+	swept := ev.WaitKind(t, driver.EventSwept, func(e driver.Event) bool { return e.MessageID == update.ID })
 	assert.Equal(t, "task-1", swept.TaskID)
 	assert.Equal(t, got[update.ID].Ref, swept.Ref)
 
@@ -131,8 +131,8 @@ func TestHistorySurvivesRestart(t *testing.T) {
 	ts.Restart(t)
 	got := browseAll(t, ts.open(t, nil))
 	require.Len(t, got, 2)
-	assert.Equal(t, store.BoxProcessed, got[done.ID].Box)
-	assert.Equal(t, store.BoxInbox, got[open.ID].Box)
+	assert.Equal(t, driver.BoxProcessed, got[done.ID].Box)
+	assert.Equal(t, driver.BoxInbox, got[open.ID].Box)
 }
 
 // TestOlderStreamGetsRePublish: a main stream created without the
@@ -206,7 +206,7 @@ func TestHistorySharedByTwoPrefixes(t *testing.T) {
 	assert.Equal(t, []string{b.ID}, keys(browseAll(t, second)))
 }
 
-func keys(m map[string]store.Stored) []string {
+func keys(m map[string]driver.Stored) []string {
 	var out []string
 	for k := range m {
 		out = append(out, k)

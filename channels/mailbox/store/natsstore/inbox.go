@@ -11,7 +11,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // Inbox is one agent's inbox: its two durable consumers (see lane), owned
@@ -55,14 +55,14 @@ type Inbox struct {
 	attempts  attempts
 }
 
-var _ store.Inbox = (*Inbox)(nil)
+var _ driver.Inbox = (*Inbox)(nil)
 
-// OpenInbox implements store.Backend. It takes the agent's lock (failing
-// with store.ErrInboxBusy while another process or Inbox holds it),
+// OpenInbox implements driver.Backend. It takes the agent's lock (failing
+// with driver.ErrInboxBusy while another process or Inbox holds it),
 // creates or updates the agent's durable consumers and starts pulling.
 // Messages a crashed owner left unacknowledged come back after AckWait;
 // those a closed Inbox released come back at once, first.
-func (s *Store) OpenInbox(ctx context.Context, agentID string) (store.Inbox, error) {
+func (s *Store) OpenInbox(ctx context.Context, agentID string) (driver.Inbox, error) {
 	if err := s.checkOpen(ctx); err != nil {
 		return nil, err
 	}
@@ -234,8 +234,8 @@ func (in *Inbox) extendQueued() {
 	}
 }
 
-// Close implements store.Inbox: it stops Next (which returns
-// store.ErrClosed) and the pulling, waits until the server has every
+// Close implements driver.Inbox: it stops Next (which returns
+// driver.ErrClosed) and the pulling, waits until the server has every
 // acknowledgement sent, and releases the lock. Messages handed out or
 // pulled ahead and not settled are redelivered, first and in order, when
 // the inbox is opened next (marked Redelivered).

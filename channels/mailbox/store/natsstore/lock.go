@@ -8,8 +8,7 @@ import (
 	"os"
 
 	"github.com/nats-io/nats.go/jetstream"
-
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // holder is the value of an inbox lock: who owns the inbox.
@@ -35,7 +34,7 @@ type inboxLock struct {
 }
 
 // lockInbox takes agent's lock, or fails with an error wrapping
-// store.ErrInboxBusy naming the holder. The lock of a process on this host
+// driver.ErrInboxBusy naming the holder. The lock of a process on this host
 // that no longer runs is taken over at once.
 func (s *Store) lockInbox(ctx context.Context, agent string) (*inboxLock, error) {
 	me := holder{PID: os.Getpid(), Host: hostname()}
@@ -61,7 +60,7 @@ func (s *Store) lockInbox(ctx context.Context, agent string) (*inboxLock, error)
 		_ = json.Unmarshal(e.Value(), &h)
 		if h.Host != me.Host || h.PID == me.PID || alive(h.PID) {
 			return nil, fmt.Errorf("inbox of %q is open in %s; stop it first (a crashed holder's lock expires after %s): %w",
-				agent, h, s.opts.LockTTL, store.ErrInboxBusy)
+				agent, h, s.opts.LockTTL, driver.ErrInboxBusy)
 		}
 		rev, err = l.kv.Update(ctx, l.key, val, e.Revision())
 		if err == nil {
@@ -70,7 +69,7 @@ func (s *Store) lockInbox(ctx context.Context, agent string) (*inboxLock, error)
 			return l, nil
 		}
 	}
-	return nil, fmt.Errorf("lock inbox of %q: the lock keeps changing hands: %w", agent, store.ErrInboxBusy)
+	return nil, fmt.Errorf("lock inbox of %q: the lock keeps changing hands: %w", agent, driver.ErrInboxBusy)
 }
 
 // renew keeps the lock from expiring.

@@ -12,7 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/storetest"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
@@ -37,7 +37,7 @@ func TestSpoofedSenderSetAside(t *testing.T) {
 	d, err := in.Next(testkit.Ctx(t))
 	require.NoError(t, err)
 	assert.Equal(t, good.ID, d.Message.ID, "the forged message is not handed out")
-	got := ev.WaitKind(t, store.EventQuarantined, func(e store.Event) bool { return e.MessageID == forged.ID })
+	got := ev.WaitKind(t, driver.EventQuarantined, func(e driver.Event) bool { return e.MessageID == forged.ID })
 	assert.Contains(t, got.Reason, "sender mismatch")
 
 	dead, err := be.DeadLetters(testkit.Ctx(t), "bob", 0)
@@ -104,7 +104,7 @@ func TestLockOfDeadProcessTakenOver(t *testing.T) {
 
 	put("carol", 1, "another-machine")
 	_, err = be.OpenInbox(testkit.Ctx(t), "carol")
-	require.ErrorIs(t, err, store.ErrInboxBusy)
+	require.ErrorIs(t, err, driver.ErrInboxBusy)
 	assert.Contains(t, err.Error(), "process 1 on another-machine")
 }
 

@@ -10,7 +10,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // handledKeep is how many settled message ids an inbox remembers to drop a
@@ -40,7 +40,7 @@ const (
 	refQuarantined
 )
 
-// Next implements store.Inbox. Messages of priority 1 to 3 come first,
+// Next implements driver.Inbox. Messages of priority 1 to 3 come first,
 // highest priority first, then the others; each kind in stream order, and
 // those left unacknowledged when the inbox was last closed again first.
 // While the server holds priority messages the inbox has not received yet,
@@ -50,10 +50,10 @@ const (
 // agent's subject, or handed out MaxDeliver times without an
 // acknowledgement) is moved to the dead-letter subject with the reason and
 // reported as EventQuarantined; a copy of a message already handled is
-// acknowledged and dropped (EventDuplicate). Next returns store.ErrClosed
+// acknowledged and dropped (EventDuplicate). Next returns driver.ErrClosed
 // once the inbox is closed, or ctx's error.
-func (in *Inbox) Next(ctx context.Context) (*store.Delivery, error) {
-	if err := store.TakeTurn(ctx, in.sem, in.ctx.Done()); err != nil {
+func (in *Inbox) Next(ctx context.Context) (*driver.Delivery, error) {
+	if err := driver.TakeTurn(ctx, in.sem, in.ctx.Done()); err != nil {
 		return nil, err
 	}
 	defer func() { <-in.sem }()
@@ -65,7 +65,7 @@ func (in *Inbox) Next(ctx context.Context) (*store.Delivery, error) {
 		}
 	}()
 	for {
-		if err := store.StillOpen(ctx, in.ctx.Done()); err != nil {
+		if err := driver.StillOpen(ctx, in.ctx.Done()); err != nil {
 			return nil, err
 		}
 		p, wait := in.pop(giveUp)
@@ -82,7 +82,7 @@ func (in *Inbox) Next(ctx context.Context) (*store.Delivery, error) {
 			case <-expired:
 				giveUp = true
 			case <-in.ctx.Done():
-				return nil, store.ErrClosed
+				return nil, driver.ErrClosed
 			case <-ctx.Done():
 				return nil, ctx.Err()
 			}
@@ -127,7 +127,7 @@ func (in *Inbox) inspect(m jetstream.Msg, l lane) *pulled {
 
 // take turns a pulled message into a delivery, or sets it aside, or drops
 // it; nil means "nothing to hand out".
-func (in *Inbox) take(ctx context.Context, p *pulled) *store.Delivery {
+func (in *Inbox) take(ctx context.Context, p *pulled) *driver.Delivery {
 	if p.md == nil {
 		return nil
 	}
@@ -144,7 +144,7 @@ func (in *Inbox) take(ctx context.Context, p *pulled) *store.Delivery {
 		reason = in.countAttempt(ctx, seq)
 	}
 	if reason != "" {
-		in.setAside(ctx, m, seq, msg, reason, store.EventQuarantined)
+		in.setAside(ctx, m, seq, msg, reason, driver.EventQuarantined)
 		return nil
 	}
 	own := envelope.IsOwnID(msg.ID)
@@ -161,17 +161,17 @@ func (in *Inbox) take(ctx context.Context, p *pulled) *store.Delivery {
 			in.urgentHeld.Add(1)
 		}
 		if in.s.observed() {
-			in.s.emit(store.Event{Kind: store.EventClaimed, Agent: in.agent, MessageID: msg.ID, From: msg.From, Ref: ref(seq),
+			in.s.emit(driver.Event{Kind: driver.EventClaimed, Agent: in.agent, MessageID: msg.ID, From: msg.From, Ref: ref(seq),
 				ThreadID: msg.ThreadID, TaskID: msg.TaskOf()})
 		}
-		return &store.Delivery{Message: msg, Redelivered: md.NumDelivered > 1 || seq <= seenBelow, Ref: c}
+		return &driver.Delivery{Message: msg, Redelivered: md.NumDelivered > 1 || seq <= seenBelow, Ref: c}
 	}
 	in.mu.Unlock()
 	if err := in.s.ack(ctx, m); err != nil {
 		in.s.opts.Logger.Warn("cannot drop a duplicate; it comes back", "agent", in.agent, "id", msg.ID, "err", err)
 		return nil
 	}
-	in.s.emit(store.Event{Kind: store.EventDuplicate, Agent: in.agent, MessageID: msg.ID, From: msg.From, Ref: ref(seq),
+	in.s.emit(driver.Event{Kind: driver.EventDuplicate, Agent: in.agent, MessageID: msg.ID, From: msg.From, Ref: ref(seq),
 		ThreadID: msg.ThreadID, TaskID: msg.TaskOf()})
 	return nil
 }
@@ -199,7 +199,7 @@ func (in *Inbox) check(m jetstream.Msg) (*envelope.Message, string) {
 // setAside publishes m's data on the inbox's dead-letter subject with the
 // reason, then acknowledges m, and reports an event of kind. If the dead
 // letter cannot be stored, m is left unacknowledged and comes back.
-func (in *Inbox) setAside(ctx context.Context, m jetstream.Msg, seq uint64, msg *envelope.Message, reason string, kind store.EventKind) error {
+func (in *Inbox) setAside(ctx context.Context, m jetstream.Msg, seq uint64, msg *envelope.Message, reason string, kind driver.EventKind) error {
 	if err := in.s.publishDead(ctx, in.agent, m, seq, reason); err != nil {
 		in.s.opts.Logger.Error("cannot set a message aside; it comes back", "agent", in.agent, "reason", reason, "err", err)
 		return err
@@ -207,7 +207,7 @@ func (in *Inbox) setAside(ctx context.Context, m jetstream.Msg, seq uint64, msg 
 	if err := in.s.ack(ctx, m); err != nil {
 		return fmt.Errorf("acknowledge a message set aside: %w", err)
 	}
-	ev := store.Event{Kind: kind, Agent: in.agent, Ref: ref(seq), Reason: reason}
+	ev := driver.Event{Kind: kind, Agent: in.agent, Ref: ref(seq), Reason: reason}
 	if msg != nil {
 		ev.MessageID, ev.From, ev.ThreadID, ev.TaskID = msg.ID, msg.From, msg.ThreadID, msg.TaskOf()
 	}

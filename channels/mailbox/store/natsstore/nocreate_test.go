@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
 )
 
@@ -31,7 +31,7 @@ func streamNames(t *testing.T, ts *testServer) []string {
 }
 
 // With NoCreate, Open on a server without the mailbox fails with
-// store.ErrNoStore and creates nothing; once the mailbox exists it opens
+// driver.ErrNoStore and creates nothing; once the mailbox exists it opens
 // it and reads it.
 func TestOpenNoCreate(t *testing.T) {
 	t.Parallel()
@@ -41,7 +41,7 @@ func TestOpenNoCreate(t *testing.T) {
 	opts := ts.options(t, nil)
 	opts.NoCreate = true
 	_, err := natsstore.Open(ctx, opts)
-	require.ErrorIs(t, err, store.ErrNoStore)
+	require.ErrorIs(t, err, driver.ErrNoStore)
 	assert.Empty(t, streamNames(t, ts), "nothing created")
 
 	_, err = ts.open(t, nil).UpdateCard(ctx, "coder", func(c *envelope.Card) { c.Status = envelope.StatusIdle })

@@ -10,7 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
@@ -48,7 +48,7 @@ func TestPerAgentHistory(t *testing.T) {
 	require.NoError(t, err)
 	d, err := in.Next(testkit.Ctx(t))
 	require.NoError(t, err)
-	require.NoError(t, coder.Record(testkit.Ctx(t), store.Event{Kind: store.EventDelivered, Agent: "coder",
+	require.NoError(t, coder.Record(testkit.Ctx(t), driver.Event{Kind: driver.EventDelivered, Agent: "coder",
 		MessageID: task.ID, From: task.From}))
 	require.NoError(t, in.Ack(testkit.Ctx(t), d))
 	require.NoError(t, in.Close())
@@ -60,22 +60,22 @@ func TestPerAgentHistory(t *testing.T) {
 	in, err = coder.OpenInbox(testkit.Ctx(t), "coder")
 	require.NoError(t, err)
 	defer in.Close()
-	n, err := in.(store.TaskSweeper).SweepTask(testkit.Ctx(t), "t-1")
+	n, err := in.(driver.TaskSweeper).SweepTask(testkit.Ctx(t), "t-1")
 	require.NoError(t, err)
 	assert.Equal(t, 1, n, "found in the agent's own part of the history")
 	require.NoError(t, in.Close())
 	require.NoError(t, coder.Close())
 	// The asker records that coder owes a reply: an entry about coder,
 	// written on researcher's own subject.
-	require.NoError(t, researcher.Record(testkit.Ctx(t), store.Event{Kind: store.EventOverdue, Agent: "coder",
+	require.NoError(t, researcher.Record(testkit.Ctx(t), driver.Event{Kind: driver.EventOverdue, Agent: "coder",
 		From: "researcher", MessageID: "question-1"}))
 	require.NoError(t, researcher.Close())
 
 	got := browseAll(t, admin)
 	require.Contains(t, got, task.ID)
-	assert.Equal(t, store.BoxArchive, got[task.ID].Box)
-	var kinds []store.EventKind
-	var overdue []store.Event
+	assert.Equal(t, driver.BoxArchive, got[task.ID].Box)
+	var kinds []driver.EventKind
+	var overdue []driver.Event
 	for _, ev := range readAudit(t, admin) {
 		switch ev.MessageID {
 		case task.ID:
@@ -84,8 +84,8 @@ func TestPerAgentHistory(t *testing.T) {
 			overdue = append(overdue, ev)
 		}
 	}
-	assert.Equal(t, []store.EventKind{store.EventSent, store.EventClaimed, store.EventDelivered,
-		store.EventProcessed, store.EventSwept}, kinds, "each agent wrote its own entries")
+	assert.Equal(t, []driver.EventKind{driver.EventSent, driver.EventClaimed, driver.EventDelivered,
+		driver.EventProcessed, driver.EventSwept}, kinds, "each agent wrote its own entries")
 	require.Len(t, overdue, 1)
 	assert.Equal(t, "coder", overdue[0].Agent)
 	assert.NotContains(t, log.String(), "level=WARN", "nothing was refused")
@@ -98,8 +98,8 @@ func TestPerAgentHistory(t *testing.T) {
 		t.Cleanup(cancel)
 		return ctx
 	}
-	assert.Error(t, coder.Browse(short(), func(store.Stored) bool { return true }), "browse")
-	assert.Error(t, coder.ReadAudit(short(), func(store.Event) bool { return true }), "read the audit log")
+	assert.Error(t, coder.Browse(short(), func(driver.Stored) bool { return true }), "browse")
+	assert.Error(t, coder.ReadAudit(short(), func(driver.Event) bool { return true }), "read the audit log")
 	spy, _ := connectAs(t, url, "coder", "coder-secret")
 	defer spy.Close()
 	_, err = spy.RequestWithContext(short(), "$JS.API.CONSUMER.CREATE.MAILBOX_HISTORY.sweep-coder.mailbox.researcher.>",

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/storetest"
 	"github.com/switchboard-dev/switchboard/internal/natstest"
@@ -65,7 +66,7 @@ func TestPerAgentPermissions(t *testing.T) {
 	cards, err := coder.Cards(testkit.Ctx(t))
 	require.NoError(t, err, "read every card")
 	assert.Len(t, cards, 1)
-	require.NoError(t, coder.SaveState(testkit.Ctx(t), "coder", "sent-tasks", []byte("[]")), "own state")
+	require.NoError(t, store.New(coder, nil).SaveState(testkit.Ctx(t), "coder", "sent-tasks", []byte("[]")), "own state")
 
 	// A denied request gets no answer: each of these fails on its deadline.
 	short := func() context.Context {
@@ -81,7 +82,7 @@ func TestPerAgentPermissions(t *testing.T) {
 	assert.Error(t, coder.Deliver(short(), spoofed), "send a priority message as another agent")
 	_, err = coder.UpdateCard(short(), "researcher", func(c *envelope.Card) { c.Description = "hijacked" })
 	assert.Error(t, err, "another agent's card")
-	assert.Error(t, coder.SaveState(short(), "researcher", "sent-tasks", []byte("[]")), "another agent's state")
+	assert.Error(t, store.New(coder, nil).SaveState(short(), "researcher", "sent-tasks", []byte("[]")), "another agent's state")
 
 	// researcher's priority consumer exists and holds a message for it;
 	// coder's user cannot pull it, researcher's own inbox gets it.

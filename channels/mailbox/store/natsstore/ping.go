@@ -2,16 +2,15 @@ package natsstore
 
 import (
 	"context"
+	"database/sql/driver"
 	"fmt"
 
 	"github.com/nats-io/nats.go"
-
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
-var _ store.Pinger = (*Store)(nil)
+var _ driver.Pinger = (*Store)(nil)
 
-// Ping implements store.Pinger: the store is open, its connection is up
+// Ping implements driver.Pinger: the store is open, its connection is up
 // and the server answers for the store's stream.
 func (s *Store) Ping(ctx context.Context) error {
 	if err := s.checkOpen(ctx); err != nil {

@@ -11,7 +11,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 type presenceValue struct {
@@ -42,7 +42,7 @@ func (s *Store) markPresence(ctx context.Context, card envelope.Card) error {
 // WatchPresence reports the agents online now (one Presence each), then
 // every change (online, offline, or a new status), until ctx ends; the
 // channel is closed then. Heartbeats that change nothing are not reported.
-func (s *Store) WatchPresence(ctx context.Context) (<-chan store.Presence, error) {
+func (s *Store) WatchPresence(ctx context.Context) (<-chan driver.Presence, error) {
 	if err := s.checkOpen(ctx); err != nil {
 		return nil, fmt.Errorf("watch presence: %w", err)
 	}
@@ -50,11 +50,11 @@ func (s *Store) WatchPresence(ctx context.Context) (<-chan store.Presence, error
 	if err != nil {
 		return nil, fmt.Errorf("watch presence: %w", err)
 	}
-	out := make(chan store.Presence)
+	out := make(chan driver.Presence)
 	go func() {
 		defer close(out)
 		defer w.Stop()
-		last := map[string]store.Presence{} // what was reported of each agent
+		last := map[string]driver.Presence{} // what was reported of each agent
 		for {
 			var e jetstream.KeyValueEntry
 			select {
@@ -85,19 +85,19 @@ func (s *Store) WatchPresence(ctx context.Context) (<-chan store.Presence, error
 	return out, nil
 }
 
-func presenceOf(e jetstream.KeyValueEntry) (store.Presence, bool) {
+func presenceOf(e jetstream.KeyValueEntry) (driver.Presence, bool) {
 	agent, ok := agentOf(e.Key())
 	if !ok {
-		return store.Presence{}, false
+		return driver.Presence{}, false
 	}
 	if e.Operation() != jetstream.KeyValuePut {
-		return store.Presence{Agent: agent}, true
+		return driver.Presence{Agent: agent}, true
 	}
 	var v presenceValue
 	if err := json.Unmarshal(e.Value(), &v); err != nil {
-		return store.Presence{}, false
+		return driver.Presence{}, false
 	}
-	return store.Presence{Agent: agent, Online: true, Status: v.Status, Heartbeat: v.LastHeartbeat.Time}, true
+	return driver.Presence{Agent: agent, Online: true, Status: v.Status, Heartbeat: v.LastHeartbeat.Time}, true
 }
 
 // agentOf reverses token.

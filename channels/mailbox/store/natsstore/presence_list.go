@@ -7,14 +7,14 @@ import (
 	"strings"
 
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // Online returns the agents online now, one Presence each (Online true),
 // sorted by agent id: the live keys of the presence bucket, which expire
 // PresenceTTL after an agent's last heartbeat and are deleted by a clean
 // stop. Entries that are not understood are left out with a warning.
-func (s *Store) Online(ctx context.Context) ([]store.Presence, error) {
+func (s *Store) Online(ctx context.Context) ([]driver.Presence, error) {
 	if err := s.checkOpen(ctx); err != nil {
 		return nil, fmt.Errorf("online agents: %w", err)
 	}
@@ -23,12 +23,12 @@ func (s *Store) Online(ctx context.Context) ([]store.Presence, error) {
 		return nil, fmt.Errorf("online agents: %w", err)
 	}
 	defer w.Stop()
-	var out []store.Presence
+	var out []driver.Presence
 	for {
 		select {
 		case e := <-w.Updates():
 			if e == nil { // the end of the initial values
-				slices.SortFunc(out, func(a, b store.Presence) int { return strings.Compare(a.Agent, b.Agent) })
+				slices.SortFunc(out, func(a, b driver.Presence) int { return strings.Compare(a.Agent, b.Agent) })
 				return out, nil
 			}
 			p, ok := presenceOf(e)

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
@@ -22,7 +22,7 @@ func TestWatchPresence(t *testing.T) {
 	be := openWith(t, opts)
 	events, err := be.WatchPresence(testkit.Ctx(t))
 	require.NoError(t, err)
-	next := func() store.Presence {
+	next := func() driver.Presence {
 		t.Helper()
 		select {
 		case p, ok := <-events:
@@ -31,7 +31,7 @@ func TestWatchPresence(t *testing.T) {
 		case <-time.After(testkit.WaitLimit):
 			t.Fatal("no presence change")
 		}
-		return store.Presence{}
+		return driver.Presence{}
 	}
 	beat := func(id string, st envelope.Status) {
 		_, err := be.UpdateCard(testkit.Ctx(t), id, func(c *envelope.Card) {
@@ -42,9 +42,9 @@ func TestWatchPresence(t *testing.T) {
 
 	beat("team.lead", envelope.StatusIdle)
 	p := next()
-	assert.Equal(t, store.Presence{Agent: "team.lead", Online: true, Status: envelope.StatusIdle, Heartbeat: p.Heartbeat}, p)
+	assert.Equal(t, driver.Presence{Agent: "team.lead", Online: true, Status: envelope.StatusIdle, Heartbeat: p.Heartbeat}, p)
 	beat("team.lead", envelope.StatusOffline)
-	assert.Equal(t, store.Presence{Agent: "team.lead"}, next(), "stopped")
+	assert.Equal(t, driver.Presence{Agent: "team.lead"}, next(), "stopped")
 
 	beat("coder", envelope.StatusBusy)
 	assert.True(t, next().Online)

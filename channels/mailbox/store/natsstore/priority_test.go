@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/storetest"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
@@ -22,7 +22,7 @@ func withPriority(m *envelope.Message, p int) *envelope.Message {
 
 // nextID takes the next message and returns its id, acknowledging it when
 // ack is set.
-func nextID(t *testing.T, in store.Inbox, ack bool) (string, *store.Delivery) {
+func nextID(t *testing.T, in driver.Inbox, ack bool) (string, *driver.Delivery) {
 	t.Helper()
 	d, err := in.Next(testkit.Ctx(t))
 	require.NoError(t, err)
@@ -123,7 +123,7 @@ func TestPrioritySpoofedSenderSetAside(t *testing.T) {
 	defer in.Close()
 	id, _ := nextID(t, in, true)
 	assert.Equal(t, good.ID, id, "the forged message is not handed out")
-	got := ev.WaitKind(t, store.EventQuarantined, func(e store.Event) bool { return e.MessageID == forged.ID })
+	got := ev.WaitKind(t, driver.EventQuarantined, func(e driver.Event) bool { return e.MessageID == forged.ID })
 	assert.Contains(t, got.Reason, "sender mismatch")
 	dead, err := be.DeadLetters(testkit.Ctx(t), "bob", 0)
 	require.NoError(t, err)
@@ -156,7 +156,7 @@ func TestPriorityMaxDeliver(t *testing.T) {
 	defer in.Close()
 	id, _ := nextID(t, in, true)
 	assert.Equal(t, sentinel.ID, id)
-	got := ev.WaitKind(t, store.EventQuarantined, func(e store.Event) bool { return e.MessageID == m.ID })
+	got := ev.WaitKind(t, driver.EventQuarantined, func(e driver.Event) bool { return e.MessageID == m.ID })
 	assert.Contains(t, got.Reason, "maxDeliver 3")
 	dead, err := be.DeadLetters(testkit.Ctx(t), "bob", 0)
 	require.NoError(t, err)

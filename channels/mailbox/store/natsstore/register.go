@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // BackendName is the value of channels.mailbox.backend that selects this
@@ -16,7 +17,7 @@ func init() {
 }
 
 // where names the server a store of cfg connects to: "NATS at URL".
-func where(cfg store.Config) string {
+func where(cfg driver.Config) string {
 	c, err := DecodeSection(cfg.Section)
 	if err != nil {
 		return "NATS"
@@ -24,13 +25,13 @@ func where(cfg store.Config) string {
 	return "NATS at " + c.URL
 }
 
-// OpenBackend is the store.Factory of this store: it decodes the
+// OpenBackend is the driver.Factory of this store: it decodes the
 // channels.mailbox.nats section, connects as the agent and opens the
 // store, which then owns the connection. The mailbox's offlineAfter is the
 // presence TTL and its maxMessageBytes the size cap. With cfg.WatchOnly
 // it only connects: the store it gives can Watch (see Store.Watch) and
 // Close, whether the stream exists or not, and fails every other call.
-func OpenBackend(cfg store.Config) (store.Backend, error) {
+func OpenBackend(cfg driver.Config) (driver.Backend, error) {
 	nc, err := DecodeSection(cfg.Section)
 	if err != nil {
 		return nil, err

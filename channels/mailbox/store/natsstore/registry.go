@@ -11,13 +11,13 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // casAttempts bounds how often UpdateCard retries after losing a race.
 const casAttempts = 64
 
-// UpdateCard implements store.Registry with compare-and-set on the card's
+// UpdateCard implements driver.Registry with compare-and-set on the card's
 // key: update is applied to the card as read and the result written only
 // if no one wrote the key meanwhile; otherwise it starts over from the new
 // card, so update may run more than once and must only set fields. The
@@ -38,11 +38,11 @@ func (s *Store) UpdateCard(ctx context.Context, agentID string, update func(*env
 	key := token(agentID)
 	for range casAttempts {
 		card, rev, err := s.readCard(ctx, agentID)
-		if err != nil && !errors.Is(err, store.ErrUnknownAgent) {
+		if err != nil && !errors.Is(err, driver.ErrUnknownAgent) {
 			return envelope.Card{}, fmt.Errorf("update card %q: %w", agentID, err)
 		}
 		update(&card)
-		raw, written, err := store.FinishCard(card, agentID, s.opts.Now())
+		raw, written, err := driver.FinishCard(card, agentID, s.opts.Now())
 		if err != nil {
 			return envelope.Card{}, fmt.Errorf("update card %q: %w", agentID, err)
 		}
@@ -67,11 +67,11 @@ func (s *Store) UpdateCard(ctx context.Context, agentID string, update func(*env
 
 // readCard returns agentID's card and its revision; a missing card is a
 // zero card with AgentID set, revision 0 and an error wrapping
-// store.ErrUnknownAgent.
+// driver.ErrUnknownAgent.
 func (s *Store) readCard(ctx context.Context, agentID string) (envelope.Card, uint64, error) {
 	e, err := s.registry.Get(ctx, token(agentID))
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		return envelope.Card{AgentID: agentID}, 0, fmt.Errorf("card %q: %w", agentID, store.ErrUnknownAgent)
+		return envelope.Card{AgentID: agentID}, 0, fmt.Errorf("card %q: %w", agentID, driver.ErrUnknownAgent)
 	}
 	if err != nil {
 		return envelope.Card{}, 0, fmt.Errorf("read card %q: %w", agentID, err)
@@ -85,7 +85,7 @@ func (s *Store) readCard(ctx context.Context, agentID string) (envelope.Card, ui
 	return card, e.Revision(), nil
 }
 
-// Card implements store.Registry.
+// Card implements driver.Registry.
 func (s *Store) Card(ctx context.Context, agentID string) (envelope.Card, error) {
 	if err := envelope.ValidateAgentID(agentID); err != nil {
 		return envelope.Card{}, fmt.Errorf("card: %w", err)
@@ -100,7 +100,7 @@ func (s *Store) Card(ctx context.Context, agentID string) (envelope.Card, error)
 	return card, nil
 }
 
-// Cards implements store.Registry: every card, sorted by agent id.
+// Cards implements driver.Registry: every card, sorted by agent id.
 // Entries that are not cards are left out with a warning.
 func (s *Store) Cards(ctx context.Context) ([]envelope.Card, error) {
 	if err := s.checkOpen(ctx); err != nil {

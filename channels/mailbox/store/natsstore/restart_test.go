@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/storetest"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
@@ -78,7 +79,7 @@ func TestServerRestartKeepsUnreadMessages(t *testing.T) {
 	}
 	_, err := be.UpdateCard(testkit.Ctx(t), "bob", func(c *envelope.Card) { c.Description = "kept" })
 	require.NoError(t, err)
-	require.NoError(t, be.SaveState(testkit.Ctx(t), "bob", "sent-tasks", []byte("[1]")))
+	require.NoError(t, store.New(be, nil).SaveState(testkit.Ctx(t), "bob", "sent-tasks", []byte("[1]")))
 	require.NoError(t, be.Close())
 
 	ts.Restart(t)
@@ -86,7 +87,7 @@ func TestServerRestartKeepsUnreadMessages(t *testing.T) {
 	card, err := be2.Card(testkit.Ctx(t), "bob")
 	require.NoError(t, err)
 	assert.Equal(t, "kept", card.Description)
-	st, err := be2.LoadState(testkit.Ctx(t), "bob", "sent-tasks")
+	st, err := store.New(be2, nil).LoadState(testkit.Ctx(t), "bob", "sent-tasks")
 	require.NoError(t, err)
 	assert.Equal(t, "[1]", string(st))
 	in, err := be2.OpenInbox(testkit.Ctx(t), "bob")

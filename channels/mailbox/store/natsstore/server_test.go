@@ -6,7 +6,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
 	"github.com/switchboard-dev/switchboard/internal/natstest"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
@@ -62,7 +62,7 @@ func (ts *testServer) section(extra map[string]any) map[string]any {
 
 // options are the store options of these tests, on a new connection to
 // ts in the test's names: short lock TTL and MaxDeliver 3.
-func (ts *testServer) options(t testing.TB, obs store.Observer) natsstore.Options {
+func (ts *testServer) options(t testing.TB, obs driver.Observer) natsstore.Options {
 	t.Helper()
 	opts := natsstore.Options{Conn: ts.Connect(t), OwnConn: true, Observer: obs, MaxDeliver: 3,
 		AckWait: 10 * time.Second, LockTTL: 5 * time.Second, MaxMessageBytes: 1 << 20}
@@ -71,7 +71,7 @@ func (ts *testServer) options(t testing.TB, obs store.Observer) natsstore.Option
 }
 
 // open opens a store on its own connection to ts.
-func (ts *testServer) open(t testing.TB, obs store.Observer) *natsstore.Store {
+func (ts *testServer) open(t testing.TB, obs driver.Observer) *natsstore.Store {
 	t.Helper()
 	return openWith(t, ts.options(t, obs))
 }

@@ -10,17 +10,17 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
-var _ store.DeadLetters = (*Store)(nil)
+var _ driver.DeadLetters = (*Store)(nil)
 
 // rawPeek is how much of an undecodable dead letter SetAside returns.
 const rawPeek = 4 << 10
 
-// SetAside implements store.DeadLetters over DeadLetters: Ref is the dead
+// SetAside implements driver.DeadLetters over DeadLetters: Ref is the dead
 // letter's sequence in the stream.
-func (s *Store) SetAside(ctx context.Context, agent string) ([]store.SetAside, error) {
+func (s *Store) SetAside(ctx context.Context, agent string) ([]driver.SetAside, error) {
 	if err := envelope.ValidateAgentID(agent); err != nil {
 		return nil, err
 	}
@@ -28,9 +28,9 @@ func (s *Store) SetAside(ctx context.Context, agent string) ([]store.SetAside, e
 	if err != nil {
 		return nil, err
 	}
-	out := make([]store.SetAside, 0, len(dead))
+	out := make([]driver.SetAside, 0, len(dead))
 	for _, d := range dead {
-		item := store.SetAside{Agent: agent, Ref: strconv.FormatUint(d.Seq, 10), Reason: d.Reason, Time: d.Time}
+		item := driver.SetAside{Agent: agent, Ref: strconv.FormatUint(d.Seq, 10), Reason: d.Reason, Time: d.Time}
 		if int64(len(d.Data)) > s.opts.MaxMessageBytes {
 			item.Err = fmt.Errorf("larger than %d bytes", s.opts.MaxMessageBytes)
 		} else {
@@ -44,49 +44,40 @@ func (s *Store) SetAside(ctx context.Context, agent string) ([]store.SetAside, e
 	return out, nil
 }
 
-// Redeliver implements store.DeadLetters: a copy of the dead letter
-// (store.RedeliveryCopy) is published on the subject it first arrived on,
-// so the sender check applies to it again, then the dead letter is
-// deleted from the stream.
-func (s *Store) Redeliver(ctx context.Context, agent, ref string) error {
+// Redeliver implements driver.DeadLetters: the copy is published on the
+// subject the dead letter first arrived on, so the sender check applies to
+// it again, then the dead letter is deleted from the stream.
+func (s *Store) Redeliver(ctx context.Context, agent, ref string, copy *envelope.Message) error {
 	d, err := s.deadLetter(ctx, agent, ref)
 	if err != nil {
 		return err
 	}
-	msg, err := envelope.DecodeBytes(d.Data)
-	if err != nil {
-		return fmt.Errorf("redeliver %s: cannot be read: %w", ref, err)
-	}
-	if msg.To != agent {
-		return fmt.Errorf("redeliver %s: it is addressed to %q, not %q", ref, msg.To, agent)
-	}
 	subject := d.Subject
 	if subject == "" {
-		subject = s.names.inbox(msg.To, msg.From)
+		subject = s.names.inbox(copy.To, copy.From)
 	}
-	msg = store.RedeliveryCopy(msg)
-	data, err := store.EncodeForDelivery(msg, s.opts.MaxMessageBytes, envelope.EncodeCompact)
+	data, err := driver.EncodeForDelivery(copy, s.opts.MaxMessageBytes, envelope.EncodeCompact)
 	if err != nil {
 		return fmt.Errorf("redeliver %s: %w", ref, err)
 	}
 	m := nats.NewMsg(subject)
 	m.Data = data
-	if p := msg.Priority; p > 0 {
+	if p := copy.Priority; p > 0 {
 		m.Header.Set(HeaderPriority, strconv.Itoa(p))
 	}
-	m.Header.Set(jetstream.MsgIDHeader, publishID(msg, data))
+	m.Header.Set(jetstream.MsgIDHeader, publishID(copy, data))
 	ack, err := s.js.PublishMsg(ctx, m)
 	if err != nil {
 		return fmt.Errorf("redeliver %s to %q: %w", ref, agent, err)
 	}
 	if !ack.Duplicate && s.observed() {
-		s.emit(store.Event{Kind: store.EventSent, Agent: msg.To, MessageID: msg.ID, From: msg.From,
-			Ref: "#" + strconv.FormatUint(ack.Sequence, 10), ThreadID: msg.ThreadID, TaskID: msg.TaskOf()})
+		s.emit(driver.Event{Kind: driver.EventSent, Agent: copy.To, MessageID: copy.ID, From: copy.From,
+			Ref: "#" + strconv.FormatUint(ack.Sequence, 10), ThreadID: copy.ThreadID, TaskID: copy.TaskOf()})
 	}
 	return s.deleteDead(ctx, d.Seq)
 }
 
-// Discard implements store.DeadLetters: the dead letter is deleted from
+// Discard implements driver.DeadLetters: the dead letter is deleted from
 // the stream.
 func (s *Store) Discard(ctx context.Context, agent, ref string) error {
 	d, err := s.deadLetter(ctx, agent, ref)
@@ -106,11 +97,11 @@ func (s *Store) deadLetter(ctx context.Context, agent, ref string) (DeadLetter, 
 	}
 	seq, err := strconv.ParseUint(ref, 10, 64)
 	if err != nil || seq == 0 {
-		return DeadLetter{}, fmt.Errorf("%w: %q is not a dead letter's sequence", store.ErrNotSetAside, ref)
+		return DeadLetter{}, fmt.Errorf("%w: %q is not a dead letter's sequence", driver.ErrNotSetAside, ref)
 	}
 	raw, err := s.stream.GetMsg(ctx, seq)
 	if errors.Is(err, jetstream.ErrMsgNotFound) || (err == nil && raw.Subject != s.names.dead(agent)) {
-		return DeadLetter{}, fmt.Errorf("%w: %s of %q", store.ErrNotSetAside, ref, agent)
+		return DeadLetter{}, fmt.Errorf("%w: %s of %q", driver.ErrNotSetAside, ref, agent)
 	}
 	if err != nil {
 		return DeadLetter{}, fmt.Errorf("dead letter %s of %q: %w", ref, agent, err)

@@ -8,13 +8,12 @@ import (
 	"strings"
 
 	"github.com/nats-io/nats.go/jetstream"
-
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
-var _ store.DeadLetterAgents = (*Store)(nil)
+var _ driver.DeadLetterAgents = (*Store)(nil)
 
-// DeadLetterAgents implements store.DeadLetterAgents: the agents of the
+// DeadLetterAgents implements driver.DeadLetterAgents: the agents of the
 // dead-letter subjects that hold messages in the stream.
 func (s *Store) DeadLetterAgents(ctx context.Context) ([]string, error) {
 	if err := s.checkOpen(ctx); err != nil {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/storetest"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
@@ -34,12 +35,12 @@ func TestSetAsideListRedeliverDiscard(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, refused.ID, d.Message.ID)
 	require.NoError(t, in.Quarantine(ctx, d, "sender not allowed"))
-	ev.WaitKind(t, store.EventQuarantined, func(e store.Event) bool { return e.MessageID == forged.ID })
+	ev.WaitKind(t, driver.EventQuarantined, func(e driver.Event) bool { return e.MessageID == forged.ID })
 
 	got, err := be.SetAside(ctx, "bob")
 	require.NoError(t, err)
 	require.Len(t, got, 2)
-	reasons := map[string]store.SetAside{}
+	reasons := map[string]driver.SetAside{}
 	for _, g := range got {
 		require.NotNil(t, g.Message)
 		reasons[g.Message.ID] = g
@@ -47,7 +48,10 @@ func TestSetAsideListRedeliverDiscard(t *testing.T) {
 	assert.Equal(t, "sender not allowed", reasons[refused.ID].Reason)
 	assert.Contains(t, reasons[forged.ID].Reason, "sender mismatch")
 
-	require.NoError(t, be.Redeliver(ctx, "bob", reasons[refused.ID].Ref))
+	facade := store.New(be, nil) // which makes the copy the backend redelivers
+	orig, err := facade.Redeliver(ctx, "bob", reasons[refused.ID].Ref)
+	require.NoError(t, err)
+	assert.Equal(t, refused.ID, orig.ID)
 	again, err := in.Next(ctx)
 	require.NoError(t, err)
 	assert.Equal(t, "let me in", again.Message.Text())
@@ -58,7 +62,10 @@ func TestSetAsideListRedeliverDiscard(t *testing.T) {
 	left, err := be.SetAside(ctx, "bob")
 	require.NoError(t, err)
 	assert.Empty(t, left)
-	assert.ErrorIs(t, be.Discard(ctx, "bob", reasons[forged.ID].Ref), store.ErrNotSetAside)
-	assert.ErrorIs(t, be.Discard(ctx, "bob", "x"), store.ErrNotSetAside)
-	assert.ErrorIs(t, be.Redeliver(ctx, "alice", reasons[refused.ID].Ref), store.ErrNotSetAside, "another agent's sequence")
+	assert.ErrorIs(t, be.Discard(ctx, "bob", reasons[forged.ID].Ref), driver.ErrNotSetAside)
+	assert.ErrorIs(t, be.Discard(ctx, "bob", "x"), driver.ErrNotSetAside)
+	_, err = facade.Redeliver(ctx, "alice", reasons[refused.ID].Ref)
+	assert.ErrorIs(t, err, driver.ErrNotSetAside, "another agent's sequence")
+	assert.ErrorIs(t, be.Redeliver(ctx, "alice", reasons[refused.ID].Ref, store.RedeliveryCopy(reasons[refused.ID].Message)),
+		driver.ErrNotSetAside, "another agent's sequence, asked of the backend")
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // Options configures a Store. Zero values take the defaults of
@@ -73,10 +73,10 @@ type Options struct {
 	AsyncAck bool
 	// NoCreate opens only a store that exists, for reading: the stream and
 	// the buckets are neither created nor changed, and Open fails with an
-	// error wrapping store.ErrNoStore when one of them is missing.
+	// error wrapping driver.ErrNoStore when one of them is missing.
 	NoCreate bool
 	// Observer receives an Event for each message handled; may be nil.
-	Observer store.Observer
+	Observer driver.Observer
 	// Logger receives warnings; nil discards.
 	Logger *slog.Logger
 	// Now is the clock (default time.Now).
@@ -148,12 +148,12 @@ type Store struct {
 	audit  *auditLog
 	sweeps sweepIndexes
 
-	inboxes store.InboxSet[*Inbox]
+	inboxes driver.InboxSet[*Inbox]
 }
 
 var (
-	_ store.Backend        = (*Store)(nil)
-	_ store.PresenceLister = (*Store)(nil)
+	_ driver.Backend        = (*Store)(nil)
+	_ driver.PresenceLister = (*Store)(nil)
 )
 
 // Open opens the store on opts.Conn, creating the stream and the buckets
@@ -199,7 +199,7 @@ func (s *Store) setUp(ctx context.Context) error {
 			s.nc.ConnectedUrlRedacted(), err)
 	}
 	if errors.Is(err, jetstream.ErrStreamNotFound) && o.NoCreate {
-		return fmt.Errorf("natsstore: stream %s: %w", o.Stream, store.ErrNoStore)
+		return fmt.Errorf("natsstore: stream %s: %w", o.Stream, driver.ErrNoStore)
 	}
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
 		cfg := jetstream.StreamConfig{
@@ -248,7 +248,7 @@ func (s *Store) setUp(ctx context.Context) error {
 		b.cfg.Storage, b.cfg.Replicas = jetstream.FileStorage, o.Replicas
 		kv, err := s.js.KeyValue(ctx, b.cfg.Bucket)
 		if errors.Is(err, jetstream.ErrBucketNotFound) && o.NoCreate {
-			return fmt.Errorf("natsstore: bucket %s: %w", b.cfg.Bucket, store.ErrNoStore)
+			return fmt.Errorf("natsstore: bucket %s: %w", b.cfg.Bucket, driver.ErrNoStore)
 		}
 		if errors.Is(err, jetstream.ErrBucketNotFound) {
 			kv, err = s.js.CreateKeyValue(ctx, b.cfg)
@@ -264,7 +264,7 @@ func (s *Store) setUp(ctx context.Context) error {
 	return nil
 }
 
-// Close implements store.Backend: it closes the open inboxes (their
+// Close implements driver.Backend: it closes the open inboxes (their
 // unacknowledged deliveries are released for redelivery), stores the
 // buffered audit entries (waiting at most auditWait), flushes, and closes
 // the connection if the store owns it.
@@ -296,14 +296,14 @@ func (s *Store) checkOpen(ctx context.Context) error {
 // The audit log only buffers the entry (see auditLog): it never waits
 // for the server. A sent event goes to the Observer only: the history's
 // copy of the message is its entry (see ReadAudit).
-func (s *Store) emit(ev store.Event) {
+func (s *Store) emit(ev driver.Event) {
 	if ev.Time.IsZero() {
 		ev.Time = s.opts.Now()
 	}
-	if s.audit != nil && ev.Kind != store.EventSent {
+	if s.audit != nil && ev.Kind != driver.EventSent {
 		s.audit.add(s.names.audit(ev.Agent), ev) // the inbox's agent
 	}
-	store.Notify(s.opts.Observer, s.opts.Now, ev)
+	driver.Notify(s.opts.Observer, s.opts.Now, ev)
 }
 
 // observed reports whether events go anywhere (the Observer or the audit

@@ -14,7 +14,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // handled is a message of a task that its recipient acknowledged.
@@ -74,7 +74,7 @@ func (si *sweepIndexes) noteAcked(agent string, seq uint64, msg *envelope.Messag
 	x.add(task, handled{seq: seq, id: msg.ID, from: msg.From, thread: msg.ThreadID})
 }
 
-// SweepTask implements store.TaskSweeper: the handled messages of task
+// SweepTask implements driver.TaskSweeper: the handled messages of task
 // taskID (those this agent acknowledged; pending and claimed ones stay as
 // they are) are marked swept by one marker on <prefix>.<agent>.swept of
 // the history stream, {"task": taskID, "seqs": [their sequences]}, so
@@ -98,7 +98,7 @@ func (in *Inbox) SweepTask(ctx context.Context, taskID string) (int, error) {
 	closed := in.closed
 	in.mu.Unlock()
 	if closed {
-		return 0, store.ErrClosed
+		return 0, driver.ErrClosed
 	}
 	x := in.s.sweeps.get(in.agent)
 	x.sweep.Lock()
@@ -135,7 +135,7 @@ func (in *Inbox) SweepTask(ctx context.Context, taskID string) (int, error) {
 	}
 	x.mu.Unlock()
 	for _, h := range list {
-		in.s.emit(store.Event{Kind: store.EventSwept, Agent: in.agent, MessageID: h.id, From: h.from,
+		in.s.emit(driver.Event{Kind: driver.EventSwept, Agent: in.agent, MessageID: h.id, From: h.from,
 			Ref: ref(h.seq), ThreadID: h.thread, TaskID: taskID})
 	}
 	return len(list), nil

@@ -7,7 +7,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
@@ -30,7 +30,7 @@ func TestSweepRetriesHistoryReadAfterCancel(t *testing.T) {
 	in, err = be.OpenInbox(testkit.Ctx(t), "bob")
 	require.NoError(t, err)
 	defer in.Close()
-	sw := in.(store.TaskSweeper)
+	sw := in.(driver.TaskSweeper)
 	cancelled, cancel := context.WithCancel(context.Background())
 	cancel()
 	n, _ := sw.SweepTask(cancelled, "task-1")
@@ -38,5 +38,5 @@ func TestSweepRetriesHistoryReadAfterCancel(t *testing.T) {
 	n, err = sw.SweepTask(testkit.Ctx(t), "task-1")
 	require.NoError(t, err)
 	assert.Equal(t, 1, n, "the message handled in the earlier run is archived")
-	assert.Equal(t, store.BoxArchive, browseAll(t, be)[m.ID].Box)
+	assert.Equal(t, driver.BoxArchive, browseAll(t, be)[m.ID].Box)
 }

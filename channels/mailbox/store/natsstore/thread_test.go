@@ -8,6 +8,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/storetest"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/view"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
@@ -51,18 +52,18 @@ func converse(t *testing.T, ts *testServer) (ask, answer, again *envelope.Messag
 func TestThreadOverNATS(t *testing.T) {
 	ts := sharedServer(t)
 	ask, answer, _ := converse(t, ts)
-	reader := ts.open(t, nil)
+	reader := store.New(ts.open(t, nil), nil)
 	for _, id := range []string{ask.ID, answer.ID} {
 		thread, err := view.Thread(testkit.Ctx(t), reader, id)
 		require.NoError(t, err)
 		require.Len(t, thread, 2, "thread of %s", id)
 		assert.Equal(t, ask.ID, thread[0].Message.ID)
 		assert.Equal(t, "bob", thread[0].Agent)
-		assert.Equal(t, store.BoxProcessed, thread[0].Box)
+		assert.Equal(t, driver.BoxProcessed, thread[0].Box)
 		assert.Equal(t, 0, thread[0].Depth)
 		assert.Equal(t, answer.ID, thread[1].Message.ID)
 		assert.Equal(t, "alice", thread[1].Agent)
-		assert.Equal(t, store.BoxClaimed, thread[1].Box)
+		assert.Equal(t, driver.BoxClaimed, thread[1].Box)
 		assert.Equal(t, 1, thread[1].Depth)
 	}
 	_, err := view.Thread(testkit.Ctx(t), reader, "no-such-id")
@@ -74,13 +75,13 @@ func TestThreadOverNATS(t *testing.T) {
 func TestFindPendingOverNATS(t *testing.T) {
 	ts := sharedServer(t)
 	_, _, again := converse(t, ts)
-	reader := ts.open(t, nil)
+	reader := store.New(ts.open(t, nil), nil)
 	for _, agent := range []string{"", "alice", "bob"} {
 		pending, err := view.FindPending(testkit.Ctx(t), reader, view.PendingFilter{Agent: agent})
 		require.NoError(t, err)
 		require.Len(t, pending, 1, "agent %q", agent)
 		assert.Equal(t, again.ID, pending[0].MessageID)
-		assert.Contains(t, []store.Box{store.BoxInbox, store.BoxClaimed}, pending[0].Where.Box,
+		assert.Contains(t, []driver.Box{driver.BoxInbox, driver.BoxClaimed}, pending[0].Where.Box,
 			"bob's inbox is open: the request may be pulled ahead")
 	}
 	pending, err := view.FindPending(testkit.Ctx(t), reader, view.PendingFilter{Agent: "carol"})

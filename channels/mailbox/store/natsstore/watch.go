@@ -9,7 +9,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // watchSeen bounds the message ids a Watch remembers to report a retried
@@ -20,9 +20,9 @@ const watchSeen = 4096
 // caller is busy; beyond that the client drops them (and Watch says so).
 const watchBuffer = 256
 
-var _ store.Watcher = (*Store)(nil)
+var _ driver.Watcher = (*Store)(nil)
 
-// Watch implements store.Watcher with a plain subscription to the inbox
+// Watch implements driver.Watcher with a plain subscription to the inbox
 // subjects (ordinary and priority) on the store's connection: it sees
 // each message as it is published, and it claims, creates and changes
 // nothing, so the stream need not exist. Messages published before it
@@ -33,7 +33,7 @@ var _ store.Watcher = (*Store)(nil)
 // and watching goes on. Credentials that may not subscribe to the inbox
 // subjects of every agent make it fail at once; a connection closed for
 // good ends it with an error.
-func (s *Store) Watch(ctx context.Context, agent string, w store.WatchFuncs) error {
+func (s *Store) Watch(ctx context.Context, agent string, w driver.WatchFuncs) error {
 	if err := s.inboxes.Err(); err != nil {
 		return err
 	}
@@ -42,7 +42,7 @@ func (s *Store) Watch(ctx context.Context, agent string, w store.WatchFuncs) err
 
 // watch is Watch on connection nc, for the subjects of n, with messages
 // of at most maxBytes.
-func watch(ctx context.Context, nc *nats.Conn, n names, maxBytes int64, agent string, w store.WatchFuncs) error {
+func watch(ctx context.Context, nc *nats.Conn, n names, maxBytes int64, agent string, w driver.WatchFuncs) error {
 	if agent != "" {
 		if err := envelope.ValidateAgentID(agent); err != nil {
 			return err
@@ -99,7 +99,7 @@ func watch(ctx context.Context, nc *nats.Conn, n names, maxBytes int64, agent st
 
 // follower is the state of one watch.
 type follower struct {
-	w        store.WatchFuncs
+	w        driver.WatchFuncs
 	url      string
 	only     string // the subject prefix of the one inbox watched; "" = every one
 	seen     *seenSet
@@ -141,7 +141,7 @@ func (f *follower) report(m *nats.Msg) error {
 	if f.only != "" && !strings.HasPrefix(m.Subject, f.only) {
 		return nil
 	}
-	got := store.Watched{Ref: m.Subject}
+	got := driver.Watched{Ref: m.Subject}
 	if n := int64(len(m.Data)); n > f.maxBytes {
 		got.Err = fmt.Errorf("message too large: %d bytes, over channels.mailbox.maxMessageBytes", n)
 	} else {

@@ -8,14 +8,14 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // errWatchOnly is the error of every call but Watch and Close on a store
-// opened with store.Config.WatchOnly.
+// opened with driver.Config.WatchOnly.
 var errWatchOnly = errors.New("natsstore: the store was opened for watching only")
 
-// watchOnly is what OpenBackend gives for store.Config.WatchOnly: a
+// watchOnly is what OpenBackend gives for driver.Config.WatchOnly: a
 // connection and the subject names, enough to Watch a mailbox whose
 // stream does not exist yet (or a server without JetStream), and
 // nothing else. It owns the connection.
@@ -26,14 +26,14 @@ type watchOnly struct {
 }
 
 var (
-	_ store.Backend = (*watchOnly)(nil)
-	_ store.Watcher = (*watchOnly)(nil)
+	_ driver.Backend = (*watchOnly)(nil)
+	_ driver.Watcher = (*watchOnly)(nil)
 )
 
 // Watch is Store.Watch, on the store's own connection.
-func (s *watchOnly) Watch(ctx context.Context, agent string, w store.WatchFuncs) error {
+func (s *watchOnly) Watch(ctx context.Context, agent string, w driver.WatchFuncs) error {
 	if s.nc.IsClosed() {
-		return store.ErrClosed
+		return driver.ErrClosed
 	}
 	return watch(ctx, s.nc, s.names, s.maxBytes, agent, w)
 }
@@ -60,16 +60,25 @@ func (s *watchOnly) Card(context.Context, string) (envelope.Card, error) {
 // Cards fails: the store is for watching only.
 func (s *watchOnly) Cards(context.Context) ([]envelope.Card, error) { return nil, errWatchOnly }
 
-// LoadState fails: the store is for watching only.
-func (s *watchOnly) LoadState(context.Context, string, string) ([]byte, error) {
+// LoadRecord fails: the store is for watching only.
+func (s *watchOnly) LoadRecord(context.Context, driver.Record) ([]byte, error) {
 	return nil, errWatchOnly
 }
 
-// SaveState fails: the store is for watching only.
-func (s *watchOnly) SaveState(context.Context, string, string, []byte) error { return errWatchOnly }
+// SaveRecord fails: the store is for watching only.
+func (s *watchOnly) SaveRecord(context.Context, driver.Record, []byte) error { return errWatchOnly }
+
+// CreateRecord fails: the store is for watching only.
+func (s *watchOnly) CreateRecord(context.Context, driver.Record, []byte) error { return errWatchOnly }
+
+// DeleteRecord fails: the store is for watching only.
+func (s *watchOnly) DeleteRecord(context.Context, driver.Record) error { return errWatchOnly }
+
+// ListRecords fails: the store is for watching only.
+func (s *watchOnly) ListRecords(context.Context, string) ([]string, error) { return nil, errWatchOnly }
 
 // OpenInbox fails: the store is for watching only.
-func (s *watchOnly) OpenInbox(context.Context, string) (store.Inbox, error) {
+func (s *watchOnly) OpenInbox(context.Context, string) (driver.Inbox, error) {
 	return nil, errWatchOnly
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/storetest"
 	"github.com/switchboard-dev/switchboard/config"
@@ -107,11 +108,11 @@ func TestWatchOneAgent(t *testing.T) {
 // everything but watching.
 func TestWatchOnlyStore(t *testing.T) {
 	srv := natstest.Start(t, "")
-	be, err := store.Open(natsstore.BackendName, store.Config{AgentID: "watcher", WatchOnly: true, NoCreate: true,
+	be, err := store.Open(natsstore.BackendName, driver.Config{AgentID: "watcher", WatchOnly: true, NoCreate: true,
 		MaxMessageBytes: 512, Section: config.Section{Path: natsstore.ConfigPath, Raw: map[string]any{"url": srv.URL()}}})
 	require.NoError(t, err)
 	t.Cleanup(func() { be.Close() }) // after the watch stops
-	watcher, ok := be.(store.Watcher)
+	watcher, ok := be, be.Has(store.CanWatch)
 	require.True(t, ok, "a watch-only store can watch")
 	w := storetest.StartWatch(t, watcher, "")
 
@@ -174,14 +175,14 @@ func TestWatchNeedsPermission(t *testing.T) {
 	}}}
 	require.NoError(t, srv.Launch())
 	t.Cleanup(srv.Stop)
-	be, err := store.Open(natsstore.BackendName, store.Config{AgentID: "coder", WatchOnly: true,
+	be, err := store.Open(natsstore.BackendName, driver.Config{AgentID: "coder", WatchOnly: true,
 		Section: config.Section{Path: natsstore.ConfigPath, Raw: map[string]any{"url": srv.URL(), "user": "coder", "password": "secret"}}})
 	require.NoError(t, err)
 	defer be.Close()
 
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)
 	defer cancel()
-	err = be.(store.Watcher).Watch(ctx, "", store.WatchFuncs{Ready: func() { t.Error("ready without permission") }})
+	err = be.Watch(ctx, "", driver.WatchFuncs{Ready: func() { t.Error("ready without permission") }})
 	require.ErrorIs(t, err, nats.ErrPermissionViolation)
 	assert.Contains(t, err.Error(), "watching needs permission to subscribe to mailbox.*.inbox.* and mailbox.*.priority.*")
 }
@@ -191,7 +192,7 @@ func TestWatchNeedsPermission(t *testing.T) {
 func TestWatchRefusesAndEnds(t *testing.T) {
 	srv := natstest.Start(t, "")
 	st := watchedStore(t, srv)
-	require.ErrorIs(t, st.Watch(testkit.Ctx(t), "a/b", store.WatchFuncs{}), envelope.ErrBadAgentID)
+	require.ErrorIs(t, st.Watch(testkit.Ctx(t), "a/b", driver.WatchFuncs{}), envelope.ErrBadAgentID)
 
 	nc := srv.Connect(t)
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)
@@ -200,7 +201,7 @@ func TestWatchRefusesAndEnds(t *testing.T) {
 	require.NoError(t, err)
 	done := make(chan error, 1)
 	ready := make(chan struct{})
-	go func() { done <- bare.Watch(ctx, "", store.WatchFuncs{Ready: func() { close(ready) }}) }()
+	go func() { done <- bare.Watch(ctx, "", driver.WatchFuncs{Ready: func() { close(ready) }}) }()
 	<-ready
 	nc.Close()
 	select {

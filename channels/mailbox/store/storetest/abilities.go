@@ -4,8 +4,6 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/switchboard-dev/switchboard/agent"
-
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 
 	"github.com/stretchr/testify/assert"
@@ -24,97 +22,103 @@ func (s *suite) runAbilities(t *testing.T) {
 	t.Run("Approvals", testkit.Parallel(s.testApprovals))
 }
 
-// Ability is one optional interface of package store and the Features
-// flag that says a backend lacks it (see Has and Need).
+// Ability is one optional ability of a backend (or of its Inbox), as
+// store.Store.Has and store.Inbox.Has report it, and the Features flag
+// that says a backend lacks it (see Has and Need).
 type Ability struct {
-	iface string // the interface, as written in Go
-	flag  string // the Features field
-	lacks bool   // the flag's value
+	ability store.Ability
+	iface   string // the driver's interface, as written in Go
+	flag    string // the Features field
+	lacks   bool   // the flag's value
 }
 
-// Browse is store.Browser, lacking with NoBrowse.
-func (f Features) Browse() Ability { return Ability{"store.Browser", "NoBrowse", f.NoBrowse} }
+// Browse is driver.Browser, lacking with NoBrowse.
+func (f Features) Browse() Ability {
+	return Ability{store.CanBrowse, "driver.Browser", "NoBrowse", f.NoBrowse}
+}
 
-// Audit is store.Auditor, lacking with NoAudit.
-func (f Features) Audit() Ability { return Ability{"store.Auditor", "NoAudit", f.NoAudit} }
+// Audit is driver.Auditor, lacking with NoAudit.
+func (f Features) Audit() Ability {
+	return Ability{store.CanAudit, "driver.Auditor", "NoAudit", f.NoAudit}
+}
 
-// AuditRead is store.AuditReader, lacking with NoAuditRead.
+// AuditRead is driver.AuditReader, lacking with NoAuditRead.
 func (f Features) AuditRead() Ability {
-	return Ability{"store.AuditReader", "NoAuditRead", f.NoAuditRead}
+	return Ability{store.CanReadAudit, "driver.AuditReader", "NoAuditRead", f.NoAuditRead}
 }
 
-// Sweep is store.TaskSweeper (of an Inbox), lacking with NoSweep.
-func (f Features) Sweep() Ability { return Ability{"store.TaskSweeper", "NoSweep", f.NoSweep} }
-
-// Prune is store.Pruner (of an Inbox), lacking with NoPrune.
-func (f Features) Prune() Ability { return Ability{"store.Pruner", "NoPrune", f.NoPrune} }
-
-// Approvals is store.ApprovalBook, lacking with NoApprovals.
-func (f Features) Approvals() Ability {
-	return Ability{"store.ApprovalBook", "NoApprovals", f.NoApprovals}
+// Sweep is driver.TaskSweeper (of an Inbox), lacking with NoSweep.
+func (f Features) Sweep() Ability {
+	return Ability{store.CanSweep, "driver.TaskSweeper", "NoSweep", f.NoSweep}
 }
 
-// mismatch says how the flag of a contradicts v's type (ok: whether v
-// implements the interface), or returns "" when they agree.
-func (a Ability) mismatch(v any, ok bool) string {
+// Prune is driver.Pruner (of an Inbox), lacking with NoPrune.
+func (f Features) Prune() Ability {
+	return Ability{store.CanPrune, "driver.Pruner", "NoPrune", f.NoPrune}
+}
+
+// Haver is what tells which abilities its backend has: a *store.Store,
+// or a *store.Inbox for the abilities of an inbox.
+type Haver interface {
+	Has(a store.Ability) bool
+}
+
+// mismatch says how the flag of a contradicts what (the backend's or its
+// inbox's type) when ok says whether it implements the interface, or
+// returns "" when they agree.
+func (a Ability) mismatch(what string, ok bool) string {
 	switch {
 	case ok && a.lacks:
-		return fmt.Sprintf("%T implements %s, but Features.%s is true: set the flag to false", v, a.iface, a.flag)
+		return fmt.Sprintf("%s implements %s, but Features.%s is true: set the flag to false", what, a.iface, a.flag)
 	case !ok && !a.lacks:
-		return fmt.Sprintf("%T does not implement %s: implement it, or set Features.%s while the backend lacks it",
-			v, a.iface, a.flag)
+		return fmt.Sprintf("%s does not implement %s: implement it, or set Features.%s while the backend lacks it",
+			what, a.iface, a.flag)
 	}
 	return ""
 }
 
-// Has returns v (a Backend or an Inbox) as T and whether it is one; it
-// fails t when that contradicts the flag of a.
-func Has[T any](t *testing.T, a Ability, v any) (T, bool) {
+// Has reports whether v's backend has a; it fails t when that contradicts
+// the flag of a.
+func Has(t *testing.T, a Ability, v Haver) bool {
 	t.Helper()
-	x, ok := v.(T)
-	if msg := a.mismatch(v, ok); msg != "" {
+	ok := v.Has(a.ability)
+	if msg := a.mismatch("the backend", ok); msg != "" {
 		t.Fatal(msg)
 	}
-	return x, ok
+	return ok
 }
 
-// Need returns v as T, skipping t when the backend lacks a as its flag
-// says, and failing t when the flag and the type disagree.
-func Need[T any](t *testing.T, a Ability, v any) T {
+// Need skips t when v's backend lacks a as its flag says, and fails t
+// when the flag and the backend disagree.
+func Need(t *testing.T, a Ability, v Haver) {
 	t.Helper()
-	x, ok := Has[T](t, a, v)
-	if !ok {
+	if !Has(t, a, v) {
 		t.Skipf("the backend lacks %s (Features.%s)", a.iface, a.flag)
 	}
-	return x
 }
 
 // testDeclared: every ability flag matches the backend's types, whatever
 // the other cases skip.
 func (s *suite) testDeclared(t *testing.T) {
-	be := s.world(t).open(t, nil)
+	w := s.world(t)
+	drv := w.driver(t, nil)
+	be := store.New(drv, nil)
 	in := OpenInbox(t, be, "probe")
-	check := func(a Ability, v any, ok bool) {
-		if msg := a.mismatch(v, ok); msg != "" {
+	check := func(a Ability, v Haver, what string) {
+		if msg := a.mismatch(what, v.Has(a.ability)); msg != "" {
 			t.Error(msg)
 		}
 	}
-	_, ok := be.(store.Browser)
-	check(s.feat.Browse(), be, ok)
-	_, ok = be.(store.Auditor)
-	check(s.feat.Audit(), be, ok)
-	_, ok = be.(store.AuditReader)
-	check(s.feat.AuditRead(), be, ok)
-	_, ok = in.(store.TaskSweeper)
-	check(s.feat.Sweep(), in, ok)
-	_, ok = in.(store.Pruner)
-	check(s.feat.Prune(), in, ok)
-	_, ok = be.(agent.ApprovalBook)
-	check(s.feat.Approvals(), be, ok)
+	what := fmt.Sprintf("%T", drv)
+	check(s.feat.Browse(), be, what)
+	check(s.feat.Audit(), be, what)
+	check(s.feat.AuditRead(), be, what)
+	check(s.feat.Sweep(), in, "the inbox of "+what)
+	check(s.feat.Prune(), in, "the inbox of "+what)
 }
 
 // storedByID browses b and returns what it holds, by message id.
-func storedByID(t *testing.T, b store.Browser) map[string][]store.Stored {
+func storedByID(t *testing.T, b *store.Store) map[string][]store.Stored {
 	t.Helper()
 	out := map[string][]store.Stored{}
 	require.NoError(t, b.Browse(testkit.Ctx(t), func(st store.Stored) bool {
@@ -132,7 +136,7 @@ const BoxPending store.Box = "inbox (or claimed when read ahead)"
 
 // AssertBoxes checks that b holds each message of want once, in agent's
 // mailbox, in the box given (BoxPending: see there).
-func (f Features) AssertBoxes(t *testing.T, b store.Browser, agent string, want map[string]store.Box) {
+func (f Features) AssertBoxes(t *testing.T, b *store.Store, agent string, want map[string]store.Box) {
 	t.Helper()
 	got := storedByID(t, b)
 	for id, box := range want {
@@ -158,7 +162,8 @@ func (f Features) AssertBoxes(t *testing.T, b store.Browser, agent string, want 
 func (s *suite) testBrowse(t *testing.T) {
 	w := s.world(t)
 	be := w.open(t, nil)
-	b := Need[store.Browser](t, s.feat.Browse(), w.open(t, nil))
+	b := w.open(t, nil)
+	Need(t, s.feat.Browse(), b)
 	m1, m2, m3 := NewMessage("alice", "bob", "1"), NewMessage("alice", "bob", "2"), NewMessage("carol", "bob", "3")
 	m3.ThreadID, m3.ReplyTo = m1.ID, m1.ID
 	waiting := NewMessage("alice", "dave", "for later") // dave's inbox never opens

@@ -22,7 +22,7 @@ func (s *suite) testSweepTask(t *testing.T) {
 	ev := testkit.NewEvents()
 	be := w.open(t, ev.Observe)
 	in := OpenInbox(t, be, "bob")
-	sw := Need[store.TaskSweeper](t, s.feat.Sweep(), in)
+	Need(t, s.feat.Sweep(), in)
 	task := NewMessage("alice", "bob", "sort 3 1 2")
 	task.Type, task.Task = envelope.TypeTask, &envelope.Task{ID: "sweep-1", State: envelope.StatePending}
 	question := NewMessage("alice", "bob", "ascending?")
@@ -38,7 +38,7 @@ func (s *suite) testSweepTask(t *testing.T) {
 	d := Next(t, in)
 	require.Equal(t, open.ID, d.Message.ID)
 
-	n, err := sw.SweepTask(testkit.Ctx(t), "sweep-1")
+	n, err := in.SweepTask(testkit.Ctx(t), "sweep-1")
 	require.NoError(t, err)
 	assert.Equal(t, 2, n, "the two handled messages of the task")
 	for _, id := range []string{task.ID, question.ID} {
@@ -46,14 +46,14 @@ func (s *suite) testSweepTask(t *testing.T) {
 		assert.Equal(t, "bob", e.Agent)
 		assert.Equal(t, "sweep-1", e.TaskID)
 	}
-	n, err = sw.SweepTask(testkit.Ctx(t), "sweep-1")
+	n, err = in.SweepTask(testkit.Ctx(t), "sweep-1")
 	require.NoError(t, err)
 	assert.Zero(t, n, "nothing left to sweep")
-	_, err = sw.SweepTask(testkit.Ctx(t), "")
+	_, err = in.SweepTask(testkit.Ctx(t), "")
 	assert.Error(t, err, "empty task id")
 
-	if b, ok := Has[store.Browser](t, s.feat.Browse(), be); ok {
-		s.feat.AssertBoxes(t, b, "bob", map[string]store.Box{task.ID: store.BoxArchive, question.ID: store.BoxArchive,
+	if Has(t, s.feat.Browse(), be) {
+		s.feat.AssertBoxes(t, be, "bob", map[string]store.Box{task.ID: store.BoxArchive, question.ID: store.BoxArchive,
 			other.ID: store.BoxProcessed, open.ID: store.BoxClaimed})
 	}
 	Ack(t, in, d)
@@ -68,7 +68,7 @@ func (s *suite) testPrune(t *testing.T) {
 	ev := testkit.NewEvents()
 	be := w.open(t, ev.Observe)
 	in := OpenInbox(t, be, "bob")
-	p := Need[store.Pruner](t, s.feat.Prune(), in)
+	Need(t, s.feat.Prune(), in)
 	done := []*envelope.Message{NewMessage("alice", "bob", "1"), NewMessage("alice", "bob", "2"),
 		NewMessage("alice", "bob", "3")}
 	held, waiting := NewMessage("alice", "bob", "held"), NewMessage("alice", "bob", "waiting")
@@ -78,25 +78,25 @@ func (s *suite) testPrune(t *testing.T) {
 	d := Next(t, in)
 	require.Equal(t, held.ID, d.Message.ID)
 
-	rep, err := p.Prune(testkit.Ctx(t), store.Retention{})
+	rep, err := in.Prune(testkit.Ctx(t), store.Retention{})
 	require.NoError(t, err)
 	assert.Zero(t, rep.Files, "no bounds, nothing removed")
-	rep, err = p.Prune(testkit.Ctx(t), store.Retention{ProcessedMaxBytes: 1})
+	rep, err = in.Prune(testkit.Ctx(t), store.Retention{ProcessedMaxBytes: 1})
 	require.NoError(t, err)
 	assert.Equal(t, len(done), rep.Files, "every handled message is over one byte")
 	assert.Positive(t, rep.Bytes)
 	e := ev.WaitKind(t, store.EventPruned, nil)
 	assert.Equal(t, "bob", e.Agent)
-	rep, err = p.Prune(testkit.Ctx(t), store.Retention{ProcessedMaxBytes: 1})
+	rep, err = in.Prune(testkit.Ctx(t), store.Retention{ProcessedMaxBytes: 1})
 	require.NoError(t, err)
 	assert.Zero(t, rep.Files, "nothing left to remove")
 
-	if b, ok := Has[store.Browser](t, s.feat.Browse(), be); ok {
-		got := storedByID(t, b)
+	if Has(t, s.feat.Browse(), be) {
+		got := storedByID(t, be)
 		for _, m := range done {
 			assert.Empty(t, got[m.ID], "pruned")
 		}
-		s.feat.AssertBoxes(t, b, "bob", map[string]store.Box{held.ID: store.BoxClaimed, waiting.ID: BoxPending})
+		s.feat.AssertBoxes(t, be, "bob", map[string]store.Box{held.ID: store.BoxClaimed, waiting.ID: BoxPending})
 	}
 	Ack(t, in, d)
 	sentinel := NewMessage("alice", "bob", "sentinel")

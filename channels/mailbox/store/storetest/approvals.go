@@ -14,13 +14,13 @@ import (
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
-// testApprovals checks store.ApprovalBook: an approval put by one process
-// is listed and decided by another, the first decision stands among many
+// testApprovals checks the store's agent.ApprovalBook, which the facade
+// keeps on the backend's records: an approval put by one process is
+// listed and decided by another, the first decision stands among many
 // deciders, and a deleted approval is gone.
 func (s *suite) testApprovals(t *testing.T) {
 	w := s.world(t)
-	book := Need[agent.ApprovalBook](t, s.feat.Approvals(), w.open(t, nil))
-	other := Need[agent.ApprovalBook](t, s.feat.Approvals(), w.open(t, nil))
+	var book, other agent.ApprovalBook = w.open(t, nil).Approvals(), w.open(t, nil).Approvals()
 	ctx := testkit.Ctx(t)
 
 	list, err := other.ListApprovals(ctx)

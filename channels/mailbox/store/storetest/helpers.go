@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -24,8 +25,21 @@ func NewMessage(from, to, text string) *envelope.Message {
 	}
 }
 
+// Sender is what delivers messages: a *store.Store, or a backend itself
+// (driver.Backend) in a backend's own tests.
+type Sender interface {
+	Deliver(ctx context.Context, msg *envelope.Message) error
+}
+
+// Inbox is what the helpers take messages from: a *store.Inbox, or a
+// backend's own (driver.Inbox).
+type Inbox interface {
+	Next(ctx context.Context) (*store.Delivery, error)
+	Ack(ctx context.Context, d *store.Delivery) error
+}
+
 // Deliver delivers each message or fails the test.
-func Deliver(t *testing.T, be store.Backend, msgs ...*envelope.Message) {
+func Deliver(t *testing.T, be Sender, msgs ...*envelope.Message) {
 	t.Helper()
 	for _, m := range msgs {
 		require.NoError(t, be.Deliver(testkit.Ctx(t), m), "deliver %s", m.ID)
@@ -33,7 +47,7 @@ func Deliver(t *testing.T, be store.Backend, msgs ...*envelope.Message) {
 }
 
 // OpenInbox opens agent's inbox and closes it when the test ends.
-func OpenInbox(t *testing.T, be store.Backend, agent string) store.Inbox {
+func OpenInbox(t *testing.T, be *store.Store, agent string) *store.Inbox {
 	t.Helper()
 	in, err := be.OpenInbox(testkit.Ctx(t), agent)
 	require.NoError(t, err, "open inbox of %q", agent)
@@ -42,7 +56,7 @@ func OpenInbox(t *testing.T, be store.Backend, agent string) store.Inbox {
 }
 
 // Next returns the next delivery, waiting up to testkit.WaitLimit.
-func Next(t *testing.T, in store.Inbox) *store.Delivery {
+func Next(t *testing.T, in Inbox) *store.Delivery {
 	t.Helper()
 	d, err := in.Next(testkit.Ctx(t))
 	require.NoError(t, err, "next delivery")
@@ -52,7 +66,7 @@ func Next(t *testing.T, in store.Inbox) *store.Delivery {
 }
 
 // Ack acknowledges d or fails the test.
-func Ack(t *testing.T, in store.Inbox, d *store.Delivery) {
+func Ack(t *testing.T, in Inbox, d *store.Delivery) {
 	t.Helper()
 	require.NoError(t, in.Ack(testkit.Ctx(t), d), "ack %s", d.Message.ID)
 }
@@ -61,7 +75,7 @@ func Ack(t *testing.T, in store.Inbox, d *store.Delivery) {
 // acknowledges it. Delivering a fresh message and expecting it next is how
 // the suite shows that nothing else was pending, without waiting for
 // something not to happen.
-func ExpectNext(t *testing.T, in store.Inbox, id string) *store.Delivery {
+func ExpectNext(t *testing.T, in Inbox, id string) *store.Delivery {
 	t.Helper()
 	d := Next(t, in)
 	require.Equal(t, id, d.Message.ID, "next message: %q from %s", d.Message.Text(), d.Message.From)
@@ -70,7 +84,7 @@ func ExpectNext(t *testing.T, in store.Inbox, id string) *store.Delivery {
 }
 
 // drain takes n deliveries, acknowledging each, and returns them.
-func drain(t *testing.T, in store.Inbox, n int) []*envelope.Message {
+func drain(t *testing.T, in Inbox, n int) []*envelope.Message {
 	t.Helper()
 	out := make([]*envelope.Message, 0, n)
 	for range n {

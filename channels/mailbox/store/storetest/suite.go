@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
@@ -16,9 +17,10 @@ type Factory func(t *testing.T) *Harness
 type Harness struct {
 	// Open connects a new Backend to the store, as another process would:
 	// every Backend opened on one Harness sees the same inboxes, cards and
-	// state. obs (may be nil) receives the new Backend's events. The suite
-	// closes what it opens.
-	Open func(t *testing.T, obs store.Observer) store.Backend
+	// records. obs (may be nil) receives the new Backend's events. The
+	// suite closes what it opens; it uses most of it through the facade
+	// (store.New), as every consumer does.
+	Open func(t *testing.T, obs store.Observer) driver.Backend
 	// InjectRaw puts data, as it is, into agent's inbox as if sent by
 	// from, bypassing every check of Deliver, so the suite can hand the
 	// inbox input that does not decode. Nil when the backend cannot hold
@@ -29,7 +31,8 @@ type Harness struct {
 // Features says what a backend lacks or adds; the zero value is a backend
 // that has everything the suite checks and nothing extra.
 //
-// The flags of the optional abilities (the interfaces of store/optional.go)
+// The flags of the optional abilities (the interfaces of
+// driver/optional.go, as store.Store.Has and store.Inbox.Has report them)
 // must match the backend's types: a backend that implements an interface
 // while its flag says it lacks it, or lacks one its flag does not name,
 // fails the suite ("Abilities/Declared" and every case that uses the
@@ -44,27 +47,24 @@ type Features struct {
 	// for ever.
 	MaxDeliver int
 
-	// NoBrowse: the Backend is no store.Browser. The cases that read the
+	// NoBrowse: the Backend is no driver.Browser. The cases that read the
 	// store back are skipped: Browse itself, mailbox.Thread, FindPending,
 	// the boxes of handled and swept messages, and a reply stored by
 	// another process (Channel.Archive, and a held request answered while
 	// its agent was down).
 	NoBrowse bool
-	// NoAudit: the Backend is no store.Auditor. The cases of Record, and
+	// NoAudit: the Backend is no driver.Auditor. The cases of Record, and
 	// of the channel's own events (delivered, overdue), are skipped.
 	NoAudit bool
-	// NoAuditRead: the Backend is no store.AuditReader. The cases that read
+	// NoAuditRead: the Backend is no driver.AuditReader. The cases that read
 	// the audit log back are skipped.
 	NoAuditRead bool
-	// NoSweep: the backend's Inbox is no store.TaskSweeper. The cases of a
+	// NoSweep: the backend's Inbox is no driver.TaskSweeper. The cases of a
 	// task's messages moved to its archive are skipped.
 	NoSweep bool
-	// NoPrune: the backend's Inbox is no store.Pruner. The retention case
+	// NoPrune: the backend's Inbox is no driver.Pruner. The retention case
 	// is skipped.
 	NoPrune bool
-	// NoApprovals: the Backend is no store.ApprovalBook. The cases of
-	// approvals kept for other processes are skipped.
-	NoApprovals bool
 	// ReadAhead: the inbox takes messages ahead of Next (a prefetch), and
 	// Browse may show a message not yet returned by Next as BoxClaimed.
 	// The suite then accepts BoxClaimed for such a message, where it
@@ -83,6 +83,7 @@ func Run(t *testing.T, f Factory, features Features) {
 	t.Run("Poison", testkit.Parallel(s.runPoison))
 	t.Run("Registry", testkit.Parallel(s.runRegistry))
 	t.Run("State", testkit.Parallel(s.runState))
+	t.Run("Records", testkit.Parallel(s.runRecords))
 	t.Run("Errors", testkit.Parallel(s.runErrors))
 	t.Run("Abilities", testkit.Parallel(s.runAbilities))
 }
@@ -102,8 +103,15 @@ func (s *suite) world(t *testing.T) *world {
 	return &world{h: s.f(t)}
 }
 
-// open opens a backend and closes it when the test ends.
-func (w *world) open(t *testing.T, obs store.Observer) store.Backend {
+// open opens a backend and closes it when the test ends, and returns the
+// store over it.
+func (w *world) open(t *testing.T, obs store.Observer) *store.Store {
+	t.Helper()
+	return store.New(w.driver(t, obs), nil)
+}
+
+// driver opens a backend and closes it when the test ends.
+func (w *world) driver(t *testing.T, obs store.Observer) driver.Backend {
 	t.Helper()
 	be := w.h.Open(t, obs)
 	t.Cleanup(func() { be.Close() })

@@ -12,7 +12,13 @@ import (
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
-// Watching is a store.Watcher's Watch running for a test: what it
+// Watcher is what follows new messages: a *store.Store, or a backend
+// itself (driver.Watcher) in a backend's own tests.
+type Watcher interface {
+	Watch(ctx context.Context, agent string, w store.WatchFuncs) error
+}
+
+// Watching is a Watcher's Watch running for a test: what it
 // reported, in order, and its notices.
 type Watching struct {
 	// Arrived holds the messages reported; Notices the notice lines.
@@ -26,7 +32,7 @@ type Watching struct {
 // StartWatch runs w.Watch(agent) until Stop or the end of the test, and
 // returns once Watch said it is ready. The test fails if Watch ends
 // early or returns an error when stopped.
-func StartWatch(t testing.TB, w store.Watcher, agent string) *Watching {
+func StartWatch(t testing.TB, w Watcher, agent string) *Watching {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	wa := &Watching{Arrived: testkit.NewLog[store.Watched](), Notices: testkit.NewLog[string](),

@@ -1,15 +1,14 @@
-package store_test
+package driver_test
 
 import (
 	"errors"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/storetest"
 )
 
@@ -19,7 +18,7 @@ func TestEncodeForDeliveryValid(t *testing.T) {
 	} {
 		t.Run(name, func(t *testing.T) {
 			msg := storetest.NewMessage("alice", "bob", "hello")
-			data, err := store.EncodeForDelivery(msg, 1<<20, encode)
+			data, err := driver.EncodeForDelivery(msg, 1<<20, encode)
 			require.NoError(t, err)
 			want, err := encode(msg)
 			require.NoError(t, err)
@@ -29,10 +28,10 @@ func TestEncodeForDeliveryValid(t *testing.T) {
 			assert.Equal(t, msg.ID, got.ID)
 			assert.Equal(t, "hello", got.Text())
 
-			exact, err := store.EncodeForDelivery(msg, int64(len(data)), encode)
+			exact, err := driver.EncodeForDelivery(msg, int64(len(data)), encode)
 			require.NoError(t, err, "a message exactly at the limit is accepted")
 			assert.Equal(t, data, exact)
-			_, err = store.EncodeForDelivery(msg, int64(len(data))-1, encode)
+			_, err = driver.EncodeForDelivery(msg, int64(len(data))-1, encode)
 			assert.ErrorIs(t, err, envelope.ErrTooLarge, "the limit applies to the bytes stored")
 		})
 	}
@@ -56,7 +55,7 @@ func TestEncodeForDeliveryRefuses(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			msg := storetest.NewMessage("alice", "bob", "hello")
 			tt.change(msg)
-			data, err := store.EncodeForDelivery(msg, tt.max, envelope.Encode)
+			data, err := driver.EncodeForDelivery(msg, tt.max, envelope.Encode)
 			require.Error(t, err)
 			assert.Nil(t, data)
 			assert.True(t, errors.Is(err, tt.wantErr), "want %v, got %v", tt.wantErr, err)
@@ -64,34 +63,6 @@ func TestEncodeForDeliveryRefuses(t *testing.T) {
 			assert.Contains(t, err.Error(), msg.ID, "the error names the message")
 		})
 	}
-	_, err := store.EncodeForDelivery(nil, 1<<20, envelope.Encode)
+	_, err := driver.EncodeForDelivery(nil, 1<<20, envelope.Encode)
 	assert.EqualError(t, err, "deliver: nil message")
-}
-
-func TestCheckStateKey(t *testing.T) {
-	tests := []struct {
-		agent, key string
-		ok         bool
-	}{
-		{"coder", "sent-tasks", true},
-		{"coder", "a", true},
-		{"coder", "x_1-2", true},
-		{"coder", strings.Repeat("k", 64), true},
-		{"coder", strings.Repeat("k", 65), false},
-		{"coder", "", false},
-		{"coder", "-attempts", false},
-		{"coder", "Upper", false},
-		{"coder", "a.b", false},
-		{"coder", "../x", false},
-		{"", "sent-tasks", false},
-		{"../coder", "sent-tasks", false},
-	}
-	for _, tt := range tests {
-		err := store.CheckStateKey(tt.agent, tt.key)
-		if tt.ok {
-			assert.NoError(t, err, "agent %q key %q", tt.agent, tt.key)
-		} else {
-			assert.Error(t, err, "agent %q key %q", tt.agent, tt.key)
-		}
-	}
 }

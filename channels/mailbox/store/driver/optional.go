@@ -1,4 +1,4 @@
-package store
+package driver
 
 import (
 	"context"
@@ -7,9 +7,10 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 )
 
-// Optional abilities of a Backend or an Inbox, found by type assertion.
-// The mailbox channel uses each one when the store has it and does
-// without otherwise, so a backend can grow into them one at a time.
+// Optional abilities of a Backend or an Inbox, found by type assertion in
+// the facade (package store) and nowhere else. The facade uses each one
+// when the backend has it, and emulates it or refuses otherwise, so a
+// backend can grow into them one at a time.
 
 // Auditor is a Backend that keeps an audit log: Record appends ev to it
 // (and reports it to the backend's Observer), for what the channel does

@@ -1,4 +1,4 @@
-package store
+package driver
 
 import "context"
 
@@ -17,19 +17,4 @@ type PipelinedAcker interface {
 	// AckPipelined returns an error. Closing the Inbox waits until every
 	// acknowledgement made is durable.
 	AckPipelined(ctx context.Context, d *Delivery, durable func(error)) error
-}
-
-// AckPipelined acknowledges d through in's AckPipelined when it has one,
-// else with Ack, after which durable (unless nil) is called with nil.
-func AckPipelined(ctx context.Context, in Inbox, d *Delivery, durable func(error)) error {
-	if p, ok := in.(PipelinedAcker); ok {
-		return p.AckPipelined(ctx, d, durable)
-	}
-	if err := in.Ack(ctx, d); err != nil {
-		return err
-	}
-	if durable != nil {
-		durable(nil)
-	}
-	return nil
 }

@@ -1,4 +1,4 @@
-package backlog
+package store
 
 import (
 	"context"
@@ -7,11 +7,11 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
-// Inbox is what waits in one agent's inbox.
-type Inbox struct {
+// Backlog is what waits in one agent's inbox.
+type Backlog struct {
 	// Depth is how many messages wait (on a store without a count of its
 	// own: every message not acknowledged yet, pending or claimed).
 	Depth int
@@ -19,17 +19,16 @@ type Inbox struct {
 	Oldest time.Time
 }
 
-// Read reads what waits in agent's inbox on be: the store's own count
-// and list when it has them (store.InboxCounter, store.PendingLister: the
-// folder store), else the messages it browses (store.Browser). An agent
-// without an inbox has nothing waiting; ok is false when the store can do
-// neither.
-func Read(ctx context.Context, be store.Backend, agent string) (in Inbox, ok bool, err error) {
-	counter, counts := be.(store.InboxCounter)
-	lister, lists := be.(store.PendingLister)
+// Backlog reads what waits in agent's inbox: the backend's own count and
+// list when it has them (CanCount and CanListPending: the folder store),
+// else the messages it browses. An agent without an inbox has nothing
+// waiting; a store that can do neither fails with ErrNotSupported.
+func (s *Store) Backlog(ctx context.Context, agent string) (in Backlog, err error) {
+	counter, counts := s.be.(driver.InboxCounter)
+	lister, lists := s.be.(driver.PendingLister)
 	if counts && lists {
 		if in.Depth, err = counter.Depth(agent); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return in, true, err
+			return in, err
 		}
 		err = lister.Pending(ctx, agent, func(_ string, m *envelope.Message, _ error) bool {
 			if m == nil {
@@ -41,14 +40,10 @@ func Read(ctx context.Context, be store.Backend, agent string) (in Inbox, ok boo
 		if errors.Is(err, fs.ErrNotExist) {
 			err = nil
 		}
-		return in, true, err
+		return in, err
 	}
-	br, ok := be.(store.Browser)
-	if !ok {
-		return in, false, nil
-	}
-	err = br.Browse(ctx, func(st store.Stored) bool {
-		if st.Agent != agent || (st.Box != store.BoxInbox && st.Box != store.BoxClaimed) {
+	err = s.Browse(ctx, func(st Stored) bool {
+		if st.Agent != agent || !unhandled(st.Box) {
 			return true
 		}
 		in.Depth++
@@ -57,5 +52,5 @@ func Read(ctx context.Context, be store.Backend, agent string) (in Inbox, ok boo
 		}
 		return true
 	})
-	return in, true, err
+	return in, err
 }

@@ -1,10 +1,8 @@
-package store
+package driver
 
 import (
-	"cmp"
 	"context"
 	"errors"
-	"maps"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
@@ -32,10 +30,11 @@ type SetAside struct {
 type DeadLetters interface {
 	// SetAside returns what agent's inbox set aside, oldest first.
 	SetAside(ctx context.Context, agent string) ([]SetAside, error)
-	// Redeliver puts a copy of the set-aside message ref back into
-	// agent's inbox (see RedeliveryCopy) and removes the set-aside one.
-	// A message that cannot be decoded is refused.
-	Redeliver(ctx context.Context, agent, ref string) error
+	// Redeliver puts copy, the copy of set-aside message ref that the
+	// facade made (a fresh id: store.RedeliveryCopy says why), into
+	// agent's inbox, where ref first arrived when the backend can tell,
+	// and then removes ref.
+	Redeliver(ctx context.Context, agent, ref string, copy *envelope.Message) error
 	// Discard removes the set-aside message ref for good.
 	Discard(ctx context.Context, agent, ref string) error
 }
@@ -43,27 +42,6 @@ type DeadLetters interface {
 // ErrNotSetAside is wrapped by Redeliver and Discard when ref names no
 // set-aside message of that agent.
 var ErrNotSetAside = errors.New("no such set-aside message")
-
-// MetaRedeliveredFrom is the metadata key of a redelivered copy that names
-// the id of the message it copies.
-const MetaRedeliveredFrom = "redelivered_from"
-
-// RedeliveryCopy returns the copy of set-aside message m that Redeliver
-// stores: the same message under a fresh id, because a receiver drops an
-// id it has handled and setting a message aside counts as handling it.
-// The thread (the original id when m started it), the task, reply_to and
-// the trace stay; metadata redelivered_from names the original id.
-func RedeliveryCopy(m *envelope.Message) *envelope.Message {
-	c := *m
-	c.ID = envelope.NewID()
-	c.ThreadID = cmp.Or(m.ThreadID, m.ID)
-	c.Metadata = maps.Clone(m.Metadata)
-	if c.Metadata == nil {
-		c.Metadata = map[string]any{}
-	}
-	c.Metadata[MetaRedeliveredFrom] = m.ID
-	return &c
-}
 
 // DeadLetterAgents is a DeadLetters that can name the agents that have
 // set-aside messages, registered or not (NATS reads the subjects of its

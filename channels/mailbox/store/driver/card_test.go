@@ -1,4 +1,4 @@
-package store_test
+package driver_test
 
 import (
 	"encoding/json"
@@ -9,13 +9,13 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 var cardNow = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
 func TestFinishCardFillsDefaults(t *testing.T) {
-	raw, card, err := store.FinishCard(envelope.Card{AgentID: "someone-else"}, "coder", cardNow)
+	raw, card, err := driver.FinishCard(envelope.Card{AgentID: "someone-else"}, "coder", cardNow)
 	require.NoError(t, err)
 	assert.Equal(t, "coder", card.AgentID, "the key names the agent")
 	assert.Equal(t, []string{}, card.Capabilities)
@@ -47,12 +47,12 @@ func TestFinishCardStatus(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, card, err := store.FinishCard(envelope.Card{Status: tt.status, CurrentTasks: tt.tasks}, "coder", cardNow)
+			_, card, err := driver.FinishCard(envelope.Card{Status: tt.status, CurrentTasks: tt.tasks}, "coder", cardNow)
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, card.Status)
 		})
 	}
-	_, _, err := store.FinishCard(envelope.Card{Status: "asleep"}, "coder", cardNow)
+	_, _, err := driver.FinishCard(envelope.Card{Status: "asleep"}, "coder", cardNow)
 	require.Error(t, err)
 	assert.Contains(t, err.Error(), `status "asleep"`)
 }
@@ -62,7 +62,7 @@ func TestFinishCardKeepsTimesAndFields(t *testing.T) {
 	beat := envelope.NewTime(cardNow.Add(-time.Minute))
 	in := envelope.Card{Description: "sorts <lists> & counts", Capabilities: []string{"sort"},
 		MaxConcurrentTasks: 2, RegisteredAt: reg, LastHeartbeat: beat, Roles: []string{"worker"}}
-	raw, card, err := store.FinishCard(in, "coder", cardNow)
+	raw, card, err := driver.FinishCard(in, "coder", cardNow)
 	require.NoError(t, err)
 	assert.True(t, card.RegisteredAt.Equal(reg.Time))
 	assert.True(t, card.LastHeartbeat.Equal(beat.Time))

@@ -1,4 +1,4 @@
-package store
+package driver
 
 import (
 	"context"
@@ -69,6 +69,10 @@ type Skimmed struct {
 	Agent string
 	Box   Box
 	Ref   string
+	// Message is the whole message when whoever skimmed it read it whole
+	// anyway (the facade's Skim over a backend without an index); nil
+	// from a Skimmer's index.
+	Message *envelope.Message
 }
 
 // Skimmer is a Browser that can list its messages by their summaries

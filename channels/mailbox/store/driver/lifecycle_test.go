@@ -1,4 +1,4 @@
-package store_test
+package driver_test
 
 import (
 	"context"
@@ -10,13 +10,13 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 // testInbox counts its closes and, like a backend's inbox, leaves the set
 // when it closes.
 type testInbox struct {
-	set    *store.InboxSet[*testInbox]
+	set    *driver.InboxSet[*testInbox]
 	closes atomic.Int32
 	err    error
 }
@@ -28,7 +28,7 @@ func (in *testInbox) Close() error {
 }
 
 func TestInboxSetClosesOpenInboxes(t *testing.T) {
-	var set store.InboxSet[*testInbox]
+	var set driver.InboxSet[*testInbox]
 	require.NoError(t, set.Err(), "the zero value is open")
 	boom := errors.New("boom")
 	a, b, c := &testInbox{set: &set}, &testInbox{set: &set, err: boom}, &testInbox{set: &set}
@@ -43,7 +43,7 @@ func TestInboxSetClosesOpenInboxes(t *testing.T) {
 	assert.Equal(t, int32(1), a.closes.Load())
 	assert.Equal(t, int32(1), b.closes.Load())
 	assert.Equal(t, int32(1), c.closes.Load(), "not closed again")
-	assert.ErrorIs(t, set.Err(), store.ErrClosed)
+	assert.ErrorIs(t, set.Err(), driver.ErrClosed)
 
 	first, err = set.Close()
 	assert.False(t, first, "a second Close does nothing")
@@ -52,24 +52,24 @@ func TestInboxSetClosesOpenInboxes(t *testing.T) {
 }
 
 func TestInboxSetAddAfterClose(t *testing.T) {
-	var set store.InboxSet[*testInbox]
+	var set driver.InboxSet[*testInbox]
 	_, err := set.Close()
 	require.NoError(t, err)
 	late := &testInbox{set: &set}
-	assert.ErrorIs(t, set.Add(late), store.ErrClosed)
+	assert.ErrorIs(t, set.Add(late), driver.ErrClosed)
 	assert.Equal(t, int32(1), late.closes.Load(), "an inbox opened while the backend closed is closed")
 }
 
 func TestTakeTurn(t *testing.T) {
 	sem, done := make(chan struct{}, 1), make(chan struct{})
-	require.NoError(t, store.TakeTurn(t.Context(), sem, done), "a free turn is taken at once")
+	require.NoError(t, driver.TakeTurn(t.Context(), sem, done), "a free turn is taken at once")
 
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	assert.ErrorIs(t, store.TakeTurn(ctx, sem, done), context.Canceled, "the turn is held; ctx ended")
+	assert.ErrorIs(t, driver.TakeTurn(ctx, sem, done), context.Canceled, "the turn is held; ctx ended")
 
 	got := make(chan error, 1)
-	go func() { got <- store.TakeTurn(t.Context(), sem, done) }()
+	go func() { got <- driver.TakeTurn(t.Context(), sem, done) }()
 	<-sem // the holder leaves
 	select {
 	case err := <-got:
@@ -78,11 +78,11 @@ func TestTakeTurn(t *testing.T) {
 		t.Fatal("TakeTurn did not return after the turn was given back")
 	}
 
-	go func() { got <- store.TakeTurn(t.Context(), sem, done) }()
+	go func() { got <- driver.TakeTurn(t.Context(), sem, done) }()
 	close(done)
 	select {
 	case err := <-got:
-		assert.ErrorIs(t, err, store.ErrClosed, "closing ends the wait")
+		assert.ErrorIs(t, err, driver.ErrClosed, "closing ends the wait")
 	case <-time.After(10 * time.Second):
 		t.Fatal("TakeTurn did not return after done was closed")
 	}
@@ -91,24 +91,24 @@ func TestTakeTurn(t *testing.T) {
 
 func TestStillOpen(t *testing.T) {
 	done := make(chan struct{})
-	assert.NoError(t, store.StillOpen(t.Context(), done))
+	assert.NoError(t, driver.StillOpen(t.Context(), done))
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
-	assert.ErrorIs(t, store.StillOpen(ctx, done), context.Canceled)
+	assert.ErrorIs(t, driver.StillOpen(ctx, done), context.Canceled)
 	close(done)
-	assert.ErrorIs(t, store.StillOpen(ctx, done), store.ErrClosed, "closed wins over an ended ctx")
+	assert.ErrorIs(t, driver.StillOpen(ctx, done), driver.ErrClosed, "closed wins over an ended ctx")
 }
 
 func TestNotify(t *testing.T) {
 	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
-	store.Notify(nil, clock, store.Event{Kind: store.EventSent}) // no observer: nothing happens
+	driver.Notify(nil, clock, driver.Event{Kind: driver.EventSent}) // no observer: nothing happens
 
-	var got []store.Event
-	obs := func(ev store.Event) { got = append(got, ev) }
-	store.Notify(obs, clock, store.Event{Kind: store.EventSent, MessageID: "m1"})
+	var got []driver.Event
+	obs := func(ev driver.Event) { got = append(got, ev) }
+	driver.Notify(obs, clock, driver.Event{Kind: driver.EventSent, MessageID: "m1"})
 	earlier := now.Add(-time.Hour)
-	store.Notify(obs, clock, store.Event{Kind: store.EventClaimed, Time: earlier})
+	driver.Notify(obs, clock, driver.Event{Kind: driver.EventClaimed, Time: earlier})
 	require.Len(t, got, 2)
 	assert.Equal(t, now, got[0].Time, "a zero time is stamped")
 	assert.Equal(t, "m1", got[0].MessageID)

@@ -1,10 +1,8 @@
-package store
+package driver
 
 import (
 	"errors"
 	"fmt"
-	"regexp"
-	"sync"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 )
@@ -40,25 +38,4 @@ func EncodeForDelivery(msg *envelope.Message, maxBytes int64, encode func(*envel
 			msg.ID, msg.To, n, maxBytes, envelope.ErrTooLarge)
 	}
 	return data, nil
-}
-
-// stateKeyPattern is what the key of a state record looks like. It is
-// compiled on first use: its repetition makes it costly, and every
-// program that links this package would pay at start.
-var stateKeyPattern = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,63}$`)
-})
-
-// CheckStateKey validates the agent id and the key of a state record
-// (StateStore): the key is 1 to 64 lower-case letters, digits, '-' and
-// '_', starting with a letter or digit, so it is safe as a file name, a
-// KV key token and a map key alike.
-func CheckStateKey(agentID, key string) error {
-	if err := envelope.ValidateAgentID(agentID); err != nil {
-		return err
-	}
-	if !stateKeyPattern().MatchString(key) {
-		return fmt.Errorf("state key %q: want lower-case letters, digits, '-' or '_'", key)
-	}
-	return nil
 }

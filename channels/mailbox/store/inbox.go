@@ -1,0 +1,69 @@
+package store
+
+import (
+	"context"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
+)
+
+// Inbox is one agent's stream of incoming messages, owned by this process
+// until it is closed (Store.OpenInbox).
+type Inbox struct {
+	in driver.Inbox
+}
+
+// Next claims and returns the next message, waiting until one arrives or
+// ctx ends (see driver.Inbox).
+func (i *Inbox) Next(ctx context.Context) (*Delivery, error) { return i.in.Next(ctx) }
+
+// Ack marks a delivery as handled; it will not be delivered again.
+func (i *Inbox) Ack(ctx context.Context, d *Delivery) error { return i.in.Ack(ctx, d) }
+
+// AckPipelined acknowledges d as Ack does, possibly before the
+// acknowledgement is durable; durable (unless nil) is called once it is,
+// or with the error that kept it from being (see driver.PipelinedAcker).
+// On an inbox without pipelining it is Ack, after which durable is called
+// with nil.
+func (i *Inbox) AckPipelined(ctx context.Context, d *Delivery, durable func(error)) error {
+	if p, ok := i.in.(driver.PipelinedAcker); ok {
+		return p.AckPipelined(ctx, d, durable)
+	}
+	if err := i.in.Ack(ctx, d); err != nil {
+		return err
+	}
+	if durable != nil {
+		durable(nil)
+	}
+	return nil
+}
+
+// Quarantine sets a delivery aside with a reason; it will not be
+// delivered again.
+func (i *Inbox) Quarantine(ctx context.Context, d *Delivery, reason string) error {
+	return i.in.Quarantine(ctx, d, reason)
+}
+
+// SweepTask moves the handled messages of task taskID to the task's
+// archive and returns how many it moved (see driver.TaskSweeper). An
+// inbox that keeps no archive fails with ErrNotSupported.
+func (i *Inbox) SweepTask(ctx context.Context, taskID string) (int, error) {
+	sw, ok := i.in.(driver.TaskSweeper)
+	if !ok {
+		return 0, notSupported(CanSweep)
+	}
+	return sw.SweepTask(ctx, taskID)
+}
+
+// Prune applies r to the agent's handled and archived messages (see
+// driver.Pruner). An inbox that cannot fails with ErrNotSupported.
+func (i *Inbox) Prune(ctx context.Context, r Retention) (PruneReport, error) {
+	p, ok := i.in.(driver.Pruner)
+	if !ok {
+		return PruneReport{}, notSupported(CanPrune)
+	}
+	return p.Prune(ctx, r)
+}
+
+// Close releases the inbox; claimed but unacknowledged deliveries come
+// back when it is next opened.
+func (i *Inbox) Close() error { return i.in.Close() }
