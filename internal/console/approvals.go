@@ -51,7 +51,7 @@ func (NoApprovals) Decide(_ context.Context, id string, _ bool, _ string) error 
 	return errors.Join(ErrNoApproval, errors.New("approval "+id+": this store keeps no approvals"))
 }
 
-// StoreApprovals are the approvals a store.ApprovalBook keeps, decided
+// StoreApprovals are the approvals the store keeps (store.Store.Approvals), decided
 // through an operator.Operator (which records each decision).
 type StoreApprovals struct {
 	Operator *operator.Operator

@@ -43,7 +43,7 @@ func Receive(ctx context.Context, clk clock.Clock, agent string, msg *envelope.M
 	return ctx, func(err error) { tracing.EndAt(span, err, clk) }
 }
 
-// Deliverer puts a message in its recipient's inbox (a store.Backend).
+// Deliverer puts a message in its recipient's inbox (a *store.Store).
 type Deliverer interface {
 	Deliver(ctx context.Context, msg *envelope.Message) error
 }
