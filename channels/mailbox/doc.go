@@ -36,7 +36,7 @@
 //
 // A user asks researcher, on Feishu, to have coder sort numbers:
 //
-//  1. examples/feishu-stub/webhook.go takes the event and publishes it on
+//  1. internal/feishustub/webhook.go takes the event and publishes it on
 //     the bus (bus/bus.go); agentloop/loop.go hands it to a turn
 //     (agentloop/turn.go: meta.Classify says KindChat), and the provider
 //     calls the delegate_task tool (agentloop/mailboxtools/delegate.go).

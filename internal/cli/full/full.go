@@ -7,10 +7,10 @@ import (
 
 	_ "github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore" // registers the mailbox backend "nats"
 	"github.com/switchboard-dev/switchboard/config"
-	_ "github.com/switchboard-dev/switchboard/examples/feishu-stub" // registers the channel type "feishu"
 	"github.com/switchboard-dev/switchboard/host"
 	"github.com/switchboard-dev/switchboard/internal/cli"
 	"github.com/switchboard-dev/switchboard/internal/cli/demo"
+	_ "github.com/switchboard-dev/switchboard/internal/feishustub" // registers the channel type "feishu"
 	"github.com/switchboard-dev/switchboard/observe/metrics"
 )
 

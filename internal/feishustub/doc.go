@@ -6,7 +6,9 @@
 //
 // It registers the channel type "feishu", so a host configured with
 // channels.feishu runs it beside the mailbox and task results routed back
-// by the mailbox land in the user's chat.
+// by the mailbox land in the user's chat. It is no API: the program, the
+// demo and the tests use it; an embedder writes its own channel against
+// package channels (see the host's example).
 //
 // The webhook accepts the im.message.receive_v1 event (schema 2.0,
 // simplified: only text messages) and the url_verification handshake.

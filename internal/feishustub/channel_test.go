@@ -17,7 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/bus"
-	feishustub "github.com/switchboard-dev/switchboard/examples/feishu-stub"
+	feishustub "github.com/switchboard-dev/switchboard/internal/feishustub"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
