@@ -88,6 +88,8 @@ func (c Caller) answered(id string) (*meta.Meta, error) {
 		if mt, ok := c.Handed(id); ok {
 			return &mt, nil
 		}
+	case c.Turn != nil:
+		return nil, fmt.Errorf("message %q is not the one you are handling now: leave message_id out to answer that one", id)
 	}
 	return nil, fmt.Errorf("no message %q was handed to you (check_inbox lists the ids)", id)
 }

@@ -144,6 +144,11 @@ func TestReplyToAMessage(t *testing.T) {
 	assert.Equal(t, "replied to planner (message msg-1)", out)
 	assert.Equal(t, route.Request{To: "planner", Text: "yes", Parent: &mt, ReplyTo: "m-in"}, fake.posts()[0])
 	assert.True(t, turn.Answered())
+
+	turn, _ = fromAgent("planner", envelope.TypeMessage)
+	_, err = run(t, tool(t, fake, "reply"), turn, `{"message_id":"m-in","text":"yes again"}`)
+	require.NoError(t, err, "the message handled, named by its id")
+	assert.True(t, turn.Answered())
 }
 
 func TestReplyErrors(t *testing.T) {
@@ -159,6 +164,8 @@ func TestReplyErrors(t *testing.T) {
 		want  string
 	}{
 		{"user message", fromUser(), `{"text":"x"}`, nil, "there is no agent to reply to: this message is not from the mailbox; your final answer goes to feishu"},
+		{"another message", msg, `{"message_id":"m-other","text":"x"}`, nil, `message "m-other" is not the one you are handling now`},
+		{"empty text", msg, `{"text":" "}`, nil, "text is empty: write the answer"},
 		{"routed update", routed, `{"text":"x"}`, nil, "there is no agent to reply to"},
 		{"state on a message", msg, `{"text":"x","state":"completed"}`, nil, "state is for tasks; this is a message from planner"},
 		{"bad state", task, `{"text":"x","state":"done"}`, nil, `state "done": want completed, failed or working`},
