@@ -9,13 +9,12 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/switchboard-dev/switchboard/agent"
 
 	"github.com/switchboard-dev/switchboard/bus"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/clock"
-	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 )
 
 // DefaultApprovalTimeout is how long an approval waits for a decision
@@ -46,12 +45,11 @@ type ApprovalConfig struct {
 	// in no chat (the command line and the console can answer them).
 	Channel, ChatID string
 	// Book keeps the approvals where other processes can list and decide
-	// them (the mailbox's store); nil keeps them in this process only.
+	// them (a channel's book: see ApprovalChannel); nil keeps them in this
+	// process only. The gate puts each question there and writes there
+	// each decision it makes (the chat's, the timeout's, the stop's), so a
+	// book that keeps an audit log records them all.
 	Book agent.ApprovalBook
-	// Record, when set, receives an audit entry for each question and
-	// each decision made here (by the chat or the timeout; a decision of
-	// the operator's is recorded where it was made).
-	Record func(ctx context.Context, ev store.Event)
 	// Clock runs the timeout and the polls of Book (default clock.Real).
 	Clock clock.Clock
 }
@@ -130,8 +128,8 @@ func (g *gate) where(in bus.InboundMessage) (channel, chatID string) {
 	if g.cfg.Channel != "" {
 		return g.cfg.Channel, g.cfg.ChatID
 	}
-	if _, ok := meta.Of(in.Metadata); ok {
-		return "", "" // a mailbox message: its chat is another agent
+	if in.Note != nil {
+		return "", "" // a message from another agent: its chat is that agent
 	}
 	return in.Channel, in.ChatID
 }
@@ -146,15 +144,12 @@ func (g *gate) ask(ctx context.Context, turn *agent.Turn, kind, action, detail s
 	c.asked.Add(1)
 	defer func() { c.decided(out) }()
 	now := g.clk.Now()
-	a := agent.Approval{ID: envelope.NewID(), Agent: g.agent, Kind: kind, Action: action, Detail: clipDetail(detail),
-		Created: now, Deadline: now.Add(g.cfg.Timeout)}
+	a := agent.Approval{ID: uuid.Must(uuid.NewV7()).String(), Agent: g.agent, Kind: kind, Action: action,
+		Detail: clipDetail(detail), Created: now, Deadline: now.Add(g.cfg.Timeout)}
 	in := turn.Inbound
 	a.MessageID = in.ID
-	if mt, ok := meta.Of(in.Metadata); ok {
-		a.MessageID, a.TaskID = mt.MessageID, mt.TaskID
-		if mt.Task != nil {
-			a.TaskID = mt.Task.ID
-		}
+	if in.Note != nil {
+		a.TaskID = in.Note.TaskID
 	}
 	a.Channel, a.ChatID = g.where(in)
 	if err := g.cfg.Book.PutApproval(ctx, a); err != nil {
@@ -166,7 +161,6 @@ func (g *gate) ask(ctx context.Context, turn *agent.Turn, kind, action, detail s
 			g.log.Warn("approval record not removed", "id", a.ID, "err", err)
 		}
 	}()
-	g.record(ctx, a, a.Summary())
 	w := &waiter{id: a.ID, answer: make(chan agent.Decision, 1)}
 	asked := func() {}
 	if a.Channel != "" {
@@ -182,10 +176,6 @@ func (g *gate) ask(ctx context.Context, turn *agent.Turn, kind, action, detail s
 	}
 	g.log.Info("waiting for approval", "id", a.ID, "action", action, "chat", a.Channel+":"+a.ChatID)
 	d := g.wait(ctx, a, w, asked)
-	if d.By != agent.Operator {
-		a.Decision = &d
-		g.record(ctx, a, a.Summary())
-	}
 	switch {
 	case a.Channel == "":
 	case d.By == "timeout":
@@ -242,7 +232,13 @@ func (g *gate) wait(ctx context.Context, a agent.Approval, w *waiter, asked func
 			every = min(every*2, maxPoll)
 			poll.Reset(every)
 		case <-ctx.Done():
-			return agent.Decision{By: "stop", Reason: "the agent is stopping", Time: g.clk.Now()}
+			// Denied, whatever is decided meanwhile; the book is told, so
+			// that it records how the approval ended.
+			d := agent.Decision{By: "stop", Reason: "the agent is stopping", Time: g.clk.Now()}
+			if _, err := g.cfg.Book.DecideApproval(context.WithoutCancel(ctx), a.ID, d); err != nil && !errors.Is(err, agent.ErrDecided) {
+				g.log.Warn("approval decision not recorded", "id", a.ID, "err", err)
+			}
+			return d
 		}
 	}
 }
@@ -318,15 +314,6 @@ func (g *gate) say(ctx context.Context, a agent.Approval, text string) {
 	}
 }
 
-// record passes an audit entry to ApprovalConfig.Record.
-func (g *gate) record(ctx context.Context, a agent.Approval, what string) {
-	if g.cfg.Record == nil {
-		return
-	}
-	g.cfg.Record(context.WithoutCancel(ctx), store.Event{Time: g.clk.Now(), Kind: store.EventApproval, Agent: a.Agent,
-		From: a.Agent, Ref: a.ID, Reason: what, MessageID: a.MessageID, TaskID: a.TaskID})
-}
-
 // deniedResult is what the model reads of a step that was not approved.
 func deniedResult(what string, d agent.Decision) string {
 	who := "the operator"
@@ -348,12 +335,14 @@ func deniedResult(what string, d agent.Decision) string {
 
 // approveTask asks for approval of a delegated task whose kind needs it,
 // before any work; a denial fails the task with the reason.
-func (l *Loop) approveTask(ctx context.Context, turn *agent.Turn, k meta.Kind, text string) ([]agent.Message, string, error) {
-	if l.gate == nil || k != meta.KindTask {
+func (l *Loop) approveTask(ctx context.Context, turn *agent.Turn) ([]agent.Message, string, error) {
+	in := turn.Inbound
+	if l.gate == nil || in.Kind != bus.KindTask {
 		return nil, "", nil
 	}
-	if note, ok := ParseMailboxNote(text); ok {
-		text = note.Text // the task itself, not the note's header
+	text := in.Content
+	if in.Note != nil {
+		text = in.Note.Text // the task itself, not the note's header
 	}
 	if !l.gate.cfg.taskNeeds(text) {
 		return nil, "", nil

@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"github.com/switchboard-dev/switchboard/bus"
-	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/tracing"
 )
 
@@ -74,7 +73,7 @@ func (b *Base) IsAllowed(senderID string) bool { return IsAllowed(b.allowFrom, s
 // retry) is taken without being handed over twice.
 func (b *Base) HandleMessage(ctx context.Context, msg bus.InboundMessage) error {
 	if !b.IsAllowed(msg.SenderID) {
-		b.logger.Warn("message refused: sender not in allowFrom", append(meta.LogAttrs(msg.ID, msg.Metadata, msg.TraceContext), "sender", msg.SenderID)...)
+		b.logger.Warn("message refused: sender not in allowFrom", append(tracing.LogAttrs(msg.ID, msg.Thread, msg.TraceContext), "sender", msg.SenderID)...)
 		return fmt.Errorf("channel %q: sender %q: %w", b.name, msg.SenderID, ErrNotAllowed)
 	}
 	if msg.Channel == "" {

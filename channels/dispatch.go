@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/bus"
-	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/tracing"
 )
 
@@ -107,7 +106,7 @@ func (m *Manager) send(ctx context.Context, mc *managed, msg bus.OutboundMessage
 		if !IsTemporary(err) || attempt >= m.cfg.SendAttempts {
 			return attempt, err
 		}
-		m.cfg.Logger.Warn("send failed, retrying", append(meta.LogAttrs("", msg.Metadata, msg.TraceContext), "channel", msg.Channel,
+		m.cfg.Logger.Warn("send failed, retrying", append(tracing.LogAttrs("", msg.Thread, msg.TraceContext), "channel", msg.Channel,
 			"attempt", attempt, "backoff", backoff, "err", err)...)
 		t := time.NewTimer(backoff)
 		select {
@@ -125,7 +124,7 @@ func (m *Manager) send(ctx context.Context, mc *managed, msg bus.OutboundMessage
 func (m *Manager) report(msg bus.OutboundMessage, attempts int, err error) {
 	de := &DispatchError{Channel: msg.Channel, ChatID: msg.ChatID, Attempts: attempts, Err: err}
 	defer msg.Settle(de)
-	m.cfg.Logger.Error("outbound message not delivered", append(meta.LogAttrs("", msg.Metadata, msg.TraceContext), "channel", msg.Channel,
+	m.cfg.Logger.Error("outbound message not delivered", append(tracing.LogAttrs("", msg.Thread, msg.TraceContext), "channel", msg.Channel,
 		"chat_id", msg.ChatID, "attempts", attempts, "err", err)...)
 	if m.cfg.OnDispatchError != nil {
 		m.cfg.OnDispatchError(de)

@@ -63,7 +63,7 @@ func Example() {
 	// A user types a line; the agent answers in the same chat.
 	term.HandleMessage(ctx, bus.InboundMessage{Channel: "terminal", SenderID: "ada", ChatID: "ada", Content: "sort 5 3 9 1"})
 	fmt.Println(<-term.answers)
-	fmt.Println("mailbox agent:", h.Mailbox().AgentID())
+	fmt.Println("mailbox agent:", h.AgentID())
 	// Output:
 	// 1 3 5 9
 	// mailbox agent: helper

@@ -23,9 +23,10 @@ const (
 )
 
 // denyTaskApprovals denies the approvals this agent waits for in the turn
-// of task taskID, which `by` canceled. The waiting turn reads the decision
-// from the store (it polls it) and goes on, so the task's approval is
-// neither asked of a person any longer nor left to time out.
+// of task taskID, which `by` canceled, and records the denial in the
+// audit log. The waiting turn reads the decision from the store (it polls
+// it) and goes on, so the task's approval is neither asked of a person
+// any longer nor left to time out.
 func (c *Channel) denyTaskApprovals(ctx context.Context, taskID, by string) {
 	ab := c.backend.Approvals()
 	list, err := ab.ListApprovals(ctx)
@@ -38,8 +39,11 @@ func (c *Channel) denyTaskApprovals(ctx context.Context, taskID, by string) {
 			continue
 		}
 		d := agent.Decision{By: ByCancel, Reason: "the task was canceled by " + by, Time: c.clk.Now()}
-		if _, err := ab.DecideApproval(ctx, a.ID, d); err != nil && !errors.Is(err, agent.ErrDecided) &&
-			!errors.Is(err, agent.ErrNoApproval) {
+		got, err := ab.DecideApproval(ctx, a.ID, d)
+		switch {
+		case err == nil:
+			c.recordApproval(ctx, got)
+		case !errors.Is(err, agent.ErrDecided) && !errors.Is(err, agent.ErrNoApproval):
 			c.Logger().Warn("approval of a canceled task not denied", "id", a.ID, "task", taskID, "err", err)
 		}
 	}

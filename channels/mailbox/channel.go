@@ -5,10 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
+	"sync/atomic"
 
+	"github.com/switchboard-dev/switchboard/agent"
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/budget"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/replies"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/tasks"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
@@ -22,8 +26,8 @@ const ChannelName = meta.ChannelName
 
 // Judge is the agent's own judgement on a task that passed every other
 // acceptance check: accept, or decline with a reason. The agent loop fills
-// it; without one every such task is accepted.
-type Judge func(ctx context.Context, task bus.InboundMessage) (accept bool, reason string)
+// it (agentloop.TaskChannel); without one every such task is accepted.
+type Judge = func(ctx context.Context, task bus.InboundMessage) (accept bool, reason string)
 
 // Options are the extras of New. Zero values take defaults.
 type Options struct {
@@ -56,6 +60,9 @@ type Channel struct {
 	waiting *waiting // subtasks whose results the tasks this agent works on wait for
 	// canceled are the tasks canceled while this process held them.
 	canceled *canceledTasks
+
+	keeperOnce sync.Once
+	kept       atomic.Pointer[budget.Keeper] // the budget keeper, once made (see Hooks)
 
 	mu      sync.Mutex
 	judge   Judge
@@ -100,6 +107,13 @@ func (c *Channel) AgentID() string { return c.cfg.AgentID }
 
 // Config returns the channel's configuration.
 func (c *Channel) Config() Config { return c.cfg }
+
+// Profile returns who the agent is, as its card says: the identity the
+// agent loop tells its model (agentloop.IdentityChannel).
+func (c *Channel) Profile() agent.Profile {
+	return agent.Profile{ID: c.cfg.AgentID, Description: c.cfg.Description,
+		Capabilities: slices.Clone(c.cfg.Capabilities), Roles: slices.Clone(c.cfg.Roles)}
+}
 
 // Backend returns the store the channel uses (nil before Start when the
 // channel opens its own).

@@ -23,23 +23,34 @@
 // # Layers
 //
 // Its parts sit below it, each a package with one job, and none imports
-// the channel: envelope (the wire format), meta (the contract with the
-// agent loop: Meta, Reply, and Classify, which decides what a message asks
-// of the agent), route (addressing and the loop rules), view (read-only
-// views: directory, threads, pending replies, shared with the command line
-// and the console), store (the backend contract and registry) with its
-// backends, audit, and the internal task records (internal/tasks), reply
-// ledger (internal/replies) and deadline watcher (internal/due). The agent
-// loop imports meta, route and view, never the channel or a backend.
+// the channel: envelope (the wire format), meta (what travels in a bus
+// message's metadata: Meta, Reply, and Classify, which decides what a
+// message asks of the agent), route (addressing and the loop rules), view
+// (read-only views: directory, threads, pending replies, shared with the
+// command line and the console), store (the backend contract and
+// registry) with its backends, audit, tools (the mailbox tools, for the
+// agent loop and the MCP server), and the internal task records
+// (internal/tasks), reply ledger (internal/replies), deadline watcher
+// (internal/due) and budget keeper (internal/budget).
+//
+// # What the channel offers the agent loop
+//
+// The agent loop imports nothing of the mailbox. The channel frames every
+// message it publishes in the bus's words (receive.go's frame: bus.Kind,
+// bus.Note, the thread), and offers the loop, through interfaces the loop
+// declares (agentloop.ToolChannel and the others), its tools (tools.go),
+// its budget keeper as a hook (budgets.go), its approval book
+// (approval_book.go), the judgement of the tasks it accepts (SetJudge)
+// and the agent's identity (Profile). Package host finds and wires them.
 //
 // # The life of a message
 //
 // A user asks researcher, on Feishu, to have coder sort numbers:
 //
-//  1. examples/feishu-stub/webhook.go takes the event and publishes it on
+//  1. internal/feishustub/webhook.go takes the event and publishes it on
 //     the bus (bus/bus.go); agentloop/loop.go hands it to a turn
-//     (agentloop/turn.go: meta.Classify says KindChat), and the provider
-//     calls the delegate_task tool (agentloop/mailboxtools/delegate.go).
+//     (agentloop/turn.go: a person's message, bus.KindChat), and the
+//     provider calls the delegate_task tool (tools/delegate.go).
 //  2. Post (post.go) composes the task (route/compose.go: trace, ttl,
 //     thread), records it with its callback (internal/tasks/delegated.go)
 //     and delivers it (store/fsstore/deliver.go or store/natsstore/deliver.go).
@@ -49,7 +60,8 @@
 //     onTask accepts it (capacity, deadline, the judge; the task is held in
 //     internal/tasks/active.go with a deadline on the clock) and answers
 //     "accepted" — then the bus, then the acknowledgement (a task's is held
-//     until it ends).
+//     until it ends); the message is framed for the loop on the way
+//     (bus.KindTask, its note "[mailbox task from researcher] ...").
 //  4. coder's agent loop answers (turn.go: KindTask); send.go's Send sees,
 //     through meta.Answers, that the answer ends the task, and FinishTask
 //     (task.go) posts the task_update "completed", acknowledges the request
@@ -62,5 +74,6 @@
 //
 // Mailbox details travel in InboundMessage.Metadata under one key; read
 // them with meta.Of and attach reply options with meta.WithReply rather
-// than building keys by hand.
+// than building keys by hand. The loop reads none of it: a failed turn's
+// answer says so in OutboundMessage.Failure, which fails the task.
 package mailbox

@@ -66,8 +66,8 @@ func (c *Channel) replyOverdue(ctx context.Context, l *replies.Ledger, p view.Pe
 // notify tells the agent what the channel itself noticed, as if agent
 // mt.From had said it: in the conversation cb names when there is one.
 func (c *Channel) notify(ctx context.Context, mt meta.Meta, cb *envelope.Callback, text string) {
-	in := bus.InboundMessage{Channel: ChannelName, SenderID: mt.From, ChatID: mt.From,
-		Content: text, Timestamp: c.clk.Now(), Metadata: meta.With(nil, mt)}
+	in := frame(bus.InboundMessage{Channel: ChannelName, SenderID: mt.From, ChatID: mt.From,
+		Content: text, Timestamp: c.clk.Now()}, mt)
 	in = routed(in, mt, cb)
 	if err := c.Bus().PublishInbound(ctx, in); err != nil && ctx.Err() == nil {
 		c.Logger().Error("notice not published", "id", mt.ReplyTo, "err", err)

@@ -2,6 +2,7 @@ package mailbox
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
@@ -30,7 +31,8 @@ import (
 //	                                                of a task we delegated
 //	            message      onMessage (message.go) plain, request, reply
 //	bus       the verdict's InboundMessage is published (routed to the
-//	          conversation a delegated task began in, for its updates)
+//	          conversation a delegated task began in, for its updates),
+//	          framed for the agent (frame: its kind, its note)
 //	ack       the delivery is acknowledged when the agent is done with it
 //	          (bus.InboundMessage.Done, after its turn and answer), or when
 //	          it ends if it is held: a task (FinishTask), a request when it
@@ -197,17 +199,76 @@ func (c *Channel) refusal(m *envelope.Message) string {
 // toInbound converts a mailbox message into the bus's InboundMessage of
 // channel "mailbox", chat id = the sender.
 func (c *Channel) toInbound(m *envelope.Message, mt meta.Meta) bus.InboundMessage {
-	return bus.InboundMessage{
+	return frame(bus.InboundMessage{
 		Channel:     ChannelName,
 		SenderID:    m.From,
 		ChatID:      m.From,
 		Content:     contentOf(m),
 		Media:       filePaths(m),
-		Metadata:    meta.With(nil, mt),
 		Timestamp:   m.Timestamp.Time,
 		ID:          m.ID,
 		Redelivered: mt.Redelivered,
+	}, mt)
+}
+
+// frame attaches mt to in (meta.With), and says in the bus's own words
+// what in asks of the agent (bus.Kind, as meta.Classify decides it), how
+// the model is shown it (bus.Note) and its thread: the agent loop reads
+// those, never the metadata. Every message the channel publishes is
+// framed once its content and its conversation are final (see routed).
+func frame(in bus.InboundMessage, mt meta.Meta) bus.InboundMessage {
+	in.Metadata = meta.With(nil, mt)
+	in.Kind = kinds[mt.Kind()]
+	in.Note = noteOf(in, &mt)
+	in.Thread = mt.ThreadID
+	return in
+}
+
+// kinds are the bus's kinds of meta's.
+var kinds = map[meta.Kind]bus.Kind{meta.KindChat: bus.KindChat, meta.KindTask: bus.KindTask,
+	meta.KindMessage: bus.KindMessage, meta.KindRecordOnly: bus.KindRecord}
+
+// noteOf is how the model is shown the mailbox message in: its type, its
+// sender, the task it is about and its text.
+func noteOf(in bus.InboundMessage, mt *meta.Meta) *bus.Note {
+	n := &bus.Note{Type: string(mt.Type), From: mt.From, Text: textOf(in, mt), TaskID: mt.TaskOf()}
+	if n.From == "" {
+		n.From = in.SenderID
 	}
+	if mt.Type == envelope.TypeTaskUpdate {
+		n.TaskID = ""
+		if mt.Task != nil {
+			n.TaskID, n.State, n.Reason = mt.Task.ID, string(mt.Task.State), mt.Task.Reason
+		}
+	}
+	return n
+}
+
+// textOf is the text of a mailbox message: its parts (data as JSON, files
+// as "file: <path>"), or the inbound content when there are none.
+func textOf(in bus.InboundMessage, mt *meta.Meta) string {
+	if len(mt.Parts) == 0 {
+		if mt.Type == envelope.TypeTaskUpdate {
+			return "" // the channel's content only restates the header
+		}
+		return in.Content
+	}
+	var lines []string
+	for _, p := range mt.Parts {
+		switch p.Type {
+		case envelope.PartText:
+			if p.Text != "" {
+				lines = append(lines, p.Text)
+			}
+		case envelope.PartData:
+			if data, err := json.Marshal(p.Data); err == nil {
+				lines = append(lines, "data: "+string(data))
+			}
+		case envelope.PartFile:
+			lines = append(lines, "file: "+p.Path)
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // contentOf is the text the agent reads: the text parts, or for a

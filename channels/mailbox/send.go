@@ -17,7 +17,8 @@ import (
 // a message this agent received from that agent (the loop copies the
 // inbound metadata into its answer), it answers that message: the answer
 // to a task becomes the task's final task_update (completed, or the state
-// set with meta.WithReply), any other answer a message with reply_to set.
+// set with meta.WithReply; failed with its reason when out.Failure says
+// the work failed), any other answer a message with reply_to set.
 // An answer to a subtask's update routed back to the conversation of a
 // task this agent works on is an update of that task (subtasks.go).
 // Otherwise it is a new message (with a fresh trace), or a forward when
@@ -32,7 +33,7 @@ func (c *Channel) Send(ctx context.Context, out bus.OutboundMessage) error {
 	}
 	kind, mt, answers := meta.Answers(out.Metadata, out.ChatID)
 	if answers && kind == meta.KindTask && mt.Task != nil {
-		reply, _ := meta.ReplyOf(out.Metadata)
+		reply := replyOf(out)
 		state := reply.State
 		if state == "" {
 			state = envelope.StateCompleted
@@ -58,4 +59,15 @@ func (c *Channel) Send(ctx context.Context, out bus.OutboundMessage) error {
 	}
 	_, err := c.Post(ctx, req)
 	return err
+}
+
+// replyOf returns how out answers a task: the reply options of its
+// metadata (meta.WithReply), unless out.Failure says that the agent's
+// work failed: then the task fails with that reason.
+func replyOf(out bus.OutboundMessage) meta.Reply {
+	if out.Failure != "" {
+		return meta.Reply{State: envelope.StateFailed, Reason: out.Failure}
+	}
+	r, _ := meta.ReplyOf(out.Metadata)
+	return r
 }

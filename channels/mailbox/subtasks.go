@@ -96,9 +96,9 @@ func (c *Channel) subtaskSent(msg *envelope.Message, parent *meta.Tree) {
 
 // answerInTask sends out, the agent's answer to the update of a subtask
 // routed back to the conversation of task parent (mt), as an update of
-// parent: its final one (completed, or the state a meta.Reply sets) once
-// no other subtask is waited for, else progress (working). It reports
-// false when out is no such answer.
+// parent: its final one (completed, or the state a meta.Reply or a
+// Failure sets) once no other subtask is waited for, else progress
+// (working). It reports false when out is no such answer.
 func (c *Channel) answerInTask(ctx context.Context, out bus.OutboundMessage, mt *meta.Meta, parts []envelope.Part) (bool, error) {
 	if mt == nil || !mt.Routed() || mt.Tree == nil || mt.Type != envelope.TypeTaskUpdate || mt.Task == nil {
 		return false, nil
@@ -111,7 +111,7 @@ func (c *Channel) answerInTask(ctx context.Context, out bus.OutboundMessage, mt 
 	if mt.Task.State.Terminal() {
 		c.waiting.done(parent, mt.Task.ID)
 	}
-	reply, _ := meta.ReplyOf(out.Metadata)
+	reply := replyOf(out)
 	state := reply.State
 	switch {
 	case state.Terminal():

@@ -79,8 +79,7 @@ func routed(in bus.InboundMessage, mt meta.Meta, cb *envelope.Callback) bus.Inbo
 	c := *cb
 	mt.Callback = &c
 	in.Channel, in.ChatID, in.SessionKeyOverride = c.Channel, chatIDOf(c), c.SessionID
-	in.Metadata = meta.With(nil, mt)
-	return in
+	return frame(in, mt)
 }
 
 // chatIDOf returns the callback's chat id, or the part of nanobot's

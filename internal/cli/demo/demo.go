@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	feishustub "github.com/switchboard-dev/switchboard/examples/feishu-stub"
+	feishustub "github.com/switchboard-dev/switchboard/internal/feishustub"
 )
 
 // The demo's conversation.

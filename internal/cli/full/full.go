@@ -5,12 +5,13 @@ import (
 	"context"
 	"time"
 
+	_ "github.com/switchboard-dev/switchboard/channels/mailbox"                 // registers the channel type "mailbox"
 	_ "github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore" // registers the mailbox backend "nats"
 	"github.com/switchboard-dev/switchboard/config"
-	_ "github.com/switchboard-dev/switchboard/examples/feishu-stub" // registers the channel type "feishu"
 	"github.com/switchboard-dev/switchboard/host"
 	"github.com/switchboard-dev/switchboard/internal/cli"
 	"github.com/switchboard-dev/switchboard/internal/cli/demo"
+	_ "github.com/switchboard-dev/switchboard/internal/feishustub" // registers the channel type "feishu"
 	"github.com/switchboard-dev/switchboard/observe/metrics"
 )
 
@@ -40,11 +41,7 @@ func runHost(ctx context.Context, cfg *config.Config, o cli.HostOptions) error {
 	if err != nil {
 		return err
 	}
-	agent := ""
-	if mb := h.Mailbox(); mb != nil {
-		agent = mb.AgentID()
-	}
-	stopTracing, err := o.Tracing(agent)
+	stopTracing, err := o.Tracing(h.AgentID())
 	if err != nil {
 		_ = h.Stop()
 		return err
