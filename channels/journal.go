@@ -40,9 +40,12 @@ type Journal struct {
 	mu   sync.Mutex
 	f    *os.File
 	open map[string]bus.InboundMessage // taken in, not finished, by id
-	// order keeps Pending in the order the messages were taken in.
+	// order keeps the open messages in the order they were taken in.
 	order []string
-	seen  finished // ids finished lately
+	// earlier holds the ids of the messages an earlier run left open,
+	// which Pending returns.
+	earlier map[string]bool
+	seen    finished // ids finished lately
 	// dead counts the lines that compacting would drop (a finished
 	// message's "in", a dropped one's two); at more than compactAfter, and
 	// a quarter of what the journal holds, it compacts itself.
@@ -77,6 +80,10 @@ func OpenJournal(path string) (*Journal, error) {
 	}
 	if err := j.compact(); err != nil {
 		return nil, err
+	}
+	j.earlier = make(map[string]bool, len(j.open))
+	for id := range j.open {
+		j.earlier[id] = true
 	}
 	return j, nil
 }
@@ -206,15 +213,17 @@ func (j *Journal) seenLocked(id string) bool {
 	return j.seen.has(id, time.Now())
 }
 
-// Pending returns what was taken in and not finished, in the order it was
-// taken in, each marked Redelivered and with an Ack that records it
-// finished.
+// Pending returns what an earlier run took in and did not finish (and
+// this run has not finished since), in the order it was taken in, each
+// marked Redelivered and with an Ack that records it finished. What this
+// run took in is not among them: Pending may be called while the channel
+// takes messages in.
 func (j *Journal) Pending() []bus.InboundMessage {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	out := make([]bus.InboundMessage, 0, len(j.open))
+	out := make([]bus.InboundMessage, 0, len(j.earlier))
 	for _, id := range j.order {
-		if m, ok := j.open[id]; ok {
+		if m, ok := j.open[id]; ok && j.earlier[id] {
 			m.Redelivered, m.Ack = true, j.finisher(id)
 			out = append(out, m)
 		}

@@ -232,3 +232,25 @@ func TestBaseTakesARetryAfterARestartAsADuplicate(t *testing.T) {
 	require.NoError(t, base2.HandleMessage(testkit.Ctx(t), msg), "taken (the platform hears success)")
 	assert.Zero(t, b2.InboundDepth(), "and not handed over again")
 }
+
+// Pending is what an earlier run left: a message taken in meanwhile is
+// not handed over a second time by a Resume that runs beside the intake.
+func TestJournalPendingIsWhatAnEarlierRunLeft(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	j, err := channels.OpenJournal(path)
+	require.NoError(t, err)
+	_, _, err = j.Add(bus.InboundMessage{Content: "left", ID: "m1"})
+	require.NoError(t, err)
+	require.NoError(t, j.Close())
+
+	j, err = channels.OpenJournal(path)
+	require.NoError(t, err)
+	defer j.Close()
+	_, ok, err := j.Add(bus.InboundMessage{Content: "new", ID: "m2"})
+	require.NoError(t, err)
+	require.True(t, ok)
+	pending := j.Pending()
+	require.Len(t, pending, 1)
+	assert.Equal(t, "m1", pending[0].ID)
+}
