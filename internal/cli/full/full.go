@@ -5,9 +5,10 @@ import (
 	"context"
 	"time"
 
+	_ "github.com/switchboard-dev/switchboard/channels/feishu"                  // registers the channel type "feishu"
 	_ "github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore" // registers the mailbox backend "nats"
 	"github.com/switchboard-dev/switchboard/config"
-	_ "github.com/switchboard-dev/switchboard/examples/feishu-stub" // registers the channel type "feishu"
+	_ "github.com/switchboard-dev/switchboard/examples/feishu-stub" // registers the channel type "feishu-stub"
 	"github.com/switchboard-dev/switchboard/host"
 	"github.com/switchboard-dev/switchboard/internal/cli"
 	"github.com/switchboard-dev/switchboard/internal/cli/demo"
