@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -28,10 +29,6 @@ const (
 // code fences, headings, bold, lists, links, tables.
 var markdown = regexp.MustCompile("(?m)```|^#{1,6} |\\*\\*[^*\n]+\\*\\*|^\\s*[-*+] |^\\s*\\d+\\. |\\[[^\\]\n]+\\]\\([^)\n]+\\)|^\\|.+\\|\\s*$")
 
-// ErrMediaNotSupported is returned for an outbound message with media:
-// the channel does not upload files yet. Nothing of the message is sent.
-var ErrMediaNotSupported = errors.New("feishu channel: sending media is not supported yet")
-
 // Send delivers an answer. An answer to a Feishu message (its message_id
 // in the metadata, as the agent loop keeps it, or ReplyTo) goes out with
 // the reply API, in the thread of that message; anything else is a new
@@ -42,14 +39,19 @@ var ErrMediaNotSupported = errors.New("feishu channel: sending media is not supp
 // retry of the whole message, the agent's recorded answer sent again
 // after a restart). Errors are temporary (channels.IsTemporary) when a
 // retry may succeed.
+//
+// The channel does not upload files yet: the files of an answer (Media)
+// are named in a last line of its text, and a warning is logged.
 func (c *Channel) Send(ctx context.Context, msg bus.OutboundMessage) error {
 	if msg.ChatID == "" {
 		return errors.New("feishu channel: outbound message without a chat id")
 	}
-	if len(msg.Media) > 0 {
-		return fmt.Errorf("%w (%d file(s) for chat %s); send a link or the text instead", ErrMediaNotSupported, len(msg.Media), msg.ChatID)
-	}
 	content := strings.TrimSpace(msg.Content)
+	if len(msg.Media) > 0 {
+		c.Logger().Warn("feishu channel: sending files is not supported yet; their names are sent instead",
+			"chat_id", msg.ChatID, "files", len(msg.Media))
+		content = strings.TrimSpace(content + "\n\n" + notAttached(msg.Media))
+	}
 	if content == "" {
 		return nil
 	}
@@ -107,6 +109,16 @@ func (c *Channel) create(ctx context.Context, chatID, msgType, body, uuid string
 		return apiError("send", err, resp.ApiResp, resp.Code, resp.Msg)
 	}
 	return apiError("send", err, nil, 0, "")
+}
+
+// notAttached is the line that names the files of an answer the channel
+// cannot send.
+func notAttached(media []string) string {
+	names := make([]string, len(media))
+	for i, m := range media {
+		names[i] = filepath.Base(m)
+	}
+	return "(not attached, this channel cannot send files yet: " + strings.Join(names, ", ") + ")"
 }
 
 // replyTarget is the Feishu message an outbound message answers: the

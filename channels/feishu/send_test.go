@@ -11,7 +11,6 @@ import (
 
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels"
-	"github.com/switchboard-dev/switchboard/channels/feishu"
 	"github.com/switchboard-dev/switchboard/internal/feishufake"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
@@ -103,17 +102,21 @@ func TestAnswerAsNewMessage(t *testing.T) {
 	assert.Equal(t, []string{"chat_id", "open_id"}, []string{got[0].ReceiveIDType, got[1].ReceiveIDType})
 }
 
-// What the channel cannot do is said, and not retried.
+// What the channel cannot do is said: files are named, not sent; a chat
+// the bot is not in is an error that says so, and is not retried.
 func TestSendRefusals(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, nil)
-	err := h.ch.Send(testkit.Ctx(t), bus.OutboundMessage{Channel: "feishu", ChatID: "ou_ada", Content: "see file", Media: []string{"/tmp/x.png"}})
-	require.ErrorIs(t, err, feishu.ErrMediaNotSupported)
-	assert.False(t, channels.IsTemporary(err))
+	require.NoError(t, h.ch.Send(testkit.Ctx(t), bus.OutboundMessage{Channel: "feishu", ChatID: "ou_ada", Content: "see file",
+		Media: []string{"/tmp/out/x.png", "/tmp/out/report.pdf"}}))
+	sent := h.fake.Messages()
+	require.Len(t, sent, 1)
+	assert.Equal(t, "see file\n\n(not attached, this channel cannot send files yet: x.png, report.pdf)", sent[0].Text())
+	assert.Contains(t, h.logs.String(), "sending files is not supported yet")
 	require.Error(t, h.ch.Send(testkit.Ctx(t), bus.OutboundMessage{Channel: "feishu", Content: "nowhere"}))
 
 	h.fake.FailNext(feishufake.CallCreate, feishufake.Failure{Code: 230002, Msg: "Bot is not in the chat"})
-	err = h.ch.Send(testkit.Ctx(t), bus.OutboundMessage{Channel: "feishu", ChatID: "oc_x", Content: "hello"})
+	err := h.ch.Send(testkit.Ctx(t), bus.OutboundMessage{Channel: "feishu", ChatID: "oc_x", Content: "hello"})
 	require.Error(t, err)
 	assert.False(t, channels.IsTemporary(err))
 	assert.Contains(t, err.Error(), "add the bot to the chat")
