@@ -20,7 +20,8 @@ type ManagerConfig struct {
 	// (default 4).
 	SendAttempts int
 	// RetryBackoff is the wait before the first retry; it doubles up to
-	// MaxBackoff (defaults 100ms and 5s).
+	// MaxBackoff (defaults 100ms and 5s). A wait the platform asked for
+	// (RetryAfter) is honoured up to a minute (see Retry).
 	RetryBackoff time.Duration
 	MaxBackoff   time.Duration
 	// StopTimeout bounds Stop when its context has no deadline (default 10s).
@@ -35,6 +36,11 @@ type ManagerConfig struct {
 	Clock clock.Clock
 	// Logger receives the Manager's logs; nil discards.
 	Logger *slog.Logger
+}
+
+// retry is the policy of the Manager's sends.
+func (c *ManagerConfig) retry() Retry {
+	return Retry{Attempts: c.SendAttempts, Backoff: c.RetryBackoff, MaxBackoff: c.MaxBackoff}
 }
 
 func (c *ManagerConfig) setDefaults() {

@@ -25,7 +25,7 @@ const (
 	researcherConfig = `{
   "agents": {"defaults": {"workspace": "~/.nanobot/researcher"}},
   "channels": {
-    "feishu": {"enabled": true, "listen": "127.0.0.1:0", "outbox": "~/.nanobot/feishu-outbox.jsonl"},
+    "feishu-stub": {"enabled": true, "listen": "127.0.0.1:0", "outbox": "~/.nanobot/feishu-outbox.jsonl"},
     "mailbox": {"enabled": true, "agentId": "researcher", "capabilities": ["research"],
                 "description": "talks with users on Feishu and hands work to other agents"}
   }

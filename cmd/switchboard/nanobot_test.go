@@ -102,7 +102,7 @@ func TestConfigCheck(t *testing.T) {
 	assert.Regexp(t, `(?m)^used +agents.defaults.model$`, out)
 	assert.Regexp(t, `(?m)^ignored +agents.defaults.memoryWindow +nanobot key switchboard does not use$`, out)
 	assert.Regexp(t, `(?m)^ignored +channels.telegram +channel type not in this build$`, out)
-	assert.Regexp(t, `(?m)^ignored +channels.feishu.reactEmoji +nanobot key switchboard does not use$`, out)
+	assert.Regexp(t, `(?m)^used +channels.feishu.reactEmoji$`, out)
 	assert.Regexp(t, `(?m)^used +channels.mailbox.agentId$`, out)
 
 	s.environ = nil

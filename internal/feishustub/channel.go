@@ -18,10 +18,15 @@ import (
 	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 )
 
-// ChannelName is the stub's channel name and type.
+// ChannelName is the stub's channel name: its messages are the "feishu"
+// channel's on the bus.
 const ChannelName = "feishu"
 
-func init() { channels.Register(ChannelName, Factory) }
+// TypeName is the stub's channel type, the name of its config section
+// (channels.feishu-stub); "feishu" is the real channel's (channels/feishu).
+const TypeName = "feishu-stub"
+
+func init() { channels.Register(TypeName, Factory) }
 
 // Factory builds the stub from its config section.
 func Factory(section config.Section, deps channels.Deps) (channels.Channel, error) {

@@ -5,7 +5,7 @@ import (
 	"github.com/switchboard-dev/switchboard/config"
 )
 
-func init() { channels.RegisterChecker(ChannelName, Check) }
+func init() { channels.RegisterChecker(TypeName, Check) }
 
 // Check decodes and validates a channels.feishu section as Factory does,
 // without listening (a channels.Checker). nanobot's Feishu keys that the

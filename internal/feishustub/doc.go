@@ -4,11 +4,13 @@
 // JSON-lines file and the log. A person reads that file (or asks the
 // webhook server for a chat's replies) to see what the user would see.
 //
-// It registers the channel type "feishu", so a host configured with
-// channels.feishu runs it beside the mailbox and task results routed back
-// by the mailbox land in the user's chat. It is no API: the program, the
-// demo and the tests use it; an embedder writes its own channel against
-// package channels (see the host's example).
+// It registers the channel type "feishu-stub" (the real channel,
+// channels/feishu, is "feishu"), so a host configured with
+// channels.feishu-stub runs it beside the mailbox, under the channel name
+// "feishu", and task results routed back by the mailbox land in the
+// user's chat.
+// It is no API: the program, the demo and the tests use it; an embedder
+// writes its own channel against package channels.
 //
 // The webhook accepts the im.message.receive_v1 event (schema 2.0,
 // simplified: only text messages) and the url_verification handshake.

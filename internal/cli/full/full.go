@@ -5,6 +5,7 @@ import (
 	"context"
 	"time"
 
+	_ "github.com/switchboard-dev/switchboard/channels/feishu"                  // registers the channel type "feishu"
 	_ "github.com/switchboard-dev/switchboard/channels/mailbox"                 // registers the channel type "mailbox"
 	_ "github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore" // registers the mailbox backend "nats"
 	"github.com/switchboard-dev/switchboard/config"
@@ -12,6 +13,7 @@ import (
 	"github.com/switchboard-dev/switchboard/internal/cli"
 	"github.com/switchboard-dev/switchboard/internal/cli/demo"
 	_ "github.com/switchboard-dev/switchboard/internal/feishustub" // registers the channel type "feishu"
+	_ "github.com/switchboard-dev/switchboard/internal/feishustub" // registers the channel type "feishu-stub"
 	"github.com/switchboard-dev/switchboard/observe/metrics"
 )
 
