@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -297,4 +298,23 @@ func TestRepliesLongPollManyTimes(t *testing.T) {
 		assert.Equal(t, fmt.Sprintf("round %d reply 3", round), r.Replies[0].Content)
 		assert.Equal(t, after+3, r.Next)
 	}
+}
+
+// TestReadmeLogsNoTextAtInfo: the log lines the README shows at INFO
+// carry no message text, as the stub and the loop log it (text only at
+// debug).
+func TestReadmeLogsNoTextAtInfo(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	infos := 0
+	for line := range strings.SplitSeq(string(readme), "\n") {
+		if !strings.Contains(line, "level=INFO") {
+			continue
+		}
+		infos++
+		for _, key := range []string{" text=", " content=", " args=", " result="} {
+			assert.NotContains(t, line, key, "README.md shows message text at INFO")
+		}
+	}
+	assert.Positive(t, infos, "README.md shows the logs")
 }

@@ -72,3 +72,15 @@ func TestStopped(t *testing.T) {
 	assert.True(t, stopped(ctx, errors.Join(errors.New("watch"), context.Canceled)))
 	assert.False(t, stopped(ctx, errors.New("disk full")))
 }
+
+// TestRunHelpNamesTheProviders: help run says the provider is "auto" by
+// default, with nanobot's catalog, not "scripted" (the default) or
+// "openai" alone.
+func TestRunHelpNamesTheProviders(t *testing.T) {
+	code, out, _ := runMain(t, "help", "run")
+	assert.Equal(t, ExitOK, code)
+	flat := oneLine(out)
+	assert.Contains(t, flat, `"auto", the default: chosen as nanobot does`)
+	assert.Contains(t, flat, `"anthropic", "openai", "deepseek"`)
+	assert.NotContains(t, flat, `"scripted" (the default`)
+}
