@@ -54,7 +54,7 @@ func TestContractFlags(t *testing.T) {
 		"watch":   {"json", "log-level", "log-format"},
 		"stats":   {"window", "watch", "interval", "json"},
 		"doctor":  {"fix", "json"},
-		"version": {},
+		"version": {"json"},
 		"mcp":     {"agent", "description", "capability", "listen", "log-level", "log-format"},
 	}
 	for cmd, want := range contract {
