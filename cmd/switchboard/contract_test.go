@@ -48,7 +48,7 @@ func TestContractFlags(t *testing.T) {
 		"log":     {"agent", "kind", "since", "until", "id", "thread", "task", "json"},
 		"pending": {"task", "overdue", "json"},
 		"recv":    {"count", "json", "log-level", "log-format"},
-		"inbox":   {"json", "limit"},
+		"inbox":   {"json", "limit", "kind", "since"},
 		"agents":  {"capability", "role", "by-role", "json"},
 		"thread":  {"task", "json"},
 		"watch":   {"json", "log-level", "log-format"},

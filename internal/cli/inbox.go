@@ -24,9 +24,11 @@ func (a *app) inboxCommand() *cobra.Command {
 	var (
 		jsonOut bool
 		limit   int
+		kinds   []string
+		since   string
 	)
 	cmd := &cobra.Command{
-		Use:   "inbox AGENT [--json]",
+		Use:   "inbox AGENT [--kind K,...] [--since D] [--json]",
 		Short: "List AGENT's pending messages, oldest first (read only)",
 		Long: `Inbox lists the messages waiting in AGENT's inbox, oldest first, without
 claiming or changing anything. A file that cannot be read is listed with
@@ -34,11 +36,18 @@ the reason (the receiver will set it aside). The table shows the oldest
 50 and says how many more wait (--limit changes that, 0 shows all);
 --json prints every message unless --limit is given.
 
+--kind keeps the messages of these kinds (seed 000's: request, a message
+that expects a reply; response, one that answers another (reply_to) or a
+task_update; notify, any other); --since keeps those sent at or after a
+time (RFC 3339) or a duration before now (10m, 2h), by their timestamp.
+With either, files that cannot be read are not listed.
+
 It works on the configured store (channels.mailbox.backend; --root names a
 mailbox folder instead). On NATS the inbox is every message its receiver
 has not acknowledged yet: pending, and claimed by a running receiver.`,
 		Example: `  switchboard inbox coder
   switchboard inbox coder --limit 0
+  switchboard inbox coder --kind request --since 1h
   switchboard inbox coder --json | jq -r .id`,
 		Args:              exactArgs("agent"),
 		ValidArgsFunction: a.completeAgentArg,
@@ -52,15 +61,21 @@ has not acknowledged yet: pending, and claimed by a running receiver.`,
 			if !cmd.Flags().Changed("limit") && jsonOut {
 				limit = 0
 			}
-			return a.inbox(cmd, args[0], jsonOut, limit)
+			filter, err := newInboxFilter(kinds, since, time.Now())
+			if err != nil {
+				return err
+			}
+			return a.inbox(cmd, args[0], jsonOut, limit, filter)
 		}),
 	}
 	cmd.Flags().BoolVar(&jsonOut, "json", false, "print one JSON object per message")
 	cmd.Flags().IntVar(&limit, "limit", defaultInboxLimit, "show at most this many messages, oldest first (0: all; --json alone prints all)")
+	cmd.Flags().StringSliceVar(&kinds, "kind", nil, "only messages of these kinds: request, response, notify (repeat or separate with commas)")
+	cmd.Flags().StringVar(&since, "since", "", "only messages sent at or after: an RFC 3339 time or a duration before now")
 	return cmd
 }
 
-func (a *app) inbox(cmd *cobra.Command, agent string, jsonOut bool, limit int) error {
+func (a *app) inbox(cmd *cobra.Command, agent string, jsonOut bool, limit int, filter inboxFilter) error {
 	m, _, err := a.openMailbox(true)
 	if err != nil {
 		return err
@@ -69,12 +84,17 @@ func (a *app) inbox(cmd *cobra.Command, agent string, jsonOut bool, limit int) e
 	var lines []messageLine
 	var writeErr error
 	shown, total := 0, -1 // total: how many wait, when more than shown (-1: unknown yet)
+	more := 0             // with a filter: the matches past limit
 	pl, lists := m.be.(store.PendingLister)
 	switch {
 	case lists:
 		err = pl.Pending(cmd.Context(), agent, func(name string, msg *envelope.Message, err error) bool {
+			if !filter.keep(msg) {
+				return true
+			}
 			if limit > 0 && shown == limit {
-				return false
+				more++
+				return filter.active() // counted through the rest: Depth counts every message
 			}
 			shown++
 			line := newMessageLine(name, msg, err)
@@ -86,7 +106,9 @@ func (a *app) inbox(cmd *cobra.Command, agent string, jsonOut bool, limit int) e
 			return true
 		})
 	case m.be != nil:
-		if lines, err = storedInbox(cmd.Context(), m, agent); limit > 0 && len(lines) > limit {
+		lines, err = storedInbox(cmd.Context(), m, agent)
+		lines = slices.DeleteFunc(lines, func(l messageLine) bool { return !filter.keep(l.Message) })
+		if limit > 0 && len(lines) > limit {
 			total, lines = len(lines), lines[:limit]
 		}
 		if err == nil && jsonOut {
@@ -104,7 +126,11 @@ func (a *app) inbox(cmd *cobra.Command, agent string, jsonOut bool, limit int) e
 		return err
 	}
 	if len(lines) == 0 {
-		_, err := fmt.Fprintf(a.env.Stdout, "no messages pending for %s\n", agent)
+		what := "no messages pending"
+		if filter.active() {
+			what = "no messages pending that match"
+		}
+		_, err := fmt.Fprintf(a.env.Stdout, "%s for %s\n", what, agent)
 		return err
 	}
 	now := time.Now()
@@ -122,7 +148,10 @@ func (a *app) inbox(cmd *cobra.Command, agent string, jsonOut bool, limit int) e
 		return err
 	}
 	if total < 0 && lists && len(lines) == limit {
-		total = countInbox(m, agent)
+		total = len(lines) + more
+		if !filter.active() {
+			total = countInbox(m, agent)
+		}
 	}
 	if more := total - len(lines); more > 0 {
 		_, err := fmt.Fprintf(a.env.Stdout, "... and %d more (--limit 0 shows all)\n", more)
