@@ -1,0 +1,76 @@
+package envelope
+
+import (
+	"slices"
+	"unicode"
+	"unicode/utf8"
+)
+
+// scriptNames are the names of unicode.Scripts, sorted, but Common and
+// Inherited (digits, punctuation and combining marks that go with any
+// script): the scripts an agent id's letters may come from.
+var scriptNames = func() []string {
+	names := make([]string, 0, len(unicode.Scripts))
+	for name := range unicode.Scripts {
+		if name != "Common" && name != "Inherited" {
+			names = append(names, name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}()
+
+// scriptOf returns the script of r ("" for Common and Inherited ones).
+func scriptOf(r rune) string {
+	switch {
+	case r < utf8.RuneSelf:
+		if 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' {
+			return "Latin"
+		}
+		return ""
+	}
+	for _, name := range scriptNames {
+		if unicode.Is(unicode.Scripts[name], r) {
+			return name
+		}
+	}
+	return ""
+}
+
+// Sets of scripts written together, that an id may mix (see mixedScripts).
+const (
+	japanese uint8 = 1 << iota // Han, Hiragana, Katakana
+	chinese                    // Han, Bopomofo
+	korean                     // Han, Hangul
+)
+
+// mixable maps a script to the sets it belongs to, with Latin (Unicode's
+// "highly restrictive" identifiers, UTS #39 section 5.2); a script not
+// named here mixes with none.
+var mixable = map[string]uint8{
+	"Latin": japanese | chinese | korean, "Han": japanese | chinese | korean,
+	"Hiragana": japanese, "Katakana": japanese, "Bopomofo": chinese, "Hangul": korean,
+}
+
+// mixedScripts returns two scripts whose letters id mixes, or "", "" when
+// it does not: a Cyrillic "с" in "сeo" makes an id that looks like "ceo"
+// and is not. An id's letters are of one script, or of Latin and the
+// scripts written together in Japanese (Han, Hiragana, Katakana), Chinese
+// (Han, Bopomofo) or Korean (Han, Hangul). ASCII digits, '-', '_' and '.'
+// go with any script.
+func mixedScripts(id string) (a, b string) {
+	var seen []string
+	for _, r := range id {
+		if s := scriptOf(r); s != "" && !slices.Contains(seen, s) {
+			seen = append(seen, s)
+		}
+	}
+	for i, x := range seen {
+		for _, y := range seen[i+1:] {
+			if mixable[x]&mixable[y] == 0 {
+				return x, y
+			}
+		}
+	}
+	return "", ""
+}
