@@ -59,6 +59,9 @@ var mixable = map[string]uint8{
 // (Han, Bopomofo) or Korean (Han, Hangul). ASCII digits, '-', '_' and '.'
 // go with any script.
 func mixedScripts(id string) (a, b string) {
+	if isASCII(id) { // Latin letters only: the common case, without a lookup
+		return "", ""
+	}
 	var seen []string
 	for _, r := range id {
 		if s := scriptOf(r); s != "" && !slices.Contains(seen, s) {
@@ -73,4 +76,13 @@ func mixedScripts(id string) (a, b string) {
 		}
 	}
 	return "", ""
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
