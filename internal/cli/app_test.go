@@ -84,3 +84,13 @@ func TestRunHelpNamesTheProviders(t *testing.T) {
 	assert.Contains(t, flat, `"anthropic", "openai", "deepseek"`)
 	assert.NotContains(t, flat, `"scripted" (the default`)
 }
+
+// TestStopTimeoutMustBeFinite: --stop-timeout refuses NaN, infinities,
+// zero and negative numbers, naming the flag.
+func TestStopTimeoutMustBeFinite(t *testing.T) {
+	for v, shown := range map[string]string{"NaN": "NaN", "nan": "NaN", "Inf": "+Inf", "-Inf": "-Inf", "0": "0", "-1": "-1", "3601": "3601"} {
+		code, _, errOut := runMain(t, "run", "--stop-timeout", v)
+		assert.Equal(t, ExitUsage, code, v)
+		assert.Contains(t, errOut, "switchboard: --stop-timeout "+shown+": want a number of seconds above 0, at most 3600", v)
+	}
+}

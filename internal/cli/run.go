@@ -51,7 +51,7 @@ channels.mailbox.mailboxesRoot.`,
   NANOBOT_CHANNELS__MAILBOX__AGENT_ID=coder2 switchboard run --config coder.json`,
 		Args: exactArgs(),
 		RunE: a.action(func(cmd *cobra.Command, _ []string) error {
-			if stopTimeout <= 0 || stopTimeout > 3600 {
+			if !(stopTimeout > 0 && stopTimeout <= 3600) { // NaN fails both
 				return usagef("--stop-timeout %v: want a number of seconds above 0, at most 3600", stopTimeout)
 			}
 			if msg := config.CheckListen(metricsListen); msg != "" {
