@@ -72,7 +72,11 @@ func scanFile(data []byte) (dups []*KeyError, err error) {
 				if len(stack) == MaxDepth {
 					return nil, &depthError{offset: dec.InputOffset(), path: pathOf(len(stack))}
 				}
-				stack = append(stack, &frame{object: tok == '{', wantKey: tok == '{', seen: map[string]int64{}})
+				f := &frame{object: tok == '{', wantKey: tok == '{'}
+				if f.object {
+					f.seen = map[string]int64{}
+				}
+				stack = append(stack, f)
 			default:
 				stack = stack[:len(stack)-1]
 				valueDone()
