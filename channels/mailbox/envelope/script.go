@@ -2,14 +2,16 @@ package envelope
 
 import (
 	"slices"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
 
-// scriptNames are the names of unicode.Scripts, sorted, but Common and
-// Inherited (digits, punctuation and combining marks that go with any
-// script): the scripts an agent id's letters may come from.
-var scriptNames = func() []string {
+// scriptNames returns the names of unicode.Scripts, sorted, but Common
+// and Inherited (digits, punctuation and combining marks that go with any
+// script): the scripts an agent id's letters may come from. It is made on
+// first use, so that a program pays nothing for it at start.
+var scriptNames = sync.OnceValue(func() []string {
 	names := make([]string, 0, len(unicode.Scripts))
 	for name := range unicode.Scripts {
 		if name != "Common" && name != "Inherited" {
@@ -18,7 +20,7 @@ var scriptNames = func() []string {
 	}
 	slices.Sort(names)
 	return names
-}()
+})
 
 // scriptOf returns the script of r ("" for Common and Inherited ones).
 func scriptOf(r rune) string {
@@ -29,7 +31,7 @@ func scriptOf(r rune) string {
 		}
 		return ""
 	}
-	for _, name := range scriptNames {
+	for _, name := range scriptNames() {
 		if unicode.Is(unicode.Scripts[name], r) {
 			return name
 		}
@@ -44,12 +46,21 @@ const (
 	korean                     // Han, Hangul
 )
 
-// mixable maps a script to the sets it belongs to, with Latin (Unicode's
+// mixable returns the sets a script belongs to, with Latin (Unicode's
 // "highly restrictive" identifiers, UTS #39 section 5.2); a script not
 // named here mixes with none.
-var mixable = map[string]uint8{
-	"Latin": japanese | chinese | korean, "Han": japanese | chinese | korean,
-	"Hiragana": japanese, "Katakana": japanese, "Bopomofo": chinese, "Hangul": korean,
+func mixable(script string) uint8 {
+	switch script {
+	case "Latin", "Han":
+		return japanese | chinese | korean
+	case "Hiragana", "Katakana":
+		return japanese
+	case "Bopomofo":
+		return chinese
+	case "Hangul":
+		return korean
+	}
+	return 0
 }
 
 // mixedScripts returns two scripts whose letters id mixes, or "", "" when
@@ -70,7 +81,7 @@ func mixedScripts(id string) (a, b string) {
 	}
 	for i, x := range seen {
 		for _, y := range seen[i+1:] {
-			if mixable[x]&mixable[y] == 0 {
+			if mixable(x)&mixable(y) == 0 {
 				return x, y
 			}
 		}
