@@ -22,9 +22,13 @@ func (a *app) runCommand() *cobra.Command {
 		Long: `Run starts an agent from its config file alone: every channel the config
 enables (channels.mailbox, channels.feishu: the Feishu stub), and the agent
 loop, which answers what the channels receive with the provider that
-agents.defaults.provider names: "scripted" (the default, deterministic, no
-key needed) or "openai" (providers.openai: apiKey, apiBase, model; any
-OpenAI-compatible server). With the mailbox enabled, the loop gets the
+agents.defaults.provider names: one of nanobot's ("anthropic", "openai",
+"deepseek", "openrouter", ..., with providers.<name>: apiKey, apiBase,
+model), any providers entry with an apiBase (an OpenAI-compatible
+server), "scripted" (deterministic, no key needed) or "auto", the default:
+chosen as nanobot does from the model's prefix or keyword, else the first
+provider configured; with no model and no key, "scripted". The chosen
+provider is logged at start. With the mailbox enabled, the loop gets the
 mailbox tools (list_agents, delegate_task, send_message, reply) and decides
 which delegated tasks to accept (the scripted provider accepts the work its
 channels.mailbox.capabilities cover).
@@ -47,7 +51,7 @@ channels.mailbox.mailboxesRoot.`,
   NANOBOT_CHANNELS__MAILBOX__AGENT_ID=coder2 switchboard run --config coder.json`,
 		Args: exactArgs(),
 		RunE: a.action(func(cmd *cobra.Command, _ []string) error {
-			if stopTimeout <= 0 || stopTimeout > 3600 {
+			if !(stopTimeout > 0 && stopTimeout <= 3600) { // NaN fails both
 				return usagef("--stop-timeout %v: want a number of seconds above 0, at most 3600", stopTimeout)
 			}
 			if msg := config.CheckListen(metricsListen); msg != "" {

@@ -2,6 +2,7 @@ package console_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -153,4 +154,26 @@ func TestTokenToRead(t *testing.T) {
 	assert.Equal(t, http.StatusOK, get("/app.js", false))
 	assert.Equal(t, http.StatusUnauthorized, get("/api/state", false))
 	assert.Equal(t, http.StatusOK, get("/api/state", true))
+}
+
+// TestActionBodyOverTheLimit: an action body over 1 MiB is refused with
+// 413 and says so (it said "unexpected EOF"); nothing is sent.
+func TestActionBodyOverTheLimit(t *testing.T) {
+	t.Parallel()
+	c, _, srv := newConsole(t)
+	body := `{"to":"coder","text":"` + strings.Repeat("x", 1<<20) + `"}`
+	req, err := http.NewRequestWithContext(testkit.Ctx(t), http.MethodPost, srv.URL+"/api/action/send", strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(console.TokenHeader, token)
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	var out struct{ Error string }
+	require.NoError(t, json.NewDecoder(res.Body).Decode(&out))
+	assert.Equal(t, http.StatusRequestEntityTooLarge, res.StatusCode)
+	assert.Equal(t, "action body is over the limit of 1 MiB; send a shorter text", out.Error)
+	st, err := c.State(testkit.Ctx(t))
+	require.NoError(t, err)
+	assert.Empty(t, st.Threads, "nothing sent")
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -255,4 +256,65 @@ func TestWebhookRetryOfRefusedEventIsNotADuplicate(t *testing.T) {
 		code, out := s.post(t, messageEvent("ev-retry", "ou_user", "oc_chat", "hello"))
 		require.Equal(t, http.StatusServiceUnavailable, code, "a retry must be tried again, not answered as a duplicate: %v", out)
 	}
+}
+
+// TestRepliesLongPollManyTimes asks over HTTP for the replies after the
+// first k+2 again and again while the bot sends three: every answer is
+// the third reply and its next. (Whether the first replies arrive while
+// the request waits is up to the scheduler here; outbox_test.go's
+// TestAwaitWaitsForAReplyPastAfter makes sure of it.)
+func TestRepliesLongPollManyTimes(t *testing.T) {
+	s := startStub(t, nil)
+	type result struct {
+		Replies []feishustub.Reply `json:"replies"`
+		Next    int                `json:"next"`
+		err     error
+	}
+	ctx := testkit.Ctx(t)
+	for round := range 20 {
+		after := 3 * round
+		got := make(chan result, 1)
+		go func() {
+			var r result
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet,
+				s.base+"/feishu/replies?chat_id=oc_poll&after="+strconv.Itoa(after+2)+"&wait=30", nil)
+			if err == nil {
+				var resp *http.Response
+				if resp, err = http.DefaultClient.Do(req); err == nil {
+					err = json.NewDecoder(resp.Body).Decode(&r)
+					resp.Body.Close()
+				}
+			}
+			r.err = err
+			got <- r
+		}()
+		for i := range 3 {
+			text := fmt.Sprintf("round %d reply %d", round, i+1)
+			require.NoError(t, s.ch.Send(ctx, bus.OutboundMessage{Channel: "feishu", ChatID: "oc_poll", Content: text}))
+		}
+		r := <-got
+		require.NoError(t, r.err)
+		require.Len(t, r.Replies, 1, "round %d: %+v", round, r.Replies)
+		assert.Equal(t, fmt.Sprintf("round %d reply 3", round), r.Replies[0].Content)
+		assert.Equal(t, after+3, r.Next)
+	}
+}
+
+// TestReadmeLogsNoTextAtInfo: the log lines the README shows at INFO
+// carry no message text, as the stub and the loop log it (text only at
+// debug).
+func TestReadmeLogsNoTextAtInfo(t *testing.T) {
+	readme, err := os.ReadFile("README.md")
+	require.NoError(t, err)
+	infos := 0
+	for line := range strings.SplitSeq(string(readme), "\n") {
+		if !strings.Contains(line, "level=INFO") {
+			continue
+		}
+		infos++
+		for _, key := range []string{" text=", " content=", " args=", " result="} {
+			assert.NotContains(t, line, key, "README.md shows message text at INFO")
+		}
+	}
+	assert.Positive(t, infos, "README.md shows the logs")
 }

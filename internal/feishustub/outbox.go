@@ -1,6 +1,7 @@
 package feishustub
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -87,6 +88,31 @@ func (o *outbox) since(chat string, n int) ([]Reply, <-chan struct{}) {
 		o.wake[chat] = ch
 	}
 	return out, ch
+}
+
+// await returns the replies to chat after the first n, waiting up to
+// wait for one when there are none yet; no replies (an empty list) when
+// none came in time, ctx's error when ctx ended first. A reply to chat
+// that is not past the first n (the reader asked for later ones) wakes it
+// only to wait again.
+func (o *outbox) await(ctx context.Context, chat string, n int, wait time.Duration) ([]Reply, error) {
+	replies, wake := o.since(chat, n)
+	if len(replies) > 0 || wait <= 0 {
+		return append([]Reply{}, replies...), nil
+	}
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	for len(replies) == 0 {
+		select {
+		case <-wake:
+			replies, wake = o.since(chat, n)
+		case <-t.C:
+			return []Reply{}, nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return replies, nil
 }
 
 func (o *outbox) close() error {

@@ -98,20 +98,9 @@ func (c *Channel) handleReplies(w http.ResponseWriter, r *http.Request) {
 	c.mu.Lock()
 	out := c.out
 	c.mu.Unlock()
-	replies, wake := out.since(chat, int(after))
-	if len(replies) == 0 && wait > 0 {
-		t := time.NewTimer(time.Duration(wait * float64(time.Second)))
-		defer t.Stop()
-		select {
-		case <-wake:
-			replies, _ = out.since(chat, int(after))
-		case <-t.C:
-		case <-r.Context().Done():
-			return
-		}
-	}
-	if replies == nil {
-		replies = []Reply{}
+	replies, err := out.await(r.Context(), chat, int(after), time.Duration(wait*float64(time.Second)))
+	if err != nil {
+		return // the client went away
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"replies": replies, "next": int(after) + len(replies)})
 }
