@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/memstore"
 	"github.com/switchboard-dev/switchboard/internal/console"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
@@ -66,10 +67,10 @@ func step(t *testing.T, ctx context.Context, what string, actions ...chromedp.Ac
 
 // busyStore is a store with something for every view: five registered
 // agents that all talk to each other, a task, and requests owed replies.
-func busyStore(t *testing.T) *memstore.Store {
+func busyStore(t *testing.T) *store.Store {
 	t.Helper()
 	ctx := testkit.Ctx(t)
-	be := memstore.New(memstore.Options{})
+	be := store.New(memstore.New(memstore.Options{}), nil)
 	t.Cleanup(func() { be.Close() })
 	agents := []string{"researcher", "coder", "reviewer-with-a-long-name", "tester", "writer"}
 	for _, id := range agents {
