@@ -10,11 +10,10 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
-
-	"github.com/switchboard-dev/switchboard/internal/companion"
 )
 
 // natsStartLimit bounds the start of the demo's nats-server.
@@ -38,10 +37,22 @@ func startNATS(dir string) (string, func(), error) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), natsStartLimit+time.Minute) // a go build may come first
 	defer cancel()
-	path, err := companion.LocateProgram(ctx, self, companion.NATSD)
+	path, cleanup, err := locateNATSD(ctx, self, fromThisModule())
 	if err != nil {
 		return "", nil, fmt.Errorf("nats-server: %w", err)
 	}
+	cleanup = sync.OnceFunc(cleanup)
+	url, stop, err := runNATSD(path, dir, cleanup)
+	if err != nil {
+		cleanup()
+	}
+	return url, stop, err
+}
+
+// runNATSD runs the server program at path, storing in dir, until its
+// input is closed; stop closes it, waits for the end and then calls
+// cleanup.
+func runNATSD(path, dir string, cleanup func()) (string, func(), error) {
 	cmd := exec.Command(path, "-dir", dir)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -65,6 +76,7 @@ func startNATS(dir string) (string, func(), error) {
 			_ = cmd.Process.Kill()
 			<-exited
 		}
+		cleanup()
 	}
 	url := make(chan string, 1)
 	go func() {
@@ -82,6 +94,7 @@ func startNATS(dir string) (string, func(), error) {
 		return "", nil, fmt.Errorf("nats-server: %s", cmp.Or(strings.TrimSpace(stderr.String()), "ended without a URL"))
 	case <-time.After(natsStartLimit):
 		_ = cmd.Process.Kill()
+		<-exited
 		return "", nil, errors.New("nats-server: not ready within " + natsStartLimit.String())
 	}
 }
