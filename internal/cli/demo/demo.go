@@ -80,7 +80,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	layout := newDemoLayout(dir)
 	d := &demoRun{out: o.Stdout, layout: layout}
-	if err := d.open(f); err != nil {
+	if err := d.open(ctx, f); err != nil {
 		if temporary {
 			_ = os.RemoveAll(dir) // nothing ran: nothing to look at
 		}

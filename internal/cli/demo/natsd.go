@@ -19,6 +19,10 @@ import (
 // natsStartLimit bounds the start of the demo's nats-server.
 const natsStartLimit = 20 * time.Second
 
+// natsBuildLimit bounds the build of switchboard-natsd from source, which
+// compiles the NATS server the first time (minutes on a busy machine).
+const natsBuildLimit = 15 * time.Minute
+
 // natsStopLimit bounds its stop once its input is closed.
 const natsStopLimit = 10 * time.Second
 
@@ -29,20 +33,21 @@ const natsPingTimeout = 5 * time.Second
 // free port of 127.0.0.1, storing in dir) and returns its URL and what
 // stops it. The server runs in a process of its own so that no agent
 // process links one; it ends when its input is closed, which happens when
-// stop is called or this process is gone.
-func startNATS(dir string) (string, func(), error) {
+// stop is called or this process is gone. ctx ends the search for the
+// server program (a build from source) and the wait for its start.
+func startNATS(ctx context.Context, dir string) (string, func(), error) {
 	self, err := os.Executable()
 	if err != nil {
 		return "", nil, fmt.Errorf("nats-server: find this program: %w", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), natsStartLimit+time.Minute) // a go build may come first
+	bctx, cancel := context.WithTimeoutCause(ctx, natsBuildLimit, fmt.Errorf("took longer than %s", natsBuildLimit))
 	defer cancel()
-	path, cleanup, err := locateNATSD(ctx, self, fromThisModule())
+	path, cleanup, err := locateNATSD(bctx, self, fromThisModule())
 	if err != nil {
 		return "", nil, fmt.Errorf("nats-server: %w", err)
 	}
 	cleanup = sync.OnceFunc(cleanup)
-	url, stop, err := runNATSD(path, dir, cleanup)
+	url, stop, err := runNATSD(ctx, path, dir, cleanup)
 	if err != nil {
 		cleanup()
 	}
@@ -51,8 +56,8 @@ func startNATS(dir string) (string, func(), error) {
 
 // runNATSD runs the server program at path, storing in dir, until its
 // input is closed; stop closes it, waits for the end and then calls
-// cleanup.
-func runNATSD(path, dir string, cleanup func()) (string, func(), error) {
+// cleanup. ctx ends the wait for its URL.
+func runNATSD(ctx context.Context, path, dir string, cleanup func()) (string, func(), error) {
 	cmd := exec.Command(path, "-dir", dir)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
@@ -96,6 +101,10 @@ func runNATSD(path, dir string, cleanup func()) (string, func(), error) {
 		_ = cmd.Process.Kill()
 		<-exited
 		return "", nil, errors.New("nats-server: not ready within " + natsStartLimit.String())
+	case <-ctx.Done():
+		_ = cmd.Process.Kill()
+		<-exited
+		return "", nil, fmt.Errorf("nats-server: %w", context.Cause(ctx))
 	}
 }
 

@@ -52,6 +52,9 @@ func locateNATSD(ctx context.Context, self string, fromSource bool) (path string
 	build := exec.CommandContext(ctx, "go", "build", "-o", path, modulePath+"/cmd/"+natsdName)
 	if out, err := build.CombinedOutput(); err != nil {
 		_ = os.RemoveAll(dir)
+		if ctx.Err() != nil {
+			return "", nil, fmt.Errorf("%w (go build of it from this program's source did not finish: %v)", errNoNATSD, context.Cause(ctx))
+		}
 		return "", nil, fmt.Errorf("%w (go build of it from this program's source failed: %v: %s)", errNoNATSD, err, strings.TrimSpace(string(out)))
 	}
 	return path, func() { _ = os.RemoveAll(dir) }, nil
