@@ -7,8 +7,11 @@ import (
 	"path/filepath"
 	"time"
 
+	_ "github.com/switchboard-dev/switchboard/agentloop/provider/scripted" // the modules this program links
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels"
+	_ "github.com/switchboard-dev/switchboard/channels/mailbox"
+	_ "github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
 	"github.com/switchboard-dev/switchboard/config"
 	"github.com/switchboard-dev/switchboard/host"
 )

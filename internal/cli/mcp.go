@@ -9,6 +9,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/internal/mcpserver"
 )
 
 func (a *app) mcpCommand() *cobra.Command {
@@ -51,7 +52,7 @@ configuration of Claude Code, Codex and other clients.`,
 					return asUsage(fmt.Errorf("--agent: %w", err))
 				}
 			}
-			return a.serveMCP(cmd.Context(), MCPOptions{AgentID: agent, Description: description, Capabilities: capabilities, Listen: listen})
+			return a.serveMCP(cmd.Context(), mcpOptions{agentID: agent, description: description, capabilities: capabilities, listen: listen})
 		}),
 	}
 	cmd.Flags().StringVar(&agent, "agent", "", "register as this agent at once (else the client calls register)")
@@ -62,19 +63,44 @@ configuration of Claude Code, Codex and other clients.`,
 	return cmd
 }
 
-func (a *app) serveMCP(ctx context.Context, o MCPOptions) error {
-	x, err := a.extras("mcp")
-	if err != nil {
-		return err
-	}
+// mcpOptions are the mcp command's flags.
+type mcpOptions struct {
+	// agentID, when set, registers the agent at once with this card.
+	agentID, description string
+	capabilities         []string
+	// listen serves streamable HTTP on this host:port; "" serves stdio.
+	listen string
+}
+
+// serveMCP serves the mailbox as an MCP server over stdio, or over
+// streamable HTTP on o.listen, until ctx ends or the client goes.
+func (a *app) serveMCP(ctx context.Context, o mcpOptions) error {
 	if _, err := a.settings(); err != nil {
 		return err
 	}
-	o.Config = func(id string) (mailbox.Config, error) {
+	channelConfig := func(id string) (mailbox.Config, error) {
 		cfg, _, err := a.recvConfig(id)
 		return cfg, err
 	}
-	o.Logger, o.Version, o.StopTimeout = a.logger(slog.LevelWarn), a.env.Version, stopTimeout
-	o.Stdin, o.Stdout, o.Stderr = a.env.Stdin, a.env.Stdout, a.env.Stderr
-	return x.ServeMCP(ctx, o)
+	srv, err := mcpserver.New(mcpserver.Options{Config: channelConfig, Logger: a.logger(slog.LevelWarn), Version: a.env.Version})
+	if err != nil {
+		return err
+	}
+	defer func() {
+		stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), stopTimeout)
+		defer cancel()
+		if err := srv.Close(stop); err != nil {
+			fmt.Fprintf(a.env.Stderr, "switchboard: mcp: stop the mailbox: %v\n", err)
+		}
+	}()
+	if o.agentID != "" {
+		card := mcpserver.Card{AgentID: o.agentID, Description: o.description, Capabilities: o.capabilities}
+		if err := srv.Register(ctx, card); err != nil {
+			return err
+		}
+	}
+	if o.listen != "" {
+		return serveMCPHTTP(ctx, srv, o.listen, a.env.Stderr)
+	}
+	return serveMCPStdio(ctx, srv, a.env.Stdin, a.env.Stdout)
 }

@@ -1,4 +1,4 @@
-package full
+package cli
 
 import (
 	"context"
@@ -12,38 +12,16 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/switchboard-dev/switchboard/internal/cli"
 	"github.com/switchboard-dev/switchboard/internal/mcpserver"
 )
 
-// serveMCP serves the mailbox as an MCP server over stdio, or over
-// streamable HTTP on o.Listen, until ctx ends or the client goes.
-func serveMCP(ctx context.Context, o cli.MCPOptions) error {
-	srv, err := mcpserver.New(mcpserver.Options{Config: o.Config, Logger: o.Logger, Version: o.Version})
-	if err != nil {
-		return err
-	}
-	defer func() {
-		stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), o.StopTimeout)
-		defer cancel()
-		if err := srv.Close(stop); err != nil {
-			fmt.Fprintf(o.Stderr, "switchboard: mcp: stop the mailbox: %v\n", err)
-		}
-	}()
-	if o.AgentID != "" {
-		card := mcpserver.Card{AgentID: o.AgentID, Description: o.Description, Capabilities: o.Capabilities}
-		if err := srv.Register(ctx, card); err != nil {
-			return err
-		}
-	}
-	if o.Listen != "" {
-		return serveMCPHTTP(ctx, srv, o.Listen, o.Stderr)
-	}
-	stdin := o.Stdin
+// serveMCPStdio serves srv over stdin and stdout (nil stdin: os.Stdin)
+// until ctx ends or the client closes its end.
+func serveMCPStdio(ctx context.Context, srv *mcpserver.Server, stdin io.Reader, stdout io.Writer) error {
 	if stdin == nil {
 		stdin = os.Stdin
 	}
-	t := &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{o.Stdout}}
+	t := &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}}
 	if err := srv.MCP().Run(ctx, t); err != nil && ctx.Err() == nil && !errors.Is(err, io.EOF) {
 		return fmt.Errorf("mcp over stdio: %w", err)
 	}
