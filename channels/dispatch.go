@@ -5,9 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
-	"time"
 
 	"github.com/switchboard-dev/switchboard/bus"
+	"github.com/switchboard-dev/switchboard/internal/backoff"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/tracing"
 )
@@ -67,7 +67,7 @@ func (m *Manager) work(ctx context.Context, mc *managed) {
 }
 
 // Send delivers one outbound message to the channel it names, retrying
-// temporary errors with exponential backoff. It is what the dispatcher uses,
+// temporary errors with exponential backoff and jitter. It is what the dispatcher uses,
 // exported for callers that need the result of one send.
 func (m *Manager) Send(ctx context.Context, msg bus.OutboundMessage) error {
 	m.mu.Lock()
@@ -95,7 +95,7 @@ func (m *Manager) send(ctx context.Context, mc *managed, msg bus.OutboundMessage
 	ctx, span := tracing.StartSend(tracing.Extract(ctx, msg.TraceContext),
 		tracing.Message{System: msg.Channel, Destination: msg.ChatID, Clock: m.cfg.Clock})
 	defer func() { tracing.EndAt(span, err, m.cfg.Clock) }()
-	backoff := m.cfg.RetryBackoff
+	waits := m.cfg.retryPolicy().Start()
 	for attempt := 1; ; attempt++ {
 		if !mc.running.Load() {
 			return attempt - 1, fmt.Errorf("channel %q: %w", msg.Channel, ErrNotRunning)
@@ -107,16 +107,12 @@ func (m *Manager) send(ctx context.Context, mc *managed, msg bus.OutboundMessage
 		if !IsTemporary(err) || attempt >= m.cfg.SendAttempts {
 			return attempt, err
 		}
+		wait := waits.Next()
 		m.cfg.Logger.Warn("send failed, retrying", append(meta.LogAttrs("", msg.Metadata, msg.TraceContext), "channel", msg.Channel,
-			"attempt", attempt, "backoff", backoff, "err", err)...)
-		t := time.NewTimer(backoff)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return attempt, errors.Join(err, ctx.Err())
+			"attempt", attempt, "backoff", wait, "err", err)...)
+		if werr := backoff.Sleep(ctx, m.cfg.Clock, wait); werr != nil {
+			return attempt, errors.Join(err, werr)
 		}
-		backoff = min(backoff*2, m.cfg.MaxBackoff)
 	}
 }
 

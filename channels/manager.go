@@ -12,6 +12,7 @@ import (
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/clock"
 	"github.com/switchboard-dev/switchboard/config"
+	"github.com/switchboard-dev/switchboard/internal/backoff"
 )
 
 // ManagerConfig tunes a Manager. Zero values take the defaults below.
@@ -20,7 +21,8 @@ type ManagerConfig struct {
 	// (default 4).
 	SendAttempts int
 	// RetryBackoff is the wait before the first retry; it doubles up to
-	// MaxBackoff (defaults 100ms and 5s).
+	// MaxBackoff (defaults 100ms and 5s), each wait shortened by a random
+	// part of up to half (package internal/backoff).
 	RetryBackoff time.Duration
 	MaxBackoff   time.Duration
 	// StopTimeout bounds Stop when its context has no deadline (default 10s).
@@ -30,8 +32,8 @@ type ManagerConfig struct {
 	// OnDispatchError is told of every outbound message that could not be
 	// delivered. The Manager also logs it; nothing is dropped silently.
 	OnDispatchError func(*DispatchError)
-	// Clock is passed to the channels it builds (Deps.Clock); nil: the
-	// real clock.
+	// Clock is passed to the channels it builds (Deps.Clock) and times
+	// the waits between a send's retries; nil: the real clock.
 	Clock clock.Clock
 	// Logger receives the Manager's logs; nil discards.
 	Logger *slog.Logger
@@ -56,6 +58,11 @@ func (c *ManagerConfig) setDefaults() {
 	if c.Logger == nil {
 		c.Logger = slog.New(slog.DiscardHandler)
 	}
+}
+
+// retryPolicy is the backoff of a send's retries.
+func (c *ManagerConfig) retryPolicy() backoff.Policy {
+	return backoff.Policy{Initial: c.RetryBackoff, Max: c.MaxBackoff}
 }
 
 // Manager owns a set of channels: it starts them, dispatches outbound
