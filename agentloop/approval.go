@@ -15,6 +15,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/clock"
+	"github.com/switchboard-dev/switchboard/internal/backoff"
 )
 
 // DefaultApprovalTimeout is how long an approval waits for a decision
@@ -77,12 +78,10 @@ func (c ApprovalConfig) taskNeeds(text string) bool {
 	return false
 }
 
-// Approval poll bounds: the book is read again after minPoll, then twice
-// as long each time up to maxPoll, for a decision made by another process.
-const (
-	minPoll = 250 * time.Millisecond
-	maxPoll = 5 * time.Second
-)
+// approvalPoll spaces the reads of the book for a decision made by
+// another process: after 250 ms, then twice as long each time up to 5 s,
+// jittered so that many waiting approvals do not read in step.
+var approvalPoll = backoff.Policy{Initial: 250 * time.Millisecond, Max: 5 * time.Second}
 
 // gate asks for approvals and waits for them. Answers typed in a chat
 // reach it through take, before the scheduler: the session whose turn
@@ -201,8 +200,8 @@ func (g *gate) wait(ctx context.Context, a agent.Approval, w *waiter, asked func
 		now <- a.Deadline
 		expired = now
 	}
-	every := minPoll
-	poll := g.clk.NewTimer(every)
+	polls := approvalPoll.Start()
+	poll := g.clk.NewTimer(polls.Next())
 	defer poll.Stop()
 	asked()
 	decide := func(d agent.Decision) agent.Decision {
@@ -229,8 +228,7 @@ func (g *gate) wait(ctx context.Context, a agent.Approval, w *waiter, asked func
 			if err != nil && ctx.Err() == nil {
 				g.log.Warn("approval not readable", "id", a.ID, "err", err)
 			}
-			every = min(every*2, maxPoll)
-			poll.Reset(every)
+			poll.Reset(polls.Next())
 		case <-ctx.Done():
 			// Denied, whatever is decided meanwhile; the book is told, so
 			// that it records how the approval ended.

@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/tasks"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/internal/backoff"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
 	"github.com/switchboard-dev/switchboard/tracing"
@@ -51,29 +52,29 @@ type verdict struct {
 	sweep string
 }
 
+// receiveRetry spaces the retries of a failing store: 100 ms, doubling up
+// to 5 s, jittered.
+var receiveRetry = backoff.Policy{Initial: 100 * time.Millisecond, Max: 5 * time.Second}
+
 // receiveLoop hands every delivery to handle until intake (a child of
 // ctx) ends; the delivery in hand is handled under ctx. A store error is
 // logged and retried after a pause; it never ends the loop.
 func (c *Channel) receiveLoop(ctx, intake context.Context) {
-	pause := 100 * time.Millisecond
+	pauses := receiveRetry.Start()
 	for {
 		d, err := c.inbox.Next(intake)
 		if err != nil {
 			if intake.Err() != nil || errors.Is(err, store.ErrClosed) {
 				return
 			}
+			pause := pauses.Next()
 			c.Logger().Error("mailbox receive failed; retrying", "err", err, "pause", pause)
-			t := c.clk.NewTimer(pause)
-			select {
-			case <-intake.Done():
-				t.Stop()
+			if backoff.Sleep(intake, c.clk, pause) != nil {
 				return
-			case <-t.C():
 			}
-			pause = min(pause*2, 5*time.Second)
 			continue
 		}
-		pause = 100 * time.Millisecond
+		pauses.Reset()
 		if err := c.handle(ctx, d); err != nil && ctx.Err() == nil {
 			c.Logger().Error("mailbox message not handled; it stays claimed and comes back on restart",
 				append(meta.MessageLogAttrs(d.Message), "err", err)...)
