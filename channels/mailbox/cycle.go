@@ -5,12 +5,12 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/tasks"
-	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 )
 
 // failParent ends the task this agent delegated rec's task from when that
 // subtask was refused because its task tree went round in a cycle, grew
-// too deep or looped (route.IsCycleRefusal), or failed because its
+// too deep or looped (meta.IsCycleRefusal), or failed because its
 // budget, which was what was left of the parent's, is spent
 // (envelope.BudgetExhausted): the parent fails with the same reason, and
 // so on up the tree, until the update reaches the conversation the tree
@@ -20,7 +20,7 @@ func (c *Channel) failParent(ctx context.Context, rec tasks.Record, update *enve
 	if update.State != envelope.StateRejected && update.State != envelope.StateFailed {
 		return false
 	}
-	cycle := route.IsCycleRefusal(update.Reason)
+	cycle := meta.IsCycleRefusal(update.Reason)
 	if !cycle && !isBudgetExhausted(update.Reason) || rec.ParentTask == "" || !c.active.Has(rec.ParentTask) {
 		return false
 	}

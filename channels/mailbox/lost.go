@@ -32,7 +32,7 @@ import (
 
 // delegation returns the record of task message msg, sent for req.
 func delegation(msg *envelope.Message, req route.Request) tasks.Record {
-	rec := tasks.RecordOf(msg, req.Callback, route.TreeOf(req))
+	rec := tasks.RecordOf(msg, req.Callback, meta.TreeOf(req.Tree, req.Parent))
 	rec.Via = req.Via
 	if _, _, ok := rec.Group(); ok {
 		rec.Parts, rec.Budget = msg.Content.Parts, msg.Task.Budget
@@ -171,7 +171,7 @@ func (c *Channel) nextHolder(ctx context.Context, t tasks.Record) (string, bool)
 // sendAgain sends task t to agent next, as the same task.
 func (c *Channel) sendAgain(ctx context.Context, sent *tasks.Delegated, t tasks.Record, next string) error {
 	req := route.Request{To: next, Type: envelope.TypeTask, TaskID: t.TaskID, Parts: t.Parts, Callback: t.Callback,
-		ThreadID: t.ThreadID, Budget: t.Budget, Via: t.Via, Tree: t.Tree()}
+		ThreadID: t.ThreadID, Budget: t.Budget, Via: t.Via, Tree: meta.TreeAt(t.ParentTask, t.ParentPath)}
 	if t.Deadline != nil {
 		req.Deadline = t.Deadline.Time
 	}

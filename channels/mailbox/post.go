@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
 )
 
@@ -67,7 +68,7 @@ func (c *Channel) Post(ctx context.Context, req route.Request) (_ *envelope.Mess
 		m.Sent(msg)
 	}
 	if recorded {
-		c.subtaskSent(msg, route.TreeOf(req))
+		c.subtaskSent(msg, meta.TreeOf(req.Tree, req.Parent))
 	}
 	c.releaseAnswered(ctx, ledger, msg)
 	return msg, nil

@@ -13,7 +13,7 @@ import (
 )
 
 // onTask is the handler of a task request: sender allowed (admitted
-// before), its task tree neither a cycle nor too deep (route.CheckTaskPath),
+// before), its task tree neither a cycle nor too deep (meta.CheckTaskPath),
 // free capacity, deadline not passed, and the agent's judgement.
 // It answers accepted or rejected with a reason; an accepted task goes to
 // the agent and stays claimed until it ends.
@@ -22,7 +22,7 @@ func (c *Channel) onTask(ctx context.Context, d *store.Delivery, mt meta.Meta, i
 	if c.active.Has(task.ID) { // a duplicate of a task being worked on: nothing new to do
 		return verdict{}, nil
 	}
-	reason := route.CheckTaskPath(c.cfg.AgentID, d.Message, c.cfg.Limits.MaxTaskDepth)
+	reason := meta.CheckTaskPath(c.cfg.AgentID, d.Message, c.cfg.Limits.MaxTaskDepth)
 	if reason == "" {
 		reason = c.taskRefusal(ctx, task, in)
 	}

@@ -37,7 +37,7 @@ func (c *Channel) onUpdate(ctx context.Context, d *store.Delivery, mt meta.Meta,
 		if err := c.sent.SetState(ctx, rec.TaskID, task.State); err != nil {
 			c.Logger().Warn("record task state", "task", rec.TaskID, "err", err)
 		}
-		mt.Tree = rec.Tree()
+		mt.Tree = meta.TreeAt(rec.ParentTask, rec.ParentPath)
 		v.in = routed(in, mt, rec.Callback)
 		c.taskRejected(ctx, mt)
 		if task.State.Terminal() {

@@ -48,15 +48,6 @@ func RecordOf(m *envelope.Message, cb *envelope.Callback, tree *meta.Tree) Recor
 	return r
 }
 
-// Tree returns the task tree the record's task was delegated from, nil
-// when it began a tree of its own.
-func (r Record) Tree() *meta.Tree {
-	if r.ParentTask == "" && len(r.ParentPath) == 0 {
-		return nil
-	}
-	return &meta.Tree{Task: r.ParentTask, Path: r.ParentPath}
-}
-
 // Delegated is the persisted set of open delegated tasks. Records are
 // removed when their task ends, so the set stays small.
 type Delegated struct {

@@ -1,4 +1,4 @@
-package route
+package meta
 
 import (
 	"crypto/sha256"
@@ -9,7 +9,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 )
 
 // A task tree is a task and the subtasks delegated while working on it,
@@ -20,22 +19,57 @@ import (
 // to an agent that already had the same work in the tree (as delegator or
 // worker): a cycle of any length, A → B → C → A; and one deeper than
 // channels.mailbox.limits.maxTaskDepth, which stops a tree that grows
-// with new work at every level. The trace rule (IsLoop) knows only the
-// agents of one chain of messages; a task path also survives the turn in
-// which a delegator reads a subtask's result and delegates more (see
-// meta.Tree).
+// with new work at every level. The trace rule (route.IsLoop) knows only
+// the agents of one chain of messages; a task path also survives the turn
+// in which a delegator reads a subtask's result and delegates more (Tree,
+// carried in Meta.Tree by an update routed back to the conversation a
+// task was delegated from).
+//
+// This file is the whole task tree: the Tree a task is delegated in and
+// how work joins it (TreeOf, TreeAt), the task_path of a new task
+// (Tree.TaskPath), and the receiver's rule (CheckTaskPath,
+// IsCycleRefusal). Package route composes the path into each task it
+// sends; the channel keeps the tree of each task it delegated
+// (channels/mailbox/internal/ledger's Record), checks each task it
+// receives, and fails a task whose subtask was refused as a cycle.
 
 // CyclePrefix starts the reason of a task refused by CheckTaskPath.
 const CyclePrefix = "cycle: "
 
-// TreeOf returns the task tree req's task joins: req.Tree, else the tree
-// of its Parent (meta.Meta.TreeOf); nil for a new tree.
-func TreeOf(req Request) *meta.Tree {
-	if req.Tree != nil {
-		return req.Tree
+// Tree is the task an agent works on and that task's task_path: a task it
+// delegates meanwhile becomes a subtask, one level deeper.
+type Tree struct {
+	Task string   `json:"task,omitempty"`
+	Path []string `json:"path,omitempty"`
+}
+
+// TreeAt returns the tree of task at place path in its own tree, nil
+// when both are empty (work that began a tree of its own).
+func TreeAt(task string, path []string) *Tree {
+	if task == "" && len(path) == 0 {
+		return nil
 	}
-	if req.Parent != nil {
-		return req.Parent.TreeOf()
+	return &Tree{Task: task, Path: path}
+}
+
+// TreeOf returns the task tree work sent now joins: tree when it is set
+// (the routed conversation of a delegated task), else the tree of parent,
+// the message being handled (nil: none): the routed Tree, or the task
+// itself when the message is a task; nil for anything else (new work then
+// starts a tree of its own).
+func TreeOf(tree *Tree, parent *Meta) *Tree {
+	if tree != nil {
+		return tree
+	}
+	if parent == nil {
+		return nil
+	}
+	if parent.Tree != nil {
+		t := *parent.Tree
+		return &t
+	}
+	if parent.IsTask() && parent.Task != nil {
+		return &Tree{Task: parent.Task.ID, Path: parent.TaskPath}
 	}
 	return nil
 }
@@ -48,12 +82,12 @@ func WorkFingerprint(text string) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// taskPath returns the task_path of a task from → to with text, under
-// tree (nil: a new tree).
-func taskPath(tree *meta.Tree, from, to, text string) []string {
+// TaskPath returns the task_path of a task from → to with text,
+// delegated in tree t (nil: a new tree).
+func (t *Tree) TaskPath(from, to, text string) []string {
 	var base []string
-	if tree != nil {
-		base = tree.Path
+	if t != nil {
+		base = t.Path
 	}
 	return append(slices.Clone(base), from+">"+to+":"+WorkFingerprint(text))
 }
@@ -99,11 +133,9 @@ func CheckTaskPath(self string, m *envelope.Message, maxDepth int) string {
 }
 
 // chainText shows the agents of a task tree's chain: "a → b → c → a".
-// A task_path comes from a peer and may be long: the chain shows at most
-// chainHead agents from the root and chainTail before self, with how
-// many it leaves out, and each name clipped to chainName bytes, so that a
-// refusal's reason (which travels to the delegator and the user's chat)
-// stays one readable line.
+// A task_path comes from a peer and may be long: the chain is shown as
+// ChainText shows it, so that a refusal's reason (which travels to the
+// delegator and the user's chat) stays one readable line.
 func chainText(chain []pathEntry, self string) string {
 	agents := []string{chain[0].from}
 	for _, pe := range chain {
@@ -115,17 +147,27 @@ func chainText(chain []pathEntry, self string) string {
 	if agents[len(agents)-1] != self {
 		agents = append(agents, self)
 	}
-	if n := len(agents); n > chainHead+chainTail+1 {
-		cut := fmt.Sprintf("… %d more …", n-chainHead-chainTail)
-		agents = append(append(agents[:chainHead:chainHead], cut), agents[n-chainTail:]...)
-	}
-	for i, a := range agents {
-		agents[i] = clipName(a)
-	}
-	return strings.Join(agents, " → ")
+	return ChainText(agents, " → ")
 }
 
-// Bounds of chainText.
+// ChainText shows a chain of agents that came from a peer (a task tree's,
+// a trace) on one line, joined by sep: at most chainHead agents from the
+// start and chainTail at the end, with how many it leaves out, and each
+// name clipped to chainName bytes. It does not change agents.
+func ChainText(agents []string, sep string) string {
+	shown := agents
+	if n := len(agents); n > chainHead+chainTail+1 {
+		cut := fmt.Sprintf("… %d more …", n-chainHead-chainTail)
+		shown = append(append(agents[:chainHead:chainHead], cut), agents[n-chainTail:]...)
+	}
+	names := make([]string, len(shown))
+	for i, a := range shown {
+		names[i] = clipName(a)
+	}
+	return strings.Join(names, sep)
+}
+
+// Bounds of ChainText.
 const (
 	chainHead = 4
 	chainTail = 5
