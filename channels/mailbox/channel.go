@@ -13,8 +13,7 @@ import (
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/budget"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/replies"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/tasks"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/ledger"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/clock"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/limits"
@@ -55,7 +54,7 @@ type Channel struct {
 	clk         clock.Clock
 
 	received *recentMessages
-	active   *tasks.Active // tasks this agent works on
+	active   *ledger.Active // tasks this agent works on
 
 	waiting *waiting // subtasks whose results the tasks this agent works on wait for
 	// canceled are the tasks canceled while this process held them.
@@ -66,9 +65,9 @@ type Channel struct {
 
 	mu      sync.Mutex
 	judge   Judge
-	budgets Budgets          // see SetBudgets
-	sent    *tasks.Delegated // tasks this agent delegated
-	replies *replies.Ledger  // requests owed a reply, both ways
+	budgets Budgets           // see SetBudgets
+	sent    *ledger.Delegated // tasks this agent delegated
+	replies *ledger.Replies   // requests owed a reply, both ways
 	inbox   *store.Inbox
 	guard   *limits.Guard // rate limits and breakers, made by Start
 	intake  intake        // the receive loop, which StopReceiving ends first
@@ -96,7 +95,7 @@ func New(cfg Config, b *bus.Bus, opts Options) (*Channel, error) {
 		observer: opts.Observer,
 		clk:      clk,
 		received: newRecentMessages(4096),
-		active:   tasks.NewActive(clk),
+		active:   ledger.NewActive(clk),
 		waiting:  newWaiting(),
 		canceled: newCanceledTasks(256),
 	}, nil
@@ -153,10 +152,10 @@ func (c *Channel) Start(ctx context.Context) error {
 		c.closeOwnedBackend()
 		return fmt.Errorf("open inbox of %q: %w", c.cfg.AgentID, err)
 	}
-	sent, err := loadState(ctx, c, tasks.StateKey, tasks.LoadDelegated)
-	var ledger *replies.Ledger
+	sent, err := loadState(ctx, c, ledger.DelegatedKey, ledger.LoadDelegated)
+	var owed *ledger.Replies
 	if err == nil {
-		ledger, err = loadState(ctx, c, replies.StateKey, replies.Load)
+		owed, err = loadState(ctx, c, ledger.RepliesKey, ledger.LoadReplies)
 	}
 	if err == nil {
 		err = c.register(ctx)
@@ -166,7 +165,7 @@ func (c *Channel) Start(ctx context.Context) error {
 		c.closeOwnedBackend()
 		return err
 	}
-	c.inbox, c.sent, c.replies = inbox, sent, ledger
+	c.inbox, c.sent, c.replies = inbox, sent, owed
 	c.waiting.resume(sent.List())
 	c.tidyOwnApprovals(ctx)
 	c.guard = limits.New(c.cfg.Limits, c.cfg.AgentID, c.clk, c.backend, c.Logger())
@@ -184,7 +183,7 @@ func (c *Channel) Start(ctx context.Context) error {
 	lost := c.clk.NewTicker(seconds(c.cfg.OfflineAfter) / 2)
 	c.wg.Go(func() { c.acceptDeadlines(runCtx, sent) })
 	c.wg.Go(func() { c.lostWorkers(runCtx, sent, lost) })
-	c.wg.Go(func() { c.replyDeadlines(runCtx, ledger) })
+	c.wg.Go(func() { c.replyDeadlines(runCtx, owed) })
 	c.wg.Go(func() { c.pruneLoop(runCtx, prune) })
 	c.Logger().Info("mailbox channel started", "agent", c.cfg.AgentID)
 	return nil
@@ -218,7 +217,7 @@ func (c *Channel) Stop(ctx context.Context) error {
 }
 
 // state returns what a send needs, or ErrNotRunning.
-func (c *Channel) state() (*store.Store, *tasks.Delegated, *replies.Ledger, error) {
+func (c *Channel) state() (*store.Store, *ledger.Delegated, *ledger.Replies, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.running {

@@ -4,7 +4,7 @@ import (
 	"context"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/tasks"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/ledger"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 )
 
@@ -16,7 +16,7 @@ import (
 // so on up the tree, until the update reaches the conversation the tree
 // began in and the user reads why. It reports whether it failed the
 // parent.
-func (c *Channel) failParent(ctx context.Context, rec tasks.Record, update *envelope.Task) bool {
+func (c *Channel) failParent(ctx context.Context, rec ledger.Record, update *envelope.Task) bool {
 	if update.State != envelope.StateRejected && update.State != envelope.StateFailed {
 		return false
 	}

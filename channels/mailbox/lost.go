@@ -7,8 +7,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/due"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/tasks"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/ledger"
 	"github.com/switchboard-dev/switchboard/clock"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
@@ -31,8 +30,8 @@ import (
 // conversation is told once that it waits.
 
 // delegation returns the record of task message msg, sent for req.
-func delegation(msg *envelope.Message, req route.Request) tasks.Record {
-	rec := tasks.RecordOf(msg, req.Callback, meta.TreeOf(req.Tree, req.Parent))
+func delegation(msg *envelope.Message, req route.Request) ledger.Record {
+	rec := ledger.RecordOf(msg, req.Callback, meta.TreeOf(req.Tree, req.Parent))
 	rec.Via = req.Via
 	if _, _, ok := rec.Group(); ok {
 		rec.Parts, rec.Budget = msg.Content.Parts, msg.Task.Budget
@@ -42,16 +41,16 @@ func delegation(msg *envelope.Message, req route.Request) tasks.Record {
 
 // acceptDeadlines watches the tasks this agent delegated that their
 // worker has not accepted yet.
-func (c *Channel) acceptDeadlines(ctx context.Context, sent *tasks.Delegated) {
+func (c *Channel) acceptDeadlines(ctx context.Context, sent *ledger.Delegated) {
 	timeout := seconds(c.cfg.AcceptTimeout)
-	due.Watch(ctx, c.clk, sent.Sent(), sent.NextUnaccepted,
-		func(t tasks.Record) time.Time { return tasks.AcceptDue(t, timeout) },
-		func(t tasks.Record) { c.notAccepted(ctx, sent, t, timeout) })
+	ledger.Watch(ctx, c.clk, sent.Sent(), sent.NextUnaccepted,
+		func(t ledger.Record) time.Time { return ledger.AcceptDue(t, timeout) },
+		func(t ledger.Record) { c.notAccepted(ctx, sent, t, timeout) })
 }
 
-func (c *Channel) notAccepted(ctx context.Context, sent *tasks.Delegated, t tasks.Record, timeout time.Duration) {
+func (c *Channel) notAccepted(ctx context.Context, sent *ledger.Delegated, t ledger.Record, timeout time.Duration) {
 	cur, ok := sent.Lookup(t.TaskID, t.To)
-	if !ok || cur.State != envelope.StatePending || cur.Noticed || tasks.AcceptDue(cur, timeout).After(c.clk.Now()) {
+	if !ok || cur.State != envelope.StatePending || cur.Noticed || ledger.AcceptDue(cur, timeout).After(c.clk.Now()) {
 		return // accepted, ended, sent again, or the clock moved back
 	}
 	c.reoffer(ctx, sent, cur, fmt.Sprintf("%s did not accept it within %s (channels.mailbox.acceptTimeout)", cur.To, timeout))
@@ -59,7 +58,7 @@ func (c *Channel) notAccepted(ctx context.Context, sent *tasks.Delegated, t task
 
 // lostWorkers checks, at every tick of t, the tasks this agent delegated
 // and whose worker accepted them, for workers gone offline.
-func (c *Channel) lostWorkers(ctx context.Context, sent *tasks.Delegated, t clock.Ticker) {
+func (c *Channel) lostWorkers(ctx context.Context, sent *ledger.Delegated, t clock.Ticker) {
 	defer t.Stop()
 	for {
 		select {
@@ -75,7 +74,7 @@ func (c *Channel) lostWorkers(ctx context.Context, sent *tasks.Delegated, t cloc
 // counts as offline and its last heartbeat is older than offlineAfter
 // (an agent stopped on purpose comes back with its tasks, if it comes
 // back within that time).
-func (c *Channel) findLostWorkers(ctx context.Context, sent *tasks.Delegated) {
+func (c *Channel) findLostWorkers(ctx context.Context, sent *ledger.Delegated) {
 	working := sent.Working()
 	if len(working) == 0 {
 		return
@@ -101,7 +100,7 @@ func (c *Channel) findLostWorkers(ctx context.Context, sent *tasks.Delegated) {
 // next holder of the capability it was sent for; without one it fails
 // the task (or, for a task sent to one agent that waits unaccepted, tells
 // the conversation once) with why.
-func (c *Channel) reoffer(ctx context.Context, sent *tasks.Delegated, t tasks.Record, why string) {
+func (c *Channel) reoffer(ctx context.Context, sent *ledger.Delegated, t ledger.Record, why string) {
 	if next, ok := c.nextHolder(ctx, t); ok {
 		err := c.sendAgain(ctx, sent, t, next)
 		if err == nil {
@@ -123,7 +122,7 @@ func (c *Channel) reoffer(ctx context.Context, sent *tasks.Delegated, t tasks.Re
 		c.Logger().Warn("record lost task", "task", t.TaskID, "err", err)
 	}
 	c.subtaskEnded(ctx, t, nil) // what the lost worker spent is not known; its budget is freed
-	tasks.Sweep(ctx, c.inbox, t.TaskID, c.Logger())
+	ledger.Sweep(ctx, c.inbox, t.TaskID, c.Logger())
 	c.Logger().Warn("delegated task failed: its work is lost", "task", t.TaskID, "to", t.To, "why", why)
 	mt := meta.Meta{From: t.To, To: c.cfg.AgentID, Type: envelope.TypeTaskUpdate, ThreadID: t.ThreadID,
 		Task: &envelope.Task{ID: t.TaskID, State: envelope.StateFailed, Reason: why}, ReplyTo: t.MessageID}
@@ -132,8 +131,8 @@ func (c *Channel) reoffer(ctx context.Context, sent *tasks.Delegated, t tasks.Re
 
 // stillWaiting tells the conversation of task t, sent to one agent by
 // name, that it waits unaccepted in that agent's inbox (once).
-func (c *Channel) stillWaiting(ctx context.Context, sent *tasks.Delegated, t tasks.Record, why string) {
-	if err := sent.Update(ctx, t.TaskID, func(r *tasks.Record) { r.Noticed = true }); err != nil {
+func (c *Channel) stillWaiting(ctx context.Context, sent *ledger.Delegated, t ledger.Record, why string) {
+	if err := sent.Update(ctx, t.TaskID, func(r *ledger.Record) { r.Noticed = true }); err != nil {
 		c.Logger().Warn("record notice of unaccepted task", "task", t.TaskID, "err", err)
 	}
 	text := fmt.Sprintf("task %s: %s; it waits in %s's inbox until %s takes it up", t.TaskID, why, t.To, t.To)
@@ -146,7 +145,7 @@ func (c *Channel) stillWaiting(ctx context.Context, sent *tasks.Delegated, t tas
 // nextHolder returns the online agent, other than this one and those
 // task t was offered to, that holds the capability (or for any:, the
 // role) t was sent for, the one with the most free task slots first.
-func (c *Channel) nextHolder(ctx context.Context, t tasks.Record) (string, bool) {
+func (c *Channel) nextHolder(ctx context.Context, t ledger.Record) (string, bool) {
 	kind, name, ok := t.Group()
 	if !ok {
 		return "", false
@@ -169,7 +168,7 @@ func (c *Channel) nextHolder(ctx context.Context, t tasks.Record) (string, bool)
 }
 
 // sendAgain sends task t to agent next, as the same task.
-func (c *Channel) sendAgain(ctx context.Context, sent *tasks.Delegated, t tasks.Record, next string) error {
+func (c *Channel) sendAgain(ctx context.Context, sent *ledger.Delegated, t ledger.Record, next string) error {
 	req := route.Request{To: next, Type: envelope.TypeTask, TaskID: t.TaskID, Parts: t.Parts, Callback: t.Callback,
 		ThreadID: t.ThreadID, Budget: t.Budget, Via: t.Via, Tree: meta.TreeAt(t.ParentTask, t.ParentPath)}
 	if t.Deadline != nil {
@@ -179,12 +178,12 @@ func (c *Channel) sendAgain(ctx context.Context, sent *tasks.Delegated, t tasks.
 		return err
 	}
 	tried := append(slices.Clone(t.Tried), t.To)
-	return sent.Update(ctx, t.TaskID, func(r *tasks.Record) { r.Tried = tried })
+	return sent.Update(ctx, t.TaskID, func(r *ledger.Record) { r.Tried = tried })
 }
 
 // cancelAt tells the old worker of task t that it is canceled (it drops
 // the task if it has it, or when it comes back).
-func (c *Channel) cancelAt(ctx context.Context, t tasks.Record, why string) {
+func (c *Channel) cancelAt(ctx context.Context, t ledger.Record, why string) {
 	_, err := c.Post(ctx, route.Request{To: t.To, Type: envelope.TypeTaskUpdate, TaskID: t.TaskID,
 		TaskState: envelope.StateCanceled, Reason: why, ThreadID: t.ThreadID, ReplyTo: t.MessageID})
 	if err != nil {

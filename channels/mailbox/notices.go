@@ -6,9 +6,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/due"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/replies"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/tasks"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/ledger"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/view"
@@ -17,38 +15,38 @@ import (
 // delegatedDeadlines watches the deadlines of tasks this agent delegated.
 // When one passes without a final update, the task is dropped and the
 // conversation it began in gets a notice, so the user learns of it.
-func (c *Channel) delegatedDeadlines(ctx context.Context, sent *tasks.Delegated) {
-	due.Watch(ctx, c.clk, sent.Changed(), sent.NextDeadline,
-		func(t tasks.Record) time.Time { return t.Deadline.Time },
-		func(t tasks.Record) { c.taskOverdue(ctx, sent, t) })
+func (c *Channel) delegatedDeadlines(ctx context.Context, sent *ledger.Delegated) {
+	ledger.Watch(ctx, c.clk, sent.Changed(), sent.NextDeadline,
+		func(t ledger.Record) time.Time { return t.Deadline.Time },
+		func(t ledger.Record) { c.taskOverdue(ctx, sent, t) })
 }
 
-func (c *Channel) taskOverdue(ctx context.Context, sent *tasks.Delegated, t tasks.Record) {
+func (c *Channel) taskOverdue(ctx context.Context, sent *ledger.Delegated, t ledger.Record) {
 	if cur, ok := sent.Lookup(t.TaskID, t.To); !ok || cur.Deadline == nil || cur.Deadline.After(c.clk.Now()) {
 		return // ended, or its deadline moved
 	}
 	if err := sent.SetState(ctx, t.TaskID, envelope.StateFailed); err != nil {
 		c.Logger().Warn("record overdue task", "task", t.TaskID, "err", err)
 	}
-	tasks.Sweep(ctx, c.inbox, t.TaskID, c.Logger())
+	ledger.Sweep(ctx, c.inbox, t.TaskID, c.Logger())
 	mt := meta.Meta{From: t.To, To: c.cfg.AgentID, Type: envelope.TypeTaskUpdate, ThreadID: t.ThreadID,
 		Task:    &envelope.Task{ID: t.TaskID, State: envelope.StateFailed, Reason: "no result by deadline"},
 		ReplyTo: t.MessageID}
 	c.Logger().Warn("delegated task overdue", "task", t.TaskID, "to", t.To)
-	c.notify(ctx, mt, t.Callback, tasks.OverdueNotice(t))
+	c.notify(ctx, mt, t.Callback, ledger.TaskOverdueNotice(t))
 }
 
 // replyDeadlines watches the due times of the requests this agent sent.
 // When one passes without a reply, the agent gets a notice (in the
 // conversation the request was sent from, when it has one), once; a late
 // reply is still taken.
-func (c *Channel) replyDeadlines(ctx context.Context, l *replies.Ledger) {
-	due.Watch(ctx, c.clk, l.Changed(), l.NextDue,
+func (c *Channel) replyDeadlines(ctx context.Context, l *ledger.Replies) {
+	ledger.Watch(ctx, c.clk, l.Changed(), l.NextDue,
 		func(p view.PendingReply) time.Time { return p.Due.Time },
 		func(p view.PendingReply) { c.replyOverdue(ctx, l, p) })
 }
 
-func (c *Channel) replyOverdue(ctx context.Context, l *replies.Ledger, p view.PendingReply) {
+func (c *Channel) replyOverdue(ctx context.Context, l *ledger.Replies, p view.PendingReply) {
 	if p.Due.After(c.clk.Now()) {
 		return // the clock moved back: wait again
 	}
@@ -60,7 +58,7 @@ func (c *Channel) replyOverdue(ctx context.Context, l *replies.Ledger, p view.Pe
 	c.Logger().Warn("reply overdue", "id", p.MessageID, "to", p.To, "due", p.Due)
 	c.record(ctx, store.Event{Kind: store.EventOverdue, Agent: p.To, From: c.cfg.AgentID, MessageID: p.MessageID,
 		ThreadID: p.ThreadID, TaskID: p.TaskID, Reason: "no reply by " + p.Due.String()})
-	c.notify(ctx, mt, p.Callback, replies.OverdueNotice(p))
+	c.notify(ctx, mt, p.Callback, ledger.ReplyOverdueNotice(p))
 }
 
 // notify tells the agent what the channel itself noticed, as if agent

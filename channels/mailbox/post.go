@@ -22,7 +22,7 @@ import (
 // rate limit, or to a recipient whose circuit breaker is open, fails with
 // a *route.LimitError that says how long to wait.
 func (c *Channel) Post(ctx context.Context, req route.Request) (_ *envelope.Message, err error) {
-	backend, sent, ledger, err := c.state()
+	backend, sent, owed, err := c.state()
 	if err != nil {
 		return nil, err
 	}
@@ -47,7 +47,7 @@ func (c *Channel) Post(ctx context.Context, req route.Request) (_ *envelope.Mess
 		}
 		recorded = true
 	}
-	undo, err := c.awaitReply(ctx, ledger, msg, req.Callback)
+	undo, err := c.awaitReply(ctx, owed, msg, req.Callback)
 	if err != nil {
 		if recorded {
 			sent.Remove(context.WithoutCancel(ctx), msg.Task.ID)
@@ -70,6 +70,6 @@ func (c *Channel) Post(ctx context.Context, req route.Request) (_ *envelope.Mess
 	if recorded {
 		c.subtaskSent(msg, meta.TreeOf(req.Tree, req.Parent))
 	}
-	c.releaseAnswered(ctx, ledger, msg)
+	c.releaseAnswered(ctx, owed, msg)
 	return msg, nil
 }

@@ -11,7 +11,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/tasks"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/ledger"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
@@ -159,7 +159,7 @@ func (c *Channel) finish(ctx context.Context, d *store.Delivery, sweep string) e
 		return err
 	}
 	if sweep != "" {
-		tasks.Sweep(ctx, c.inbox, sweep, c.Logger())
+		ledger.Sweep(ctx, c.inbox, sweep, c.Logger())
 	}
 	return nil
 }

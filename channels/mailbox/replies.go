@@ -6,7 +6,7 @@ import (
 	"fmt"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/replies"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/ledger"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/view"
 )
@@ -14,7 +14,7 @@ import (
 // awaitReply records, before it is sent, a request this agent sends, so
 // that a reply that does not come in time can be reported. The returned
 // function undoes the record if the send fails.
-func (c *Channel) awaitReply(ctx context.Context, l *replies.Ledger, msg *envelope.Message, cb *envelope.Callback) (undo func(), err error) {
+func (c *Channel) awaitReply(ctx context.Context, l *ledger.Replies, msg *envelope.Message, cb *envelope.Callback) (undo func(), err error) {
 	if !holdsForReply(msg) {
 		return func() {}, nil
 	}
@@ -31,7 +31,7 @@ func (c *Channel) awaitReply(ctx context.Context, l *replies.Ledger, msg *envelo
 
 // releaseAnswered archives the request msg answers, if this agent holds
 // it: the reply was delivered, so nothing is owed any more.
-func (c *Channel) releaseAnswered(ctx context.Context, l *replies.Ledger, msg *envelope.Message) {
+func (c *Channel) releaseAnswered(ctx context.Context, l *ledger.Replies, msg *envelope.Message) {
 	if msg.ReplyTo == "" {
 		return
 	}

@@ -6,7 +6,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/tasks"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/ledger"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 )
 
@@ -59,7 +59,7 @@ func (w *waiting) done(parent, sub string) {
 // a restart are waited for, as when they were sent: the records alone
 // cannot tell, since taking in a subtask's result ends its record before
 // the agent answers the updates that came before it.
-func (w *waiting) resume(open []tasks.Record) {
+func (w *waiting) resume(open []ledger.Record) {
 	for _, r := range open {
 		if r.ParentTask != "" {
 			w.add(r.ParentTask, r.TaskID)

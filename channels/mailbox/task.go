@@ -6,7 +6,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/tasks"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/ledger"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
@@ -109,12 +109,12 @@ func (c *Channel) FinishTask(ctx context.Context, taskID string, state envelope.
 
 // ackEnded acknowledges the request of a task that ended and archives its
 // messages.
-func (c *Channel) ackEnded(ctx context.Context, t *tasks.Accepted, taskID string) {
+func (c *Channel) ackEnded(ctx context.Context, t *ledger.Accepted, taskID string) {
 	if err := c.inbox.Ack(context.WithoutCancel(ctx), t.Delivery); err != nil {
 		c.Logger().Warn("acknowledge ended task", "task", taskID, "err", err)
 		return
 	}
-	tasks.Sweep(ctx, c.inbox, taskID, c.Logger())
+	ledger.Sweep(ctx, c.inbox, taskID, c.Logger())
 }
 
 // expireTask fails a task whose deadline (or taskTimeout) passed.

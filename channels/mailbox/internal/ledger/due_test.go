@@ -1,4 +1,4 @@
-package due
+package ledger
 
 import (
 	"context"
@@ -54,8 +54,8 @@ func TestWatchFiresEarliestAndLooksAgainWhenPoked(t *testing.T) {
 	items = append(items, start.Add(time.Minute))
 	mu.Unlock()
 	armed = clk.Armed()
-	Poke(changed)
-	Poke(changed) // a second poke never blocks
+	poke(changed)
+	poke(changed) // a second poke never blocks
 	testkit.Closed(t, armed, "the wait for the new earliest item")
 	clk.Add(time.Minute)
 	assert.Equal(t, start.Add(time.Minute), testkit.Recv(t, fired, "the earlier item"))

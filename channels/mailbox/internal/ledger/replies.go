@@ -1,4 +1,4 @@
-package replies
+package ledger
 
 import (
 	"context"
@@ -8,14 +8,13 @@ import (
 	"sync"
 	"time"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/due"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/view"
 )
 
-// StateKey is the StateStore key of the requests an agent sent and still
-// waits on.
-const StateKey = "awaited-replies"
+// RepliesKey is the StateStore key of the requests an agent sent and
+// still waits on.
+const RepliesKey = "awaited-replies"
 
 // Held is a received request whose delivery is held (claimed,
 // not acknowledged) until it is answered.
@@ -24,10 +23,10 @@ type Held struct {
 	Delivery *store.Delivery
 }
 
-// Ledger tracks replies owed both ways. The requests this agent
+// Replies tracks replies owed both ways. The requests this agent
 // waits on are persisted; those it owes are the held deliveries, which
 // the store keeps claimed across a restart.
-type Ledger struct {
+type Replies struct {
 	mu      sync.Mutex
 	st      store.StateStore
 	agent   string
@@ -36,11 +35,11 @@ type Ledger struct {
 	changed chan struct{}                // poked when due times may have changed
 }
 
-// Load reads what agent waits on from st.
-func Load(ctx context.Context, st store.StateStore, agent string) (*Ledger, error) {
-	l := &Ledger{st: st, agent: agent, awaited: map[string]view.PendingReply{},
+// LoadReplies reads what agent waits on from st.
+func LoadReplies(ctx context.Context, st store.StateStore, agent string) (*Replies, error) {
+	l := &Replies{st: st, agent: agent, awaited: map[string]view.PendingReply{},
 		held: map[string]*Held{}, changed: make(chan struct{}, 1)}
-	data, err := st.LoadState(ctx, agent, StateKey)
+	data, err := st.LoadState(ctx, agent, RepliesKey)
 	if err != nil {
 		return nil, fmt.Errorf("load awaited replies of %q: %w", agent, err)
 	}
@@ -57,7 +56,7 @@ func Load(ctx context.Context, st store.StateStore, agent string) (*Ledger, erro
 }
 
 // Await records a request before it is sent.
-func (l *Ledger) Await(ctx context.Context, p view.PendingReply) error {
+func (l *Replies) Await(ctx context.Context, p view.PendingReply) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.awaited[p.MessageID] = p
@@ -71,7 +70,7 @@ func (l *Ledger) Await(ctx context.Context, p view.PendingReply) error {
 
 // Answered drops the awaited request id if `from` owed its reply, and
 // returns it.
-func (l *Ledger) Answered(ctx context.Context, id, from string) (view.PendingReply, bool) {
+func (l *Replies) Answered(ctx context.Context, id, from string) (view.PendingReply, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	p, ok := l.awaited[id]
@@ -85,7 +84,7 @@ func (l *Ledger) Answered(ctx context.Context, id, from string) (view.PendingRep
 }
 
 // Forget drops an awaited request (its send failed).
-func (l *Ledger) Forget(ctx context.Context, id string) {
+func (l *Replies) Forget(ctx context.Context, id string) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	delete(l.awaited, id)
@@ -93,7 +92,7 @@ func (l *Ledger) Forget(ctx context.Context, id string) {
 }
 
 // MarkNotified records that the asker was told request id is overdue.
-func (l *Ledger) MarkNotified(ctx context.Context, id string) error {
+func (l *Replies) MarkNotified(ctx context.Context, id string) error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	p, ok := l.awaited[id]
@@ -106,7 +105,7 @@ func (l *Ledger) MarkNotified(ctx context.Context, id string) error {
 }
 
 // NextDue returns the awaited request due first that was not notified.
-func (l *Ledger) NextDue() (view.PendingReply, bool) {
+func (l *Replies) NextDue() (view.PendingReply, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var best view.PendingReply
@@ -123,7 +122,7 @@ func (l *Ledger) NextDue() (view.PendingReply, bool) {
 }
 
 // Hold keeps a received request's delivery until it is answered.
-func (l *Ledger) Hold(d *store.Delivery) {
+func (l *Replies) Hold(d *store.Delivery) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.held[d.Message.ID] = &Held{Reply: view.PendingFromMessage(d.Message), Delivery: d}
@@ -131,7 +130,7 @@ func (l *Ledger) Hold(d *store.Delivery) {
 
 // Release returns and forgets the held request id if it came from `to`
 // (the agent a reply goes to).
-func (l *Ledger) Release(id, to string) (*Held, bool) {
+func (l *Replies) Release(id, to string) (*Held, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	h, ok := l.held[id]
@@ -143,7 +142,7 @@ func (l *Ledger) Release(id, to string) (*Held, bool) {
 }
 
 // HeldRequest returns the held request id.
-func (l *Ledger) HeldRequest(id string) (*Held, bool) {
+func (l *Replies) HeldRequest(id string) (*Held, bool) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	h, ok := l.held[id]
@@ -152,7 +151,7 @@ func (l *Ledger) HeldRequest(id string) (*Held, bool) {
 
 // Snapshot returns what is owed and awaited, of task taskID only when it
 // is not empty, oldest first.
-func (l *Ledger) Snapshot(taskID string) view.Pending {
+func (l *Replies) Snapshot(taskID string) view.Pending {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	var out view.Pending
@@ -172,12 +171,12 @@ func (l *Ledger) Snapshot(taskID string) view.Pending {
 	return out
 }
 
-func (l *Ledger) poke() { due.Poke(l.changed) }
+func (l *Replies) poke() { poke(l.changed) }
 
 // Changed is poked whenever a due time may have changed.
-func (l *Ledger) Changed() <-chan struct{} { return l.changed }
+func (l *Replies) Changed() <-chan struct{} { return l.changed }
 
-func (l *Ledger) saveLocked(ctx context.Context) error {
+func (l *Replies) saveLocked(ctx context.Context) error {
 	list := make([]view.PendingReply, 0, len(l.awaited))
 	for _, p := range l.awaited {
 		list = append(list, p)
@@ -187,15 +186,15 @@ func (l *Ledger) saveLocked(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := l.st.SaveState(ctx, l.agent, StateKey, data); err != nil {
+	if err := l.st.SaveState(ctx, l.agent, RepliesKey, data); err != nil {
 		return fmt.Errorf("record awaited reply: %w", err)
 	}
 	return nil
 }
 
-// OverdueNotice is what the waiting agent (or its user) is told when
+// ReplyOverdueNotice is what the waiting agent (or its user) is told when
 // request p was not answered by its due time.
-func OverdueNotice(p view.PendingReply) string {
+func ReplyOverdueNotice(p view.PendingReply) string {
 	about := ""
 	if p.Subject != "" {
 		about = fmt.Sprintf(" about %s", p.Subject)

@@ -1,4 +1,4 @@
-package tasks_test
+package ledger_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/tasks"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/ledger"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/memstore"
 	"github.com/switchboard-dev/switchboard/clock"
@@ -20,7 +20,7 @@ import (
 func TestActiveDeadlineFiresOnTheClock(t *testing.T) {
 	t.Parallel()
 	clk := clock.NewManual(time.Now())
-	a := tasks.NewActive(clk)
+	a := ledger.NewActive(clk)
 	expired := make(chan string, 2)
 	m := meta.Meta{MessageID: "m1", From: "boss", Task: &envelope.Task{ID: "t1"}}
 	a.Add("t1", m, &store.Delivery{}, clk.Now().Add(time.Minute), func(id string) { expired <- id })
@@ -51,13 +51,13 @@ func TestDelegatedPersistsAcrossLoads(t *testing.T) {
 	t.Parallel()
 	ctx := testkit.Ctx(t)
 	st := store.New(memstore.NewHub().Open(memstore.Options{}), nil)
-	d, err := tasks.LoadDelegated(ctx, st, "boss")
+	d, err := ledger.LoadDelegated(ctx, st, "boss")
 	require.NoError(t, err)
 	soon, later := envelope.NewTime(time.Now().Add(time.Minute)), envelope.NewTime(time.Now().Add(time.Hour))
 	cb := &envelope.Callback{Channel: "feishu", ChatID: "u1"}
-	require.NoError(t, d.Add(ctx, tasks.Record{TaskID: "t1", MessageID: "m1", To: "coder", Callback: cb, Deadline: &later,
+	require.NoError(t, d.Add(ctx, ledger.Record{TaskID: "t1", MessageID: "m1", To: "coder", Callback: cb, Deadline: &later,
 		State: envelope.StatePending}))
-	require.NoError(t, d.Add(ctx, tasks.Record{TaskID: "t2", MessageID: "m2", To: "coder", Deadline: &soon}))
+	require.NoError(t, d.Add(ctx, ledger.Record{TaskID: "t2", MessageID: "m2", To: "coder", Deadline: &soon}))
 	select {
 	case <-d.Changed():
 	default:
@@ -67,7 +67,7 @@ func TestDelegatedPersistsAcrossLoads(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, "t2", next.TaskID)
 
-	again, err := tasks.LoadDelegated(ctx, st, "boss")
+	again, err := ledger.LoadDelegated(ctx, st, "boss")
 	require.NoError(t, err)
 	rec, ok := again.Lookup("t1", "coder")
 	require.True(t, ok, "a restart keeps the callback")
@@ -81,10 +81,10 @@ func TestDelegatedPersistsAcrossLoads(t *testing.T) {
 	require.NoError(t, again.SetState(ctx, "t2", envelope.StateCompleted))
 	assert.Len(t, again.List(), 1, "a terminal state drops the record")
 	again.Remove(ctx, "t1")
-	third, err := tasks.LoadDelegated(ctx, st, "boss")
+	third, err := ledger.LoadDelegated(ctx, st, "boss")
 	require.NoError(t, err)
 	assert.Empty(t, third.List())
-	assert.Contains(t, tasks.OverdueNotice(tasks.Record{TaskID: "t9", To: "coder", Deadline: &soon}),
+	assert.Contains(t, ledger.TaskOverdueNotice(ledger.Record{TaskID: "t9", To: "coder", Deadline: &soon}),
 		"task t9 delegated to coder got no result by its deadline")
 }
 
@@ -92,8 +92,8 @@ func TestDelegatedCorruptRecordIsAnError(t *testing.T) {
 	t.Parallel()
 	ctx := testkit.Ctx(t)
 	st := store.New(memstore.NewHub().Open(memstore.Options{}), nil)
-	require.NoError(t, st.SaveState(ctx, "boss", tasks.StateKey, []byte("{")))
-	_, err := tasks.LoadDelegated(ctx, st, "boss")
+	require.NoError(t, st.SaveState(ctx, "boss", ledger.DelegatedKey, []byte("{")))
+	_, err := ledger.LoadDelegated(ctx, st, "boss")
 	assert.ErrorContains(t, err, `load delegated tasks of "boss": corrupt record`)
 }
 
@@ -102,5 +102,5 @@ func TestSweepWithoutTheAbility(t *testing.T) {
 	in, err := store.New(memstore.NewHub().Open(memstore.Options{}), nil).OpenInbox(context.Background(), "a")
 	require.NoError(t, err)
 	defer in.Close()
-	tasks.Sweep(context.Background(), in, "", nil) // no task id: nothing to do, no logger needed
+	ledger.Sweep(context.Background(), in, "", nil) // no task id: nothing to do, no logger needed
 }

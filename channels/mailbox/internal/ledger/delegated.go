@@ -1,20 +1,21 @@
-package tasks
+package ledger
 
 import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/due"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 )
 
-// StateKey is the StateStore key of the delegated-task records.
-const StateKey = "sent-tasks"
+// DelegatedKey is the StateStore key of the delegated-task records.
+const DelegatedKey = "sent-tasks"
 
 // Record is what this agent remembers of a task it delegated: whom it
 // went to and where its results must be routed.
@@ -33,8 +34,35 @@ type Record struct {
 	ParentTask string   `json:"parent_task,omitempty"`
 	ParentPath []string `json:"parent_path,omitempty"`
 	// Reoffer holds what it takes to send the task again to another
-	// worker (see lost.go).
+	// worker (see the channel's delegated.go).
 	Reoffer
+}
+
+// Reoffer is what a delegated task's record keeps so that the task can
+// be sent again when its worker does not take it up or is lost.
+type Reoffer struct {
+	// Via is the group target the worker was picked from ("any:NAME",
+	// "cap:NAME"); empty when the task was sent to one agent by name.
+	Via string `json:"via,omitempty"`
+	// Parts and Budget are the task's content and budget, kept only when
+	// Via is set.
+	Parts  []envelope.Part  `json:"parts,omitempty"`
+	Budget *envelope.Budget `json:"budget,omitempty"`
+	// Tried are the workers it was offered to before To.
+	Tried []string `json:"tried,omitempty"`
+	// Noticed is set once the delegator was told that a task sent to one
+	// agent waits unaccepted.
+	Noticed bool `json:"noticed,omitempty"`
+}
+
+// Group returns the kind ("any" or "cap") and the capability or role of
+// Via, and false when the task cannot go to another worker.
+func (r Reoffer) Group() (kind, name string, ok bool) {
+	kind, name, ok = strings.Cut(r.Via, ":")
+	if !ok || name == "" || kind != "any" && kind != "cap" {
+		return "", "", false
+	}
+	return kind, name, true
 }
 
 // RecordOf returns the record of task message m, sent from the
@@ -63,7 +91,7 @@ type Delegated struct {
 func LoadDelegated(ctx context.Context, st store.StateStore, agent string) (*Delegated, error) {
 	s := &Delegated{st: st, agent: agent, byTask: map[string]Record{}, changed: make(chan struct{}, 1),
 		sent: make(chan struct{}, 1)}
-	data, err := st.LoadState(ctx, agent, StateKey)
+	data, err := st.LoadState(ctx, agent, DelegatedKey)
 	if err != nil {
 		return nil, fmt.Errorf("load delegated tasks of %q: %w", agent, err)
 	}
@@ -89,7 +117,7 @@ func (s *Delegated) Add(ctx context.Context, t Record) error {
 		return err
 	}
 	s.poke()
-	due.Poke(s.sent)
+	poke(s.sent)
 	return nil
 }
 
@@ -160,7 +188,7 @@ func (s *Delegated) NextDeadline() (Record, bool) {
 	return best, found
 }
 
-func (s *Delegated) poke() { due.Poke(s.changed) }
+func (s *Delegated) poke() { poke(s.changed) }
 
 // Changed is poked whenever a deadline may have changed.
 func (s *Delegated) Changed() <-chan struct{} { return s.changed }
@@ -174,15 +202,15 @@ func (s *Delegated) saveLocked(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := s.st.SaveState(ctx, s.agent, StateKey, data); err != nil {
+	if err := s.st.SaveState(ctx, s.agent, DelegatedKey, data); err != nil {
 		return fmt.Errorf("record delegated task: %w", err)
 	}
 	return nil
 }
 
-// OverdueNotice is what the user is told when a delegated task's deadline
-// passes without a result.
-func OverdueNotice(t Record) string {
+// TaskOverdueNotice is what the user is told when a delegated task's
+// deadline passes without a result.
+func TaskOverdueNotice(t Record) string {
 	return fmt.Sprintf("task %s delegated to %s got no result by its deadline (%s); it is treated as failed",
 		t.TaskID, t.To, t.Deadline.Format(time.RFC3339))
 }
@@ -211,3 +239,58 @@ func (s *Delegated) Subtasks(parent string) []string {
 	}
 	return out
 }
+
+// Sent is poked whenever a task is recorded (sent or sent again).
+func (s *Delegated) Sent() <-chan struct{} { return s.sent }
+
+// NextUnaccepted returns the task sent longest ago that its worker has
+// not accepted yet (state pending), and whose delegator was not told
+// about it already.
+func (s *Delegated) NextUnaccepted() (Record, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var best Record
+	found := false
+	for _, t := range s.byTask {
+		if t.State != envelope.StatePending || t.Noticed {
+			continue
+		}
+		if !found || t.SentAt.Before(best.SentAt.Time) {
+			best, found = t, true
+		}
+	}
+	return best, found
+}
+
+// Working returns the tasks their worker accepted and has not finished.
+func (s *Delegated) Working() []Record {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []Record
+	for _, t := range s.byTask {
+		if t.State == envelope.StateAccepted || t.State == envelope.StateWorking {
+			out = append(out, t)
+		}
+	}
+	slices.SortFunc(out, func(a, b Record) int { return a.SentAt.Compare(b.SentAt.Time) })
+	return out
+}
+
+// Update changes the record of task taskID with fn and saves it; a task
+// with no record is left alone. The change holds in this process even
+// when it cannot be saved (the error says so; the next save writes it),
+// so that a watcher acting on it does not act again.
+func (s *Delegated) Update(ctx context.Context, taskID string, fn func(*Record)) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.byTask[taskID]
+	if !ok {
+		return nil
+	}
+	fn(&t)
+	s.byTask[taskID] = t
+	return s.saveLocked(ctx)
+}
+
+// AcceptDue is when a task sent at sent must be accepted by.
+func AcceptDue(t Record, timeout time.Duration) time.Time { return t.SentAt.Add(timeout) }

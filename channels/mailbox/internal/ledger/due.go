@@ -1,4 +1,4 @@
-package due
+package ledger
 
 import (
 	"context"
@@ -45,8 +45,8 @@ func Watch[T any](ctx context.Context, clk clock.Clock, changed <-chan struct{},
 	}
 }
 
-// Poke signals ch (a channel with a buffer of one) without blocking.
-func Poke(ch chan<- struct{}) {
+// poke signals ch (a channel with a buffer of one) without blocking.
+func poke(ch chan<- struct{}) {
 	select {
 	case ch <- struct{}{}:
 	default:

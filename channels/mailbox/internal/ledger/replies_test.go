@@ -1,4 +1,4 @@
-package replies_test
+package ledger_test
 
 import (
 	"testing"
@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/replies"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/ledger"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/memstore"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/view"
@@ -24,7 +24,7 @@ func TestLedgerAwaitedPersistAndComeDue(t *testing.T) {
 	t.Parallel()
 	ctx := testkit.Ctx(t)
 	st := store.New(memstore.NewHub().Open(memstore.Options{}), nil)
-	l, err := replies.Load(ctx, st, "critic")
+	l, err := ledger.LoadReplies(ctx, st, "critic")
 	require.NoError(t, err)
 	now := time.Now()
 	require.NoError(t, l.Await(ctx, pending("q1", "executor", now.Add(time.Hour))))
@@ -37,7 +37,7 @@ func TestLedgerAwaitedPersistAndComeDue(t *testing.T) {
 	next, _ = l.NextDue()
 	assert.Equal(t, "q1", next.MessageID, "a notified request is not due again")
 
-	again, err := replies.Load(ctx, st, "critic")
+	again, err := ledger.LoadReplies(ctx, st, "critic")
 	require.NoError(t, err)
 	assert.Len(t, again.Snapshot("").Awaited, 2, "a restart keeps what is awaited")
 	_, ok = again.Answered(ctx, "q1", "someone-else")
@@ -46,16 +46,16 @@ func TestLedgerAwaitedPersistAndComeDue(t *testing.T) {
 	require.True(t, ok)
 	assert.Equal(t, "q1", p.MessageID)
 	again.Forget(ctx, "q2")
-	third, err := replies.Load(ctx, st, "critic")
+	third, err := ledger.LoadReplies(ctx, st, "critic")
 	require.NoError(t, err)
 	assert.Empty(t, third.Snapshot("").Awaited)
-	assert.Contains(t, replies.OverdueNotice(pending("q3", "executor", now)), "executor has not replied to your request (message q3")
+	assert.Contains(t, ledger.ReplyOverdueNotice(pending("q3", "executor", now)), "executor has not replied to your request (message q3")
 }
 
 func TestLedgerHeldUntilReleased(t *testing.T) {
 	t.Parallel()
 	ctx := testkit.Ctx(t)
-	l, err := replies.Load(ctx, store.New(memstore.NewHub().Open(memstore.Options{}), nil), "executor")
+	l, err := ledger.LoadReplies(ctx, store.New(memstore.NewHub().Open(memstore.Options{}), nil), "executor")
 	require.NoError(t, err)
 	m := &envelope.Message{ID: "q1", From: "critic", To: "executor", ExpectsReply: true, TaskID: "t1",
 		Timestamp: envelope.NewTime(time.Now())}
@@ -77,7 +77,7 @@ func TestLedgerCorruptRecordIsAnError(t *testing.T) {
 	t.Parallel()
 	ctx := testkit.Ctx(t)
 	st := store.New(memstore.NewHub().Open(memstore.Options{}), nil)
-	require.NoError(t, st.SaveState(ctx, "critic", replies.StateKey, []byte("[")))
-	_, err := replies.Load(ctx, st, "critic")
+	require.NoError(t, st.SaveState(ctx, "critic", ledger.RepliesKey, []byte("[")))
+	_, err := ledger.LoadReplies(ctx, st, "critic")
 	assert.ErrorContains(t, err, "corrupt record")
 }
