@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/switchboard-dev/switchboard/agent"
-
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/budget"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/ledger"

@@ -15,8 +15,10 @@ import (
 )
 
 // This file keeps delegated work from waiting for ever. The delegator
-// owns the record of each task it sent, and watches it for two ways the
-// work gets lost:
+// owns the record of each task it sent (internal/ledger's Delegated; the
+// receive path's onUpdate routes the task's updates by it), and watches
+// it for a deadline that passes without a result (the task fails and the
+// conversation it began in is told), and for two ways the work gets lost:
 //
 //	not accepted  no accepted (or rejected) update within acceptTimeout
 //	worker lost   the worker accepted it, then went offline past
@@ -37,6 +39,30 @@ func delegation(msg *envelope.Message, req route.Request) ledger.Record {
 		rec.Parts, rec.Budget = msg.Content.Parts, msg.Task.Budget
 	}
 	return rec
+}
+
+// delegatedDeadlines watches the deadlines of tasks this agent delegated.
+// When one passes without a final update, the task is dropped and the
+// conversation it began in gets a notice, so the user learns of it.
+func (c *Channel) delegatedDeadlines(ctx context.Context, sent *ledger.Delegated) {
+	ledger.Watch(ctx, c.clk, sent.Changed(), sent.NextDeadline,
+		func(t ledger.Record) time.Time { return t.Deadline.Time },
+		func(t ledger.Record) { c.taskOverdue(ctx, sent, t) })
+}
+
+func (c *Channel) taskOverdue(ctx context.Context, sent *ledger.Delegated, t ledger.Record) {
+	if cur, ok := sent.Lookup(t.TaskID, t.To); !ok || cur.Deadline == nil || cur.Deadline.After(c.clk.Now()) {
+		return // ended, or its deadline moved
+	}
+	if err := sent.SetState(ctx, t.TaskID, envelope.StateFailed); err != nil {
+		c.Logger().Warn("record overdue task", "task", t.TaskID, "err", err)
+	}
+	ledger.Sweep(ctx, c.inbox, t.TaskID, c.Logger())
+	mt := meta.Meta{From: t.To, To: c.cfg.AgentID, Type: envelope.TypeTaskUpdate, ThreadID: t.ThreadID,
+		Task:    &envelope.Task{ID: t.TaskID, State: envelope.StateFailed, Reason: "no result by deadline"},
+		ReplyTo: t.MessageID}
+	c.Logger().Warn("delegated task overdue", "task", t.TaskID, "to", t.To)
+	c.notify(ctx, mt, t.Callback, ledger.TaskOverdueNotice(t))
 }
 
 // acceptDeadlines watches the tasks this agent delegated that their
