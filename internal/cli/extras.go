@@ -89,6 +89,10 @@ type MCPOptions struct {
 	Capabilities         []string
 	// Listen serves streamable HTTP on this host:port; "" serves stdio.
 	Listen string
+	// Token is what every HTTP request must carry ("": none, on a
+	// loopback address only); AgentTokens the folder of the agents'
+	// tokens a client registering over HTTP proves itself with.
+	Token, AgentTokens string
 	// Config returns the mailbox settings of an agent.
 	Config  func(id string) (mailbox.Config, error)
 	Logger  *slog.Logger

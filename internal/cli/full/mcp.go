@@ -19,7 +19,11 @@ import (
 // serveMCP serves the mailbox as an MCP server over stdio, or over
 // streamable HTTP on o.Listen, until ctx ends or the client goes.
 func serveMCP(ctx context.Context, o cli.MCPOptions) error {
-	srv, err := mcpserver.New(mcpserver.Options{Config: o.Config, Logger: o.Logger, Version: o.Version})
+	opts := mcpserver.Options{Config: o.Config, Logger: o.Logger, Version: o.Version}
+	if o.Listen != "" {
+		opts.Auth = mcpserver.TokenDir{Dir: o.AgentTokens}
+	}
+	srv, err := mcpserver.New(opts)
 	if err != nil {
 		return err
 	}
@@ -37,7 +41,7 @@ func serveMCP(ctx context.Context, o cli.MCPOptions) error {
 		}
 	}
 	if o.Listen != "" {
-		return serveMCPHTTP(ctx, srv, o.Listen, o.Stderr)
+		return serveMCPHTTP(ctx, srv, o.Listen, o.Token, o.Stderr)
 	}
 	stdin := o.Stdin
 	if stdin == nil {
@@ -50,16 +54,14 @@ func serveMCP(ctx context.Context, o cli.MCPOptions) error {
 	return nil
 }
 
-// serveMCPHTTP serves streamable HTTP on addr until ctx ends.
-func serveMCPHTTP(ctx context.Context, srv *mcpserver.Server, addr string, stderr io.Writer) error {
+// serveMCPHTTP serves streamable HTTP on addr until ctx ends; every
+// request must carry token when it is set.
+func serveMCPHTTP(ctx context.Context, srv *mcpserver.Server, addr, token string, stderr io.Writer) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("--listen %s: %w", addr, err)
 	}
-	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP() }, nil)
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", handler)
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: readHeaderTimeout}
+	hs := &http.Server{Handler: srv.HTTPHandler(mcpserver.HTTPOptions{Token: token}), ReadHeaderTimeout: readHeaderTimeout}
 	fmt.Fprintf(stderr, "serving MCP on http://%s/mcp (Ctrl-C to stop)\n", ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
