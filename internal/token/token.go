@@ -1,10 +1,8 @@
 package token
 
 import (
-	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
-	"encoding/base64"
 	"fmt"
 	"io"
 	"os"
@@ -20,13 +18,6 @@ const maxFile = 4096
 
 // ErrTooShort is wrapped when a token has fewer than MinLen characters.
 var ErrTooShort = fmt.Errorf("a token needs at least %d characters", MinLen)
-
-// New returns a fresh random token (32 random bytes, URL-safe base64).
-func New() string {
-	b := make([]byte, 32)
-	_, _ = rand.Read(b) // never fails (crypto/rand)
-	return base64.RawURLEncoding.EncodeToString(b)
-}
 
 // Check refuses a token too short to be a secret.
 func Check(t string) error {
