@@ -45,6 +45,10 @@ func Run(t *testing.T, f storetest.Factory, features storetest.Features) {
 	t.Run("LostWorkerTaskReoffered", testkit.Parallel(s.testChannelLostWorkerReoffered))
 	t.Run("LostWorkerTaskFailed", testkit.Parallel(s.testChannelLostWorkerFailed))
 	t.Run("UsageRecorded", testkit.Parallel(s.testChannelUsageRecorded))
+	t.Run("ForgedSenderSetAside", testkit.Parallel(s.testChannelForgedSender))
+	t.Run("UnsignedMarkedUnverified", testkit.Parallel(s.testChannelUnsigned))
+	t.Run("KeyChangeRefusedUntilTrusted", testkit.Parallel(s.testChannelKeyChange))
+	t.Run("OperatorKeyVouches", testkit.Parallel(s.testChannelOperatorKey))
 }
 
 // agent is one running mailbox channel with its own bus and backend.

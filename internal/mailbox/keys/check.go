@@ -239,8 +239,11 @@ func (c *Checker) changed(m *envelope.Message, pin *Pin) Result {
 			m.Signature.Key, m.From, pinned, m.From)}
 }
 
-// pin returns the key pinned for agent (nil: none), from the cache unless
-// fresh or the cache is old.
+// pin returns the key pinned for agent that counts (nil: none), from the
+// cache unless fresh or the cache is old. With an operator key, a key
+// counts only when the operator trusted it (agents trust) or vouches for
+// it on the agent's card: a pin the agent or a receiver made of a key the
+// operator did not vouch for is as none.
 func (c *Checker) pin(ctx context.Context, agent string, fresh bool) (*Pin, error) {
 	now := c.now()
 	c.mu.Lock()
@@ -252,6 +255,15 @@ func (c *Checker) pin(ctx context.Context, agent string, fresh bool) (*Pin, erro
 	pin, err := LoadPin(ctx, c.st, agent)
 	if err != nil {
 		return nil, err
+	}
+	if pin != nil && c.op != nil && pin.By != ByOperator && pin.By != ByOperatorKey {
+		card, err := c.st.Card(ctx, agent)
+		if err != nil && !errors.Is(err, store.ErrUnknownAgent) {
+			return nil, err
+		}
+		if card.PublicKey != pin.PublicKey || !Vouched(card, c.op) {
+			pin = nil
+		}
 	}
 	c.remember(agent, pin, now)
 	return pin, nil
@@ -266,7 +278,9 @@ func (c *Checker) remember(agent string, pin *Pin, at time.Time) {
 // firstSight returns the key of agent's card, pinned now (a read-only
 // checker only returns it): agent's first signed message. No card, no key
 // on it, or (with an operator key) a key the operator did not vouch for
-// is no pin, and why says so.
+// is no pin, and why says so. A key the operator key vouches for replaces
+// a pin that does not count (see pin); any other is pinned only where
+// none is.
 func (c *Checker) firstSight(ctx context.Context, agent string) (pin *Pin, why string, err error) {
 	card, err := c.st.Card(ctx, agent)
 	if errors.Is(err, store.ErrUnknownAgent) {
@@ -284,15 +298,23 @@ func (c *Checker) firstSight(ctx context.Context, agent string) (pin *Pin, why s
 		return nil, "signed, but the operator key does not vouch for the key on the card of " + agent, nil
 	}
 	p := Pin{AgentID: agent, PublicKey: card.PublicKey, PinnedAt: c.now().UTC(), By: byFirstSight + c.self}
-	if !c.write {
+	switch {
+	case !c.write:
 		return &p, "", nil
+	case c.op != nil:
+		p.By = ByOperatorKey
+		err = SavePin(ctx, c.st, p)
+	default:
+		var made *Pin
+		if made, err = CreatePin(ctx, c.st, p); made != nil {
+			p = *made
+		}
 	}
-	made, err := CreatePin(ctx, c.st, p)
 	if err != nil {
 		return nil, "", err
 	}
-	c.remember(agent, made, c.now())
-	return made, "", nil
+	c.remember(agent, &p, c.now())
+	return &p, "", nil
 }
 
 // rotation pins key for agent when the operator key vouches for it on
