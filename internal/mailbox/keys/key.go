@@ -176,3 +176,23 @@ func fromSeed(seed []byte, origin Origin, where string) (*Key, error) {
 	}
 	return &Key{KeyPair: kp, Public: pub, Origin: origin, Where: where}, nil
 }
+
+// SignAs signs m with the key of its sender (m.From) found as Load finds
+// it without making one, as a tool that sends in an agent's name does
+// (`switchboard send --from`, the operator's cancel). It reports false,
+// leaving m unsigned, when the sender has no key that can be read here
+// (why says where it looked).
+func SignAs(ctx context.Context, st *store.Store, m *envelope.Message, src Source) (signed bool, why string, err error) {
+	src.Create = false
+	key, err := Load(ctx, st, m.From, src)
+	if errors.Is(err, ErrNoKey) {
+		return false, err.Error(), nil
+	}
+	if err != nil {
+		return false, "", err
+	}
+	if err := envelope.Sign(m, key); err != nil {
+		return false, "", err
+	}
+	return true, "", nil
+}
