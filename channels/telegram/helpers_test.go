@@ -93,7 +93,11 @@ func (h *harness) stop() {
 // answered with reply(in) (no answer when it returns ""), as the agent
 // loop answers: in the message's chat, with its metadata, finishing it
 // once the answer was sent.
-func (h *harness) answer(reply func(bus.InboundMessage) string) {
+func (h *harness) answer(reply func(bus.InboundMessage) string) { h.answerUnless("", reply) }
+
+// answerUnless is answer, but a message whose text is hold is taken and
+// never finished: its turn does not end.
+func (h *harness) answerUnless(hold string, reply func(bus.InboundMessage) string) {
 	ctx := h.t.Context()
 	go func() {
 		for {
@@ -102,6 +106,9 @@ func (h *harness) answer(reply func(bus.InboundMessage) string) {
 				return
 			}
 			h.taken.Add(in)
+			if hold != "" && in.Content == hold {
+				continue
+			}
 			text := reply(in)
 			if text == "" {
 				in.Done()

@@ -68,8 +68,8 @@ func (c *Channel) attachment(ctx context.Context, m *models.Message) (line, path
 	if f.size > maxDownloadBytes {
 		return "[" + f.kind + ": too large to download (over 20 MB)]", ""
 	}
-	name := f.name
-	if name == "" {
+	name := channels.SafeFileName(f.name)
+	if f.name == "" {
 		name = f.unique + extension(f.kind, f.mime)
 	}
 	name = strconv.Itoa(m.ID) + "_" + name

@@ -48,7 +48,7 @@ func fitUTF16(part string, limit int) []string {
 		return []string{part}
 	}
 	runes := utf8.RuneCountInString(part)
-	smaller := max(1, limit*runes/n-1)
+	smaller := max(1, limit*runes/n)
 	var out []string
 	for _, p := range channels.Split(part, smaller) {
 		out = append(out, fitUTF16(p, limit)...)
@@ -61,9 +61,7 @@ func fitUTF16(part string, limit int) []string {
 func balanceFences(parts []string) []string {
 	open := "" // the fence line of the code block open at the end of the previous part
 	for i, p := range parts {
-		if open != "" {
-			p = open + "\n" + p
-		}
+		reopen := open
 		for _, line := range strings.Split(p, "\n") {
 			if isFence(line) {
 				if open == "" {
@@ -72,6 +70,9 @@ func balanceFences(parts []string) []string {
 					open = ""
 				}
 			}
+		}
+		if reopen != "" {
+			p = reopen + "\n" + p
 		}
 		if open != "" {
 			p += "\n```"

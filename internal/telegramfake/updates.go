@@ -127,6 +127,11 @@ func (s *Server) Polls() int {
 	return s.polls
 }
 
+// WaitPolls waits until n getUpdates calls returned.
+func (s *Server) WaitPolls(ctx context.Context, n int) error {
+	return s.wait(ctx, func() bool { return s.polls >= n })
+}
+
 // getUpdates answers getUpdates: a positive offset confirms the updates
 // below it; the updates from there on (at most limit, of the kinds
 // allowed) are returned, waiting up to timeout seconds for one.
