@@ -60,6 +60,7 @@ type Channel struct {
 	receiving bool               // updates are taken
 	started   bool               // Start succeeded and Stop has not run
 	cancel    context.CancelFunc // ends the receiving and the resume
+	receive   context.Context    // what cancel ends: bounds the webhook's handling too
 	life      context.Context    // ends at Stop: the typing notices
 	endLife   context.CancelFunc
 	done      sync.WaitGroup // the channel's goroutines
@@ -100,7 +101,7 @@ func New(cfg Config, deps channels.Deps) (*Channel, error) {
 		proxy, _ := url.Parse(cfg.Proxy.Reveal()) // Validate parsed it
 		transport.Proxy = http.ProxyURL(proxy)
 	}
-	c.http = &http.Client{Transport: transport, Timeout: 60 * time.Second}
+	c.http = &http.Client{Transport: transport, Timeout: 2 * time.Minute} // an upload may be 50 MB
 	c.poller = &http.Client{Transport: transport, Timeout: cfg.PollTimeout + 15*time.Second}
 	c.bot, err = bot.New(cfg.Token.Reveal(), bot.WithSkipGetMe(), bot.WithServerURL(cfg.baseURL()),
 		bot.WithHTTPClient(cfg.PollTimeout, c.http),
@@ -159,6 +160,7 @@ func (c *Channel) Start(ctx context.Context) error {
 		c.Logger().Warn("telegram not reachable yet; trying again in the background", "err", err)
 	}
 	run, cancel := context.WithCancel(context.Background())
+	c.receive = run
 	c.life, c.endLife = context.WithCancel(context.Background())
 	c.receiving = true
 	if c.cfg.Mode == ModeWebhook {

@@ -112,7 +112,11 @@ func (c *Channel) download(ctx context.Context, fileID, name string) (string, er
 		}
 		return "", err
 	}
-	return channels.SaveMedia(c.media, name, resp.Body, maxDownloadBytes)
+	path, err := channels.SaveMedia(c.media, name, resp.Body, maxDownloadBytes)
+	if err != nil && !errors.Is(err, channels.ErrMediaTooLarge) {
+		return "", fmt.Errorf("%s.mediaDir: %w", keyPath, err)
+	}
+	return path, err
 }
 
 // extension is the file extension of a file without a name, from its

@@ -107,7 +107,13 @@ func (c *Channel) serveUpdate(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "not an update", http.StatusBadRequest)
 		return
 	}
-	if err := c.take(r.Context(), &u); err != nil {
+	c.mu.Lock()
+	receive := c.receive
+	c.mu.Unlock()
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	defer context.AfterFunc(receive, cancel)() // Stop ends a handling that waits (a full bus)
+	if err := c.take(ctx, &u); err != nil {
 		c.Logger().Warn("telegram update not taken; Telegram posts it again", "update_id", u.ID, "err", err)
 		http.Error(w, "not taken; post again later", http.StatusServiceUnavailable)
 		return
