@@ -42,6 +42,8 @@ func TestMessageInAnswerOut(t *testing.T) {
 	}))
 	assert.Equal(t, []telegramfake.Reaction{{ChatID: 501, MessageID: id, Emoji: "👀"}, {ChatID: 501, MessageID: id}},
 		h.fake.Reactions(), "reactEmoji while worked on, taken back once answered")
+	h.ch.Logger().Info("config", "cfg", h.cfg)
+	assert.NotContains(t, h.logs.String(), h.fake.Token(), "the token is in no log, at debug level either")
 }
 
 // With replyToMessage, the answer quotes the message; without
