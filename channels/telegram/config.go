@@ -179,10 +179,9 @@ func (c *Config) Validate(path string) error {
 // DecodeConfig decodes and validates a channels.telegram section.
 func DecodeConfig(section config.Section) (Config, error) {
 	cfg := DefaultConfig()
-	if err := section.Decode(&cfg); err != nil {
-		return Config{}, err
-	}
-	if err := cfg.Validate(section.Path); err != nil {
+	// Both, so that one look at the errors shows them all: a key
+	// misspelt and a required key missing.
+	if err := errors.Join(section.Decode(&cfg), cfg.Validate(section.Path)); err != nil {
 		return Config{}, err
 	}
 	return cfg, nil

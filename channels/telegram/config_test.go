@@ -76,6 +76,8 @@ func TestConfigErrors(t *testing.T) {
 				"channels.telegram.webhookPath", "channels.telegram.webhookMaxConnections", "channels.telegram.webhookSecretToken",
 				"channels.telegram.webhookUrl"}},
 		{"unknown key", `{"tokn": "1:a"}`, []string{"channels.telegram.tokn"}},
+		{"a typo and what it hides, at once", `{"enabled": true, "tokn": "1:a", "allowFrom": ["*"]}`,
+			[]string{"channels.telegram.tokn", "channels.telegram.token"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

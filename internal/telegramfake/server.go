@@ -284,6 +284,3 @@ func (s *Server) Webhook() Webhook {
 func (s *Server) WaitWebhook(ctx context.Context, match func(Webhook) bool) error {
 	return s.wait(ctx, func() bool { return match(s.webhook) })
 }
-
-// redact replaces the token in s, for messages that may be logged.
-func (s *Server) redact(v string) string { return strings.ReplaceAll(v, s.opts.Secret, "[secret]") }
