@@ -122,9 +122,6 @@ func (c *Config) Validate(path string) error {
 	}
 	oneOf("groupPolicy", c.GroupPolicy, "mention", "open")
 	oneOf("mode", c.Mode, ModePolling, ModeWebhook)
-	if c.Token != "" && !tokenShape.MatchString(c.Token.Reveal()) {
-		bad("token", "not a bot token: want <bot id>:<secret> as @BotFather gives it")
-	}
 	if c.Proxy != "" {
 		if u, err := url.Parse(c.Proxy.Reveal()); err != nil || u.Host == "" ||
 			!slices.Contains([]string{"http", "https", "socks5", "socks5h"}, strings.ToLower(u.Scheme)) {
@@ -148,19 +145,22 @@ func (c *Config) Validate(path string) error {
 	if c.WebhookMaxConnections < 1 || c.WebhookMaxConnections > 100 {
 		bad("webhookMaxConnections", "want 1 to 100, got %d", c.WebhookMaxConnections)
 	}
-	if c.WebhookSecretToken != "" && !secretShape.MatchString(c.WebhookSecretToken.Reveal()) {
-		bad("webhookSecretToken", "want 1 to 256 of A-Z, a-z, 0-9, _ and -")
-	}
-	if c.WebhookURL != "" {
-		if u, err := url.Parse(c.WebhookURL); err != nil || u.Scheme != "https" || u.Host == "" {
+	if c.Mode == ModeWebhook { // as nanobot: the webhook's keys are checked in webhook mode only
+		if c.WebhookSecretToken != "" && !secretShape.MatchString(c.WebhookSecretToken.Reveal()) {
+			bad("webhookSecretToken", "want 1 to 256 of A-Z, a-z, 0-9, _ and -")
+		}
+		if u, err := url.Parse(c.WebhookURL); c.WebhookURL != "" && (err != nil || u.Scheme != "https" || u.Host == "") {
 			bad("webhookUrl", "want the public https:// URL Telegram posts to, got %q", c.WebhookURL)
 		}
 	}
 	if !c.Enabled {
 		return errors.Join(errs...)
 	}
-	if c.Token == "" {
+	switch {
+	case c.Token == "":
 		bad("token", "required: the bot's token (talk to @BotFather on Telegram: /newbot, or /token for an existing bot)")
+	case !tokenShape.MatchString(c.Token.Reveal()):
+		bad("token", "not a bot token: want <bot id>:<secret> as @BotFather gives it")
 	}
 	if len(c.AllowFrom) == 0 {
 		bad("allowFrom", `empty list denies every sender; list the allowed user ids or usernames, or ["*"] to allow all`)
