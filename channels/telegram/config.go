@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/channels"
@@ -102,8 +103,8 @@ func DefaultConfig() Config {
 
 // The shapes Telegram gives its tokens and wants of a webhook's secret.
 var (
-	tokenShape  = regexp.MustCompile(`^\d+:[A-Za-z0-9_-]+$`)
-	secretShape = regexp.MustCompile(`^[A-Za-z0-9_-]{1,256}$`)
+	tokenShape  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\d+:[A-Za-z0-9_-]+$`) })
+	secretShape = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,256}$`) })
 )
 
 // Validate checks the values; each error is a *config.KeyError naming
@@ -146,7 +147,7 @@ func (c *Config) Validate(path string) error {
 		bad("webhookMaxConnections", "want 1 to 100, got %d", c.WebhookMaxConnections)
 	}
 	if c.Mode == ModeWebhook { // as nanobot: the webhook's keys are checked in webhook mode only
-		if c.WebhookSecretToken != "" && !secretShape.MatchString(c.WebhookSecretToken.Reveal()) {
+		if c.WebhookSecretToken != "" && !secretShape().MatchString(c.WebhookSecretToken.Reveal()) {
 			bad("webhookSecretToken", "want 1 to 256 of A-Z, a-z, 0-9, _ and -")
 		}
 		if u, err := url.Parse(c.WebhookURL); c.WebhookURL != "" && (err != nil || u.Scheme != "https" || u.Host == "") {
@@ -159,7 +160,7 @@ func (c *Config) Validate(path string) error {
 	switch {
 	case c.Token == "":
 		bad("token", "required: the bot's token (talk to @BotFather on Telegram: /newbot, or /token for an existing bot)")
-	case !tokenShape.MatchString(c.Token.Reveal()):
+	case !tokenShape().MatchString(c.Token.Reveal()):
 		bad("token", "not a bot token: want <bot id>:<secret> as @BotFather gives it")
 	}
 	if len(c.AllowFrom) == 0 {

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // Markdown in answers is sent as Telegram HTML (parse_mode "HTML"),
@@ -33,27 +34,33 @@ const (
 )
 
 var (
-	fenceRe      = regexp.MustCompile("(?s)```([A-Za-z0-9_+#.-]*)[ \t]*\n?(.*?)```")
-	inlineCodeRe = regexp.MustCompile("`([^`\n]+)`")
-	linkRe       = regexp.MustCompile(`\[([^\]\n]+)\]\(((?:https?://|tg://|mailto:)[^)\s]+)\)`)
-	heldRe       = regexp.MustCompile("\x00([0-9]+)\x00")
-	headingRe    = regexp.MustCompile(`^#{1,6}[ \t]+(.+?)[ \t#]*$`)
-	quoteRe      = regexp.MustCompile(`^>[ \t]?(.*)$`)
-	bulletRe     = regexp.MustCompile(`^([ \t]*)[-*+][ \t]+`)
-
+	fenceRe      = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("(?s)```([A-Za-z0-9_+#.-]*)[ \t]*\n?(.*?)```") })
+	inlineCodeRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("`([^`\n]+)`") })
+	linkRe       = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`\[([^\]\n]+)\]\(((?:https?://|tg://|mailto:)[^)\s]+)\)`)
+	})
+	heldRe    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("\x00([0-9]+)\x00") })
+	headingRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^#{1,6}[ \t]+(.+?)[ \t#]*$`) })
+	quoteRe   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^>[ \t]?(.*)$`) })
+	bulletRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([ \t]*)[-*+][ \t]+`) })
 	// The inline spans: their content holds no tag, marker or newline,
 	// so that the tags they make nest.
-	spanRes = []struct {
-		re   *regexp.Regexp
-		repl string
-	}{
-		{regexp.MustCompile(`\*\*([^*<>\n\x01-\x04]+?)\*\*`), "<b>$1</b>"},
-		{regexp.MustCompile(`__([^_<>\n\x01-\x04]+?)__`), "<b>$1</b>"},
-		{regexp.MustCompile(`~~([^~<>\n\x01-\x04]+?)~~`), "<s>$1</s>"},
-		{regexp.MustCompile(`(^|[^\w*])\*([^*\s<>\x01-\x04](?:[^*<>\n\x01-\x04]*[^*\s<>\x01-\x04])?)\*([^\w*]|$)`), "$1<i>$2</i>$3"},
-		{regexp.MustCompile(`(^|[^\w])_([^_\s<>\x01-\x04](?:[^_<>\n\x01-\x04]*[^_\s<>\x01-\x04])?)_([^\w]|$)`), "$1<i>$2</i>$3"},
-	}
+	spanRes = sync.OnceValue(func() []spanRe {
+		return []spanRe{
+			{regexp.MustCompile(`\*\*([^*<>\n\x01-\x04]+?)\*\*`), "<b>$1</b>"},
+			{regexp.MustCompile(`__([^_<>\n\x01-\x04]+?)__`), "<b>$1</b>"},
+			{regexp.MustCompile(`~~([^~<>\n\x01-\x04]+?)~~`), "<s>$1</s>"},
+			{regexp.MustCompile(`(^|[^\w*])\*([^*\s<>\x01-\x04](?:[^*<>\n\x01-\x04]*[^*\s<>\x01-\x04])?)\*([^\w*]|$)`), "$1<i>$2</i>$3"},
+			{regexp.MustCompile(`(^|[^\w])_([^_\s<>\x01-\x04](?:[^_<>\n\x01-\x04]*[^_\s<>\x01-\x04])?)_([^\w]|$)`), "$1<i>$2</i>$3"},
+		}
+	})
 )
+
+// spanRe is an inline Markdown span and its HTML.
+type spanRe struct {
+	re   *regexp.Regexp
+	repl string
+}
 
 // renderHTML renders Markdown as Telegram HTML (see above).
 func renderHTML(md string) string {
@@ -68,8 +75,8 @@ func renderHTML(md string) string {
 		held, plain = append(held, htmlPiece), append(plain, plainText)
 		return markHeld + strconv.Itoa(len(held)-1) + markHeld
 	}
-	md = fenceRe.ReplaceAllStringFunc(md, func(m string) string {
-		sub := fenceRe.FindStringSubmatch(m)
+	md = fenceRe().ReplaceAllStringFunc(md, func(m string) string {
+		sub := fenceRe().FindStringSubmatch(m)
 		code := strings.TrimSuffix(sub[2], "\n")
 		open := "<pre>"
 		if sub[1] != "" {
@@ -78,25 +85,25 @@ func renderHTML(md string) string {
 		}
 		return hold(open+escapeText(code)+"</pre>", code)
 	})
-	md = inlineCodeRe.ReplaceAllStringFunc(md, func(m string) string {
+	md = inlineCodeRe().ReplaceAllStringFunc(md, func(m string) string {
 		code := m[1 : len(m)-1]
 		return hold("<code>"+escapeText(code)+"</code>", code)
 	})
 	unheld := func(s string) string { // a held piece inside a link's text, as plain text
-		return heldRe.ReplaceAllStringFunc(s, func(m string) string {
+		return heldRe().ReplaceAllStringFunc(s, func(m string) string {
 			i, _ := strconv.Atoi(m[1 : len(m)-1])
 			return plain[i]
 		})
 	}
-	md = linkRe.ReplaceAllStringFunc(md, func(m string) string {
-		sub := linkRe.FindStringSubmatch(m)
+	md = linkRe().ReplaceAllStringFunc(md, func(m string) string {
+		sub := linkRe().FindStringSubmatch(m)
 		text := unheld(sub[1])
 		return hold(`<a href="`+html.EscapeString(sub[2])+`">`+escapeText(text)+"</a>", text)
 	})
 	md = escapeText(blocks(md))
 	for range 3 { // a span's closing edge may be the next one's opening edge: another pass finds it
 		before := md
-		for _, s := range spanRes {
+		for _, s := range spanRes() {
 			md = s.re.ReplaceAllString(md, s.repl)
 		}
 		if md == before {
@@ -104,7 +111,7 @@ func renderHTML(md string) string {
 		}
 	}
 	md = strings.NewReplacer(markBold, "<b>", markBoldEnd, "</b>", markQuote, "<blockquote>", markQuoteEnd, "</blockquote>").Replace(md)
-	return heldRe.ReplaceAllStringFunc(md, func(m string) string {
+	return heldRe().ReplaceAllStringFunc(md, func(m string) string {
 		i, _ := strconv.Atoi(m[1 : len(m)-1])
 		return held[i]
 	})
@@ -117,7 +124,7 @@ func blocks(md string) string {
 	inQuote := false
 	for i, line := range lines {
 		prefix := ""
-		if m := quoteRe.FindStringSubmatch(line); m != nil {
+		if m := quoteRe().FindStringSubmatch(line); m != nil {
 			line = m[1]
 			if !inQuote {
 				prefix = markQuote
@@ -127,10 +134,10 @@ func blocks(md string) string {
 			lines[i-1] += markQuoteEnd
 			inQuote = false
 		}
-		if m := headingRe.FindStringSubmatch(line); m != nil {
+		if m := headingRe().FindStringSubmatch(line); m != nil {
 			line = markBold + strings.NewReplacer("**", "", "__", "").Replace(m[1]) + markBoldEnd
 		} else {
-			line = bulletRe.ReplaceAllString(line, "$1• ")
+			line = bulletRe().ReplaceAllString(line, "$1• ")
 		}
 		lines[i] = prefix + line
 	}
