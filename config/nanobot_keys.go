@@ -46,6 +46,7 @@ var nanobotKeys = [...]string{
 	"channels.feishu.instanceId", "channels.feishu.name", "channels.feishu.identityKey", "channels.feishu.doneEmoji",
 	"channels.feishu.toolHintPrefix", "channels.feishu.groupPolicy", "channels.feishu.replyToMessage",
 	"channels.feishu.streaming", "channels.feishu.domain", "channels.feishu.topicIsolation",
+	"channels.slack.enabled", "channels.slack.mode", "channels.slack.webhookPath", "channels.slack.botToken", "channels.slack.appToken", "channels.slack.userTokenReadOnly", "channels.slack.replyInThread", "channels.slack.reactEmoji", "channels.slack.doneEmoji", "channels.slack.includeThreadContext", "channels.slack.threadContextLimit", "channels.slack.allowFrom", "channels.slack.groupPolicy", "channels.slack.groupAllowFrom", "channels.slack.groupRequireMention", "channels.slack.dm.enabled", "channels.slack.dm.policy", "channels.slack.dm.allowFrom",
 
 	// providers (any name: nanobot accepts custom ones too)
 	"providers.*.apiKey", "providers.*.apiBase", "providers.*.extraHeaders.*", "providers.*.displayName",
