@@ -8,6 +8,7 @@ import (
 	_ "github.com/switchboard-dev/switchboard/channels/feishu"                  // registers the channel type "feishu"
 	_ "github.com/switchboard-dev/switchboard/channels/mailbox"                 // registers the channel type "mailbox"
 	_ "github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore" // registers the mailbox backend "nats"
+	_ "github.com/switchboard-dev/switchboard/channels/slack"                   // registers the channel type "slack"
 	"github.com/switchboard-dev/switchboard/config"
 	"github.com/switchboard-dev/switchboard/host"
 	"github.com/switchboard-dev/switchboard/internal/cli"
