@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/slack-go/slack"
@@ -48,12 +49,15 @@ type Channel struct {
 	inFlight keyLock   // one handling of a message at a time
 	posted   postedLog // parts of answers posted by a send that failed later
 
-	mu        sync.Mutex
-	botUserID string             // "" until known
-	receiving bool               // events are taken
-	started   bool               // Start succeeded and Stop has not run
-	cancel    context.CancelFunc // ends the socket and the resume
-	done      sync.WaitGroup     // the socket's goroutines and the resume
+	// botUserID is the bot's user id ("" when unknown), set by Start
+	// before the socket runs.
+	botUserID string
+	receiving atomic.Bool // events are taken
+
+	mu      sync.Mutex
+	started bool               // Start succeeded and Stop has not run
+	cancel  context.CancelFunc // ends the socket and the resume
+	done    sync.WaitGroup     // the socket's goroutines and the resume
 }
 
 var (
@@ -111,10 +115,11 @@ func workspacePath(deps channels.Deps, configured, key, def string) (string, err
 	return filepath.Join(ws, def), nil
 }
 
-// Start opens the journal, checks both tokens (an error names the key to
-// fix), and connects Socket Mode (a network failure is retried in the
-// background). Messages an earlier run took in and did not answer are
-// handed over again.
+// Start opens the journal, checks the bot token (auth.test), and connects
+// Socket Mode with the app token; it returns once connected. A token Slack
+// refuses is an error naming its key; a network failure or a server error
+// is logged, and Socket Mode keeps trying in the background. Messages an
+// earlier run took in and did not answer are handed over again.
 func (c *Channel) Start(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -126,15 +131,32 @@ func (c *Channel) Start(ctx context.Context) error {
 		return fmt.Errorf("%s.journal: %w", keyPath, err)
 	}
 	c.UseJournal(j)
-	if err := c.checkTokens(ctx); err != nil {
+	if err := c.checkBotToken(ctx); err != nil {
 		_ = j.Close()
 		return err
 	}
 	c.logPolicy()
 	run, cancel := context.WithCancel(context.Background())
-	c.receiving, c.started, c.cancel = true, true, cancel
+	c.receiving.Store(true)
 	client := socketmode.New(c.api, socketmode.OptionLog(sdkLogger{c.Logger()}))
-	c.done.Go(func() { c.runSocket(run, client) })
+	connected := make(chan error, 1)
+	c.done.Go(func() { c.runSocket(run, client, connected) })
+	select {
+	case err = <-connected:
+	case <-ctx.Done():
+		err = fmt.Errorf("slack socket mode: not connected: %w", ctx.Err())
+	}
+	if err != nil && !channels.IsTemporary(err) {
+		c.receiving.Store(false)
+		cancel()
+		c.done.Wait()
+		_ = j.Close()
+		return err
+	}
+	if err != nil {
+		c.Logger().Warn("slack socket mode not connected yet; trying again in the background", "err", err)
+	}
+	c.started, c.cancel = true, cancel
 	c.done.Go(func() {
 		if _, err := c.Resume(run); err != nil && run.Err() == nil {
 			c.Logger().Warn("messages of an earlier run not handed over; they are on the next start", "err", err)
@@ -147,21 +169,14 @@ func (c *Channel) Start(ctx context.Context) error {
 // closed, and Slack delivers what comes meanwhile again once a connection
 // is back. Sends go on.
 func (c *Channel) StopReceiving(context.Context) error {
+	c.receiving.Store(false)
 	c.mu.Lock()
-	c.receiving = false
 	cancel := c.cancel
 	c.mu.Unlock()
 	if cancel != nil {
 		cancel()
 	}
 	return nil
-}
-
-// isReceiving reports whether events are taken.
-func (c *Channel) isReceiving() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.receiving
 }
 
 // Stop stops receiving, waits (up to ctx's deadline) for the events in
@@ -172,7 +187,8 @@ func (c *Channel) Stop(ctx context.Context) error {
 		c.mu.Unlock()
 		return nil
 	}
-	c.started, c.receiving = false, false
+	c.started = false
+	c.receiving.Store(false)
 	cancel := c.cancel
 	c.mu.Unlock()
 	cancel()

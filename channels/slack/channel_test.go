@@ -100,3 +100,26 @@ func TestNoReactions(t *testing.T) {
 	h.posted("D0DM", "", 1)
 	assert.Empty(t, h.fake.Reactions())
 }
+
+// A Slack that cannot be reached at start does not stop the start: Socket
+// Mode connects once it can. A connection Slack asks to refresh, or that
+// breaks, is opened again, and events go on.
+func TestConnectionTroubles(t *testing.T) {
+	t.Parallel()
+	fake := slackfake.New(slackfake.Options{})
+	t.Cleanup(fake.Close)
+	fake.FailNext(slackfake.CallOpen, slackfake.Failure{Status: 503})
+	h := startHarness(t, fake, testConfig(fake, t.TempDir()))
+	h.answer(echo)
+	assert.Contains(t, h.logs.String(), "slack socket mode not connected yet; trying again in the background")
+	h.push(slackfake.Event{Text: "one"})
+	h.posted("D0DM", "", 1)
+
+	for n, trouble := range []func(){fake.Disconnect, fake.DropConnections} {
+		trouble()
+		require.NoError(t, fake.WaitConnections(testkit.Ctx(t), n+2), "connection %d", n+2)
+	}
+	h.push(slackfake.Event{Text: "two"})
+	assert.Len(t, h.posted("D0DM", "", 2), 2)
+	assert.Contains(t, h.logs.String(), "slack socket mode connected again")
+}

@@ -2,9 +2,11 @@ package slack_test
 
 import (
 	"context"
+	"io"
 	"log/slog"
 	"maps"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -26,6 +28,8 @@ type harness struct {
 	ch   *slack.Channel
 	cfg  slack.Config
 	logs *testkit.Buffer
+	// lines holds the log lines, to wait for one.
+	lines *testkit.Log[string]
 	// taken records every inbound message the agent took.
 	taken *testkit.Log[bus.InboundMessage]
 }
@@ -59,8 +63,8 @@ func newHarness(t *testing.T, edit func(*slack.Config)) *harness {
 func startHarness(t *testing.T, fake *slackfake.Server, cfg slack.Config) *harness {
 	t.Helper()
 	h := &harness{t: t, fake: fake, bus: bus.New(16), cfg: cfg, logs: &testkit.Buffer{},
-		taken: testkit.NewLog[bus.InboundMessage]()}
-	logger := slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		lines: testkit.NewLog[string](), taken: testkit.NewLog[bus.InboundMessage]()}
+	logger := slog.New(slog.NewTextHandler(io.MultiWriter(h.logs, lineWriter{h.lines}), &slog.HandlerOptions{Level: slog.LevelDebug}))
 	ch, err := slack.New(cfg, channels.Deps{Bus: h.bus, Logger: logger})
 	require.NoError(t, err)
 	h.ch = ch
@@ -142,11 +146,16 @@ func (h *harness) finished(channel, ts string) {
 	require.NoError(h.t, err, "the done reaction on %s %s", channel, ts)
 }
 
-// ids returns the ids of msgs.
-func ids(msgs []bus.InboundMessage) []string {
-	out := make([]string, len(msgs))
-	for i, m := range msgs {
-		out[i] = m.ID
-	}
-	return out
+// lineWriter adds each line written (slog writes one per call) to a log.
+type lineWriter struct{ log *testkit.Log[string] }
+
+func (w lineWriter) Write(p []byte) (int, error) {
+	w.log.Add(string(p))
+	return len(p), nil
+}
+
+// logged waits for a log line that holds s.
+func (h *harness) logged(s string) {
+	h.t.Helper()
+	h.lines.WaitFor(h.t, "a log line with "+s, func(l string) bool { return strings.Contains(l, s) })
 }

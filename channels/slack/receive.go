@@ -82,7 +82,7 @@ func readEvent(ev slackevents.EventsAPIEvent) (e event, ok bool) {
 // take takes one Events API event (see the receive path above). A nil
 // error acknowledges its envelope.
 func (c *Channel) take(ctx context.Context, ev slackevents.EventsAPIEvent) error {
-	if !c.isReceiving() {
+	if !c.receiving.Load() {
 		return errNotReceiving
 	}
 	e, ok := readEvent(ev)
@@ -108,7 +108,7 @@ func (c *Channel) take(ctx context.Context, ev slackevents.EventsAPIEvent) error
 // forAgent reports whether the message of e is for the agent, logging
 // why not when a setting refuses it.
 func (c *Channel) forAgent(e event) bool {
-	bot := c.botID()
+	bot := c.botUserID
 	switch {
 	case e.subtype != "" && e.subtype != "file_share":
 		return false // edits, deletions, joins, bot_message, ...
@@ -191,7 +191,7 @@ func (c *Channel) inbound(ctx context.Context, e event, id string) bus.InboundMe
 
 // stripMention takes the bot's mentions out of the text.
 func (c *Channel) stripMention(text string) string {
-	if bot := c.botID(); bot != "" {
+	if bot := c.botUserID; bot != "" {
 		text = strings.ReplaceAll(text, "<@"+bot+">", "")
 	}
 	return strings.TrimSpace(text)
@@ -201,13 +201,6 @@ func (c *Channel) stripMention(text string) string {
 var unescapes = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&")
 
 func unescape(text string) string { return unescapes.Replace(text) }
-
-// botID returns the bot's user id, "" when unknown.
-func (c *Channel) botID() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.botUserID
-}
 
 // tsTime reads a message timestamp ("1750000000.000100"); now when it is
 // not one.

@@ -177,3 +177,27 @@ func contents(msgs []bus.InboundMessage) []string {
 	}
 	return out
 }
+
+// An event that cannot be handed over (the bus refuses it) is not
+// acknowledged, and is not remembered as taken: Slack's next delivery of
+// it, to the next run, is taken.
+func TestEventNotTakenNotAcknowledged(t *testing.T) {
+	t.Parallel()
+	fake := slackfake.New(slackfake.Options{})
+	t.Cleanup(fake.Close)
+	cfg := testConfig(fake, t.TempDir())
+	h := startHarness(t, fake, cfg)
+	require.NoError(t, h.bus.CloseInbound())
+	pushed := make(chan error, 1)
+	ev := slackfake.Event{Text: "refused", TS: "1750000001.000001"}
+	go func() { _, err := fake.PushEvent(testkit.Ctx(t), ev); pushed <- err }()
+	h.logged("slack event not taken; Slack delivers it again")
+	require.NoError(t, h.ch.StopReceiving(testkit.Ctx(t)))
+	assert.ErrorIs(t, testkit.Recv(t, pushed, "the push's end"), slackfake.ErrConnectionClosed, "never acknowledged")
+
+	again := startHarness(t, fake, cfg)
+	again.answer(echo)
+	ev.RetryAttempt = 1
+	again.push(ev)
+	assert.Equal(t, "echo: refused", again.posted("D0DM", "", 1)[0].Text)
+}

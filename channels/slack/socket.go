@@ -18,25 +18,35 @@ const ackTimeout = 10 * time.Second
 // keeps the connection (it reconnects when the connection breaks or Slack
 // asks it to), and this loop reads what it emits, handling each events_api
 // envelope in a goroutine of its own, which acknowledges it once the
-// event is taken (see receive.go). It returns once the events in hand are
+// event is taken (see receive.go). The outcome of the first connection
+// attempt goes to first: nil once connected, else why not (temporary when
+// Socket Mode goes on trying). It returns once the events in hand are
 // finished.
-func (c *Channel) runSocket(ctx context.Context, client *socketmode.Client) {
+func (c *Channel) runSocket(ctx context.Context, client *socketmode.Client, first chan<- error) {
 	var handlers sync.WaitGroup
 	defer handlers.Wait()
+	report := func(err error) {
+		select {
+		case first <- err: // the first outcome; later ones are logged
+		default:
+		}
+	}
 	ended := make(chan error, 1)
 	go func() { ended <- client.RunContext(ctx) }()
 	connected := 0
 	for {
 		select {
 		case err := <-ended:
+			err = apiError("socket mode", "appToken", err)
+			report(err)
 			if ctx.Err() == nil {
-				c.Logger().Error("slack socket mode stopped; no more events are received until a restart",
-					"err", apiError("socket mode", "appToken", err))
+				c.Logger().Error("slack socket mode stopped; no more events are received until a restart", "err", err)
 			}
 			return
 		case evt := <-client.Events:
 			switch evt.Type {
 			case socketmode.EventTypeConnected:
+				report(nil)
 				connected++
 				if connected == 1 {
 					c.Logger().Info("slack socket mode connected")
@@ -44,15 +54,20 @@ func (c *Channel) runSocket(ctx context.Context, client *socketmode.Client) {
 					c.Logger().Info("slack socket mode connected again")
 				}
 			case socketmode.EventTypeConnectionError:
-				if e, ok := evt.Data.(*slack.ConnectionErrorEvent); ok && ctx.Err() == nil {
-					c.Logger().Warn("slack socket mode not connected; trying again", "attempt", e.Attempt,
-						"backoff", e.Backoff, "err", apiError("socket mode", "appToken", e.ErrorObj))
+				e, ok := evt.Data.(*slack.ConnectionErrorEvent)
+				if !ok || ctx.Err() != nil {
+					continue
 				}
+				err := apiError("socket mode", "appToken", e.ErrorObj)
+				report(err)
+				c.Logger().Warn("slack socket mode not connected; trying again", "attempt", e.Attempt, "backoff", e.Backoff, "err", err)
 			case socketmode.EventTypeEventsAPI:
 				handlers.Go(func() { c.onEventsAPI(ctx, client, evt) })
 			case socketmode.EventTypeSlashCommand, socketmode.EventTypeInteractive:
 				c.Logger().Debug("slack request of a kind the channel does not handle; acknowledged", "type", evt.Type)
-				c.ack(client, evt.Request.EnvelopeID)
+				if evt.Request != nil {
+					c.ack(client, evt.Request.EnvelopeID)
+				}
 			case socketmode.EventTypeErrorBadMessage:
 				c.onBadMessage(client, evt)
 			}

@@ -7,30 +7,24 @@ import (
 	"github.com/switchboard-dev/switchboard/channels"
 )
 
-// checkTokens proves both tokens before the channel runs: auth.test with
-// the bot token, which also gives the bot's user id (how its mentions are
-// told from others'), and apps.connections.open with the app-level token.
-// A token Slack refuses is an error naming its key; a failure that may
-// pass (the network, Slack's servers) is logged, and the channel starts
-// all the same: Socket Mode keeps trying to connect. c.mu is held.
-func (c *Channel) checkTokens(ctx context.Context) error {
+// checkBotToken proves the bot token before the channel runs, with
+// auth.test, which also gives the bot's user id (how its mentions are
+// told from others'). A token Slack refuses is an error naming its key; a
+// failure that may pass (the network, Slack's servers) is logged, and the
+// channel starts all the same. The app-level token is proven by the first
+// Socket Mode connection (see Start).
+func (c *Channel) checkBotToken(ctx context.Context) error {
+	c.botUserID = ""
 	auth, err := c.api.AuthTestContext(ctx)
 	if err := apiError("auth.test", "botToken", err); err != nil {
 		if !channels.IsTemporary(err) {
 			return err
 		}
 		c.Logger().Warn("the bot's user id is unknown: in channels only app_mention events count as mentions", "err", err)
-	} else {
-		c.botUserID = auth.UserID
-		c.Logger().Info("slack bot", "user_id", auth.UserID, "team", auth.Team)
+		return nil
 	}
-	_, _, err = c.api.StartSocketModeContext(ctx)
-	if err := apiError("apps.connections.open", "appToken", err); err != nil {
-		if !channels.IsTemporary(err) {
-			return err
-		}
-		c.Logger().Warn("socket mode not open yet; trying again in the background", "err", err)
-	}
+	c.botUserID = auth.UserID
+	c.Logger().Info("slack bot", "user_id", auth.UserID, "team", auth.Team)
 	return nil
 }
 
