@@ -112,11 +112,14 @@ func DefaultConfig() Config {
 }
 
 // Validate checks the values; each error is a *config.KeyError naming
-// its key under path ("channels.slack"). What a running channel needs
+// its key under path ("channels.slack"), sorted by key path. What a running channel needs
 // (both tokens, a non-empty allowFrom) is required only when the section
 // is enabled.
-func (c *Config) Validate(path string) error {
-	var errs []error
+func (c *Config) Validate(path string) error { return joinSorted(c.problems(path)) }
+
+// problems returns what Validate reports, unsorted.
+func (c *Config) problems(path string) []*config.KeyError {
+	var errs []*config.KeyError
 	bad := func(key, format string, args ...any) {
 		errs = append(errs, &config.KeyError{Path: path + "." + key, Msg: fmt.Sprintf(format, args...), Err: config.ErrInvalidValue})
 	}
@@ -139,7 +142,7 @@ func (c *Config) Validate(path string) error {
 		}
 	}
 	if !c.Enabled {
-		return errors.Join(errs...)
+		return errs
 	}
 	if c.BotToken == "" {
 		bad("botToken", "required: the bot token (xoxb-...) from OAuth & Permissions in the app's settings")
@@ -156,7 +159,17 @@ func (c *Config) Validate(path string) error {
 		bad("allowFrom", `empty list denies every sender; list the allowed user ids (U...), or ["*"] to allow all `+
 			"that dm.policy and groupPolicy let through")
 	}
-	return errors.Join(errs...)
+	return errs
+}
+
+// joinSorted joins errs sorted by key path, as config's decoding does.
+func joinSorted(errs []*config.KeyError) error {
+	slices.SortStableFunc(errs, func(a, b *config.KeyError) int { return strings.Compare(a.Path, b.Path) })
+	joined := make([]error, len(errs))
+	for i, e := range errs {
+		joined[i] = e
+	}
+	return errors.Join(joined...)
 }
 
 // DecodeConfig decodes and validates a channels.slack section.

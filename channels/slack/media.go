@@ -3,6 +3,7 @@ package slack
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -51,8 +52,11 @@ func (c *Channel) download(ctx context.Context, f slack.File) (line, path string
 	}, nil)
 	if err != nil {
 		why := "download failed; check that the bot has the files:read scope and can see the file"
-		if errors.Is(err, channels.ErrMediaTooLarge) {
+		switch {
+		case errors.Is(err, channels.ErrMediaTooLarge):
 			why = "too large"
+		case errors.Is(err, errNotSaved):
+			why = "not saved, see " + keyPath + ".mediaDir"
 		}
 		c.Logger().Warn("slack file not downloaded", "file", f.ID, "err", err)
 		return "[" + kind + ": " + name + ": " + why + "]", ""
@@ -60,8 +64,11 @@ func (c *Channel) download(ctx context.Context, f slack.File) (line, path string
 	return "[" + kind + ": " + path + "]", path
 }
 
+// errNotSaved marks a file downloaded that could not be written.
+var errNotSaved = errors.New("not saved")
+
 // save downloads link into a new file of the media folder named after
-// name, and returns its path.
+// name, and returns its path. A failure to write names the key mediaDir.
 func (c *Channel) save(ctx context.Context, link, name string) (string, error) {
 	pr, pw := io.Pipe()
 	got := make(chan error, 1)
@@ -72,9 +79,17 @@ func (c *Channel) save(ctx context.Context, link, name string) (string, error) {
 	}()
 	path, err := channels.SaveMedia(c.media, name, pr, maxMediaBytes)
 	_ = pr.Close() // a download cut short (too large) ends
-	if derr := <-got; err == nil && derr != nil {
-		_ = os.Remove(path) // whole, but the download says it is not
-		err = derr
+	derr := <-got
+	switch {
+	case errors.Is(err, channels.ErrMediaTooLarge):
+		return "", err
+	case derr != nil && !errors.Is(derr, io.ErrClosedPipe): // the download failed, not the writing
+		if err == nil {
+			_ = os.Remove(path) // whole, but the download says it is not
+		}
+		return "", derr
+	case err != nil:
+		return "", fmt.Errorf("%s.mediaDir: %w: %w", keyPath, errNotSaved, err)
 	}
-	return path, err
+	return path, nil
 }

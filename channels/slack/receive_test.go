@@ -201,3 +201,17 @@ func TestEventNotTakenNotAcknowledged(t *testing.T) {
 	again.push(ev)
 	assert.Equal(t, "echo: refused", again.posted("D0DM", "", 1)[0].Text)
 }
+
+// A file Slack says is over the cap is not downloaded; a media folder that
+// cannot be written is named; the message is handed over all the same.
+func TestFilesNotKept(t *testing.T) {
+	t.Parallel()
+	blocker := filepath.Join(t.TempDir(), "a-file")
+	require.NoError(t, os.WriteFile(blocker, nil, 0o600))
+	h := newHarness(t, func(c *slack.Config) { c.MediaDir = filepath.Join(blocker, "media") })
+	h.answer(func(bus.InboundMessage) string { return "" })
+	h.push(slackfake.Event{Subtype: "file_share", Files: []slackfake.File{{ID: "F1", Name: "a.txt", Data: []byte("x")}}})
+	in := h.taken.WaitFor(t, "the message", nil)
+	assert.Empty(t, in.Media)
+	assert.Equal(t, "[file: a.txt: not saved, see channels.slack.mediaDir]", in.Content)
+}
