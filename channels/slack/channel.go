@@ -139,22 +139,23 @@ func (c *Channel) Start(ctx context.Context) error {
 	run, cancel := context.WithCancel(context.Background())
 	c.receiving.Store(true)
 	client := socketmode.New(c.api, socketmode.OptionLog(sdkLogger{c.Logger()}))
-	connected := make(chan error, 1)
-	c.done.Go(func() { c.runSocket(run, client, connected) })
+	first := make(chan outcome, 1)
+	c.done.Go(func() { c.runSocket(run, client, first) })
+	var o outcome
 	select {
-	case err = <-connected:
+	case o = <-first:
 	case <-ctx.Done():
-		err = fmt.Errorf("slack socket mode: not connected: %w", ctx.Err())
+		o = outcome{err: fmt.Errorf("slack socket mode: not connected: %w", ctx.Err()), fatal: true}
 	}
-	if err != nil && !channels.IsTemporary(err) {
+	if o.fatal {
 		c.receiving.Store(false)
 		cancel()
 		c.done.Wait()
 		_ = j.Close()
-		return err
+		return o.err
 	}
-	if err != nil {
-		c.Logger().Warn("slack socket mode not connected yet; trying again in the background", "err", err)
+	if o.err != nil {
+		c.Logger().Warn("slack socket mode not connected yet; trying again in the background", "err", o.err)
 	}
 	c.started, c.cancel = true, cancel
 	c.done.Go(func() {

@@ -139,6 +139,12 @@ func TestTokensRefused(t *testing.T) {
 		assert.NotContains(t, err.Error(), "revoked", "the token is not in the error")
 		require.NoError(t, ch.Stop(context.Background()))
 	}
+
+	fake.FailNext(slackfake.CallOpen, slackfake.Failure{Status: 404})
+	ch, err := slack.New(testConfig(fake, t.TempDir()), channels.Deps{Bus: bus.New(1)})
+	require.NoError(t, err)
+	err = ch.Start(testkit.Ctx(t))
+	assert.ErrorContains(t, err, "channels.slack.appToken: slack socket mode: slack server error: 404 Not Found; check that Socket Mode is on")
 }
 
 // Secrets never reach the logs, whatever is logged.

@@ -3,6 +3,8 @@ package slack
 import (
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"sync"
 	"time"
 
@@ -19,15 +21,13 @@ const ackTimeout = 10 * time.Second
 // asks it to), and this loop reads what it emits, handling each events_api
 // envelope in a goroutine of its own, which acknowledges it once the
 // event is taken (see receive.go). The outcome of the first connection
-// attempt goes to first: nil once connected, else why not (temporary when
-// Socket Mode goes on trying). It returns once the events in hand are
-// finished.
-func (c *Channel) runSocket(ctx context.Context, client *socketmode.Client, first chan<- error) {
+// attempt goes to first. It returns once the events in hand are finished.
+func (c *Channel) runSocket(ctx context.Context, client *socketmode.Client, first chan<- outcome) {
 	var handlers sync.WaitGroup
 	defer handlers.Wait()
-	report := func(err error) {
+	report := func(o outcome) {
 		select {
-		case first <- err: // the first outcome; later ones are logged
+		case first <- o: // the first outcome; later ones are logged
 		default:
 		}
 	}
@@ -37,8 +37,11 @@ func (c *Channel) runSocket(ctx context.Context, client *socketmode.Client, firs
 	for {
 		select {
 		case err := <-ended:
-			err = apiError("socket mode", "appToken", err)
-			report(err)
+			if err = apiError("socket mode", "appToken", err); !errors.Is(err, ErrCredentials) && ctx.Err() == nil {
+				err = fmt.Errorf("%s.appToken: %w; check that Socket Mode is on in the app's settings "+
+					"and that the token has the connections:write scope", keyPath, err)
+			}
+			report(outcome{err: err, fatal: true})
 			if ctx.Err() == nil {
 				c.Logger().Error("slack socket mode stopped; no more events are received until a restart", "err", err)
 			}
@@ -46,7 +49,7 @@ func (c *Channel) runSocket(ctx context.Context, client *socketmode.Client, firs
 		case evt := <-client.Events:
 			switch evt.Type {
 			case socketmode.EventTypeConnected:
-				report(nil)
+				report(outcome{})
 				connected++
 				if connected == 1 {
 					c.Logger().Info("slack socket mode connected")
@@ -59,7 +62,7 @@ func (c *Channel) runSocket(ctx context.Context, client *socketmode.Client, firs
 					continue
 				}
 				err := apiError("socket mode", "appToken", e.ErrorObj)
-				report(err)
+				report(outcome{err: err, fatal: errors.Is(err, ErrCredentials)})
 				c.Logger().Warn("slack socket mode not connected; trying again", "attempt", e.Attempt, "backoff", e.Backoff, "err", err)
 			case socketmode.EventTypeEventsAPI:
 				handlers.Go(func() { c.onEventsAPI(ctx, client, evt) })
@@ -73,6 +76,14 @@ func (c *Channel) runSocket(ctx context.Context, client *socketmode.Client, firs
 			}
 		}
 	}
+}
+
+// outcome is how a first Socket Mode connection attempt ended: connected
+// (err nil), failed for good (fatal: a token refused, the client gave
+// up), or failed for now (Socket Mode goes on trying).
+type outcome struct {
+	err   error
+	fatal bool
 }
 
 // onEventsAPI takes one events_api envelope and acknowledges it once the
