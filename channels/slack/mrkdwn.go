@@ -3,17 +3,18 @@ package slack
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/slack-go/slack/slackutilsx"
 )
 
 // Markdown that Slack's mrkdwn writes otherwise, outside code.
 var (
-	mdBold    = regexp.MustCompile(`\*\*([^*\n]+)\*\*|__([^_\n]+)__`)
-	mdStrike  = regexp.MustCompile(`~~([^~\n]+)~~`)
-	mdHeading = regexp.MustCompile(`(?m)^#{1,6}[ \t]+(.+?)[ \t#]*$`)
-	mdLink    = regexp.MustCompile(`\[([^\]\n]+)\]\((https?://[^)\s]+)\)`)
-	mdCode    = regexp.MustCompile("(?s)```.*?```|`[^`\n]+`")
+	mdBold    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\*\*([^*\n]+)\*\*|__([^_\n]+)__`) })
+	mdStrike  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`~~([^~\n]+)~~`) })
+	mdHeading = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^#{1,6}[ \t]+(.+?)[ \t#]*$`) })
+	mdLink    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\[([^\]\n]+)\]\((https?://[^)\s]+)\)`) })
+	mdCode    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("(?s)```.*?```|`[^`\n]+`") })
 )
 
 // mrkdwn turns the agent's text (Markdown, or plain) into Slack's mrkdwn:
@@ -25,7 +26,7 @@ var (
 func mrkdwn(text string) string {
 	var b strings.Builder
 	last := 0
-	for _, loc := range mdCode.FindAllStringIndex(text, -1) {
+	for _, loc := range mdCode().FindAllStringIndex(text, -1) {
 		b.WriteString(prose(text[last:loc[0]]))
 		b.WriteString(slackutilsx.EscapeMessage(text[loc[0]:loc[1]]))
 		last = loc[1]
@@ -37,13 +38,13 @@ func mrkdwn(text string) string {
 // prose is mrkdwn for text without code.
 func prose(text string) string {
 	text = slackutilsx.EscapeMessage(text)
-	text = mdBold.ReplaceAllString(text, "*$1$2*")
-	text = mdHeading.ReplaceAllStringFunc(text, func(s string) string {
-		return "*" + strings.ReplaceAll(mdHeading.FindStringSubmatch(s)[1], "*", "") + "*"
+	text = mdBold().ReplaceAllString(text, "*$1$2*")
+	text = mdHeading().ReplaceAllStringFunc(text, func(s string) string {
+		return "*" + strings.ReplaceAll(mdHeading().FindStringSubmatch(s)[1], "*", "") + "*"
 	})
-	text = mdStrike.ReplaceAllString(text, "~$1~")
-	return mdLink.ReplaceAllStringFunc(text, func(s string) string {
-		m := mdLink.FindStringSubmatch(s)
+	text = mdStrike().ReplaceAllString(text, "~$1~")
+	return mdLink().ReplaceAllStringFunc(text, func(s string) string {
+		m := mdLink().FindStringSubmatch(s)
 		return "<" + m[2] + "|" + strings.ReplaceAll(m[1], "|", "¦") + ">"
 	})
 }
