@@ -19,6 +19,7 @@ import (
 	_ "github.com/switchboard-dev/switchboard/channels/mailbox"                 // channel type "mailbox"
 	_ "github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"   // mailbox backend "fs"
 	_ "github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore" // mailbox backend "nats"
+	_ "github.com/switchboard-dev/switchboard/channels/terminal"                // channel type "terminal" (switchboard agent)
 	_ "github.com/switchboard-dev/switchboard/internal/feishustub"              // channel type "feishu-stub" (the demo's stand-in)
 )
 
