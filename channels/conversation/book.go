@@ -37,8 +37,8 @@ type Book struct {
 	mu     sync.Mutex
 	closed bool
 	file   *answerFile // nil: memory only
-	chats map[string]*chat
-	turns map[turnKey]*turnState // the turns in progress, for the Hook
+	chats  map[string]*chat
+	turns  map[turnKey]*turnState // the turns in progress, for the Hook
 }
 
 // chat is one chat's state.
