@@ -61,9 +61,9 @@ type answersBody struct {
 	Session string                `json:"session"`
 	Answers []conversation.Answer `json:"answers"`
 	// Next is the after= of the next poll: the Seq of the last answer.
-	Next    int64                 `json:"next"`
-	Settled bool                  `json:"settled"`
-	Open    []conversation.Task   `json:"open_tasks"`
+	Next    int64               `json:"next"`
+	Settled bool                `json:"settled"`
+	Open    []conversation.Task `json:"open_tasks"`
 }
 
 // getAnswers returns the session's answers after ?after= (default 0: all
