@@ -121,7 +121,9 @@ func TestRequestErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			code, body := h.do(tt.method, tt.path, tt.body)
 			assert.Equal(t, tt.code, code, body)
-			var e struct{ Error struct{ Message, Type string } }
+			var e struct {
+				Error struct{ Message, Type string }
+			}
 			require.NoError(t, json.Unmarshal([]byte(body), &e), body)
 			assert.Contains(t, e.Error.Message, tt.msg)
 			assert.NotEmpty(t, e.Error.Type)
