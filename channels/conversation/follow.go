@@ -43,9 +43,12 @@ func (b *Book) Follow(ctx context.Context, chatID, id string, settle bool, each 
 			if found || a.ReplyTo == id {
 				found = true
 				each(a)
+				if !settle {
+					return nil
+				}
 			}
 		}
-		if found && (!settle || st.Settled()) {
+		if found && st.Settled() {
 			return nil
 		}
 		select {
