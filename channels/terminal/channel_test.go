@@ -61,8 +61,12 @@ func TestNobodyAtTheTerminal(t *testing.T) {
 	err = ch.Start(testkit.Ctx(t))
 	assert.ErrorContains(t, err, "channels.terminal: nobody is at the terminal")
 
-	err = terminal.Check(config.Section{Path: "channels.terminal", Raw: map[string]any{"enabled": true, "allowFrom": []any{}}})
+	err = terminal.Check(config.Section{Path: "channels.terminal", Raw: map[string]any{"enabled": true}})
+	assert.ErrorContains(t, err, "channels.terminal.enabled: the terminal channel is the chat of `switchboard agent`",
+		"config check says what run finds")
+	assert.NoError(t, terminal.Check(config.Section{Path: "channels.terminal", Raw: map[string]any{"allowFrom": []any{"user"}}}))
+	_, err = terminal.DecodeConfig(config.Section{Path: "channels.terminal", Raw: map[string]any{"enabled": true, "allowFrom": []any{}}})
 	assert.ErrorContains(t, err, "channels.terminal.allowFrom: empty list denies every sender")
-	err = terminal.Check(config.Section{Path: "channels.terminal", Raw: map[string]any{"enabled": true, "colour": "blue"}})
+	err = terminal.Check(config.Section{Path: "channels.terminal", Raw: map[string]any{"colour": "blue"}})
 	assert.ErrorContains(t, err, "channels.terminal.colour")
 }

@@ -36,10 +36,16 @@ func DecodeConfig(section config.Section) (Config, error) {
 	return cfg, nil
 }
 
-// Check decodes and validates a channels.terminal section (a
-// channels.Checker).
+// Check decodes and validates a channels.terminal section of a config
+// file (a channels.Checker): enabled there, it is an error, as `switchboard
+// run` finds it (nobody reads that terminal); `switchboard agent` enables
+// the channel itself.
 func Check(section config.Section) error {
-	_, err := DecodeConfig(section)
+	cfg, err := DecodeConfig(section)
+	if err == nil && cfg.Enabled {
+		err = &config.KeyError{Path: section.Path + ".enabled", Err: config.ErrInvalidValue,
+			Msg: "the terminal channel is the chat of `switchboard agent`, which enables it; `switchboard run` has no terminal to read: leave it out"}
+	}
 	return err
 }
 

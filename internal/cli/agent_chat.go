@@ -107,9 +107,15 @@ func (t *talk) prompt(ctx context.Context) error {
 		var line string
 		select {
 		case <-ctx.Done():
+			if tty {
+				fmt.Fprintln(t.a.env.Stdout) // off the prompt's line
+			}
 			return ctx.Err()
 		case l, ok := <-lines:
 			if !ok {
+				if tty {
+					fmt.Fprintln(t.a.env.Stdout)
+				}
 				return nil // Ctrl-D, or the end of piped input
 			}
 			line = strings.TrimSpace(l)
