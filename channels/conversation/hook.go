@@ -2,21 +2,37 @@ package conversation
 
 import (
 	"context"
-	"regexp"
+	"strings"
 
 	"github.com/switchboard-dev/switchboard/agent"
 	"github.com/switchboard-dev/switchboard/bus"
 )
 
 // delegateTool is the name of the tool that delegates a task (the
-// mailbox's), and delegated reads the task id and the agent from its
-// result: "delegated task <id> to <agent>; ...".
+// mailbox's); its result starts "delegated task <id> to <agent>; ...".
 const delegateTool = "delegate_task"
 
-var delegated = regexp.MustCompile(`^delegated task (\S+) to ([^\s;]+)`)
+// delegation reads the task id and the agent from delegate_task's result.
+func delegation(result string) (task, to string, ok bool) {
+	rest, ok := strings.CutPrefix(result, "delegated task ")
+	if !ok {
+		return "", "", false
+	}
+	f := strings.Fields(rest)
+	if len(f) < 3 || f[1] != "to" {
+		return "", "", false
+	}
+	return f[0], strings.TrimRight(f[2], ";"), true
+}
 
-// finalStates are the states that end a task.
-var finalStates = map[string]bool{"completed": true, "failed": true, "rejected": true, "canceled": true}
+// final reports whether a task in state has ended.
+func final(state string) bool {
+	switch state {
+	case "completed", "failed", "rejected", "canceled":
+		return true
+	}
+	return false
+}
 
 // turnKey names a turn in progress.
 type turnKey = *agent.Turn
@@ -64,8 +80,8 @@ func (h hook) Tool(ctx context.Context, t *agent.Turn, c agent.ToolCall) (contex
 		return ctx, func(string, bool) {}
 	}
 	return ctx, func(result string, failed bool) {
-		if m := delegated.FindStringSubmatch(result); m != nil && !failed {
-			h.b.delegated(t, m[1], m[2])
+		if task, to, ok := delegation(result); ok && !failed {
+			h.b.delegated(t, task, to)
 		}
 	}
 }
@@ -78,7 +94,7 @@ func (b *Book) turnStarted(t *agent.Turn) {
 	c := b.chatLocked(t.Inbound.ChatID)
 	b.turns[t] = &turnState{chat: t.Inbound.ChatID}
 	c.turns++
-	if n := t.Inbound.Note; n != nil && n.Type == bus.NoteTaskUpdate && finalStates[n.State] {
+	if n := t.Inbound.Note; n != nil && n.Type == bus.NoteTaskUpdate && final(n.State) {
 		delete(c.open, n.TaskID)
 	}
 	c.notify()

@@ -14,8 +14,15 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/conversation"
 )
 
-// exitWords leave the prompt of `switchboard agent`, as nanobot's.
-var exitWords = map[string]bool{"exit": true, "quit": true, "/exit": true, "/quit": true, ":q": true}
+// isExit reports the words that leave the prompt of `switchboard
+// agent`, as nanobot's.
+func isExit(line string) bool {
+	switch strings.ToLower(line) {
+	case "exit", "quit", "/exit", "/quit", ":q":
+		return true
+	}
+	return false
+}
 
 // talk is one `switchboard agent`: the terminal channel, the chat, and
 // what was printed of it.
@@ -123,7 +130,7 @@ func (t *talk) prompt(ctx context.Context) error {
 		if line == "" {
 			continue
 		}
-		if exitWords[strings.ToLower(line)] {
+		if isExit(line) {
 			return nil
 		}
 		id, err := t.tc.Say(ctx, t.chat, line)
