@@ -48,9 +48,9 @@ func (c *Channel) take(w http.ResponseWriter, r *http.Request, p post) (taken, b
 		writeError(w, http.StatusServiceUnavailable, "unavailable", "the agent is stopping and takes no message now; post it again later, with the same Idempotency-Key")
 		return taken{}, false
 	}
-	for what, v := range map[string]string{"session": p.session, "sender": p.sender, "Idempotency-Key": p.key} {
-		if msg := checkName(v); msg != "" {
-			writeError(w, http.StatusBadRequest, "invalid_request_error", what+": "+msg)
+	for _, f := range [...]struct{ what, v string }{{"session", p.session}, {"sender", p.sender}, {"Idempotency-Key", p.key}} {
+		if msg := checkName(f.v); msg != "" {
+			writeError(w, http.StatusBadRequest, "invalid_request_error", f.what+": "+msg)
 			return taken{}, false
 		}
 	}
