@@ -136,7 +136,7 @@ func TestNATSWithoutHistory(t *testing.T) {
 
 	r := w.run("agents")
 	require.Equal(t, 0, r.code, r.stderr)
-	assert.Regexp(t, `(?m)^coder +idle +- +`, r.stdout)
+	assert.Regexp(t, `(?m)^coder \(unverified\) +idle +- +`, r.stdout)
 	assert.Regexp(t, `^switchboard: inbox depths not shown: .*MAILBOX_HISTORY.*\n$`, r.stderr)
 	assertOneLineError(t, w.run("thread", "x"), 1, "MAILBOX_HISTORY")
 }
