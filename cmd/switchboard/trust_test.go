@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -111,4 +112,54 @@ func TestKeyChangeRefusedUntilTrusted(t *testing.T) {
 	r = s.run("agents", "trust", "nobody")
 	assert.Equal(t, 1, r.code)
 	assert.Contains(t, r.stderr, "no agent nobody")
+}
+
+// TestOperatorKeyVouchesForRotation: with channels.mailbox.operatorKey,
+// a key is believed once the operator vouched for it (keys sign-card),
+// and a changed key it vouched for is taken without `agents trust`.
+func TestOperatorKeyVouchesForRotation(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	opFile := filepath.Join(s.home, "operator.nk")
+	pub := strings.TrimSpace(s.ok("keys", "new-operator", opFile))
+	assert.Regexp(t, `^O[A-Z0-9]{55}$`, pub)
+	info, err := os.Stat(opFile)
+	require.NoError(t, err)
+	assert.Equal(t, os.FileMode(0o600), info.Mode().Perm())
+	assert.Equal(t, 1, s.run("keys", "new-operator", opFile).code, "never replaces a key")
+
+	conf := s.writeConfig("signed.json", `{"channels": {"mailbox": {"operatorKey": "`+pub+`"}}}`)
+	op := *s
+	op.global = []string{"--root", s.root, "--config", conf}
+	op.startStop("lead")
+	assert.Contains(t, op.ok("keys", "sign-card", "lead", "--operator-key", opFile), "lead: key ")
+	op.startStop("lead") // puts the signature on its card
+
+	recv := op.start("recv", "coder", "--json")
+	recv.awaitStderr("listening as coder")
+	next := func() map[string]any {
+		var line map[string]any
+		require.NoError(t, json.Unmarshal([]byte(recv.next(recv.stdout, "a message")), &line))
+		return line["mailbox"].(map[string]any)
+	}
+	first := op.sendID("--from", "lead", "--to", "coder", "--text", "vouched")
+	md := next()
+	assert.Equal(t, first, md["message_id"])
+	assert.Nil(t, md["unverified"])
+
+	// lead loses its key; the operator vouches for the new one.
+	require.NoError(t, os.Remove(filepath.Join(s.root, "lead", "state", "signing-key.json")))
+	op.startStop("lead")
+	op.ok("keys", "sign-card", "lead", "--operator-key", opFile)
+	op.startStop("lead")
+	_, _, pinned := op.agentKey("lead")
+	state, key, _ := op.agentKey("lead")
+	assert.Equal(t, "pinned", state, "the agent pinned its vouched-for key itself")
+	assert.Equal(t, key, pinned)
+	second := op.sendID("--from", "lead", "--to", "coder", "--text", "rotated")
+	md = next()
+	assert.Equal(t, second, md["message_id"])
+	assert.Nil(t, md["unverified"], "a rotation the operator key vouched for")
+	recv.signal(os.Interrupt)
+	require.Equal(t, 0, recv.wait(), recv.stderrSoFar())
 }

@@ -21,7 +21,7 @@ of the agent's own NATS credentials; else its state on the mailbox folder
 (<root>/<agent>/state/signing-key.json, 0600); else ~/.nanobot/keys/<agent>.nk.
 See docs/security.md.`,
 	}
-	cmd.AddCommand(a.keysShowCommand(), a.keysProveCommand())
+	cmd.AddCommand(a.keysShowCommand(), a.keysProveCommand(), a.keysNewOperatorCommand(), a.keysSignCardCommand())
 	return cmd
 }
 
