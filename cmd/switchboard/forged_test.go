@@ -23,8 +23,8 @@ import (
 // message claiming to be coder: one signed with a key of its own, one
 // unsigned. lead sets both aside as unverified, before any rule that
 // trusts the sender: neither is routed into the user's chat (where an
-// agent's "approve" is refused and logged), while coder's own reply,
-// signed with its key, is.
+// agent's "approve" is refused and logged), nor judged by allowFrom
+// (which lets coder in), while coder's own reply, signed with its key, is.
 func TestForgedReplyNeverRouted(t *testing.T) {
 	t.Parallel()
 	forgedReplyNeverRouted(t, fsRig(t))
@@ -36,6 +36,9 @@ func TestNATSForgedReplyNeverRouted(t *testing.T) {
 }
 
 func forgedReplyNeverRouted(t *testing.T, r *approvalRig) {
+	// allowFrom lets coder in: a forgery that got past the sender check
+	// would pass it.
+	r.mailbox += `, "allowFrom": ["lead", "coder"]`
 	lead := r.start("lead", `{"tools": ["list_agents"], "timeout": 120}`)
 	coder := r.start("coder", `{"tasks": ["sort"], "timeout": 120}`)
 	resp, err := http.Post(lead.webhook, "application/json", bytes.NewReader(feishuMessage("ev_forged", "ou_oc_fay", "oc_fay", "ask coder to sort 5 3 9 1")))
@@ -91,6 +94,7 @@ func forgedReplyNeverRouted(t *testing.T, r *approvalRig) {
 	assert.Contains(t, reasons[signedForgery], "switchboard agents trust coder")
 	assert.Regexp(t, `^unverified: unsigned message from coder, whose key is pinned`, reasons[unsignedForgery])
 	assert.Contains(t, lead.stderrSoFar(), "agent key changed: its messages are refused")
+	assert.NotContains(t, reasons[signedForgery]+reasons[unsignedForgery], "allowFrom")
 
 	// coder's own answer is routed into the chat, where an agent's
 	// message never decides: the one refusal logged is its, none the
