@@ -23,7 +23,8 @@ import (
 // receiveLoop takes each delivery from the inbox and handle runs it
 // through one pipeline:
 //
-//	admit     refusal: allowFrom, the loop rule (route.IsLoop), then the
+//	admit     refusal: allowFrom (not for the updates of a task we
+//	          delegated), the loop rule (route.IsLoop), then the
 //	          sender's rate (guard.go); a refused message is set aside
 //	          with the reason (a refused task is answered rejected first)
 //	classify  by type, one handler per kind, each deciding what the agent
@@ -150,14 +151,28 @@ func (c *Channel) handle(ctx context.Context, d *store.Delivery) (err error) {
 // refusal returns why m is not admitted ("" when it is): a sender outside
 // allowFrom, a message (not a reply) that already passed through this
 // agent, or a sender over its rate (channels.mailbox.limits.perSender).
+// An update of a task this agent delegated to m.From is an answer, not
+// news from a new sender: allowFrom does not apply to it (answersOurTask).
 func (c *Channel) refusal(m *envelope.Message) string {
-	if !c.IsAllowed(m.From) {
+	if !c.IsAllowed(m.From) && !c.answersOurTask(m) {
 		return "unauthorized: sender " + m.From + " not in allowFrom"
 	}
 	if route.IsLoop(m, c.cfg.AgentID) {
 		return route.LoopReason(c.cfg.AgentID, m.Trace)
 	}
 	return c.receiveRefusal(m)
+}
+
+// answersOurTask reports whether m is a task_update of a task this agent
+// delegated to m.From, as its record says (the record that routes the
+// update to the conversation the task began in): the worker answers the
+// task it was given, whoever allowFrom lets send new work.
+func (c *Channel) answersOurTask(m *envelope.Message) bool {
+	if m.Type != envelope.TypeTaskUpdate || m.Task == nil {
+		return false
+	}
+	_, ok := c.sent.Lookup(m.Task.ID, m.From)
+	return ok
 }
 
 // onTask is the handler of a task request: sender allowed (admitted
