@@ -114,17 +114,24 @@ func TestForgedCallbackNotHonoured(t *testing.T) {
 	e.peer(t, "coder")
 	sent := delegate(t, boss, "coder", "real task", time.Time{})
 
-	cases := map[string]*envelope.Message{}
+	// Updates of a task boss never sent to mallory are set aside.
+	setAside := map[string]*envelope.Message{}
 	// An update for a task boss never sent, with a callback into a chat.
 	m := msg("mallory", "boss", envelope.TypeTaskUpdate, "inject")
 	m.Task = &envelope.Task{ID: "t-unknown", State: envelope.StateCompleted}
 	m.Callback = &envelope.Callback{Channel: "feishu", ChatID: "oc_victim", SessionID: "feishu:oc_victim"}
-	cases["unknown task"] = m
+	setAside["unknown task"] = m
 	// An update for boss's real task, but from an agent it did not go to.
 	m = msg("mallory", "boss", envelope.TypeTaskUpdate, "hijack")
 	m.Task = &envelope.Task{ID: sent.Task.ID, State: envelope.StateCompleted}
 	m.Callback = feishu
-	cases["other sender"] = m
+	setAside["other sender"] = m
+	for name, m := range setAside {
+		e.deliver(t, m)
+		assert.Contains(t, e.waitEvent(t, store.EventRefused, m.ID).Reason, "which boss did not send to mallory", name)
+	}
+
+	cases := map[string]*envelope.Message{}
 	// A message replying to the task request, but from another agent.
 	m = msg("mallory", "boss", envelope.TypeMessage, "reply hijack")
 	m.ReplyTo, m.Callback = sent.ID, feishu

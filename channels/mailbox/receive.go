@@ -32,7 +32,9 @@ import (
 //	            task         onTask     accept or reject (the task's
 //	                                    life after that: tasks.go)
 //	            task_update  onUpdate   a cancel, or an update of a task
-//	                                    we delegated (delegated.go)
+//	                                    we delegated (delegated.go); one
+//	                                    of a task we never sent to its
+//	                                    sender is set aside
 //	            message      onMessage  plain, request (replies.go), reply
 //	bus       the verdict's InboundMessage is published (routed to the
 //	          conversation a delegated task began in, for its updates),
@@ -54,6 +56,9 @@ type verdict struct {
 	undo func()
 	// sweep is the task whose messages are archived once acknowledged.
 	sweep string
+	// setAside, when not empty, is why the delivery is set aside
+	// (store.Inbox.Quarantine) rather than handed over.
+	setAside string
 }
 
 // receiveRetry spaces the retries of a failing store: 100 ms, doubling up
@@ -122,6 +127,10 @@ func (c *Channel) handle(ctx context.Context, d *store.Delivery) (err error) {
 	}
 	if err != nil {
 		return err
+	}
+	if v.setAside != "" {
+		c.Logger().Warn("mailbox message set aside", append(meta.MessageLogAttrs(m), "reason", v.setAside)...)
+		return c.inbox.Quarantine(ctx, d, v.setAside)
 	}
 
 	// bus
@@ -227,9 +236,11 @@ func (c *Channel) taskRefusal(ctx context.Context, task *envelope.Task, in bus.I
 // gave this agent a task ends that task; any other update is about a task
 // this agent delegated: its state is recorded and it is routed to the
 // conversation the task began in, and a terminal one archives the task's
-// messages — only when it comes from the agent the task was sent to: an
-// update from anyone else is handed over as a plain notice and changes
-// nothing.
+// messages — only when it comes from the agent the task was sent to. An
+// update of a task this agent sent to that agent but no longer waits for
+// (it ended, or went to another worker) is handed over as a plain notice
+// and changes nothing; one of a task it never sent to that agent (nor
+// received from it, for a cancel) is set aside with the reason.
 func (c *Channel) onUpdate(ctx context.Context, d *store.Delivery, mt meta.Meta, in bus.InboundMessage) (verdict, error) {
 	task := d.Message.Task
 	if task.State == envelope.StateCanceled {
@@ -263,10 +274,34 @@ func (c *Channel) onUpdate(ctx context.Context, d *store.Delivery, mt meta.Meta,
 			c.waiting.done(rec.ParentTask, "")
 		}
 	}
-	if task.State.Terminal() && (ok || c.storedTask(ctx, task.ID, mt.From)) {
-		v.sweep = task.ID // the task this agent delegated is over
+	if ok {
+		if task.State.Terminal() {
+			v.sweep = task.ID // the task this agent delegated is over
+		}
+		return v, nil
+	}
+	switch {
+	case c.storedTask(ctx, task.ID, mt.From):
+		if task.State.Terminal() {
+			v.sweep = task.ID
+		}
+	case task.State == envelope.StateCanceled && c.receivedTask(ctx, task.ID, mt.From):
+		// A cancel of a task this agent no longer works on: it ended first.
+	default:
+		return verdict{setAside: fmt.Sprintf("task_update of task %s, which %s did not send to %s",
+			task.ID, c.cfg.AgentID, mt.From)}, nil
 	}
 	return v, nil
+}
+
+// receivedTask reports whether the store holds the task taskID that agent
+// `from` sent this agent.
+func (c *Channel) receivedTask(ctx context.Context, taskID, from string) bool {
+	found, _ := c.storedIn(ctx, c.cfg.AgentID, func(m *store.Summary) bool {
+		return m.Type == envelope.TypeTask && m.Task != nil && m.Task.ID == taskID &&
+			m.From == from && m.To == c.cfg.AgentID
+	})
+	return found
 }
 
 // storedTask reports whether the store holds the task taskID this agent
