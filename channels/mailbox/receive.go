@@ -318,13 +318,15 @@ func (c *Channel) storedTask(ctx context.Context, taskID, to string) bool {
 
 // onMessage is the handler of a plain message. A message handed over
 // again after a crash or a stop that this agent had answered already (a
-// reply to it is stored) is acknowledged and not handed to the agent again.
+// reply to it is stored), and a request answered from elsewhere on this
+// agent's behalf before it came to read it, is acknowledged and not handed
+// to the agent.
 // A request (expects_reply) is held until this agent answers it. A reply to a task or
 // request this agent sent is routed to the conversation it began in.
 func (c *Channel) onMessage(ctx context.Context, d *store.Delivery, mt meta.Meta, in bus.InboundMessage) (verdict, error) {
 	m := d.Message
 	held := holdsForReply(m)
-	if d.Redelivered && c.storedReply(ctx, view.PendingFromMessage(m)) {
+	if (d.Redelivered || held) && c.storedReply(ctx, view.PendingFromMessage(m)) {
 		// Answered before a restart (the answer was sent, the message not
 		// yet acknowledged), or by another process on this agent's behalf:
 		// owed nothing, and not handed to the agent again.
