@@ -156,6 +156,13 @@ func (h *Host) Start(ctx context.Context) error {
 		return err
 	}
 	if err := h.startMCP(ctx); err != nil {
+		// The channels started: stop them (the mailbox marks the agent
+		// offline), since Stop knows only a host whose loop ran.
+		sctx, cancel := context.WithTimeout(context.Background(), h.stopTimeout)
+		defer cancel()
+		if serr := h.manager.Stop(sctx); serr != nil {
+			h.log.Warn("channels not stopped after a failed start", "err", serr)
+		}
 		return err
 	}
 	if h.providerNote.msg != "" {
