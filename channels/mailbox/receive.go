@@ -153,6 +153,9 @@ func (c *Channel) handle(ctx context.Context, d *store.Delivery) (err error) {
 		return nil // acknowledged when the agent is done with it, or when it ends (held)
 	}
 
+	if v.hold {
+		return nil // answered, its answer not sent yet: acknowledged when it is (unsent.go)
+	}
 	// ack: nothing for the agent (a duplicate, a rejected task)
 	return c.finish(ctx, d, v.sweep)
 }
@@ -193,6 +196,16 @@ func (c *Channel) onTask(ctx context.Context, d *store.Delivery, mt meta.Meta, i
 	task := d.Message.Task
 	if c.active.Has(task.ID) { // a duplicate of a task being worked on: nothing new to do
 		return verdict{}, nil
+	}
+	if d.Redelivered {
+		// Answered before a restart: its final update is stored, or
+		// waits to go out (unsent.go). Not worked on again.
+		if c.holdForUnsent(d.Message.ID, func() { c.finishLate(d, task.ID) }) {
+			return verdict{hold: true}, nil
+		}
+		if c.storedFinal(ctx, task.ID, mt.From) {
+			return verdict{sweep: task.ID}, nil
+		}
 	}
 	reason := meta.CheckTaskPath(c.cfg.AgentID, d.Message, c.cfg.Limits.MaxTaskDepth)
 	if reason == "" {
@@ -294,6 +307,16 @@ func (c *Channel) onUpdate(ctx context.Context, d *store.Delivery, mt meta.Meta,
 	return v, nil
 }
 
+// storedFinal reports whether the store holds this agent's final update
+// of task taskID, sent to agent `to` (its delegator).
+func (c *Channel) storedFinal(ctx context.Context, taskID, to string) bool {
+	found, _ := c.storedIn(ctx, to, func(m *store.Summary) bool {
+		return m.Type == envelope.TypeTaskUpdate && m.Task != nil && m.Task.ID == taskID &&
+			m.Task.State.Terminal() && m.From == c.cfg.AgentID && m.To == to
+	})
+	return found
+}
+
 // receivedTask reports whether the store holds the task taskID that agent
 // `from` sent this agent.
 func (c *Channel) receivedTask(ctx context.Context, taskID, from string) bool {
@@ -332,6 +355,9 @@ func (c *Channel) onMessage(ctx context.Context, d *store.Delivery, mt meta.Meta
 		// owed nothing, and not handed to the agent again.
 		return verdict{}, nil
 	}
+	if d.Redelivered && c.holdForUnsent(m.ID, func() { c.finishLate(d, "") }) {
+		return verdict{hold: true}, nil // answered; the answer waits to go out (unsent.go)
+	}
 	if m.ReplyTo != "" {
 		rec, ok := c.sent.LookupMessage(m.ReplyTo, m.From)
 		cb := rec.Callback
@@ -368,6 +394,16 @@ func (c *Channel) finish(ctx context.Context, d *store.Delivery, sweep string) e
 	return nil
 }
 
+// finishLate acknowledges d (see finish) outside the receive path.
+func (c *Channel) finishLate(d *store.Delivery, sweep string) {
+	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
+	defer cancel()
+	if err := c.finish(ctx, d, sweep); err != nil {
+		c.Logger().Warn("handled message not acknowledged; it comes back on restart",
+			append(meta.MessageLogAttrs(d.Message), "err", err)...)
+	}
+}
+
 // ackWhenDone is the bus.InboundMessage.Ack of delivery d: the agent says
 // it has finished with the message, and only then is it acknowledged (so a
 // crash or a stop mid-turn brings it back). A second call does nothing.
@@ -377,12 +413,10 @@ func (c *Channel) ackWhenDone(d *store.Delivery, sweep string, recorded <-chan s
 	return func() {
 		once.Do(func() {
 			<-recorded // the receive path has logged the hand-over
-			ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
-			defer cancel()
-			if err := c.finish(ctx, d, sweep); err != nil {
-				c.Logger().Warn("handled message not acknowledged; it comes back on restart",
-					append(meta.MessageLogAttrs(d.Message), "err", err)...)
+			if c.holdForUnsent(d.Message.ID, func() { c.finishLate(d, sweep) }) {
+				return // its answer is not sent yet: acknowledged when it is
 			}
+			c.finishLate(d, sweep)
 		})
 	}
 }
