@@ -253,6 +253,8 @@ func (c *Channel) Start(ctx context.Context) error {
 
 // Stop stops receiving, marks the agent offline and releases the inbox.
 // Tasks still in progress stay claimed and come back on the next start.
+// Answers the store did not take (unsent.go) are kept for the next start,
+// and Stop's error wraps ErrUnsent with how many.
 func (c *Channel) Stop(ctx context.Context) error {
 	c.mu.Lock()
 	if !c.running {

@@ -59,16 +59,35 @@ type afterSent struct {
 func (a *afterSent) add(id string, fn func()) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	a.addLocked(id, fn)
+}
+
+// addIf attaches fn to the answer to id if owed reports one is still
+// unsent, and reports whether it did: with settle, which runs under the
+// same lock, fn is either run once the answer goes or not attached.
+func (a *afterSent) addIf(id string, fn func(), owed func() bool) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if !owed() {
+		return false
+	}
+	a.addLocked(id, fn)
+	return true
+}
+
+func (a *afterSent) addLocked(id string, fn func()) {
 	if a.byID == nil {
 		a.byID = map[string][]func(){}
 	}
 	a.byID[id] = append(a.byID[id], fn)
 }
 
-// take removes and returns what waits for the answer to id.
-func (a *afterSent) take(id string) []func() {
+// settle runs sent (the answer to id is no longer owed) and returns
+// what waited for that answer.
+func (a *afterSent) settle(id string, sent func()) []func() {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	sent()
 	fns := a.byID[id]
 	delete(a.byID, id)
 	return fns
@@ -114,11 +133,10 @@ func (c *Channel) holdForUnsent(id string, ack func()) bool {
 	if c.unsent == nil {
 		return false
 	}
-	if _, ok := c.unsent.Answering(id); !ok {
-		return false
-	}
-	c.after.add(id, ack)
-	return true
+	return c.after.addIf(id, ack, func() bool {
+		_, ok := c.unsent.Answering(id)
+		return ok
+	})
 }
 
 // sendUnsent delivers the unsent answers again until ctx ends: at once,
@@ -157,15 +175,17 @@ func (c *Channel) sendUnsent(ctx context.Context) {
 // sentLate finishes the send of m, an unsent answer the store took: what
 // Post does after a delivery, and what waited for it.
 func (c *Channel) sentLate(ctx context.Context, m *envelope.Message) {
-	if err := c.unsent.Remove(ctx, m.ID); err != nil {
-		c.Logger().Warn("sent answer still listed as unsent; it is sent again at the next start (harmless)", "id", m.ID, "err", err)
-	}
+	then := c.after.settle(m.ReplyTo, func() {
+		if err := c.unsent.Remove(ctx, m.ID); err != nil {
+			c.Logger().Warn("sent answer still listed as unsent; it is sent again at the next start (harmless)", "id", m.ID, "err", err)
+		}
+	})
 	c.Logger().Info("answer sent late", append(meta.MessageLogAttrs(m), "to", m.To, "reply_to", m.ReplyTo)...)
 	if meter := c.meterOf(); meter != nil {
 		meter.Sent(m)
 	}
 	c.releaseAnswered(ctx, c.replies, m)
-	for _, fn := range c.after.take(m.ReplyTo) {
+	for _, fn := range then {
 		fn()
 	}
 }
