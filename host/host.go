@@ -112,8 +112,8 @@ func New(cfg *config.Config, opts Options) (*Host, error) {
 	if err := h.manager.Build(opts.Registry, cfg); err != nil {
 		return fail(err)
 	}
-	if len(h.manager.Names()) == 0 {
-		return fail(noChannel(cfg, h.manager.Skipped()))
+	if err := CheckChannels(opts.Registry, cfg); err != nil {
+		return fail(err)
 	}
 	logIgnored(h.log, cfg, h.manager.Skipped())
 	lc := agentloop.FromDefaults(cfg.Agents.Defaults)
