@@ -172,6 +172,7 @@ func (a *app) subcommands() []subcommand {
 		{"archive", a.archiveCommand},
 		{"cancel", a.cancelCommand},
 		{"approvals", a.approvalsCommand},
+		{"drain", a.drainCommand},
 		{"version", a.versionCommand},
 		{"config", a.configCommand},
 	}

@@ -78,6 +78,8 @@ const (
 	EventOperator    = driver.EventOperator
 	EventUsage       = driver.EventUsage
 	EventApproval    = driver.EventApproval
+	EventEscalation  = driver.EventEscalation
+	EventDrain       = driver.EventDrain
 )
 
 // Errors a store's calls wrap (see package driver for each).
