@@ -103,9 +103,12 @@ func (c *Channel) beginDrain(ctx context.Context, by string) {
 	if by != "" {
 		reason += " (asked by " + by + ")"
 	}
+	if err := c.syncCard(ctx); err != nil { // the card says draining before anyone is told
+		c.Logger().Warn("update card", "err", err)
+	}
 	c.Logger().Info("mailbox draining: finishing the tasks in hand, taking no new ones", "agent", c.cfg.AgentID, "tasks", n)
 	c.record(ctx, store.Event{Kind: store.EventDrain, Reason: reason})
-	c.cardChanged(ctx)
+	c.drainStep(ctx)
 }
 
 // drainStep ends the drain once no task is left; cardChanged calls it

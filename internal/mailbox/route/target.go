@@ -155,6 +155,9 @@ func Resolve(ctx context.Context, reg store.Registry, from string, t Target, opt
 		return nil, fmt.Errorf("resolve target %s: unknown kind %q", t, t.Kind)
 	}
 	if len(out) == 0 {
+		if d := draining(agents, from); opts.Work && d != "" {
+			none += " that takes new tasks (draining: " + d + ")"
+		}
 		return nil, fmt.Errorf("target %s: %w: %s", t, ErrUnknownTarget, none)
 	}
 	if opts.MaxFanout > 0 && len(out) > opts.MaxFanout {
@@ -163,6 +166,17 @@ func Resolve(ctx context.Context, reg store.Registry, from string, t Target, opt
 	}
 	slices.Sort(out)
 	return out, nil
+}
+
+// draining lists the agents other than from that drain, comma-separated.
+func draining(agents []view.Agent, from string) string {
+	var ids []string
+	for _, a := range agents {
+		if a.AgentID != from && !a.TakesWork() && a.Effective != envelope.StatusOffline {
+			ids = append(ids, a.AgentID)
+		}
+	}
+	return strings.Join(ids, ", ")
 }
 
 // pickLeastLoaded returns the online holder of capability or role name
