@@ -174,6 +174,7 @@ func (a *app) subcommands() []subcommand {
 		{"cancel", a.cancelCommand},
 		{"approvals", a.approvalsCommand},
 		{"drain", a.drainCommand},
+		{"waits", a.waitsCommand},
 		{"version", a.versionCommand},
 		{"config", a.configCommand},
 	}
