@@ -245,6 +245,8 @@ func (c *Channel) Start(ctx context.Context) error {
 	c.markDrainStart(c.clk.Now())
 	drainCheck := c.clk.NewTicker(seconds(c.cfg.HeartbeatInterval))
 	c.wg.Go(func() { c.drainRequests(runCtx, drainCheck) })
+	deadlockCheck := c.clk.NewTicker(seconds(c.cfg.OfflineAfter))
+	c.wg.Go(func() { c.deadlockLoop(runCtx, deadlockCheck, sent) })
 	c.Logger().Info("mailbox channel started", "agent", c.cfg.AgentID)
 	return nil
 }

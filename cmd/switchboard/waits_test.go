@@ -10,8 +10,9 @@ import (
 )
 
 func TestDeadlockOfTwoAgentsIsShownAndBroken(t *testing.T) {
-	t.Run("folder", func(t *testing.T) { t.Parallel(); testDeadlock(t, folderDrainWorld(t)) })
-	t.Run("nats", func(t *testing.T) { t.Parallel(); testDeadlock(t, natsDrainWorld(t)) })
+	t.Run("folder", func(t *testing.T) { t.Parallel(); testDeadlock(t, folderDrainWorld(t), false) })
+	t.Run("nats", func(t *testing.T) { t.Parallel(); testDeadlock(t, natsDrainWorld(t), false) })
+	t.Run("by-the-agent", func(t *testing.T) { t.Parallel(); testDeadlock(t, folderDrainWorld(t), true) })
 }
 
 // testDeadlock: a's task t1 waits on its subtask at b, and b's task t2
@@ -19,10 +20,17 @@ func TestDeadlockOfTwoAgentsIsShownAndBroken(t *testing.T) {
 // shows the cycle and exits 1; waits --break fails b's subtask at a (the
 // youngest wait), b hears "deadlock broken" and ends t2 with it, the
 // delegator (boss) is told, and the graph has no cycle left.
-func testDeadlock(t *testing.T, w drainWorld) {
+//
+// by the agent: b, the youngest waiter, finds the cycle at two checks in
+// a row (every offlineAfter) and breaks it itself.
+func testDeadlock(t *testing.T, w drainWorld, byAgent bool) {
 	confs := map[string]string{}
 	for _, id := range []string{"a", "b", "c"} { // register each, then stop it
-		confs[id] = w.conf(id, `"capabilities": ["sorting"]`)
+		more := `"capabilities": ["sorting"]`
+		if byAgent && id == "b" {
+			more += `, "offlineAfter": 2`
+		}
+		confs[id] = w.conf(id, more)
 		p := w.start("--config", confs[id], "run")
 		p.awaitStderr("host running")
 		p.signal(sigterm)
@@ -48,6 +56,16 @@ func testDeadlock(t *testing.T, w drainWorld) {
 	w.ok("send", "--from", "boss", "--to", "b", "--type", "task", "--task-id", "t2", "--text", "ask a to sort 3 4")
 	awaitUpdate(t, boss, "t2", "working") // b waits on a
 
+	if byAgent {
+		done := awaitUpdate(t, boss, "t2", "completed")
+		assert.Contains(t, done["content"], "a could not do it: deadlock broken: a → b → a: b's task t2 waited on its subtask")
+		b.awaitStderr(`msg="deadlock broken" channel=mailbox cycle="a → b → a" task=t2`)
+		r := w.run("waits")
+		assert.Equal(t, 0, r.code, r.stderr)
+		assert.NotContains(t, r.stdout, "deadlock")
+		assert.Contains(t, w.ok("log", "--json"), `"kind":"escalation"`)
+		return
+	}
 	r := w.run("waits")
 	assert.Equal(t, 1, r.code, "a deadlock listed and not broken: exit 1; stderr %q", r.stderr)
 	assert.Regexp(t, `(?m)^a +\S+ +b +\S+ +\S+`, r.stdout, "a's task waits on b")

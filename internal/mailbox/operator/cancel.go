@@ -81,7 +81,7 @@ func (o *Operator) endTask(ctx context.Context, taskID, reason string, toDelegat
 			return out, err
 		}
 		msg.Callback = task.Callback
-		msg.Metadata = map[string]any{MetaSentBy: Actor}
+		msg.Metadata = map[string]any{MetaSentBy: o.cfg.Actor}
 		// the cancel joins the task's trace
 		tctx := tracing.WithParent(ctx, task.Traceparent, task.Tracestate)
 		if err := mailtrace.Deliver(tctx, nil, o.cfg.Store, msg); err != nil {
