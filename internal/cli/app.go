@@ -175,6 +175,7 @@ func (a *app) subcommands() []subcommand {
 		{"approvals", a.approvalsCommand},
 		{"drain", a.drainCommand},
 		{"waits", a.waitsCommand},
+		{"keys", a.keysCommand},
 		{"version", a.versionCommand},
 		{"config", a.configCommand},
 	}

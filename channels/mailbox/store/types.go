@@ -80,6 +80,7 @@ const (
 	EventApproval    = driver.EventApproval
 	EventEscalation  = driver.EventEscalation
 	EventDrain       = driver.EventDrain
+	EventKey         = driver.EventKey
 )
 
 // Errors a store's calls wrap (see package driver for each).

@@ -51,6 +51,14 @@ const (
 	// EventDrain is a step of an agent's drain: asked (by the operator,
 	// From "operator"), begun, done (the agent goes offline).
 	EventDrain EventKind = "drain"
+
+	// EventKey is a step of an agent's signing key (docs/security.md):
+	// pinned on first sight, a changed key refused, a change accepted
+	// (by the operator's `switchboard agents trust`, or vouched for by
+	// the operator key). Agent is the agent whose key it is, Reason says
+	// what happened and names the keys; From and MessageID name the
+	// message that showed a changed key, when one did.
+	EventKey EventKind = "key"
 )
 
 // Event describes one thing a backend did with a message. Backends pass
@@ -77,7 +85,7 @@ type Event struct {
 func EventKinds() []EventKind {
 	return []EventKind{EventSent, EventClaimed, EventDelivered, EventProcessed, EventRefused,
 		EventQuarantined, EventDuplicate, EventSwept, EventOverdue, EventPruned, EventOrphaned, EventOperator, EventUsage, EventApproval,
-		EventEscalation, EventDrain}
+		EventEscalation, EventDrain, EventKey}
 }
 
 // Observer receives events. It is called synchronously and must not block.
