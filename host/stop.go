@@ -10,11 +10,11 @@ import (
 // defaultStopTimeout bounds each step of Stop unless Options say otherwise.
 const defaultStopTimeout = 10 * time.Second
 
-// Run starts the host and runs it until ctx ends, then stops it (see
-// Stop). It returns early, with an error, when the agent loop ends on its
-// own. A ctx that ends before the host is running (a SIGTERM while it
-// starts) is a stop asked for, not a failure: what started is stopped and
-// Run returns nil.
+// Run starts the host and runs it until ctx ends, or its channels are
+// drained of their work (see Drain), then stops it (see Stop). It returns
+// early, with an error, when the agent loop ends on its own. A ctx that
+// ends before the host is running (a SIGTERM while it starts) is a stop
+// asked for, not a failure: what started is stopped and Run returns nil.
 func (h *Host) Run(ctx context.Context) error {
 	if ctx.Err() != nil {
 		_ = h.Stop()
@@ -33,11 +33,15 @@ func (h *Host) Run(ctx context.Context) error {
 		return err
 	}
 	h.log.Info("host running", h.Describe()...)
+	watching := make(chan struct{})
+	defer close(watching)
 	var early error
 	select {
 	case <-ctx.Done():
 	case <-h.Done():
 		early = errors.New("the agent loop ended unexpectedly")
+	case <-h.manager.WorkDrained(watching):
+		h.log.Info("host drained: the work in hand is done; stopping")
 	}
 	err := h.Stop()
 	h.log.Info("host stopped")

@@ -69,6 +69,7 @@ type Channel struct {
 	waiting *waiting // subtasks whose results the tasks this agent works on wait for
 	// canceled are the tasks canceled while this process held them.
 	canceled *canceledTasks
+	drain    *drainState // see drain.go
 
 	keeperOnce sync.Once
 	kept       atomic.Pointer[budget.Keeper] // the budget keeper, once made (see Hooks)
@@ -138,6 +139,7 @@ func New(cfg Config, b *bus.Bus, opts Options) (*Channel, error) {
 		active:   ledger.NewActive(clk),
 		waiting:  newWaiting(),
 		canceled: newCanceledTasks(256),
+		drain:    newDrainState(),
 	}, nil
 }
 
@@ -257,6 +259,11 @@ func (c *Channel) Start(ctx context.Context) error {
 	c.wg.Go(func() { c.lostWorkers(runCtx, sent, lost) })
 	c.wg.Go(func() { c.replyDeadlines(runCtx, owed) })
 	c.wg.Go(func() { c.pruneLoop(runCtx, prune) })
+	c.markDrainStart(c.clk.Now())
+	drainCheck := c.clk.NewTicker(seconds(c.cfg.HeartbeatInterval))
+	c.wg.Go(func() { c.drainRequests(runCtx, drainCheck) })
+	deadlockCheck := c.clk.NewTicker(seconds(c.cfg.OfflineAfter))
+	c.wg.Go(func() { c.deadlockLoop(runCtx, deadlockCheck, sent) })
 	c.Logger().Info("mailbox channel started", "agent", c.cfg.AgentID)
 	return nil
 }

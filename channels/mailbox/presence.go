@@ -94,7 +94,7 @@ func (c *Channel) renew(ctx context.Context) bool {
 	}
 	cardTasks := slices.Sorted(slices.Values(card.CurrentTasks))
 	return card.AgentID == c.cfg.AgentID && !card.RegisteredAt.IsZero() && card.PublicKey == c.key.Public &&
-		card.Status == statusOf(tasks) && slices.Equal(cardTasks, tasks) &&
+		card.Status == c.statusFor(tasks) && slices.Equal(cardTasks, tasks) &&
 		envelope.HeartbeatFresh(card.LastHeartbeat.Time, now, seconds(c.cfg.OfflineAfter)) // not from the future
 }
 
@@ -125,16 +125,18 @@ func (c *Channel) syncCard(ctx context.Context) error {
 		if card.AgentID == "" || card.RegisteredAt.IsZero() || card.PublicKey != c.key.Public {
 			c.fillIdentity(card, now)
 		}
-		card.CurrentTasks, card.Status, card.LastHeartbeat = tasks, statusOf(tasks), now
+		card.CurrentTasks, card.Status, card.LastHeartbeat = tasks, c.statusFor(tasks), now
 	})
 	return err
 }
 
-// cardChanged writes the new task list to the card at once.
+// cardChanged writes the new task list to the card at once (and ends a
+// drain once no task is left: drain.go).
 func (c *Channel) cardChanged(ctx context.Context) {
 	if err := c.syncCard(ctx); err != nil {
 		c.Logger().Warn("update card", "err", err)
 	}
+	c.drainStep(ctx)
 }
 
 // markOffline records a clean stop on the card.

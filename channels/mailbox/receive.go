@@ -242,6 +242,8 @@ func (c *Channel) taskRefusal(ctx context.Context, task *envelope.Task, in bus.I
 	c.mu.Unlock()
 	busy := c.active.Len()
 	switch {
+	case c.Draining():
+		return c.drainReason()
 	case task.Deadline != nil && !task.Deadline.After(c.clk.Now()):
 		return "deadline passed"
 	case busy >= c.cfg.MaxConcurrentTasks:

@@ -167,7 +167,8 @@ func (c *Channel) PostTo(ctx context.Context, target string, req route.Request) 
 	if be == nil {
 		return route.Fanout{}, ErrNotRunning
 	}
-	opts := route.ResolveOptions{Now: c.clk.Now(), OfflineAfter: seconds(c.cfg.OfflineAfter), MaxFanout: c.cfg.MaxFanout}
+	opts := route.ResolveOptions{Now: c.clk.Now(), OfflineAfter: seconds(c.cfg.OfflineAfter), MaxFanout: c.cfg.MaxFanout,
+		Work: req.Type == envelope.TypeTask}
 	if be.Has(store.CanFindInbox) { // a bare name with an inbox is that agent, as on the command line
 		opts.HasInbox = func(agent string) bool { ok, _ := be.HasInbox(agent); return ok }
 	}

@@ -173,6 +173,8 @@ func (a *app) subcommands() []subcommand {
 		{"archive", a.archiveCommand},
 		{"cancel", a.cancelCommand},
 		{"approvals", a.approvalsCommand},
+		{"drain", a.drainCommand},
+		{"waits", a.waitsCommand},
 		{"keys", a.keysCommand},
 		{"version", a.versionCommand},
 		{"config", a.configCommand},

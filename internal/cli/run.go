@@ -117,5 +117,11 @@ func (a *app) runHost(ctx context.Context, stopTimeout time.Duration, metricsLis
 			_ = srv.Close(ctx)
 		}()
 	}
+	stopDrain := onDrainSignal(func() {
+		if ok, err := h.Drain(context.WithoutCancel(ctx)); err != nil || !ok {
+			logger.Warn("drain not begun", "err", err, "drainable", ok)
+		}
+	})
+	defer stopDrain()
 	return h.Run(ctx)
 }

@@ -121,7 +121,7 @@ func (a *app) composeAll(ctx context.Context, ms *mailboxStore, s *settings, fro
 	}
 	to, err := route.Resolve(ctx, ms.be, from, t, route.ResolveOptions{Now: now,
 		OfflineAfter: seconds(s.mailbox.OfflineAfter), MaxFanout: s.mailbox.MaxFanout,
-		HasInbox: ms.hasInbox(ctx)})
+		HasInbox: ms.hasInbox(ctx), Work: req.Type == envelope.TypeTask})
 	if err != nil {
 		return nil, nil, err
 	}

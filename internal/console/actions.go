@@ -29,7 +29,8 @@ type ActionRequest struct {
 	// cancel: TaskID, Reason.
 	TaskID string `json:"task_id"`
 	Reason string `json:"reason"`
-	// redeliver, discard: Agent and Ref of a set-aside message.
+	// redeliver, discard: Agent and Ref of a set-aside message; drain:
+	// Agent.
 	Agent string `json:"agent"`
 	Ref   string `json:"ref"`
 	// archive: ID of a request; approve, deny: ID of an approval.
@@ -56,6 +57,7 @@ func (c *Console) actions() map[string]func(context.Context, ActionRequest) (Act
 		"redeliver": c.redeliver,
 		"discard":   c.discard,
 		"archive":   c.archive,
+		"drain":     c.drain,
 		"approve":   func(ctx context.Context, r ActionRequest) (ActionResult, error) { return c.decide(ctx, r, true) },
 		"deny":      func(ctx context.Context, r ActionRequest) (ActionResult, error) { return c.decide(ctx, r, false) },
 	}

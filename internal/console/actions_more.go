@@ -1,6 +1,9 @@
 package console
 
-import "context"
+import (
+	"context"
+	"fmt"
+)
 
 // redeliver puts a set-aside message back into its agent's inbox.
 func (c *Console) redeliver(ctx context.Context, r ActionRequest) (ActionResult, error) {
@@ -35,6 +38,16 @@ func (c *Console) cancel(ctx context.Context, r ActionRequest) (ActionResult, er
 		return ActionResult{}, err
 	}
 	return ActionResult{Done: "canceled task " + res.TaskID + " (" + res.From + " → " + res.To + ")"}, nil
+}
+
+// drain asks a running agent to drain (operator.Drain): it finishes its
+// tasks, takes no new ones, then goes offline.
+func (c *Console) drain(ctx context.Context, r ActionRequest) (ActionResult, error) {
+	d, err := c.op.Drain(ctx, r.Agent, c.cfg.OfflineAfter)
+	if err != nil {
+		return ActionResult{}, err
+	}
+	return ActionResult{Done: fmt.Sprintf("asked %s to drain (%d task(s) in hand)", d.Agent, len(d.Tasks))}, nil
 }
 
 // decide allows or denies a waiting approval; Approvals records it.

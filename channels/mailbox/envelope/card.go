@@ -9,10 +9,14 @@ import (
 // once the last heartbeat is older than offlineAfter, whatever the card
 // says (a crashed agent cannot mark itself offline), or further in the
 // future than that (see HeartbeatFresh), otherwise the card's own status,
-// with busy and idle following current_tasks.
+// with busy and idle following current_tasks; an agent that drains stays
+// draining, whatever tasks it has left.
 func (c *Card) EffectiveStatus(now time.Time, offlineAfter time.Duration) Status {
 	if c.Status == StatusOffline || !HeartbeatFresh(c.LastHeartbeat.Time, now, offlineAfter) {
 		return StatusOffline
+	}
+	if c.Status == StatusDraining {
+		return StatusDraining
 	}
 	if len(c.CurrentTasks) > 0 {
 		return StatusBusy
@@ -47,7 +51,15 @@ func (c *Card) HasCapability(capability string) bool {
 // HasRole reports whether the card lists role.
 func (c *Card) HasRole(role string) bool { return slices.Contains(c.Roles, role) }
 
-// FreeSlots is how many more tasks the agent can accept now.
+// FreeSlots is how many more tasks the agent can accept now: none while
+// it drains.
 func (c *Card) FreeSlots() int {
+	if c.Status == StatusDraining {
+		return 0
+	}
 	return max(0, c.MaxConcurrentTasks-len(c.CurrentTasks))
 }
+
+// TakesWork reports whether the agent, online, accepts new tasks: it is
+// not draining.
+func (c *Card) TakesWork() bool { return c.Status != StatusDraining }

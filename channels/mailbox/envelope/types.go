@@ -265,14 +265,18 @@ type Card struct {
 // Status is an agent's availability.
 type Status string
 
-// The agent states of seed 001.
+// The agent states of seed 001, and seed 004's draining.
 const (
 	StatusIdle    Status = "idle"
 	StatusBusy    Status = "busy"
 	StatusOffline Status = "offline"
+	// StatusDraining is an agent that finishes the tasks it has, takes no
+	// new one, and then goes offline. A reader that knows only seed 001's
+	// states sees an agent that is online and not idle.
+	StatusDraining Status = "draining"
 )
 
 // Valid reports whether s is one of the known agent states.
 func (s Status) Valid() bool {
-	return s == StatusIdle || s == StatusBusy || s == StatusOffline
+	return s == StatusIdle || s == StatusBusy || s == StatusOffline || s == StatusDraining
 }

@@ -19,8 +19,8 @@ type Presence = driver.Presence
 // offlineAfter after the last heartbeat), else as its card says (a status
 // other than offline and a heartbeat younger than offlineAfter: see
 // envelope.Card.EffectiveStatus). Status is offline for an agent that is
-// not online, else idle or busy: as the tracked entry says, else as the
-// card's current tasks say.
+// not online, else idle, busy or draining: as the tracked entry says,
+// else as the card's current tasks say.
 func (s *Store) Presence(ctx context.Context, now time.Time, offlineAfter time.Duration) (map[string]Presence, error) {
 	cards, err := s.be.Cards(ctx)
 	if err != nil {
@@ -47,7 +47,7 @@ func (s *Store) Presence(ctx context.Context, now time.Time, offlineAfter time.D
 		if !p.Online {
 			continue
 		}
-		if p.Status != envelope.StatusIdle && p.Status != envelope.StatusBusy {
+		if p.Status != envelope.StatusIdle && p.Status != envelope.StatusBusy && p.Status != envelope.StatusDraining {
 			p.Status = envelope.StatusIdle
 			if c, ok := out[p.Agent]; ok && len(cardOf(cards, c.Agent).CurrentTasks) > 0 {
 				p.Status = envelope.StatusBusy

@@ -78,6 +78,8 @@ const (
 	EventOperator    = driver.EventOperator
 	EventUsage       = driver.EventUsage
 	EventApproval    = driver.EventApproval
+	EventEscalation  = driver.EventEscalation
+	EventDrain       = driver.EventDrain
 	EventKey         = driver.EventKey
 )
 

@@ -34,7 +34,7 @@ type AgentInfo struct {
 var ListAgents = Tool[ListArgs]{
 	Name: "list_agents",
 	Description: "List the agents of the mailbox: their id, description, capabilities, status " +
-		"(idle, busy or offline) and free task slots. Use it before delegating.",
+		"(idle, busy, draining or offline) and free task slots. Use it before delegating.",
 	Use: "find the agents online, with their descriptions, capabilities and roles",
 	Run: listAgents,
 }

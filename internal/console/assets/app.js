@@ -53,13 +53,15 @@
   const views = {
     agents() {
       if (!state.agents.length) return empty("No agents yet: start one (switchboard recv AGENT, or run).");
-      return table(["Agent", "Status", "Load", "Capabilities", "Roles", "Heartbeat", "Inbox", "Oldest"],
+      return table(["Agent", "Status", "Load", "Capabilities", "Roles", "Heartbeat", "Inbox", "Oldest", ""],
         state.agents.map((a) => el("tr", { data: { agent: a.id } },
           td("Agent", el("strong", {}, a.id), a.description ? el("div", { class: "muted" }, a.description) : null),
           td("Status", badge(a.online ? a.status : "offline")),
           td("Load", a.registered ? a.tasks + "/" + a.max_tasks : "—"),
           td("Capabilities", a.capabilities.join(", ")), td("Roles", a.roles.join(", ")),
-          td("Heartbeat", age(a.heartbeat_age)), td("Inbox", String(a.depth)), td("Oldest", age(a.oldest_age)))));
+          td("Heartbeat", age(a.heartbeat_age)), td("Inbox", String(a.depth)), td("Oldest", age(a.oldest_age)),
+          td("", a.online && a.status !== "draining" ? actButton("drain", "drain", "drain", { agent: a.id },
+            "Drain " + a.id + "? It finishes its tasks, takes no new ones, then goes offline.") : null))));
     },
     threads() { renderThreads(); return null; },
     tasks() {

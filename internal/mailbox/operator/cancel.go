@@ -33,6 +33,13 @@ type Canceled struct {
 // audit log says the operator did it. reason "" says "canceled by the
 // operator".
 func (o *Operator) Cancel(ctx context.Context, taskID, reason string) (Canceled, error) {
+	return o.endTask(ctx, taskID, cmp.Or(strings.TrimSpace(reason), "canceled by the operator"), envelope.StateCanceled, "canceled")
+}
+
+// endTask ends a task that has not ended as Cancel does, telling the
+// worker canceled and the delegator toDelegator (canceled, or failed),
+// both with reason; verb says what was done in the audit log.
+func (o *Operator) endTask(ctx context.Context, taskID, reason string, toDelegator envelope.TaskState, verb string) (Canceled, error) {
 	if taskID == "" {
 		return Canceled{}, fmt.Errorf("%w: cancel needs a task id", ErrUsage)
 	}
@@ -61,18 +68,21 @@ func (o *Operator) Cancel(ctx context.Context, taskID, reason string) (Canceled,
 	case ended != "":
 		return Canceled{}, fmt.Errorf("cancel %s: the task has ended already (%s)", taskID, ended)
 	}
-	reason = cmp.Or(strings.TrimSpace(reason), "canceled by the operator")
 	out := Canceled{TaskID: taskID, From: task.From, To: task.To}
-	for _, dir := range [][2]string{{task.From, task.To}, {task.To, task.From}} {
+	for i, dir := range [][2]string{{task.From, task.To}, {task.To, task.From}} {
+		state := envelope.StateCanceled
+		if i == 1 {
+			state = toDelegator
+		}
 		req := route.Request{To: dir[1], Type: envelope.TypeTaskUpdate, TaskID: taskID,
-			TaskState: envelope.StateCanceled, Reason: reason, ReplyTo: task.ID,
+			TaskState: state, Reason: reason, ReplyTo: task.ID,
 			ThreadID: cmp.Or(task.ThreadID, task.ID)}
 		msg, err := route.Compose(dir[0], req, route.ComposeOptions{DefaultTTL: o.cfg.DefaultTTL, Now: o.cfg.Now()})
 		if err != nil {
 			return out, err
 		}
 		msg.Callback = task.Callback
-		msg.Metadata = map[string]any{MetaSentBy: Actor}
+		msg.Metadata = map[string]any{MetaSentBy: o.cfg.Actor}
 		// Signed with dir[0]'s key when it can be read here (the folder);
 		// else unsigned, and refused by a receiver that pinned that key.
 		if _, _, err := keys.SignAs(ctx, o.cfg.Store, msg, keys.Source{}); err != nil {
@@ -84,7 +94,7 @@ func (o *Operator) Cancel(ctx context.Context, taskID, reason string) (Canceled,
 			return out, err
 		}
 		out.Updates = append(out.Updates, msg.ID)
-		o.record(ctx, store.EventOperator, "canceled task "+taskID+": told "+dir[1]+" in "+dir[0]+"'s name",
+		o.record(ctx, store.EventOperator, verb+" task "+taskID+": told "+dir[1]+" in "+dir[0]+"'s name",
 			store.Event{MessageID: msg.ID, ThreadID: msg.ThreadID, TaskID: taskID})
 	}
 	return out, nil

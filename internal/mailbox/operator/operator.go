@@ -34,6 +34,10 @@ type Config struct {
 	Now func() time.Time
 	// Logger receives warnings (nil discards).
 	Logger *slog.Logger
+	// Actor is who acts, as the audit log and sent_by name it (default
+	// Actor, "operator"; an agent breaking a deadlock it is part of acts
+	// under its own id).
+	Actor string
 }
 
 // Operator acts on a mailbox store as a person.
@@ -52,6 +56,9 @@ func New(cfg Config) (*Operator, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	if cfg.Actor == "" {
+		cfg.Actor = Actor
+	}
 	return &Operator{cfg: cfg}, nil
 }
 
@@ -61,9 +68,9 @@ func New(cfg Config) (*Operator, error) {
 // waits). A failure to record is logged, not returned: the action itself
 // was done.
 func (o *Operator) record(ctx context.Context, kind store.EventKind, what string, ev store.Event) {
-	ev.Time, ev.Kind, ev.From, ev.Reason = o.cfg.Now(), kind, Actor, what
+	ev.Time, ev.Kind, ev.From, ev.Reason = o.cfg.Now(), kind, o.cfg.Actor, what
 	if ev.Agent == "" || kind == store.EventOperator {
-		ev.Agent = Actor
+		ev.Agent = o.cfg.Actor
 	}
 	if err := o.cfg.Store.Record(context.WithoutCancel(ctx), ev); err != nil && !errors.Is(err, store.ErrNotSupported) {
 		o.cfg.Logger.Warn("record an operator action in the audit log", "action", what, "err", err)

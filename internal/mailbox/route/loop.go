@@ -9,9 +9,11 @@ import (
 
 // IsLoop is the receive side of the loop rules: it reports a message that
 // is not a reply (a task_update, or a message with reply_to) but has
-// already passed through agent self.
+// already passed through agent self. A task is never a reply: one that
+// comes back to an agent in its trace is a loop whatever its reply_to
+// says (a worker delegating straight back to its lead).
 func IsLoop(m *envelope.Message, self string) bool {
-	if m.Type == envelope.TypeTaskUpdate || m.ReplyTo != "" {
+	if m.Type == envelope.TypeTaskUpdate || m.ReplyTo != "" && m.Type != envelope.TypeTask {
 		return false
 	}
 	return m.InTrace(self)
@@ -33,8 +35,13 @@ func LoopReason(self string, trace []string) string {
 // recent (nil: none) remembers receiving from req.To. An update of a task
 // whose request is no longer remembered is still a reply, starting a
 // fresh count with defaultTTL. A nil result makes req a new send or
-// forward, under the trace and ttl rules.
+// forward, under the trace and ttl rules. A new task is never a reply,
+// whatever it names: delegating back to the agent whose task is being
+// handled is a send under the trace rule, refused as a loop.
 func Original(req Request, recent func(id string) (meta.Meta, bool), defaultTTL int) *meta.Meta {
+	if req.Type == envelope.TypeTask {
+		return nil
+	}
 	if p := req.Parent; p != nil && p.From == req.To &&
 		(req.Type == envelope.TypeTaskUpdate || req.ReplyTo == "" || req.ReplyTo == p.MessageID) {
 		m := *p

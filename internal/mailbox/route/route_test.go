@@ -278,3 +278,45 @@ func TestLoopReason(t *testing.T) {
 	assert.Equal(t, "loop: coder already in trace ["+strings.Repeat("x", 64)+"… coder]",
 		route.LoopReason("coder", []string{strings.Repeat("x", 100000), "coder"}), "so is a long name")
 }
+
+// A draining agent gets no new task through a group (cap:, role:, any:,
+// all), still gets messages, and is named when it leaves a group empty.
+func TestResolveSkipsDrainingAgentsForTasks(t *testing.T) {
+	reg := memstore.NewHub().Open(memstore.Options{})
+	now := time.Now()
+	registerCards(t, reg, now)
+	_, err := reg.UpdateCard(context.Background(), "coder-2", func(c *envelope.Card) { c.Status = envelope.StatusDraining })
+	require.NoError(t, err)
+	_, err = reg.UpdateCard(context.Background(), "reviewer", func(c *envelope.Card) { c.Status = envelope.StatusDraining })
+	require.NoError(t, err)
+	resolve := func(target string, work bool) ([]string, error) {
+		tg, err := route.ParseTarget(target)
+		require.NoError(t, err)
+		return route.Resolve(context.Background(), reg, "lead", tg,
+			route.ResolveOptions{Now: now, OfflineAfter: 30 * time.Second, Work: work})
+	}
+	for _, tt := range []struct {
+		target     string
+		work       bool
+		want       []string
+		wantErrMsg string
+	}{
+		{"cap:code", true, []string{"coder-1", "coder-3"}, ""},
+		{"cap:code", false, []string{"coder-1", "coder-2", "coder-3"}, ""},
+		{"any:code", true, []string{"coder-1"}, ""},
+		{"role:dev", true, []string{"coder-1"}, ""},
+		{"all", true, []string{"coder-1", "coder-3"}, ""},
+		{"reviewer", true, []string{"reviewer"}, ""}, // an agent named: its rejection says why
+		{"cap:review", true, nil, "no agent has capability review that takes new tasks (draining: coder-2, reviewer)"},
+		{"any:review", true, nil, "no online agent offers it"},
+	} {
+		got, err := resolve(tt.target, tt.work)
+		if tt.wantErrMsg != "" {
+			require.Error(t, err, tt.target)
+			assert.Contains(t, err.Error(), tt.wantErrMsg)
+			continue
+		}
+		require.NoError(t, err, tt.target)
+		assert.Equal(t, tt.want, got, "%s work=%v", tt.target, tt.work)
+	}
+}

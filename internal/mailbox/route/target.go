@@ -98,6 +98,9 @@ type ResolveOptions struct {
 	// HasInbox reports whether an agent has an inbox already, registered
 	// or not (nil: none has).
 	HasInbox func(agent string) bool
+	// Work leaves out of every group the agents that take no new work
+	// (draining): the send is a task.
+	Work bool
 }
 
 // Resolve returns the agents target t names for a send from `from`,
@@ -113,7 +116,9 @@ func Resolve(ctx context.Context, reg store.Registry, from string, t Target, opt
 	if err != nil {
 		return nil, fmt.Errorf("resolve target %s: %w", t, err)
 	}
-	others := slices.DeleteFunc(slices.Clone(agents), func(a view.Agent) bool { return a.AgentID == from })
+	others := slices.DeleteFunc(slices.Clone(agents), func(a view.Agent) bool {
+		return a.AgentID == from || opts.Work && !a.TakesWork()
+	})
 	holders := func(match func(view.Agent) bool) []string {
 		var ids []string
 		for _, a := range others {
@@ -150,6 +155,9 @@ func Resolve(ctx context.Context, reg store.Registry, from string, t Target, opt
 		return nil, fmt.Errorf("resolve target %s: unknown kind %q", t, t.Kind)
 	}
 	if len(out) == 0 {
+		if d := draining(agents, from); opts.Work && d != "" {
+			none += " that takes new tasks (draining: " + d + ")"
+		}
 		return nil, fmt.Errorf("target %s: %w: %s", t, ErrUnknownTarget, none)
 	}
 	if opts.MaxFanout > 0 && len(out) > opts.MaxFanout {
@@ -160,13 +168,24 @@ func Resolve(ctx context.Context, reg store.Registry, from string, t Target, opt
 	return out, nil
 }
 
+// draining lists the agents other than from that drain, comma-separated.
+func draining(agents []view.Agent, from string) string {
+	var ids []string
+	for _, a := range agents {
+		if a.AgentID != from && !a.TakesWork() && a.Effective != envelope.StatusOffline {
+			ids = append(ids, a.AgentID)
+		}
+	}
+	return strings.Join(ids, ", ")
+}
+
 // pickLeastLoaded returns the online holder of capability or role name
 // with the most free task slots (then the fewest tasks, then the id).
 func pickLeastLoaded(agents []view.Agent, name string) ([]string, error) {
 	var best *view.Agent
 	for i := range agents {
 		a := &agents[i]
-		if a.Effective == envelope.StatusOffline || !a.HasCapability(name) && !a.HasRole(name) {
+		if a.Effective == envelope.StatusOffline || !a.TakesWork() || !a.HasCapability(name) && !a.HasRole(name) {
 			continue
 		}
 		if best == nil || cmp.Or(cmp.Compare(a.FreeSlots(), best.FreeSlots()),

@@ -36,11 +36,12 @@ func ListAgents(ctx context.Context, reg store.Registry, now time.Time, offlineA
 	return out, nil
 }
 
-// Holders returns the agents other than self that match, those with the
-// most free task slots first (then by id, as listed).
+// Holders returns the agents other than self that match and take work
+// (not draining), those with the most free task slots first (then by
+// id, as listed).
 func Holders(agents []Agent, self string, match func(Agent) bool) []Agent {
 	out := slices.DeleteFunc(slices.Clone(agents), func(a Agent) bool {
-		return a.AgentID == self || !match(a)
+		return a.AgentID == self || !a.TakesWork() || !match(a)
 	})
 	slices.SortStableFunc(out, func(a, b Agent) int { return cmp.Compare(b.FreeSlots(), a.FreeSlots()) })
 	return out

@@ -32,7 +32,7 @@ func FinishCard(card envelope.Card, agentID string, now time.Time) ([]byte, enve
 	case card.Status == "":
 		card.Status = envelope.StatusIdle
 	case !card.Status.Valid():
-		return nil, envelope.Card{}, fmt.Errorf("status %q: want idle, busy or offline", card.Status)
+		return nil, envelope.Card{}, fmt.Errorf("status %q: want idle, busy, draining or offline", card.Status)
 	}
 	if card.RegisteredAt.IsZero() {
 		card.RegisteredAt = envelope.NewTime(now)

@@ -41,6 +41,17 @@ const (
 	// its). Agent is the agent that waits, Ref the approval's id.
 	EventApproval EventKind = "approval"
 
+	// EventEscalation is a step of stuck work climbing its escalation
+	// levels: raised (with the trigger), asked of a level, decided (by
+	// whom, what), acted on, exhausted; also a stalemate or a deadlock
+	// found and broken. Agent is the agent that escalated, Ref the
+	// escalation's id, TaskID the stuck task.
+	EventEscalation EventKind = "escalation"
+
+	// EventDrain is a step of an agent's drain: asked (by the operator,
+	// From "operator"), begun, done (the agent goes offline).
+	EventDrain EventKind = "drain"
+
 	// EventKey is a step of an agent's signing key (docs/security.md):
 	// pinned on first sight, a changed key refused, a change accepted
 	// (by the operator's `switchboard agents trust`, or vouched for by
@@ -73,7 +84,8 @@ type Event struct {
 // EventKinds lists every kind, in the order of a message's life.
 func EventKinds() []EventKind {
 	return []EventKind{EventSent, EventClaimed, EventDelivered, EventProcessed, EventRefused,
-		EventQuarantined, EventDuplicate, EventSwept, EventOverdue, EventPruned, EventOrphaned, EventOperator, EventUsage, EventApproval, EventKey}
+		EventQuarantined, EventDuplicate, EventSwept, EventOverdue, EventPruned, EventOrphaned, EventOperator, EventUsage, EventApproval,
+		EventEscalation, EventDrain, EventKey}
 }
 
 // Observer receives events. It is called synchronously and must not block.
