@@ -1,0 +1,163 @@
+package a2a_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
+	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/switchboard-dev/switchboard/bus"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
+)
+
+// reverse is a worker's work: the words of the task in reverse order.
+func reverse(_ context.Context, mt meta.Meta) (envelope.TaskState, string, string) {
+	var words []string
+	for _, p := range mt.Parts {
+		words = append(words, strings.Fields(p.Text)...)
+	}
+	slices.Reverse(words)
+	return envelope.StateCompleted, strings.Join(words, " "), ""
+}
+
+// An A2A client's message becomes a mailbox task from the gateway to the
+// agent; the client streams the task from submitted through working to
+// completed, with the agent's answer as an artifact, over each transport
+// of A2A 1.0 and 0.3; GetTask and ListTasks give the same.
+func TestServeStreamsAMailboxTaskToCompletion(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	w := startWorker(t, root, "coder", []string{"reversing"}, nil, reverse)
+	g := startGateway(t, root, serveConfig("coder"))
+	base := "http://" + g.Addr() + "/agents/coder"
+	for _, tt := range []struct {
+		name      string
+		transport a2a.TransportProtocol
+	}{{"jsonrpc", a2a.TransportProtocolJSONRPC}, {"rest", a2a.TransportProtocolHTTPJSON}} {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newClient(t, base, tt.transport)
+			events := stream(t, c, userMessage("one two three"))
+			assert.Equal(t, []a2a.TaskState{a2a.TaskStateSubmitted, a2a.TaskStateWorking, a2a.TaskStateCompleted}, states(events))
+			var art *a2a.TaskArtifactUpdateEvent
+			for _, ev := range events {
+				if a, ok := ev.(*a2a.TaskArtifactUpdateEvent); ok {
+					art = a
+				}
+			}
+			require.NotNil(t, art, "the result is an artifact")
+			assert.Equal(t, "three two one", art.Artifact.Parts[0].Text())
+
+			id := events[0].TaskInfo().TaskID
+			task, err := c.GetTask(testkit.Ctx(t), &a2a.GetTaskRequest{ID: id})
+			require.NoError(t, err)
+			assert.Equal(t, a2a.TaskStateCompleted, task.Status.State)
+			require.Len(t, task.Artifacts, 1)
+			assert.Equal(t, "three two one", task.Artifacts[0].Parts[0].Text())
+
+			list, err := c.ListTasks(testkit.Ctx(t), &a2a.ListTasksRequest{IncludeArtifacts: true})
+			require.NoError(t, err)
+			assert.True(t, slices.ContainsFunc(list.Tasks, func(x *a2a.Task) bool { return x.ID == id }))
+
+			mt := w.tasks.WaitFor(t, "the mailbox task", func(m meta.Meta) bool { return m.Task.ID == "a2a-"+string(id) })
+			assert.Equal(t, "a2a", mt.From, "the gateway's identity sends it")
+			require.NotNil(t, mt.TaskCallback)
+			assert.Equal(t, "a2a", mt.TaskCallback.Channel)
+			assert.Equal(t, string(id), mt.TaskCallback.ChatID)
+		})
+	}
+}
+
+// The card names the agent, its capabilities as skills, its endpoints in
+// both protocol versions and, with a token, the bearer scheme; requests
+// without the token are refused, the card is not.
+func TestServeCardAndToken(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	startWorker(t, root, "coder", []string{"sorting", "counting"}, nil, reverse)
+	cfg := serveConfig("coder")
+	cfg.Token = "s3cret"
+	g := startGateway(t, root, cfg)
+	base := "http://" + g.Addr() + "/agents/coder"
+
+	card, err := (&agentcard.Resolver{CardParser: a2av0.NewAgentCardParser()}).Resolve(testkit.Ctx(t), base)
+	require.NoError(t, err)
+	c := newClient(t, base)
+	assert.Equal(t, "coder", card.Name)
+	assert.Equal(t, "coder of the test", card.Description)
+	var skills []string
+	for _, s := range card.Skills {
+		skills = append(skills, s.ID)
+	}
+	assert.Equal(t, []string{"sorting", "counting"}, skills)
+	var urls []string
+	for _, i := range card.SupportedInterfaces {
+		urls = append(urls, string(i.ProtocolBinding)+" "+string(i.ProtocolVersion)+" "+strings.TrimPrefix(i.URL, base))
+	}
+	assert.Equal(t, []string{"JSONRPC 1.0 /jsonrpc", "HTTP+JSON 1.0 /rest", "JSONRPC 0.3 /v0.3/jsonrpc", "HTTP+JSON 0.3 /v0.3/rest"}, urls)
+	require.Contains(t, card.SecuritySchemes, a2a.SecuritySchemeName("bearer"))
+
+	_, err = c.ListTasks(testkit.Ctx(t), &a2a.ListTasksRequest{})
+	require.Error(t, err, "no token")
+
+	root2, err := c.ListTasks(withToken(t, "s3cret"), &a2a.ListTasksRequest{})
+	require.NoError(t, err)
+	assert.Empty(t, root2.Tasks)
+	_, err = c.ListTasks(withToken(t, "wrong"), &a2a.ListTasksRequest{})
+	require.Error(t, err)
+}
+
+// A task the agent declines is rejected, with its reason.
+func TestServeRejected(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	judge := func(context.Context, bus.InboundMessage) (bool, string) { return false, "no capability for flying" }
+	startWorker(t, root, "coder", nil, judge, reverse)
+	g := startGateway(t, root, serveConfig("coder"))
+	c := newClient(t, "http://"+g.Addr()+"/agents/coder")
+	events := stream(t, c, userMessage("fly to the moon"))
+	assert.Equal(t, []a2a.TaskState{a2a.TaskStateSubmitted, a2a.TaskStateRejected}, states(events))
+	last := events[len(events)-1].(*a2a.TaskStatusUpdateEvent)
+	assert.Contains(t, last.Status.Message.Parts[0].Text(), "no capability for flying")
+}
+
+// CancelTask cancels the mailbox task: the agent is told, and the task
+// ends canceled.
+func TestServeCancel(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	hold := func(ctx context.Context, _ meta.Meta) (envelope.TaskState, string, string) {
+		<-ctx.Done()
+		return "", "", ""
+	}
+	w := startWorker(t, root, "coder", nil, nil, hold)
+	g := startGateway(t, root, serveConfig("coder"))
+	c := newClient(t, "http://"+g.Addr()+"/agents/coder")
+	ctx := testkit.Ctx(t)
+	var id a2a.TaskID
+	for ev, err := range c.SendStreamingMessage(ctx, userMessage("wait for me")) {
+		require.NoError(t, err)
+		if st, ok := ev.(*a2a.TaskStatusUpdateEvent); ok && st.Status.State == a2a.TaskStateWorking {
+			id = st.TaskID
+			break
+		}
+	}
+	require.NotEmpty(t, id)
+	task, err := c.CancelTask(ctx, &a2a.CancelTaskRequest{ID: id})
+	require.NoError(t, err)
+	assert.Equal(t, a2a.TaskStateCanceled, task.Status.State)
+	cancel := w.other.WaitFor(t, "the cancel", func(m meta.Meta) bool {
+		return m.Type == envelope.TypeTaskUpdate && m.Task != nil && m.Task.State == envelope.StateCanceled
+	})
+	assert.Equal(t, "a2a-"+string(id), cancel.Task.ID)
+	got, err := c.GetTask(ctx, &a2a.GetTaskRequest{ID: id})
+	require.NoError(t, err)
+	assert.Equal(t, a2a.TaskStateCanceled, got.Status.State)
+}
