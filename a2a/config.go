@@ -108,7 +108,9 @@ func defaultRemote() RemoteConfig {
 func (c *Config) Validate(prefix string) error {
 	key := func(k string) string { return prefix + "." + k }
 	var errs []error
-	add := func(k, format string, args ...any) { errs = append(errs, fmt.Errorf("%s: "+format, append([]any{key(k)}, args...)...)) }
+	add := func(k, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{key(k)}, args...)...))
+	}
 	if err := envelope.ValidateAgentID(c.AgentID); err != nil {
 		add("agentId", "%v", err)
 	}
@@ -167,7 +169,9 @@ func (c *Config) Validate(prefix string) error {
 func (r *RemoteConfig) validate(prefix, name string, c *Config) []error {
 	key := func(k string) string { return prefix + "." + k }
 	var errs []error
-	add := func(k, format string, args ...any) { errs = append(errs, fmt.Errorf("%s: "+format, append([]any{key(k)}, args...)...)) }
+	add := func(k, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{key(k)}, args...)...))
+	}
 	switch {
 	case envelope.ValidateAgentID(name) != nil:
 		errs = append(errs, fmt.Errorf("%s: the name is the agent's mailbox id: %w", prefix, envelope.ValidateAgentID(name)))

@@ -38,8 +38,8 @@ func settings(root string) func(string) (mailbox.Config, error) {
 type worker struct {
 	ch       *mailbox.Channel
 	tasks    *testkit.Log[meta.Meta]
-	finished *testkit.Log[string] // the tasks it ended, by id
-	other *testkit.Log[meta.Meta] // what else it received (cancels, messages)
+	finished *testkit.Log[string]    // the tasks it ended, by id
+	other    *testkit.Log[meta.Meta] // what else it received (cancels, messages)
 }
 
 // startWorker runs agent id on the folder store in root; judge, when not

@@ -66,7 +66,9 @@ func withUser(ctx context.Context, name string) context.Context {
 }
 
 // userInterceptor puts the authenticated user in the SDK's call context.
-type userInterceptor struct{ a2asrv.PassthroughCallInterceptor }
+type userInterceptor struct {
+	a2asrv.PassthroughCallInterceptor
+}
 
 // Before implements a2asrv.CallInterceptor.
 func (userInterceptor) Before(ctx context.Context, cc *a2asrv.CallContext, _ *a2asrv.Request) (context.Context, any, error) {
@@ -75,4 +77,3 @@ func (userInterceptor) Before(ctx context.Context, cc *a2asrv.CallContext, _ *a2
 	}
 	return ctx, nil, nil
 }
-
