@@ -99,8 +99,8 @@ func DefaultConfig() Config {
 	return Config{AgentID: DefaultAgentID, TaskTimeout: DefaultTaskTimeout, KeepTasks: DefaultKeepTasks}
 }
 
-// defaultRemote returns the defaults of an entry of connect.
-func defaultRemote() RemoteConfig {
+// DefaultRemote returns the defaults of an entry of connect.
+func DefaultRemote() RemoteConfig {
 	return RemoteConfig{Refresh: DefaultRefresh, PollInterval: DefaultPollInterval, MaxConcurrentTasks: 3, AllowFrom: []string{"*"}}
 }
 

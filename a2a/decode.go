@@ -25,7 +25,7 @@ func DecodeConfig(section config.Section) (Config, error) {
 		if !ok || sub.Raw == nil {
 			return Config{}, fmt.Errorf("%s: want an object with the agent's url", sub.Path)
 		}
-		r := defaultRemote()
+		r := DefaultRemote()
 		if err := sub.Decode(&r); err != nil {
 			return Config{}, err
 		}
