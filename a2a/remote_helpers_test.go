@@ -30,9 +30,9 @@ type echoAgent struct {
 	ask      bool
 	hold     chan struct{}
 	created  atomic.Int32
-	canceled chan struct{} // a token per cancel (nil: not counted)
+	canceled chan struct{}                  // a token per cancel (nil: not counted)
 	meta     atomic.Pointer[map[string]any] // the metadata of the last new task's message
-	header   atomic.Pointer[http.Header]     // the headers of the last request
+	header   atomic.Pointer[http.Header]    // the headers of the last request
 }
 
 // Execute implements a2asrv.AgentExecutor.
