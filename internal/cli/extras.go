@@ -43,6 +43,8 @@ type Extras struct {
 	// Demo runs the two-agent demo (package demo), whose agents are run
 	// processes of this program.
 	Demo func(ctx context.Context, o DemoOptions) error
+	// ServeA2A runs the A2A gateway until ctx ends (a2a serve).
+	ServeA2A func(ctx context.Context, o A2AOptions) error
 }
 
 // HostOptions is what RunHost needs from the command line.

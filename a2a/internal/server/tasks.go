@@ -13,6 +13,7 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2a"
 	"github.com/a2aproject/a2a-go/v2/a2asrv/taskstore"
 
+	"github.com/switchboard-dev/switchboard/a2a/internal/convert"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
@@ -179,6 +180,7 @@ func (t *tasks) create(ctx context.Context, agent string, task *a2a.Task) (tasks
 	}
 	close(c)
 	t.pruneLocked(ctx)
+	t.log.Info("a2a task created", "task", task.ID, "agent", agent)
 	return 1, nil
 }
 
@@ -196,6 +198,7 @@ func (t *tasks) update(ctx context.Context, agent string, req *taskstore.UpdateR
 		return 0, taskstore.ErrConcurrentModification
 	}
 	r.Version++
+	was := r.Task.Status.State
 	r.Task, r.Updated = req.Task, t.now()
 	if r.Task.Status.State == a2a.TaskStateCanceled || r.Task.Status.State.Terminal() {
 		r.Mailbox.Waiting = nil
@@ -205,6 +208,10 @@ func (t *tasks) update(ctx context.Context, agent string, req *taskstore.UpdateR
 	t.mu.Unlock()
 	if err != nil {
 		return 0, err
+	}
+	if st := r.Task.Status.State; st != was && (st.Terminal() || st == a2a.TaskStateInputRequired) {
+		t.log.Info("a2a task "+map[bool]string{true: "ended", false: "waits for input"}[st.Terminal()],
+			"task", r.Task.ID, "agent", agent, "state", convert.Short(st))
 	}
 	if saved != nil && req.Event != nil {
 		saved(req.Event)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"time"
 
+	_ "github.com/switchboard-dev/switchboard/a2a"                              // registers the channel type "a2a"
 	_ "github.com/switchboard-dev/switchboard/channels/feishu"                  // registers the channel type "feishu"
 	_ "github.com/switchboard-dev/switchboard/channels/mailbox"                 // registers the channel type "mailbox"
 	_ "github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore" // registers the mailbox backend "nats"
@@ -25,6 +26,7 @@ func Extras() *cli.Extras {
 		CheckProvider: checkProvider,
 		ServeMCP:      serveMCP,
 		Demo:          runDemo,
+		ServeA2A:      serveA2A,
 	}
 }
 
