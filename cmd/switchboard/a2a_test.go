@@ -1,12 +1,17 @@
 package main_test
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"fmt"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -248,4 +253,99 @@ func TestA2AGatewayKilledMidTask(t *testing.T) {
 	log := coder.stderrSoFar()
 	assert.Equal(t, 1, strings.Count(log, `text="[mailbox task from a2a] sort 5 3 9 1"`), "sorted once:\n%s", log)
 	assert.Equal(t, 1, strings.Count(log, `text="[mailbox task from a2a] count words in a b c"`), "counted once")
+}
+
+// freePort returns a port nobody listens on now.
+func freePort(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	return strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
+}
+
+// startEcho runs the SDK's echo agent (`a2a serve --echo`) on a free
+// port with the card cardJSON (PORT stands for the port) and extra args,
+// and returns its URL once it listens.
+func startEcho(t *testing.T, s *sandbox, name, cardJSON string, args ...string) string {
+	t.Helper()
+	bin, err := a2aCLI()
+	require.NoError(t, err)
+	port := freePort(t)
+	card := s.writeConfig(name+"-card.json", strings.ReplaceAll(cardJSON, "PORT", port))
+	cmd := exec.Command(bin, append([]string{"serve", "--echo", "--port", port, "--card", card}, args...)...)
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	listening := make(chan struct{})
+	drained := make(chan struct{})
+	go func() {
+		defer close(drained)
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() { // its traffic log: read to the end, so that it never blocks
+			if strings.HasPrefix(sc.Text(), "Listening on") {
+				close(listening)
+			}
+		}
+	}()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		<-drained
+		_ = cmd.Wait()
+	})
+	testkit.Closed(t, listening, name+" listening")
+	return "http://127.0.0.1:" + port
+}
+
+// A second switchboard host connects A2A agents built from the SDK: its
+// user on Feishu asks the agent that can echo (the echo agent's skill, a
+// capability in the mailbox) and the 0.3 echo agent by name; the lead
+// delegates to them and each result reaches the user's chat.
+func TestA2AHostDelegatesToAnA2AAgent(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	echo := startEcho(t, s, "echo", `{"name": "Echo Agent", "description": "says back what it is told", "version": "1.0.0",
+  "supportedInterfaces": [{"url": "http://127.0.0.1:PORT", "protocolBinding": "HTTP+JSON", "protocolVersion": "1.0"}],
+  "capabilities": {"streaming": true}, "defaultInputModes": ["text"], "defaultOutputModes": ["text"],
+  "skills": [{"id": "echoing", "name": "Echo", "description": "says it back", "tags": ["echo"]}]}`)
+	old := startEcho(t, s, "echo3", `{"name": "Old Echo", "description": "says back what it is told, in A2A 0.3", "version": "1.0.0",
+  "supportedInterfaces": [{"url": "http://127.0.0.1:PORT", "protocolBinding": "JSONRPC", "protocolVersion": "0.3"}],
+  "capabilities": {"streaming": true}, "defaultInputModes": ["text"], "defaultOutputModes": ["text"], "skills": []}`,
+		"--protocol", "0.3", "--transport", "jsonrpc", "--card-compat")
+
+	lead := s.start("--config", s.writeConfig("lead.json", `{
+  "agents": {"defaults": {"workspace": "~/.nanobot/lead"}},
+  "channels": {
+    "feishu-stub": {"enabled": true, "listen": "127.0.0.1:0", "outbox": "~/.nanobot/feishu-outbox.jsonl"},
+    "mailbox": {"enabled": true, "agentId": "lead", "description": "talks with users and hands work on"},
+    "a2a": {"enabled": true, "connect": {"echo": {"url": "`+echo+`"}, "echo3": {"url": "`+old+`"}}}
+  }
+}`), "run")
+	m := webhookAttr.FindStringSubmatch(lead.awaitLine("host running"))
+	require.NotNil(t, m, "lead logs its webhook")
+	webhook := m[1]
+
+	echoCard := agentCard(t, s, "echo")
+	assert.Equal(t, []any{"echoing"}, echoCard["capabilities"])
+	assert.Equal(t, []any{"a2a"}, echoCard["roles"])
+	assert.Equal(t, "says back what it is told (A2A agent at "+echo+")", echoCard["description"])
+	assert.Contains(t, s.ok("agents"), "echo3")
+
+	post := func(event, text string) {
+		resp, err := http.Post(webhook, "application/json", bytes.NewReader(feishuMessage(event, "ou_bob", "oc_bob", text)))
+		require.NoError(t, err)
+		resp.Body.Close()
+		require.Equal(t, http.StatusOK, resp.StatusCode)
+	}
+	post("ev_1", "ask someone who can echoing to say hello")
+	answer, _ := awaitChatReply(t, webhook, "oc_bob", "echo finished")
+	assert.Equal(t, "echo finished: say hello", answer.Content)
+
+	post("ev_2", "ask echo3 to say hi")
+	answer, _ = awaitChatReply(t, webhook, "oc_bob", "echo3 finished")
+	assert.Equal(t, "echo3 finished: say hi", answer.Content)
+
+	lead.signal(sigterm)
+	assert.Equal(t, 0, lead.wait(), "stderr:\n%s", lead.stderrSoFar())
+	assert.Equal(t, "offline", agentCard(t, s, "echo")["status"])
 }
