@@ -12,9 +12,11 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/switchboard-dev/switchboard/a2a/internal/convert"
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
@@ -160,4 +162,62 @@ func TestServeCancel(t *testing.T) {
 	got, err := c.GetTask(ctx, &a2a.GetTaskRequest{ID: id})
 	require.NoError(t, err)
 	assert.Equal(t, a2a.TaskStateCanceled, got.Status.State)
+}
+
+// A switchboard client's hop puts the task one level below its task
+// tree: work that comes back to an agent of the tree is a cycle, and the
+// agent rejects it; the hop's budget, lower than the gateway's, is the
+// task's.
+func TestServeHopKeepsTheTaskTree(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	w := startWorker(t, root, "coder", nil, nil, reverse)
+	cfg := serveConfig("coder")
+	cfg.Budget = &envelope.Budget{Tokens: 5000}
+	g := startGateway(t, root, cfg)
+	c := newClient(t, "http://"+g.Addr()+"/agents/coder")
+
+	hop := convert.Hop{Task: "task_1", From: "lead", TaskPath: []string{"lead>coder:" + route.WorkFingerprint("b a")},
+		Budget: &envelope.Budget{Tokens: 300}}
+	req := userMessage("b a")
+	req.Message.Metadata = convert.WithHop(nil, hop)
+	events := stream(t, c, req)
+	assert.Equal(t, []a2a.TaskState{a2a.TaskStateSubmitted, a2a.TaskStateRejected}, states(events))
+	last := events[len(events)-1].(*a2a.TaskStatusUpdateEvent)
+	assert.Contains(t, last.Status.Message.Parts[0].Text(), "the same work came back to coder")
+
+	hop.TaskPath = []string{"lead>coder:" + route.WorkFingerprint("other work")}
+	req = userMessage("x y")
+	req.Message.Metadata = convert.WithHop(nil, hop)
+	events = stream(t, c, req)
+	assert.Equal(t, a2a.TaskStateCompleted, states(events)[len(states(events))-1])
+	mt := w.tasks.WaitFor(t, "the second task", func(m meta.Meta) bool { return envelope.OneLine(m.Parts) == "x y" })
+	assert.Len(t, mt.TaskPath, 2, "one level below the client's tree")
+	require.NotNil(t, mt.Task.Budget)
+	assert.Equal(t, int64(300), mt.Task.Budget.Tokens, "the hop's budget, lower than the gateway's")
+}
+
+// A task the agent fails or cancels (as `switchboard cancel` does in its
+// name) ends so, with the reason as its message.
+func TestServeFailedAndCanceledByTheAgent(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		state envelope.TaskState
+		want  a2a.TaskState
+	}{{envelope.StateFailed, a2a.TaskStateFailed}, {envelope.StateCanceled, a2a.TaskStateCanceled}} {
+		t.Run(string(tt.state), func(t *testing.T) {
+			t.Parallel()
+			root := t.TempDir()
+			startWorker(t, root, "coder", nil, nil, func(context.Context, meta.Meta) (envelope.TaskState, string, string) {
+				return tt.state, "", "because"
+			})
+			g := startGateway(t, root, serveConfig("coder"))
+			c := newClient(t, "http://"+g.Addr()+"/agents/coder")
+			events := stream(t, c, userMessage("try"))
+			got := states(events)
+			assert.Equal(t, tt.want, got[len(got)-1])
+			last := events[len(events)-1].(*a2a.TaskStatusUpdateEvent)
+			assert.Equal(t, "because", last.Status.Message.Parts[0].Text())
+		})
+	}
 }

@@ -36,6 +36,7 @@ func (a *app) a2aCommand() *cobra.Command {
 		Long: `A2a speaks the Agent2Agent protocol (A2A 1.0, and 0.3) both ways; see
 docs/a2a.md.`,
 		Args: exactArgs(),
+		RunE: a.action(func(*cobra.Command, []string) error { return usagef("missing subcommand: serve") }),
 	}
 	cmd.AddCommand(a.a2aServeCommand())
 	return cmd
