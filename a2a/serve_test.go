@@ -2,6 +2,7 @@ package a2a_test
 
 import (
 	"context"
+	"net/http"
 	"slices"
 	"strings"
 	"testing"
@@ -220,4 +221,24 @@ func TestServeFailedAndCanceledByTheAgent(t *testing.T) {
 			assert.Equal(t, "because", last.Status.Message.Parts[0].Text())
 		})
 	}
+}
+
+// "*" serves every registered agent, and no agent a client makes up.
+func TestServeEveryRegisteredAgent(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	startWorker(t, root, "coder", nil, nil, reverse)
+	g := startGateway(t, root, serveConfig("*"))
+	c := newClient(t, "http://"+g.Addr()+"/agents/coder")
+	events := stream(t, c, userMessage("b a"))
+	assert.Equal(t, a2a.TaskStateCompleted, states(events)[len(states(events))-1])
+
+	resp, err := http.Post("http://"+g.Addr()+"/agents/nobody/jsonrpc", "application/json", strings.NewReader(`{}`))
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
+	resp, err = http.Post("http://"+g.Addr()+"/agents/a2a/jsonrpc", "application/json", strings.NewReader(`{}`))
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusNotFound, resp.StatusCode, "not the gateway itself")
 }

@@ -42,13 +42,35 @@ func (r *run) ask(ctx context.Context) iter.Seq2[a2a.Event, error] {
 	case a := <-r.answers:
 		follow := a2a.NewMessage(a2a.MessageRoleUser, convert.ToA2AParts(a.parts)...)
 		follow.TaskID, follow.ContextID = a2a.TaskID(r.remoteID), r.contextID
-		s.Question = ""
-		if err := r.p.open.set(ctx, r.id(), s); err != nil {
-			r.p.log.Warn("a2a answer not recorded", "task", r.id(), "err", err)
-		}
-		a.done()
 		r.state = a2a.TaskStateWorking
-		return r.send(ctx, follow)
+		events := r.send(ctx, follow)
+		return func(yield func(a2a.Event, error) bool) {
+			taken := false
+			for ev, err := range events {
+				if err != nil && !taken && ctx.Err() != nil {
+					return // stopping: the answer comes back at the next start
+				}
+				if err != nil && !taken {
+					// The agent did not take the answer: the task cannot go on.
+					r.state, r.status = a2a.TaskStateFailed, "the answer could not be sent to the agent: "+err.Error()
+					a.done()
+					return
+				}
+				if !taken {
+					// The agent has the answer: the question is settled, and
+					// the answer acknowledged (a crash before brings it back).
+					taken = true
+					s.Question = ""
+					if err := r.p.open.set(ctx, r.id(), s); err != nil {
+						r.p.log.Warn("a2a answer not recorded", "task", r.id(), "err", err)
+					}
+					a.done()
+				}
+				if !yield(ev, err) {
+					return
+				}
+			}
+		}
 	}
 }
 

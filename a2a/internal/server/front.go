@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -41,8 +42,9 @@ func (s *Server) isFronted(id string) bool {
 }
 
 // front returns the front of agent id, made on first use. With check, an
-// agent the configuration does not front, or that is not registered, is
-// refused; without (a task of the agent exists), it is made regardless.
+// agent the configuration does not front is refused, and so is one that
+// only "*" fronts and that is not registered (a client cannot make up
+// agents); without (a task of the agent exists), it is made regardless.
 func (s *Server) front(id string, check bool) (*front, error) {
 	if err := envelope.ValidateAgentID(id); err != nil {
 		return nil, err
@@ -55,6 +57,11 @@ func (s *Server) front(id string, check bool) (*front, error) {
 	}
 	if check && !s.isFronted(id) {
 		return nil, fmt.Errorf("%s: %w", id, errNotFronted)
+	}
+	if check && !slices.Contains(s.cfg.Agents, id) {
+		if _, err := s.st.Card(context.Background(), id); err != nil {
+			return nil, fmt.Errorf("%s: %w: %v", id, errNotFronted, err)
+		}
 	}
 	ex := &executor{s: s, agent: id}
 	var h a2asrv.RequestHandler = a2asrv.NewHandler(ex,

@@ -10,6 +10,12 @@ import (
 	"github.com/a2aproject/a2a-go/v2/a2asrv"
 )
 
+// MaxRequestBytes bounds the body of a request: a message larger than the
+// mailbox takes (channels.mailbox.maxMessageBytes, 1 MiB by default) fails
+// anyway when it is sent on, and a client cannot make the gateway read
+// without end.
+const MaxRequestBytes = 8 << 20
+
 // Handler is the server's HTTP handler: each fronted agent under
 // /agents/<id>/ (its card at .well-known/agent-card.json, its endpoints,
 // see front), the default agent's card at the root too. With a token,
@@ -44,6 +50,7 @@ func (s *Server) Handler() http.Handler {
 		}
 		if !card {
 			r = r.WithContext(withUser(r.Context(), "a2a-client"))
+			r.Body = http.MaxBytesReader(w, r.Body, MaxRequestBytes)
 		}
 		fr.mux.ServeHTTP(w, r)
 	})
