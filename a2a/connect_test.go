@@ -156,7 +156,11 @@ func TestConnectUnreachableFails(t *testing.T) {
 // the task once, and its result still reaches the delegator.
 func TestConnectResumesAfterRestart(t *testing.T) {
 	t.Parallel()
-	root := t.TempDir()
+	t.Run("folder", func(t *testing.T) { t.Parallel(); connectResumesAfterRestart(t, t.TempDir()) })
+	t.Run("nats", func(t *testing.T) { t.Parallel(); connectResumesAfterRestart(t, natsTeam(t)) })
+}
+
+func connectResumesAfterRestart(t *testing.T, root string) {
 	echo := &echoAgent{hold: make(chan struct{})}
 	url := serveEcho(t, echo, false, true)
 	g1, err := a2agw.New(connectConfig(url, nil), a2agw.Options{Mailbox: settings(root)})

@@ -17,16 +17,38 @@ import (
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	_ "github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore" // the backend "fs"
+	_ "github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"   // the backend "fs"
+	_ "github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore" // the backend "nats"
+	"github.com/switchboard-dev/switchboard/config"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
+	"github.com/switchboard-dev/switchboard/internal/natstest"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
+// natsTeams are the NATS stores of the tests that run on NATS, by the
+// root they were given (see natsTeam).
+var natsTeams sync.Map
+
+// natsTeam returns a root for the helpers that stands for a namespace of
+// its own on the test binary's shared NATS server: the identities of a
+// test given it use the NATS store.
+func natsTeam(t *testing.T) string {
+	root := t.TempDir()
+	ns := natstest.NewNamespace()
+	section := config.Section{Path: "channels.mailbox.nats", Raw: ns.Section(natstest.Shared(t))}
+	natsTeams.Store(root, section)
+	return root
+}
+
 // settings are the mailbox settings of every identity of a test: the
-// folder store in root, without fsync.
+// folder store in root, without fsync (or the NATS namespace natsTeam
+// gave as root).
 func settings(root string) func(string) (mailbox.Config, error) {
 	return func(id string) (mailbox.Config, error) {
 		c := mailbox.DefaultConfig()
+		if sec, ok := natsTeams.Load(root); ok {
+			c.Backend, c.Stores = "nats", map[string]config.Section{"nats": sec.(config.Section)}
+		}
 		c.AgentID, c.Enabled, c.MailboxesRoot, c.Fsync = id, true, root, false
 		c.AcceptTimeout = 60
 		return c, nil

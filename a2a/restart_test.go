@@ -21,7 +21,11 @@ import (
 // each task once.
 func TestServeResumesAfterRestart(t *testing.T) {
 	t.Parallel()
-	root := t.TempDir()
+	t.Run("folder", func(t *testing.T) { t.Parallel(); serveResumesAfterRestart(t, t.TempDir()) })
+	t.Run("nats", func(t *testing.T) { t.Parallel(); serveResumesAfterRestart(t, natsTeam(t)) })
+}
+
+func serveResumesAfterRestart(t *testing.T, root string) {
 	release := map[string]chan struct{}{"first": make(chan struct{}), "second": make(chan struct{})}
 	w := startWorker(t, root, "coder", nil, nil, func(ctx context.Context, mt meta.Meta) (envelope.TaskState, string, string) {
 		select {

@@ -242,3 +242,33 @@ func TestServeEveryRegisteredAgent(t *testing.T) {
 	resp.Body.Close()
 	assert.Equal(t, http.StatusNotFound, resp.StatusCode, "not the gateway itself")
 }
+
+// One server fronts several agents, each at its own path, each seeing its
+// own tasks only; the default agent's card is at the root too.
+func TestServeSeveralAgents(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	startWorker(t, root, "coder", nil, nil, reverse)
+	startWorker(t, root, "critic", nil, nil, func(context.Context, meta.Meta) (envelope.TaskState, string, string) {
+		return envelope.StateCompleted, "looks fine", ""
+	})
+	cfg := serveConfig("coder", "critic")
+	cfg.Default = "critic"
+	g := startGateway(t, root, cfg)
+	coder := newClient(t, "http://"+g.Addr()+"/agents/coder")
+	critic := newClient(t, "http://"+g.Addr())
+	ctx := testkit.Ctx(t)
+
+	events := stream(t, coder, userMessage("b a"))
+	id := events[0].TaskInfo().TaskID
+	events = stream(t, critic, userMessage("review this"))
+	res, err := critic.GetTask(ctx, &a2a.GetTaskRequest{ID: events[0].TaskInfo().TaskID})
+	require.NoError(t, err)
+	assert.Equal(t, "looks fine", res.Artifacts[0].Parts[0].Text(), "the root's card is critic's")
+
+	_, err = critic.GetTask(ctx, &a2a.GetTaskRequest{ID: id})
+	assert.ErrorIs(t, err, a2a.ErrTaskNotFound, "coder's task is not critic's")
+	list, err := critic.ListTasks(ctx, &a2a.ListTasksRequest{})
+	require.NoError(t, err)
+	assert.Len(t, list.Tasks, 1)
+}
