@@ -9,6 +9,7 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -142,7 +143,7 @@ func (g *Gateway) Start(ctx context.Context) (err error) {
 		}
 	}()
 	if g.cfg.Listen != "" {
-		if err := g.startServer(ctx, mc); err != nil {
+		if err := g.startServer(ctx); err != nil {
 			return err
 		}
 	}
@@ -168,8 +169,8 @@ func (g *Gateway) identity(id, description string, capabilities, roles []string)
 }
 
 // startServer starts the gateway's mailbox identity and its A2A server.
-func (g *Gateway) startServer(ctx context.Context, _ mailbox.Config) error {
-	mc, err := g.identity(g.cfg.AgentID, "A2A gateway: the tasks of A2A clients for "+joinIDs(g.cfg.Serve), nil, []string{"a2a-gateway"})
+func (g *Gateway) startServer(ctx context.Context) error {
+	mc, err := g.identity(g.cfg.AgentID, "A2A gateway: the tasks of A2A clients for "+strings.Join(g.cfg.Serve, ", "), nil, []string{"a2a-gateway"})
 	if err != nil {
 		return err
 	}
@@ -263,15 +264,3 @@ func (g *Gateway) stopLocked(ctx context.Context) error {
 }
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
-
-// joinIDs lists agent ids for a description.
-func joinIDs(ids []string) string {
-	out := ""
-	for i, id := range ids {
-		if i > 0 {
-			out += ", "
-		}
-		out += id
-	}
-	return out
-}

@@ -23,6 +23,7 @@ import (
 	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/internal/natstest"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
+	"github.com/switchboard-dev/switchboard/tracing"
 )
 
 // natsTeams are the NATS stores of the tests that run on NATS, by the
@@ -61,6 +62,7 @@ type worker struct {
 	ch       *mailbox.Channel
 	tasks    *testkit.Log[meta.Meta]
 	finished *testkit.Log[string]    // the tasks it ended, by id
+	traces   *testkit.Log[string]    // the trace id of each task, as its receipt says
 	other    *testkit.Log[meta.Meta] // what else it received (cancels, messages)
 }
 
@@ -78,7 +80,7 @@ func startWorker(t *testing.T, root, id string, capabilities []string, judge mai
 		ch.SetJudge(judge)
 	}
 	require.NoError(t, ch.Start(testkit.Ctx(t)))
-	w := &worker{ch: ch, tasks: testkit.NewLog[meta.Meta](), finished: testkit.NewLog[string](), other: testkit.NewLog[meta.Meta]()}
+	w := &worker{ch: ch, tasks: testkit.NewLog[meta.Meta](), finished: testkit.NewLog[string](), traces: testkit.NewLog[string](), other: testkit.NewLog[meta.Meta]()}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() {
@@ -95,6 +97,7 @@ func startWorker(t *testing.T, root, id string, capabilities []string, judge mai
 				m.Done()
 				continue
 			}
+			w.traces.Add(tracing.TraceID(m.TraceContext[tracing.KeyTraceparent]))
 			w.tasks.Add(*mt)
 			wg.Go(func() {
 				state, text, reason := do(ctx, *mt)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/a2aproject/a2a-go/v2/a2a"
+	"github.com/a2aproject/a2a-go/v2/a2aclient"
 	"github.com/a2aproject/a2a-go/v2/a2aclient/agentcard"
 	"github.com/a2aproject/a2a-go/v2/a2acompat/a2av0"
 	"github.com/stretchr/testify/assert"
@@ -271,4 +272,25 @@ func TestServeSeveralAgents(t *testing.T) {
 	list, err := critic.ListTasks(ctx, &a2a.ListTasksRequest{})
 	require.NoError(t, err)
 	assert.Len(t, list.Tasks, 1)
+}
+
+// The W3C trace context of the request, as the traceparent header or in
+// the message's metadata, goes on in the mailbox task: one trace.
+func TestServeCarriesTheTrace(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	w := startWorker(t, root, "coder", nil, nil, reverse)
+	g := startGateway(t, root, serveConfig("coder"))
+	c := newClient(t, "http://"+g.Addr()+"/agents/coder")
+
+	req := userMessage("b a")
+	req.Message.Metadata = convert.WithTrace(nil, map[string]string{"traceparent": "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01"})
+	stream(t, c, req)
+	assert.Equal(t, "4bf92f3577b34da6a3ce929d0e0e4736", w.traces.WaitFor(t, "the first trace", func(string) bool { return true }))
+
+	ctx := a2aclient.AttachServiceParams(testkit.Ctx(t), a2aclient.ServiceParams{"traceparent": {"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}})
+	for _, err := range c.SendStreamingMessage(ctx, userMessage("d c")) {
+		require.NoError(t, err)
+	}
+	w.traces.WaitFor(t, "the header's trace", func(id string) bool { return id == "0af7651916cd43dd8448eb211c80319c" })
 }
