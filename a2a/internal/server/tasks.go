@@ -85,6 +85,7 @@ type tasks struct {
 
 	mu      sync.Mutex
 	recs    map[a2a.TaskID][]byte // the records as stored
+	opened  map[a2a.TaskID]bool   // the tasks that have not ended
 	created map[a2a.TaskID]chan struct{}
 	// saved is told of each update that is stored, with its event.
 	saved func(a2a.Event)
@@ -95,7 +96,7 @@ type tasks struct {
 // is for a person to look at.
 func loadTasks(ctx context.Context, st *store.Store, shelf string, keep int, log *slog.Logger, now func() time.Time) (*tasks, error) {
 	t := &tasks{st: st, shelf: shelf, keep: keep, log: log, now: now,
-		recs: map[a2a.TaskID][]byte{}, created: map[a2a.TaskID]chan struct{}{}}
+		recs: map[a2a.TaskID][]byte{}, opened: map[a2a.TaskID]bool{}, created: map[a2a.TaskID]chan struct{}{}}
 	keys, err := st.ListState(ctx, shelf, keyPrefix)
 	if err != nil {
 		return nil, fmt.Errorf("list a2a tasks: %w", err)
@@ -111,6 +112,9 @@ func loadTasks(ctx context.Context, st *store.Store, shelf string, keep int, log
 			continue
 		}
 		t.recs[r.Task.ID] = data
+		if !r.Task.Status.State.Terminal() {
+			t.opened[r.Task.ID] = true
+		}
 	}
 	return t, nil
 }
@@ -254,6 +258,11 @@ func (t *tasks) writeLocked(ctx context.Context, r record) error {
 		return fmt.Errorf("store a2a task %s: %w", r.Task.ID, err)
 	}
 	t.recs[r.Task.ID] = data
+	if r.Task.Status.State.Terminal() {
+		delete(t.opened, r.Task.ID)
+	} else {
+		t.opened[r.Task.ID] = true
+	}
 	return nil
 }
 
@@ -289,9 +298,9 @@ func (t *tasks) open() []record {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	var out []record
-	for _, data := range t.recs {
+	for id := range t.opened {
 		var r record
-		if json.Unmarshal(data, &r) == nil && !r.Task.Status.State.Terminal() {
+		if json.Unmarshal(t.recs[id], &r) == nil && !r.Task.Status.State.Terminal() {
 			out = append(out, r)
 		}
 	}
