@@ -17,11 +17,6 @@ func (r *run) start(ctx context.Context) iter.Seq2[a2a.Event, error] {
 	if s, ok := r.p.open.get(r.id()); ok && s.RemoteID != "" {
 		r.remoteID, r.contextID = s.RemoteID, s.ContextID
 		r.p.log.Info("a2a task resumed", "task", r.id(), "remote", r.remoteID)
-		if s.Question != "" {
-			r.p.mu.Lock()
-			r.p.asked[s.Question] = r
-			r.p.mu.Unlock()
-		}
 		return r.follow(ctx)
 	}
 	msg := a2a.NewMessage(a2a.MessageRoleUser, convert.ToA2AParts(r.task.Parts)...)

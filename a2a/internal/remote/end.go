@@ -22,8 +22,15 @@ func (r *run) ask(ctx context.Context) iter.Seq2[a2a.Event, error] {
 		if question == "" {
 			question = "the agent needs more input"
 		}
+		// The answer may come before Post returns: the participant takes
+		// no message until the question is known to be this run's.
+		r.p.mu.Lock()
 		msg, err := r.p.ch.Post(ctx, route.Request{To: r.task.From, Type: envelope.TypeMessage, TaskID: r.id(),
 			ThreadID: r.task.ThreadID, ExpectsReply: true, Text: r.p.cfg.Name + " asks: " + question})
+		if err == nil {
+			r.p.asked[msg.ID] = r
+		}
+		r.p.mu.Unlock()
 		if err != nil {
 			r.state, r.status = a2a.TaskStateFailed, "the agent wants input, and the question could not be asked: "+err.Error()
 			return emptyEvents
@@ -32,9 +39,6 @@ func (r *run) ask(ctx context.Context) iter.Seq2[a2a.Event, error] {
 		if err := r.p.open.set(ctx, r.id(), s); err != nil {
 			r.p.log.Warn("a2a question not recorded", "task", r.id(), "err", err)
 		}
-		r.p.mu.Lock()
-		r.p.asked[msg.ID] = r
-		r.p.mu.Unlock()
 	}
 	select {
 	case <-ctx.Done():

@@ -208,6 +208,11 @@ func (p *Participant) startRun(ctx context.Context, m bus.InboundMessage, mt met
 	}
 	r := newRun(p, m, mt)
 	p.runs[mt.Task.ID] = r
+	if s, ok := p.open.get(mt.Task.ID); ok && s.Question != "" {
+		// asked before a restart: its answer, handed back after the task,
+		// must find the run
+		p.asked[s.Question] = r
+	}
 	p.mu.Unlock()
 	p.wg.Go(func() {
 		r.do(ctx)
