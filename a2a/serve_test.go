@@ -18,7 +18,6 @@ import (
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
-	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
@@ -179,7 +178,7 @@ func TestServeHopKeepsTheTaskTree(t *testing.T) {
 	g := startGateway(t, root, cfg)
 	c := newClient(t, "http://"+g.Addr()+"/agents/coder")
 
-	hop := convert.Hop{Task: "task_1", From: "lead", TaskPath: []string{"lead>coder:" + route.WorkFingerprint("b a")},
+	hop := convert.Hop{Task: "task_1", From: "lead", TaskPath: []string{"lead>coder:" + meta.WorkFingerprint("b a")},
 		Budget: &envelope.Budget{Tokens: 300}}
 	req := userMessage("b a")
 	req.Message.Metadata = convert.WithHop(nil, hop)
@@ -188,7 +187,7 @@ func TestServeHopKeepsTheTaskTree(t *testing.T) {
 	last := events[len(events)-1].(*a2a.TaskStatusUpdateEvent)
 	assert.Contains(t, last.Status.Message.Parts[0].Text(), "the same work came back to coder")
 
-	hop.TaskPath = []string{"lead>coder:" + route.WorkFingerprint("other work")}
+	hop.TaskPath = []string{"lead>coder:" + meta.WorkFingerprint("other work")}
 	req = userMessage("x y")
 	req.Message.Metadata = convert.WithHop(nil, hop)
 	events = stream(t, c, req)

@@ -66,7 +66,7 @@ func (m *Manager) work(ctx context.Context, mc *managed) {
 }
 
 // Send delivers one outbound message to the channel it names, retrying
-// temporary errors with exponential backoff. It is what the dispatcher uses,
+// temporary errors with exponential backoff and jitter. It is what the dispatcher uses,
 // exported for callers that need the result of one send.
 func (m *Manager) Send(ctx context.Context, msg bus.OutboundMessage) error {
 	m.mu.Lock()

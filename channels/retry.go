@@ -5,6 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/switchboard-dev/switchboard/clock"
+	"github.com/switchboard-dev/switchboard/internal/backoff"
 )
 
 // Retry is the policy for trying again what failed with a temporary error
@@ -23,6 +26,12 @@ type Retry struct {
 	// that is honoured; a server that asks for more ends the retries, and
 	// the error is reported (default 1 minute).
 	MaxServerWait time.Duration
+	// Jitter is the part of each computed wait that is random (see
+	// package internal/backoff: 0 takes its default, a half; negative
+	// waits exactly). A server's wait is never shortened.
+	Jitter float64
+	// Clock times the waits of Do (default clock.Real).
+	Clock clock.Clock
 }
 
 // withDefaults returns r with its zero fields set to the defaults.
@@ -44,7 +53,7 @@ func (r Retry) withDefaults() Retry {
 
 // Wait returns how long to wait after failed attempt n (1 for the first
 // try) that failed with err: Backoff doubled n-1 times, at most
-// MaxBackoff, or longer when err carries a server's wait (RetryAfter).
+// MaxBackoff, less a random part (Jitter), or longer when err carries a server's wait (RetryAfter).
 // ok is false when err is not temporary, or when the server asks for more
 // than MaxServerWait: then there is no retry.
 func (r Retry) Wait(n int, err error) (wait time.Duration, ok bool) {
@@ -52,11 +61,7 @@ func (r Retry) Wait(n int, err error) (wait time.Duration, ok bool) {
 		return 0, false
 	}
 	r = r.withDefaults()
-	wait = r.Backoff
-	for i := 1; i < n && wait < r.MaxBackoff; i++ {
-		wait *= 2
-	}
-	wait = min(wait, r.MaxBackoff)
+	wait = backoff.Policy{Initial: r.Backoff, Max: r.MaxBackoff, Jitter: r.Jitter}.Delay(n - 1)
 	if server := RetryAfterOf(err); server > 0 {
 		if server > r.MaxServerWait {
 			return 0, false
@@ -85,12 +90,8 @@ func (r Retry) Do(ctx context.Context, op func(context.Context) error, onRetry f
 		if onRetry != nil {
 			onRetry(attempt, wait, err)
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return attempt, errors.Join(err, ctx.Err())
+		if werr := backoff.Sleep(ctx, r.Clock, wait); werr != nil {
+			return attempt, errors.Join(err, werr)
 		}
 	}
 }

@@ -15,7 +15,7 @@ import (
 
 func TestRetryWait(t *testing.T) {
 	busy := channels.Temporary(errors.New("busy"))
-	r := channels.Retry{Backoff: time.Second, MaxBackoff: 5 * time.Second, MaxServerWait: time.Minute}
+	r := channels.Retry{Backoff: time.Second, MaxBackoff: 5 * time.Second, MaxServerWait: time.Minute, Jitter: -1}
 	tests := []struct {
 		name    string
 		attempt int
@@ -60,7 +60,7 @@ func TestRetryDo(t *testing.T) {
 			errs := []error{busy, channels.RetryAfter(errors.New("429"), 10*time.Second), nil}
 			var waits []time.Duration
 			start := time.Now()
-			n, err := channels.Retry{Backoff: time.Second}.Do(t.Context(), func(context.Context) error {
+			n, err := channels.Retry{Backoff: time.Second, Jitter: -1}.Do(t.Context(), func(context.Context) error {
 				e := errs[0]
 				errs = errs[1:]
 				return e
@@ -96,4 +96,22 @@ func TestRetryDo(t *testing.T) {
 			assert.Equal(t, 1, n)
 		})
 	})
+}
+
+// Without Jitter set, a computed wait is shortened by a random part of up
+// to half (package internal/backoff), so that senders refused together do
+// not retry together; a server's wait is never shortened.
+func TestRetryWaitJitters(t *testing.T) {
+	t.Parallel()
+	r := channels.Retry{Backoff: time.Second, MaxBackoff: time.Second}
+	busy := channels.Temporary(errors.New("busy"))
+	for range 100 {
+		wait, ok := r.Wait(1, busy)
+		require.True(t, ok)
+		assert.GreaterOrEqual(t, wait, 500*time.Millisecond)
+		assert.LessOrEqual(t, wait, time.Second)
+		wait, ok = r.Wait(1, channels.RetryAfter(busy, 3*time.Second))
+		require.True(t, ok)
+		assert.Equal(t, 3*time.Second, wait)
+	}
 }

@@ -56,6 +56,10 @@ type Options struct {
 	Registry *channels.Registry
 	// Provider replaces the one agents.defaults.provider names.
 	Provider agent.Provider
+	// Providers builds that provider, by its kind (default
+	// agentloop.DefaultProviderRegistry(): the provider packages the
+	// program imports).
+	Providers *agentloop.ProviderRegistry
 	// Environ is the environment, for the providers' keys (OPENAI_API_KEY,
 	// ANTHROPIC_API_KEY, ...); nil: os.Environ().
 	Environ []string

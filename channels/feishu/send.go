@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	larkim "github.com/larksuite/oapi-sdk-go/v3/service/im/v1"
 
@@ -27,7 +28,9 @@ const (
 
 // markdown matches what a card renders and a text message would show raw:
 // code fences, headings, bold, lists, links, tables.
-var markdown = regexp.MustCompile("(?m)```|^#{1,6} |\\*\\*[^*\n]+\\*\\*|^\\s*[-*+] |^\\s*\\d+\\. |\\[[^\\]\n]+\\]\\([^)\n]+\\)|^\\|.+\\|\\s*$")
+var markdown = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("(?m)```|^#{1,6} |\\*\\*[^*\n]+\\*\\*|^\\s*[-*+] |^\\s*\\d+\\. |\\[[^\\]\n]+\\]\\([^)\n]+\\)|^\\|.+\\|\\s*$")
+})
 
 // Send delivers an answer. An answer to a Feishu message (its message_id
 // in the metadata, as the agent loop keeps it, or ReplyTo) goes out with
@@ -56,7 +59,7 @@ func (c *Channel) Send(ctx context.Context, msg bus.OutboundMessage) error {
 		return nil
 	}
 	msgType, limit := "text", textLimit
-	if markdown.MatchString(content) {
+	if markdown().MatchString(content) {
 		msgType, limit = "interactive", cardLimit
 	}
 	target := replyTarget(msg)

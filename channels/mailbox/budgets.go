@@ -6,10 +6,9 @@ import (
 	"strings"
 
 	"github.com/switchboard-dev/switchboard/agent"
-
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/budget"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/tasks"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/ledger"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
@@ -121,7 +120,7 @@ func (c *Channel) spent(ctx context.Context, taskID string) (budget, used *envel
 // agent worked on, reported it used when it ended (used nil: nothing
 // reported, as when it was lost or came from nanobot), and frees what it
 // was handed.
-func (c *Channel) subtaskEnded(ctx context.Context, rec tasks.Record, used *envelope.Budget) {
+func (c *Channel) subtaskEnded(ctx context.Context, rec ledger.Record, used *envelope.Budget) {
 	if rec.ParentTask == "" {
 		return
 	}

@@ -10,19 +10,8 @@ import (
 
 	"github.com/switchboard-dev/switchboard/agentloop"
 	"github.com/switchboard-dev/switchboard/bus"
-	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
-)
-
-// What the channel offers the agent loop, through the interfaces the loop
-// declares (host finds them by type assertion).
-var (
-	_ agentloop.ToolChannel     = (*mailbox.Channel)(nil)
-	_ agentloop.HookChannel     = (*mailbox.Channel)(nil)
-	_ agentloop.ApprovalChannel = (*mailbox.Channel)(nil)
-	_ agentloop.TaskChannel     = (*mailbox.Channel)(nil)
-	_ agentloop.IdentityChannel = (*mailbox.Channel)(nil)
 )
 
 // Every message the channel hands to the agent says in the bus's words

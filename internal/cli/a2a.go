@@ -3,30 +3,17 @@ package cli
 import (
 	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"maps"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/switchboard-dev/switchboard/channels"
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/config"
 )
-
-// A2AOptions is what the A2A gateway needs from the command line (see
-// Extras.ServeA2A).
-type A2AOptions struct {
-	// Section is channels.a2a as the config has it, with the command's
-	// flags applied (it may be empty: the flags say it all).
-	Section config.Section
-	// Mailbox returns the mailbox settings of an identity.
-	Mailbox func(id string) (mailbox.Config, error)
-	Logger  *slog.Logger
-	Version string
-	// Out is told where the gateway serves and what it connects.
-	Out io.Writer
-}
 
 // a2aCommand is `switchboard a2a`, the Agent2Agent protocol both ways.
 func (a *app) a2aCommand() *cobra.Command {
@@ -118,20 +105,78 @@ folder, or NATS).`,
 // nothing says where.
 const defaultA2AListen = "127.0.0.1:8790"
 
+// a2aType is the channel type of the A2A gateway (package a2a): the
+// program links it (cmd/switchboard/main.go), the command line does not.
+const a2aType = "a2a"
+
+// a2aGateway is what `switchboard a2a serve` needs of the gateway besides
+// its life as a channel.
+type a2aGateway interface {
+	// Summary says where it serves each agent and which A2A agents it
+	// connects, a line each.
+	Summary() []string
+}
+
+// a2aStopTimeout bounds the stop of the gateway at the end.
+const a2aStopTimeout = 10 * time.Second
+
 // serveA2A runs the gateway of channels.a2a with flags on top, and
 // remotes (name → url) added to channels.a2a.connect.
 func (a *app) serveA2A(ctx context.Context, flags map[string]any, remotes map[string]any) error {
-	x, err := a.extras("a2a")
+	factory, err := channels.Lookup(a2aType)
 	if err != nil {
-		return err
+		return fmt.Errorf("a2a serve: this program was built without the A2A gateway (it imports no github.com/switchboard-dev/switchboard/a2a)")
 	}
 	s, err := a.settings()
 	if err != nil {
 		return err
 	}
-	sec, ok := s.config.Section("a2a")
+	sec := a2aSection(s.config, flags, remotes)
+	if _, err := channels.DefaultRegistry().Check(a2aType, sec); err != nil {
+		return usagef("a2a serve: %v", err)
+	}
+	logger := a.logger(slog.LevelInfo)
+	id := "a2a" // the gateway's default identity (channels.a2a.agentId)
+	if v, ok := sec.Raw["agentId"].(string); ok && v != "" {
+		id = v
+	}
+	stopTracing, err := a.startTracing(ctx, s.config.Observability.Tracing, id, logger)
+	if err != nil {
+		return err
+	}
+	defer stopTracing()
+	ch, err := factory(sec, channels.Deps{Logger: logger, Config: a.a2aConfig(s)})
+	if err != nil {
+		return fmt.Errorf("a2a serve: %w", err)
+	}
+	if err := ch.Start(ctx); err != nil {
+		if stopped(ctx, err) {
+			return nil
+		}
+		return fmt.Errorf("a2a serve: %w", err)
+	}
+	if g, ok := ch.(a2aGateway); ok {
+		for _, line := range g.Summary() {
+			fmt.Fprintln(a.env.Stderr, line)
+		}
+	}
+	fmt.Fprintln(a.env.Stderr, "(Ctrl-C to stop)")
+	<-ctx.Done()
+	stop, cancel := context.WithTimeout(context.WithoutCancel(ctx), a2aStopTimeout)
+	defer cancel()
+	if err := ch.Stop(stop); err != nil {
+		return fmt.Errorf("a2a serve: %w", err)
+	}
+	return nil
+}
+
+// a2aSection is the config's channels.a2a section (or an empty one) with
+// flags on top, remotes added to its connect, enabled, and listening on
+// the default address when it serves agents and nothing says where.
+func a2aSection(cfg *config.Config, flags, remotes map[string]any) config.Section {
+	sec, ok := cfg.Section(a2aType)
 	if !ok {
-		sec = config.Section{Path: "channels.a2a"}
+		sec = config.Section{Path: "channels." + a2aType}
 	}
 	raw := maps.Clone(sec.Raw)
 	if raw == nil {
@@ -158,26 +203,29 @@ func (a *app) serveA2A(ctx context.Context, flags map[string]any, remotes map[st
 	}
 	raw["enabled"] = true
 	sec.Raw = raw
-	logger := a.logger(slog.LevelInfo)
-	id := "a2a" // the gateway's default identity (channels.a2a.agentId)
-	if v, ok := raw["agentId"].(string); ok && v != "" {
-		id = v
+	return sec
+}
+
+// a2aConfig is the config the gateway is built from: the loaded one, its
+// channels.mailbox section naming the store this command uses (--root,
+// the backend).
+func (a *app) a2aConfig(s *settings) *config.Config {
+	cfg := *s.config
+	cfg.Channels = maps.Clone(cfg.Channels)
+	if cfg.Channels == nil {
+		cfg.Channels = map[string]config.Section{}
 	}
-	stopTracing, err := a.startTracing(ctx, s.config.Observability.Tracing, id, logger)
-	if err != nil {
-		return err
+	sec, ok := cfg.Section(mailbox.ChannelName)
+	if !ok {
+		sec = config.Section{Path: "channels." + mailbox.ChannelName}
 	}
-	defer stopTracing()
-	err = x.ServeA2A(ctx, A2AOptions{Section: sec, Logger: logger, Version: a.env.Version, Out: a.env.Stderr,
-		Mailbox: func(id string) (mailbox.Config, error) {
-			cfg, _, err := a.recvConfig(id)
-			return cfg, err
-		}})
-	if err != nil && stopped(ctx, err) {
-		return nil
+	raw := maps.Clone(sec.Raw)
+	if raw == nil {
+		raw = map[string]any{}
 	}
-	if err != nil {
-		return fmt.Errorf("a2a serve: %w", err)
-	}
-	return nil
+	raw["mailboxesRoot"] = s.mailbox.MailboxesRoot
+	raw["backend"] = a.backendKind(s)
+	sec.Raw = raw
+	cfg.Channels[mailbox.ChannelName] = sec
+	return &cfg
 }

@@ -12,7 +12,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	_ "github.com/switchboard-dev/switchboard/agentloop/provider/scripted" // the host's modules
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
+	_ "github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
 	"github.com/switchboard-dev/switchboard/config"
 	"github.com/switchboard-dev/switchboard/host"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/route"

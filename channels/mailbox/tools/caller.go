@@ -32,7 +32,7 @@ func (c Caller) parent() *meta.Meta {
 
 // tree returns the task tree of a turn that handles an update routed back
 // to the conversation a task was delegated from: work delegated there
-// stays in the tree of the task being worked on (route.CheckTaskPath).
+// stays in the tree of the task being worked on (meta.CheckTaskPath).
 func (c Caller) tree() *meta.Tree {
 	mt, ok := meta.Of(c.inbound().Metadata)
 	if !ok || !mt.Routed() {

@@ -4,23 +4,22 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/switchboard-dev/switchboard/clock"
+	"github.com/switchboard-dev/switchboard/internal/backoff"
 )
 
 // registryLockName is the lock file every registry writer holds while it
 // reads, changes and replaces _registry.json.
 const registryLockName = "_registry.lock"
 
-// Backoff between attempts to take a busy registry lock.
-const (
-	lockRetryMin = 500 * time.Microsecond
-	lockRetryMax = 20 * time.Millisecond
-)
+// lockRetry spaces the attempts to take a busy registry lock.
+var lockRetry = backoff.Policy{Initial: 500 * time.Microsecond, Max: 20 * time.Millisecond}
 
 // registryProcessLocks holds, for each store root of the process (by its real
 // path, shared by every Store opened on it), the lock its registry writers
@@ -105,8 +104,7 @@ func (s *Store) lockRegistry(ctx context.Context) (unlock func(), err error) {
 		}
 		return nil, fmt.Errorf("lock registry: %w", err)
 	}
-	wait := lockRetryMin
-	var timer *time.Timer
+	waits := lockRetry.Start()
 	for {
 		locked, err := tryLock(f)
 		if err != nil {
@@ -116,21 +114,11 @@ func (s *Store) lockRegistry(ctx context.Context) (unlock func(), err error) {
 		if locked {
 			break
 		}
-		// Jitter keeps waiting writers from retrying in lock step.
-		d := wait/2 + rand.N(wait/2+1)
-		if timer == nil {
-			timer = time.NewTimer(d)
-			defer timer.Stop()
-		} else {
-			timer.Reset(d)
-		}
-		select {
-		case <-ctx.Done():
+		// The jitter keeps waiting writers from retrying in lock step.
+		if err := backoff.Sleep(ctx, clock.Real, waits.Next()); err != nil {
 			f.Close()
-			return nil, fmt.Errorf("lock registry: %w", ctx.Err())
-		case <-timer.C:
+			return nil, fmt.Errorf("lock registry: %w", err)
 		}
-		wait = min(2*wait, lockRetryMax)
 	}
 	return func() {
 		// Closing the descriptor releases the flock; then the next
