@@ -2,11 +2,9 @@ package main_test
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"net"
-	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -22,6 +20,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/switchboard-dev/switchboard/internal/feishufake"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
@@ -298,7 +297,7 @@ func startEcho(t *testing.T, s *sandbox, name, cardJSON string, args ...string) 
 }
 
 // A second switchboard host connects A2A agents built from the SDK: its
-// user on Feishu asks the agent that can echo (the echo agent's skill, a
+// user on Feishu (the real channel, against the fake Feishu) asks the agent that can echo (the echo agent's skill, a
 // capability in the mailbox) and the 0.3 echo agent by name; the lead
 // delegates to them and each result reaches the user's chat.
 func TestA2AHostDelegatesToAnA2AAgent(t *testing.T) {
@@ -313,17 +312,20 @@ func TestA2AHostDelegatesToAnA2AAgent(t *testing.T) {
   "capabilities": {"streaming": true}, "defaultInputModes": ["text"], "defaultOutputModes": ["text"], "skills": []}`,
 		"--protocol", "0.3", "--transport", "jsonrpc", "--card-compat")
 
+	fake := feishufake.New(feishufake.Options{})
+	t.Cleanup(fake.Close)
 	lead := s.start("--config", s.writeConfig("lead.json", `{
   "agents": {"defaults": {"workspace": "~/.nanobot/lead"}},
   "channels": {
-    "feishu-stub": {"enabled": true, "listen": "127.0.0.1:0", "outbox": "~/.nanobot/feishu-outbox.jsonl"},
+    "feishu": {"enabled": true, "appId": "`+fake.AppID()+`", "appSecret": "`+fake.AppSecret()+`", "allowFrom": ["*"],
+               "baseUrl": "`+fake.URL()+`", "journal": "~/.nanobot/feishu-journal.jsonl", "mediaDir": "~/.nanobot/feishu-media"},
     "mailbox": {"enabled": true, "agentId": "lead", "description": "talks with users and hands work on"},
     "a2a": {"enabled": true, "connect": {"echo": {"url": "`+echo+`"}, "echo3": {"url": "`+old+`"}}}
   }
 }`), "run")
-	m := webhookAttr.FindStringSubmatch(lead.awaitLine("host running"))
-	require.NotNil(t, m, "lead logs its webhook")
-	webhook := m[1]
+	lead.awaitLine("host running")
+	ctx := testkit.Ctx(t)
+	require.NoError(t, fake.WaitConnections(ctx, 1), "lead's Feishu channel connects")
 
 	echoCard := agentCard(t, s, "echo")
 	assert.Equal(t, []any{"echoing"}, echoCard["capabilities"])
@@ -331,19 +333,23 @@ func TestA2AHostDelegatesToAnA2AAgent(t *testing.T) {
 	assert.Equal(t, "says back what it is told (A2A agent at "+echo+")", echoCard["description"])
 	assert.Contains(t, s.ok("agents"), "echo3")
 
-	post := func(event, text string) {
-		resp, err := http.Post(webhook, "application/json", bytes.NewReader(feishuMessage(event, "ou_bob", "oc_bob", text)))
+	// ask posts text as bob in his chat on Feishu and returns the bot's
+	// message to that chat that starts with want.
+	ask := func(id, text, want string) feishufake.Message {
+		t.Helper()
+		_, err := fake.PushEvent(ctx, feishufake.Event{MessageID: id, ChatID: "oc_bob", Sender: "ou_bob", Content: feishufake.Text(text)})
 		require.NoError(t, err)
-		resp.Body.Close()
-		require.Equal(t, http.StatusOK, resp.StatusCode)
+		got, err := fake.WaitMessages(ctx, 1, func(m feishufake.Message) bool { return strings.HasPrefix(m.Text(), want) })
+		require.NoError(t, err, "messages so far: %+v", fake.Messages())
+		return got[0]
 	}
-	post("ev_1", "ask someone who can echoing to say hello")
-	answer, _ := awaitChatReply(t, webhook, "oc_bob", "echo finished")
-	assert.Equal(t, "echo finished: say hello", answer.Content)
+	answer := ask("om_1", "ask someone who can echoing to say hello", "echo finished")
+	assert.Equal(t, "echo finished: say hello", answer.Text())
+	assert.Equal(t, "ou_bob", answer.ChatID, "to bob: a direct chat is answered by his open_id")
 
-	post("ev_2", "ask echo3 to say hi")
-	answer, _ = awaitChatReply(t, webhook, "oc_bob", "echo3 finished")
-	assert.Equal(t, "echo3 finished: say hi", answer.Content)
+	answer = ask("om_2", "ask echo3 to say hi", "echo3 finished")
+	assert.Equal(t, "echo3 finished: say hi", answer.Text())
+	assert.Equal(t, "ou_bob", answer.ChatID, "to bob: a direct chat is answered by his open_id")
 
 	lead.signal(sigterm)
 	assert.Equal(t, 0, lead.wait(), "stderr:\n%s", lead.stderrSoFar())
