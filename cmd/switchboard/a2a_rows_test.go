@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"encoding/json"
+	"net"
 	"net/http"
 	"strings"
 	"testing"
@@ -128,4 +129,31 @@ func TestA2ARowsInAgentsThreadAndConsole(t *testing.T) {
 	assert.Equal(t, 0, gw.wait(), "stderr:\n%s", gw.stderrSoFar())
 	coder.signal(sigterm)
 	assert.Equal(t, 0, coder.wait())
+}
+
+// `switchboard a2a serve` checks its flags and the channels.a2a section
+// before it starts anything: usage errors (exit 2) name the key; a port
+// taken is a failure (exit 1).
+func TestA2AServeUsage(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"a2a"}, "missing subcommand: serve"},
+		{[]string{"a2a", "serve", "--listen", "0.0.0.0:0", "--agent", "coder"}, "channels.a2a.token"},
+		{[]string{"a2a", "serve", "--connect", "echo"}, `--connect "echo": want NAME=URL`},
+		{[]string{"a2a", "serve", "--connect", "echo=not a url"}, "channels.a2a.connect.echo"},
+		{[]string{"a2a", "serve", "--listen", "127.0.0.1:0"}, "channels.a2a"},
+	} {
+		r := s.run(c.args...)
+		assert.Equal(t, 2, r.code, "%v: %s", c.args, r.stderr)
+		assert.Contains(t, r.stderr, c.want, "%v", c.args)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer ln.Close()
+	r := s.run("a2a", "serve", "--listen", ln.Addr().String(), "--agent", "coder")
+	assert.Equal(t, 1, r.code, "a port taken: %s", r.stderr)
 }
