@@ -13,6 +13,7 @@ import (
 	// provider kind, a mailbox backend, a channel type) when imported;
 	// host and the command line import none of them. A program that
 	// wants fewer or others imports those instead.
+	_ "github.com/switchboard-dev/switchboard/a2a"                              // channel type "a2a" (the A2A gateway: switchboard a2a serve)
 	_ "github.com/switchboard-dev/switchboard/agentloop/provider/anthropic"     // provider kind "anthropic"
 	_ "github.com/switchboard-dev/switchboard/agentloop/provider/openai"        // provider kind "openai" (every OpenAI-compatible server)
 	_ "github.com/switchboard-dev/switchboard/agentloop/provider/scripted"      // provider kind "scripted"

@@ -167,6 +167,7 @@ func (a *app) subcommands() []subcommand {
 		{"stats", a.statsCommand},
 		{"pending", a.pendingCommand},
 		{"mcp", a.mcpCommand},
+		{"a2a", a.a2aCommand},
 		{"console", a.consoleCommand},
 		{"dead", a.deadCommand},
 		{"redeliver", a.redeliverCommand},

@@ -79,6 +79,10 @@ func TestImportsPointDown(t *testing.T) {
 				t.Errorf("%s imports %s: meta is a leaf over the wire format", pkg, imp)
 			case (pkg == "bus" || under(pkg, "clock") || pkg == "config") && !under(imp, "clock"):
 				t.Errorf("%s imports %s: it is at the bottom of the layers", pkg, imp)
+			case under(imp, "a2a") && !under(pkg, "a2a") && !under(pkg, "cmd"):
+				t.Errorf("%s imports the A2A gateway %s: a module, which the program picks (cmd/switchboard/main.go)", pkg, imp)
+			case under(pkg, "a2a") && (under(imp, "agentloop") || isChannel(imp) && imp != "channels/mailbox" && !under(imp, "a2a")):
+				t.Errorf("%s imports %s: the A2A gateway runs mailbox identities, no agent loop and no other channel", pkg, imp)
 			case under(imp, "internal/cli") && !under(pkg, "cmd") && !under(pkg, "internal/cli"):
 				t.Errorf("%s imports the command line %s", pkg, imp)
 			case under(imp, "host") && !under(pkg, "internal/cli") && !under(pkg, "cmd") && !under(pkg, "host") && !under(pkg, "observe") && !under(pkg, "examples"):
@@ -118,10 +122,10 @@ func TestImportsPointDown(t *testing.T) {
 
 // isChannel reports whether pkg is a channel type's package: a child of
 // channels/ (channels/mailbox, and the chat platforms to come), or the
-// demo's Feishu stub.
+// demo's Feishu stub, or the A2A gateway.
 func isChannel(pkg string) bool {
 	rest, ok := strings.CutPrefix(pkg, "channels/")
-	return ok && !strings.Contains(rest, "/") || pkg == "internal/feishustub"
+	return ok && !strings.Contains(rest, "/") || pkg == "internal/feishustub" || under(pkg, "a2a")
 }
 
 // isBackend reports whether pkg is a mailbox backend (or one's helper).

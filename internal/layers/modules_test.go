@@ -23,7 +23,8 @@ func isProvider(pkg string) bool {
 
 // isChannelType reports whether pkg is a channel type's package.
 func isChannelType(pkg string) bool {
-	return pkg == "channels/mailbox" || pkg == "channels/terminal" || pkg == "channels/httpapi" || under(pkg, "examples") || under(pkg, "internal/feishustub")
+	return pkg == "channels/mailbox" || pkg == "channels/terminal" || pkg == "channels/httpapi" || under(pkg, "examples") ||
+		under(pkg, "internal/feishustub") || under(pkg, "a2a")
 }
 
 // stillImported are the modules that a library package imports, by
@@ -66,7 +67,7 @@ func TestTheProgramPicksTheModules(t *testing.T) {
 	const server = "github.com/nats-io/nats-server/v2/server"
 	program := goDeps(t, mod+"/cmd/switchboard")
 	for _, want := range []string{"agentloop/provider/anthropic", "agentloop/provider/openai", "agentloop/provider/scripted",
-		"channels/mailbox", "channels/mailbox/store/fsstore", "channels/mailbox/store/natsstore"} {
+		"channels/mailbox", "channels/mailbox/store/fsstore", "channels/mailbox/store/natsstore", "a2a"} {
 		assert.Contains(t, program, mod+"/"+want, "cmd/switchboard links it")
 	}
 	assert.NotContains(t, program, server, "switchboard runs agents: the demo's server is switchboard-natsd")
