@@ -47,6 +47,21 @@ type Server struct {
 	mu       sync.Mutex
 	calls    []Call
 	prefixes [][]byte // the prompts seen so far, for the cache rule
+	held     map[string]*Held
+}
+
+// Held is a purpose held back (see Hold).
+type Held struct {
+	// Arrived is closed when the first request held back arrives.
+	Arrived <-chan struct{}
+	// GaveUp is closed when the first request held back is given up by
+	// its client (its process was killed, say).
+	GaveUp <-chan struct{}
+	// Release lets the requests held back, and those to come, go on.
+	Release func()
+
+	arrived, gaveUp, released chan struct{}
+	arrivedOnce, gaveUpOnce   sync.Once
 }
 
 // New returns a server delegating to "coder".
@@ -57,6 +72,51 @@ func (s *Server) Calls() []Call {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return append([]Call(nil), s.calls...)
+}
+
+// Hold makes the requests for purpose (see Call.Purpose) wait until
+// Release is called; one whose client goes away meanwhile (its process
+// was killed) is neither answered nor counted.
+func (s *Server) Hold(purpose string) *Held {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.held == nil {
+		s.held = map[string]*Held{}
+	}
+	h := &Held{arrived: make(chan struct{}), gaveUp: make(chan struct{}), released: make(chan struct{})}
+	h.Arrived, h.GaveUp = h.arrived, h.gaveUp
+	var once sync.Once
+	h.Release = func() {
+		once.Do(func() {
+			s.mu.Lock()
+			if s.held[purpose] == h {
+				delete(s.held, purpose)
+			}
+			s.mu.Unlock()
+			close(h.released)
+		})
+	}
+	s.held[purpose] = h
+	return h
+}
+
+// wait holds a request for purpose back while Hold says so; it reports
+// false when the client went away first.
+func (s *Server) wait(r *http.Request, purpose string) bool {
+	s.mu.Lock()
+	h := s.held[purpose]
+	s.mu.Unlock()
+	if h == nil {
+		return true
+	}
+	h.arrivedOnce.Do(func() { close(h.arrived) })
+	select {
+	case <-h.released:
+		return true
+	case <-r.Context().Done():
+		h.gaveUpOnce.Do(func() { close(h.gaveUp) })
+		return false
+	}
 }
 
 // Reset forgets the calls and the cache.
@@ -98,6 +158,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	a := s.answer(msgs, tools)
+	if !s.wait(r, a.purpose) {
+		return
+	}
 	prompt := render(req.Tools, msgs)
 	call := Call{Agent: strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer "), Purpose: a.purpose,
 		Messages: len(msgs), InputTokens: Tokens(len(prompt)), OutputTokens: Tokens(len(a.content) + len(a.toolArgs) + len(a.toolName))}
