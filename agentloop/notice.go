@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"text/template"
 	"unicode"
 
 	"github.com/switchboard-dev/switchboard/agent"
@@ -34,56 +33,55 @@ type NoticeConfig struct {
 	// see language), config.LanguageEnglish or config.LanguageChinese.
 	Language string
 	// Templates replace the set's template of an event (one of
-	// config.NoticeEvents), in Go's text/template over agent.Notice.
+	// config.NoticeEvents): see config.NoticeTemplate.
 	Templates map[string]string
 }
 
-// noticeTemplates are the built-in sets, by language and event.
-var noticeTemplates = map[string]map[string]string{
-	config.LanguageEnglish: {
-		"delegated": "I asked {{.Agent}} to {{.Task}} (task {{.TaskID}}). I'll tell you when it's done.",
-		"accepted":  "{{.Agent}} accepted the task and is working on it.",
-		"working":   "{{.Agent}} is working on it{{if .Text}}: {{.Text}}{{else}}.{{end}}",
-		"pending": "task {{.TaskID}}: {{with .Reason}}{{.}}; {{end}}" +
-			"{{if .Text}}{{.Text}}{{else}}it waits until {{.Agent}} takes it up{{end}}",
-		"update": "{{.Agent}}: task {{.TaskID}} is {{.Event}}{{with .Text}}: {{.}}{{end}}",
-	},
-	config.LanguageChinese: {
-		"delegated": "我已请 {{.Agent}} 处理：{{.Task}}（任务 {{.TaskID}}），完成后告诉你。",
-		"accepted":  "{{.Agent}} 已接受任务，正在处理。",
-		"working":   "{{.Agent}} 正在处理{{if .Text}}：{{.Text}}{{else}}。{{end}}",
-		"pending":   "任务 {{.TaskID}}：{{.Agent}} 尚未接手{{with .Reason}}（{{.}}）{{end}}，它会一直等到 {{.Agent}} 接手。",
-		"update":    "{{.Agent}}：任务 {{.TaskID}} 状态为 {{.Event}}{{with .Text}}：{{.}}{{end}}",
-	},
+// defaultTemplates returns the built-in templates of lang, by event (see
+// config.NoticeTemplate).
+func defaultTemplates(lang string) map[string]string {
+	if lang == config.LanguageChinese {
+		return map[string]string{
+			"delegated": "我已请 {agent} 处理：{task}（任务 {task_id}），完成后告诉你。",
+			"accepted":  "{agent} 已接受任务，正在处理。",
+			"working":   "{agent} 正在处理[：{text}|。]",
+			"pending":   "任务 {task_id}：{agent} 尚未接手[（{reason}）]，它会一直等到 {agent} 接手。",
+			"update":    "{agent}：任务 {task_id} 状态为 {event}[：{text}]",
+		}
+	}
+	return map[string]string{
+		"delegated": "I asked {agent} to {task} (task {task_id}). I'll tell you when it's done.",
+		"accepted":  "{agent} accepted the task and is working on it.",
+		"working":   "{agent} is working on it[: {text}|.]",
+		"pending":   "task {task_id}: [{reason}; ][{text}|it waits until {agent} takes it up]",
+		"update":    "{agent}: task {task_id} is {event}[: {text}]",
+	}
 }
 
 // notices holds the parsed templates of both languages, with the
 // configured replacements.
 type notices struct {
 	cfg NoticeConfig
-	set map[string]map[string]*template.Template // language → event → template
+	set map[string]map[string]config.NoticeTemplate // language → event → template
 }
 
 // newNotices parses the templates; a replacement that does not parse, or
 // names no event, is an error that names it.
 func newNotices(cfg NoticeConfig) (*notices, error) {
-	n := &notices{cfg: cfg, set: map[string]map[string]*template.Template{}}
+	n := &notices{cfg: cfg, set: map[string]map[string]config.NoticeTemplate{}}
 	for _, event := range slices.Sorted(maps.Keys(cfg.Templates)) {
 		if !slices.Contains(config.NoticeEvents, event) {
 			return nil, fmt.Errorf("agent loop: notices.templates.%s: not an event a notice is told for (want one of %q)",
 				event, config.NoticeEvents)
 		}
 	}
-	for lang, events := range noticeTemplates {
-		n.set[lang] = map[string]*template.Template{}
-		for event, text := range events {
+	for _, lang := range []string{config.LanguageEnglish, config.LanguageChinese} {
+		n.set[lang] = map[string]config.NoticeTemplate{}
+		for event, text := range defaultTemplates(lang) {
 			if own, ok := cfg.Templates[event]; ok {
 				text = own
 			}
-			t, err := template.New(event).Option("missingkey=error").Parse(text)
-			if err == nil {
-				err = t.Execute(discard{}, agent.Notice{Event: event, Agent: "a", TaskID: "t", Task: "w", Text: "x", Reason: "y"})
-			}
+			t, err := config.ParseNoticeTemplate(text)
 			if err != nil {
 				return nil, fmt.Errorf("agent loop: notices.templates.%s: %w", event, err)
 			}
@@ -92,11 +90,6 @@ func newNotices(cfg NoticeConfig) (*notices, error) {
 	}
 	return n, nil
 }
-
-// discard is an io.Writer that keeps nothing.
-type discard struct{}
-
-func (discard) Write(p []byte) (int, error) { return len(p), nil }
 
 // templated reports whether notices are told from the templates.
 func (n *notices) templated() bool { return n.cfg.Mode != config.NoticesModel }
@@ -107,12 +100,8 @@ func (n *notices) render(lang string, notice agent.Notice) string {
 	if !slices.Contains(config.NoticeEvents, event) {
 		event = "update"
 	}
-	var b strings.Builder
-	if err := n.set[lang][event].Execute(&b, notice); err != nil {
-		// Checked at start; a template that still fails says the facts.
-		return fmt.Sprintf("%s: task %s %s %s", notice.Agent, notice.TaskID, notice.Event, notice.Text)
-	}
-	return b.String()
+	return n.set[lang][event].Render(map[string]string{"agent": notice.Agent, "task_id": notice.TaskID,
+		"task": notice.Task, "text": notice.Text, "reason": notice.Reason, "event": notice.Event})
 }
 
 // noticeOf is the notice a KindNotice message carries: its Note's
@@ -206,16 +195,20 @@ func (l *Loop) concluded(turn *agent.Turn, content string, calls []agent.ToolCal
 	if !l.notices.templated() || len(calls) == 0 {
 		return "", false
 	}
-	lang := l.language()
-	var lines []string
-	if s := strings.TrimSpace(content); s != "" {
-		lines = append(lines, s)
-	}
+	told := make([]agent.Notice, 0, len(calls))
 	for _, c := range calls {
 		n, ok := turn.Conclusion(c.ID)
 		if !ok {
 			return "", false
 		}
+		told = append(told, n)
+	}
+	lang := l.language()
+	var lines []string
+	if s := strings.TrimSpace(content); s != "" {
+		lines = append(lines, s)
+	}
+	for _, n := range told {
 		lines = append(lines, l.notices.render(lang, n))
 	}
 	return strings.Join(lines, "\n"), true

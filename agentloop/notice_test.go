@@ -122,7 +122,7 @@ func TestNoticeLanguageAndTemplates(t *testing.T) {
 		{"configured English wins", agentloop.Config{SystemPrompt: "请用中文回答。",
 			Notices: agentloop.NoticeConfig{Language: config.LanguageEnglish}}, nil, "coder accepted the task and is working on it."},
 		{"own template", agentloop.Config{Notices: agentloop.NoticeConfig{
-			Templates: map[string]string{"accepted": "✅ {{.Agent}} took task {{.TaskID}}"}}}, nil, "✅ coder took task task_7"},
+			Templates: map[string]string{"accepted": "✅ {agent} took task {task_id}[ ({text})]"}}}, nil, "✅ coder took task task_7"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			cfg := tt.cfg
@@ -145,8 +145,8 @@ func TestNoticeConfigErrors(t *testing.T) {
 		{agentloop.NoticeConfig{Mode: "later"}, `notices.mode: want "template" or "model", got "later"`},
 		{agentloop.NoticeConfig{Language: "fr"}, `notices.language: want "auto", "en" or "zh", got "fr"`},
 		{agentloop.NoticeConfig{Templates: map[string]string{"done": "x"}}, "notices.templates.done: not an event"},
-		{agentloop.NoticeConfig{Templates: map[string]string{"accepted": "{{.Agent"}}, "notices.templates.accepted:"},
-		{agentloop.NoticeConfig{Templates: map[string]string{"working": "{{.Who}}"}}, "notices.templates.working:"},
+		{agentloop.NoticeConfig{Templates: map[string]string{"accepted": "{agent"}}, "notices.templates.accepted: a '{' without its '}'"},
+		{agentloop.NoticeConfig{Templates: map[string]string{"working": "{who}"}}, "notices.templates.working: unknown placeholder {who}"},
 	} {
 		_, err := agentloop.New(agentloop.Config{Bus: bus.New(1), Provider: &counting{}, Workspace: t.TempDir(), Notices: tt.cfg})
 		assert.ErrorContains(t, err, tt.want)

@@ -155,8 +155,7 @@ type NoticesConfig struct {
 	// LanguageChinese.
 	Language string `json:"language"`
 	// Templates replace the language's template of an event (one of
-	// NoticeEvents): Go text/template text over the notice's fields .Agent,
-	// .TaskID, .Task, .Text, .Reason and .Event.
+	// NoticeEvents): see NoticeTemplate.
 	Templates map[string]string `json:"templates"`
 }
 

@@ -3,7 +3,6 @@ package config
 import (
 	"maps"
 	"slices"
-	"text/template"
 )
 
 // validate reports the keys of n out of range; prefix ends in ".".
@@ -24,8 +23,8 @@ func (n NoticesConfig) validate(p *problems, prefix string) {
 			p.invalid(key, "not an event a notice is told for: want one of %q", NoticeEvents)
 			continue
 		}
-		if _, err := template.New(event).Option("missingkey=error").Parse(text); err != nil {
-			p.invalid(key, "not a template: %v", err)
+		if _, err := ParseNoticeTemplate(text); err != nil {
+			p.invalid(key, "%v", err)
 		}
 	}
 }

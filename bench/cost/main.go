@@ -18,6 +18,7 @@ import (
 // options are the command-line flags.
 type options struct {
 	promptBytes int
+	tasks       int
 	verbose     bool
 }
 
@@ -36,12 +37,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fl := flag.NewFlagSet("cost", flag.ContinueOnError)
 	fl.SetOutput(stderr)
 	fl.IntVar(&o.promptBytes, "prompt-bytes", 6000, "size of the delegating agent's AGENTS.md (its standing instructions), in bytes")
+	fl.IntVar(&o.tasks, "tasks", 2, fmt.Sprintf("delegated tasks, one after the other in one chat (1 to %d)", len(requests)))
 	fl.BoolVar(&o.verbose, "v", false, "print every call and the chat of each scenario")
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
 	if o.promptBytes < 0 {
 		return fmt.Errorf("-prompt-bytes must not be negative")
+	}
+	if o.tasks < 1 || o.tasks > len(requests) {
+		return fmt.Errorf("-tasks must be 1 to %d", len(requests))
 	}
 	var results []result
 	for _, sc := range scenarios {
@@ -58,8 +63,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	results = append(results, r)
 	report(stdout, o, results)
 	for _, r := range results {
-		if r.target > 0 && len(r.calls) > r.target {
-			return fmt.Errorf("%s: %d model calls, over the target of %d", r.name, len(r.calls), r.target)
+		for i, calls := range r.tasks {
+			if r.target > 0 && len(calls) > r.target {
+				return fmt.Errorf("%s, task %d: %d model calls, over the target of %d", r.name, i+1, len(calls), r.target)
+			}
 		}
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http/httptest"
+	"slices"
 
 	"github.com/switchboard-dev/switchboard/agent"
 	"github.com/switchboard-dev/switchboard/agentloop/provider/openai"
@@ -92,7 +93,26 @@ func runNanobot(ctx context.Context, o options) (result, error) {
 	if o.promptBytes > 0 {
 		system += "\n\n---\n\n## AGENTS.md\n\n" + instructions(o.promptBytes)
 	}
-	turn := []agent.Message{{Role: agent.RoleSystem, Content: system}, {Role: agent.RoleUser, Content: request}}
+	r := result{name: "nanobot spawn (replayed)"}
+	history := []agent.Message{{Role: agent.RoleSystem, Content: system}}
+	for i, req := range requests[:o.tasks] {
+		turn, answer, err := nanobotTurn(ctx, main, sub, history, req.text, fmt.Sprintf("3f2a9c%02d", i+1))
+		if err != nil {
+			return result{}, err
+		}
+		history = turn // the session keeps the whole turn, the announcement too
+		r.chat = append(r.chat, answer)
+		all := llm.Calls()
+		r.tasks = append(r.tasks, all[countCalls(r.tasks):])
+	}
+	return r, nil
+}
+
+// nanobotTurn replays one turn of nanobot's main agent on history (the
+// system prompt, then the session), with the subagent it spawns; it
+// returns the history with the turn's messages, and what the user reads.
+func nanobotTurn(ctx context.Context, main, sub agent.Provider, history []agent.Message, text, id string) ([]agent.Message, string, error) {
+	turn := append(slices.Clone(history), agent.Message{Role: agent.RoleUser, Content: text})
 	ask := func(p agent.Provider, msgs []agent.Message, tools []agent.ToolSpec) (*agent.Response, error) {
 		return p.Chat(ctx, agent.Request{Messages: msgs, Tools: tools, MaxTokens: 8192, Temperature: 0.1})
 	}
@@ -100,17 +120,17 @@ func runNanobot(ctx context.Context, o options) (result, error) {
 	// 1. The main agent's turn: the model calls spawn.
 	resp, err := ask(main, turn, []agent.ToolSpec{spawnSpec})
 	if err != nil {
-		return result{}, err
+		return nil, "", err
 	}
 	if len(resp.ToolCalls) != 1 || resp.ToolCalls[0].Name != "spawn" {
-		return result{}, fmt.Errorf("the main agent did not call spawn: %+v", resp)
+		return nil, "", fmt.Errorf("the main agent did not call spawn: %+v", resp)
 	}
 	c := resp.ToolCalls[0]
 	var args struct {
 		Task string `json:"task"`
 	}
 	if err := (agent.Call{Name: c.Name, Arguments: c.Arguments}).Decode(&args); err != nil {
-		return result{}, err
+		return nil, "", err
 	}
 	label := args.Task
 	if len(label) > 30 {
@@ -118,13 +138,13 @@ func runNanobot(ctx context.Context, o options) (result, error) {
 	}
 	turn = append(turn, agent.Message{Role: agent.RoleAssistant, Content: resp.Content, ToolCalls: resp.ToolCalls},
 		agent.Message{Role: agent.RoleTool, Name: c.Name, ToolCallID: c.ID,
-			Content: fmt.Sprintf("Subagent [%s] started (id: 3f2a9c1e). I'll notify you when it completes.", label)})
+			Content: fmt.Sprintf("Subagent [%s] started (id: %s). I'll notify you when it completes.", label, id)})
 
 	// 2. The subagent's run.
 	work, err := ask(sub, []agent.Message{{Role: agent.RoleSystem, Content: subagentSystem},
 		{Role: agent.RoleUser, Content: args.Task}}, nil)
 	if err != nil {
-		return result{}, err
+		return nil, "", err
 	}
 
 	// 3. The result announced into the main agent's open turn.
@@ -134,7 +154,8 @@ func runNanobot(ctx context.Context, o options) (result, error) {
 	turn = append(turn, agent.Message{Role: agent.RoleUser, Content: announce})
 	final, err := ask(main, turn, []agent.ToolSpec{spawnSpec})
 	if err != nil {
-		return result{}, err
+		return nil, "", err
 	}
-	return result{name: "nanobot spawn (replayed)", calls: llm.Calls(), chat: []string{final.Content}}, nil
+	turn = append(turn, agent.Message{Role: agent.RoleAssistant, Content: final.Content})
+	return turn, final.Content, nil
 }

@@ -17,8 +17,14 @@ import (
 	"github.com/switchboard-dev/switchboard/internal/feishustub"
 )
 
-// request is what the user says in the Feishu chat.
-const request = "please sort 5 3 9 1"
+// requests are what the user says in the Feishu chat, one after the
+// other, each with the answer that ends it: the first task starts a
+// conversation (every prompt cache is cold), the next ones continue it.
+var requests = []struct{ text, result string }{
+	{"please sort 5 3 9 1", "1 3 5 9"},
+	{"please sort 8 2 7", "2 7 8"},
+	{"please sort 6 4", "4 6"},
+}
 
 // waitLimit bounds one scenario.
 const waitLimit = 2 * time.Minute
@@ -36,14 +42,17 @@ type scenario struct {
 var scenarios = []scenario{
 	{name: "switchboard, judge: llm", defaults: map[string]any{}, target: 4},
 	{name: "switchboard, judge: capabilities", defaults: map[string]any{"judge": "capabilities"}, target: 3},
+	// Every update through the model, as before templated notices: the
+	// flow issue 29 measured (6 calls), for comparison.
+	{name: "switchboard, notices: model", defaults: map[string]any{"notices": map[string]any{"mode": "model"}}},
 }
 
 // result is what one flow cost.
 type result struct {
 	name   string
 	target int
-	calls  []fakellm.Call
-	chat   []string // what the user read
+	tasks  [][]fakellm.Call // the calls of each task, in order
+	chat   []string         // what the user read
 }
 
 // runSwitchboard runs researcher and coder, each a host as `switchboard
@@ -100,22 +109,25 @@ func runSwitchboard(ctx context.Context, sc scenario, o options) (result, error)
 	_, webhook := ch.(channels.Addresser).Address()
 	ctx, cancel := context.WithTimeout(ctx, waitLimit)
 	defer cancel()
-	ev := feishustub.MessageEvent("ev_1", "ou_user", "oc_user", "om_1", request, time.Now())
-	if err := feishustub.PostEvent(ctx, webhook, ev); err != nil {
-		return result{}, err
-	}
-	var chat []string
-	for {
-		replies, err := feishustub.NextReplies(ctx, webhook, "oc_user", len(chat), 5*time.Second)
-		if err != nil {
-			return result{}, fmt.Errorf("waiting for the result (chat so far %q): %w", chat, err)
+	r := result{name: sc.name, target: sc.target}
+	for i, req := range requests[:o.tasks] {
+		id := fmt.Sprint(i + 1)
+		ev := feishustub.MessageEvent("ev_"+id, "ou_user", "oc_user", "om_"+id, req.text, time.Now())
+		if err := feishustub.PostEvent(ctx, webhook, ev); err != nil {
+			return result{}, err
 		}
-		for _, r := range replies {
-			chat = append(chat, r.Content)
+		for len(r.chat) == 0 || !strings.Contains(r.chat[len(r.chat)-1], req.result) {
+			replies, err := feishustub.NextReplies(ctx, webhook, "oc_user", len(r.chat), 5*time.Second)
+			if err != nil {
+				return result{}, fmt.Errorf("waiting for the result (chat so far %q): %w", r.chat, err)
+			}
+			for _, rep := range replies {
+				r.chat = append(r.chat, rep.Content)
+			}
 		}
-		if len(chat) > 0 && strings.Contains(chat[len(chat)-1], "1 3 5 9") {
-			break
-		}
+		// The user read the result: the task's calls are all made.
+		all := llm.Calls()
+		r.tasks = append(r.tasks, all[countCalls(r.tasks):])
 	}
 	if err := researcher.Stop(); err != nil {
 		return result{}, err
@@ -123,7 +135,16 @@ func runSwitchboard(ctx context.Context, sc scenario, o options) (result, error)
 	if err := coder.Stop(); err != nil {
 		return result{}, err
 	}
-	return result{name: sc.name, target: sc.target, calls: llm.Calls(), chat: chat}, nil
+	return r, nil
+}
+
+// countCalls is how many calls tasks hold.
+func countCalls(tasks [][]fakellm.Call) int {
+	n := 0
+	for _, t := range tasks {
+		n += len(t)
+	}
+	return n
 }
 
 // hostConfig returns agent's configuration: the fake provider (its key is
