@@ -147,11 +147,12 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var req request
 	var msgs []message
 	var tools []tool
-	if err := json.Unmarshal(body, &req); err == nil {
+	err = json.Unmarshal(body, &req)
+	if err == nil {
 		err = json.Unmarshal(req.Messages, &msgs)
-		if err == nil && len(req.Tools) > 0 {
-			err = json.Unmarshal(req.Tools, &tools)
-		}
+	}
+	if err == nil && len(req.Tools) > 0 {
+		err = json.Unmarshal(req.Tools, &tools)
 	}
 	if err != nil || len(msgs) == 0 {
 		http.Error(w, `{"error":{"message":"bad request","type":"invalid_request_error"}}`, http.StatusBadRequest)

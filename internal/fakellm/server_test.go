@@ -2,6 +2,7 @@ package fakellm_test
 
 import (
 	"context"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -109,4 +110,21 @@ func TestFakeHoldsAPurpose(t *testing.T) {
 		t.Fatal("not answered once released")
 	}
 	assert.Len(t, llm.Calls(), 1)
+}
+
+// A request that is not a chat completion is refused, as a server would.
+func TestFakeRefusesBadRequests(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(fakellm.New())
+	defer srv.Close()
+	for _, body := range []string{`not json`, `{"messages": "no"}`, `{"messages": []}`, `{"messages": [{"role": "user"}], "tools": 3}`} {
+		resp, err := http.Post(srv.URL+"/v1/chat/completions", "application/json", strings.NewReader(body))
+		require.NoError(t, err)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusBadRequest, resp.StatusCode, body)
+	}
+	resp, err := http.Get(srv.URL + "/v1/chat/completions")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusNotFound, resp.StatusCode)
 }
