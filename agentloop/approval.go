@@ -41,9 +41,12 @@ type ApprovalConfig struct {
 	// DefaultApprovalTimeout); with no decision by then it is denied.
 	Timeout time.Duration
 	// Channel and ChatID name the operator's chat, where every question
-	// is asked; empty: each is asked in the chat of the turn, and those
-	// of a turn that came through the mailbox (a task from another agent)
-	// in no chat (the command line and the console can answer them).
+	// is asked and any of its users may answer; empty: each is asked in
+	// the chat of the turn, where only the user whose message started the
+	// turn may answer, and those of a turn that came from another agent (a
+	// task through the mailbox) in no chat (the command line and the
+	// console can answer them). A message from another agent never
+	// answers (see approval_answer.go).
 	Channel, ChatID string
 	// Book keeps the approvals where other processes can list and decide
 	// them (a channel's book: see ApprovalChannel); nil keeps them in this
@@ -108,6 +111,13 @@ type logger interface {
 type waiter struct {
 	id     string
 	answer chan agent.Decision // buffered 1
+	// approval is what waits (for the record of a refused answer).
+	approval agent.Approval
+	// anyone is set when every user of the chat may decide (the
+	// operator's chat); else only asker may: the sender of the message
+	// that started the turn.
+	anyone bool
+	asker  string
 }
 
 func newGate(cfg ApprovalConfig, agent string, b *bus.Bus, log logger) *gate {
@@ -160,7 +170,8 @@ func (g *gate) ask(ctx context.Context, turn *agent.Turn, kind, action, detail s
 			g.log.Warn("approval record not removed", "id", a.ID, "err", err)
 		}
 	}()
-	w := &waiter{id: a.ID, answer: make(chan agent.Decision, 1)}
+	w := &waiter{id: a.ID, answer: make(chan agent.Decision, 1), approval: a,
+		anyone: g.cfg.Channel != "", asker: in.SenderID}
 	asked := func() {}
 	if a.Channel != "" {
 		key := chatKey(a.Channel, a.ChatID)
@@ -251,57 +262,6 @@ func (g *gate) forget(key string, w *waiter) {
 		return
 	}
 	g.waiting[key] = ws
-}
-
-// take hands in to the oldest approval waiting in its chat when in
-// answers it ("approve", "deny", optionally followed by the approval's
-// id), and reports whether it did; in is then finished. Anything else
-// goes its usual way.
-func (g *gate) take(in bus.InboundMessage) bool {
-	allow, id, ok := parseAnswer(in.Content)
-	if !ok {
-		return false
-	}
-	key := chatKey(in.Channel, in.ChatID)
-	g.mu.Lock()
-	ws := g.waiting[key]
-	var w *waiter
-	for _, x := range ws {
-		if id == "" || x.id == id {
-			w = x
-			break
-		}
-	}
-	if w != nil {
-		g.waiting[key] = slices.DeleteFunc(ws, func(x *waiter) bool { return x == w })
-	}
-	g.mu.Unlock()
-	if w == nil {
-		return false
-	}
-	w.answer <- agent.Decision{Allow: allow, By: in.SenderID, Time: g.clk.Now()}
-	in.Done()
-	return true
-}
-
-// parseAnswer reads "approve", "yes", "deny", "no", ... with an optional
-// approval id after it.
-func parseAnswer(text string) (allow bool, id string, ok bool) {
-	f := strings.Fields(strings.ToLower(text))
-	if len(f) == 0 || len(f) > 2 {
-		return false, "", false
-	}
-	word := strings.Trim(f[0], ".!")
-	if len(f) == 2 {
-		id = f[1]
-	}
-	switch word {
-	case "approve", "approved", "yes", "y", "ok", "allow":
-		return true, id, true
-	case "deny", "denied", "no", "n", "reject":
-		return false, id, true
-	}
-	return false, "", false
 }
 
 // say tells the approval's chat something.

@@ -35,13 +35,24 @@ type auditBook struct {
 	agent.ApprovalBook
 	mu      sync.Mutex
 	reasons []string
+	// refused receives each refused answer as it is recorded.
+	refused chan agent.Refusal
 }
 
 func newAuditBook(b agent.ApprovalBook) *auditBook {
 	if b == nil {
 		b = newMemBook()
 	}
-	return &auditBook{ApprovalBook: b}
+	return &auditBook{ApprovalBook: b, refused: make(chan agent.Refusal, 16)}
+}
+
+var _ agent.RefusalRecorder = (*auditBook)(nil)
+
+func (a *auditBook) RecordRefusal(_ context.Context, ap agent.Approval, r agent.Refusal) {
+	a.mu.Lock()
+	a.reasons = append(a.reasons, r.Summary(ap))
+	a.mu.Unlock()
+	a.refused <- r
 }
 
 func (a *auditBook) add(ap agent.Approval) {

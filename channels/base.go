@@ -32,6 +32,7 @@ type Base struct {
 	logger    *slog.Logger
 	journal   *Journal // nil: messages are not journaled
 	progress  Progress // nil: no progress notices
+	allowRule AllowRule
 }
 
 // NewBase returns a Base for the named channel. A nil logger discards.
@@ -59,8 +60,23 @@ func (b *Base) Bus() *bus.Bus { return b.bus }
 // Logger returns the channel's logger (never nil).
 func (b *Base) Logger() *slog.Logger { return b.logger }
 
-// IsAllowed reports whether senderID passes the channel's allowFrom list.
-func (b *Base) IsAllowed(senderID string) bool { return IsAllowed(b.allowFrom, senderID) }
+// IsAllowed reports whether senderID passes the channel's allowFrom list,
+// by nanobot's rule (IsAllowed) or the channel's own (UseAllowRule).
+func (b *Base) IsAllowed(senderID string) bool {
+	if b.allowRule != nil {
+		return b.allowRule(b.allowFrom, senderID)
+	}
+	return IsAllowed(b.allowFrom, senderID)
+}
+
+// AllowRule decides whether senderID passes allowFrom.
+type AllowRule func(allowFrom []string, senderID string) bool
+
+// UseAllowRule replaces nanobot's exact match (IsAllowed) for a platform
+// whose sender ids hold more than one name of the sender, such as
+// Telegram's "id|username", which an allowFrom entry of either name
+// admits. Call it before the channel starts.
+func (b *Base) UseAllowRule(rule AllowRule) { b.allowRule = rule }
 
 // HandleMessage checks the sender against allowFrom and publishes msg on the
 // bus as an inbound message of this channel. A refused sender is logged and

@@ -233,3 +233,20 @@ func (c *Channel) endApproval(ctx context.Context, ab agent.ApprovalBook, a agen
 	c.record(ctx, store.Event{Kind: store.EventApproval, Agent: a.Agent, From: c.cfg.AgentID, Ref: a.ID,
 		Reason: what, MessageID: a.MessageID, TaskID: a.TaskID})
 }
+
+var _ agent.RefusalRecorder = approvalBook{}
+
+// RecordRefusal implements agent.RefusalRecorder: a refused answer is in
+// the audit log with the approval's other steps; one that came from
+// another agent names that agent and its message.
+func (b approvalBook) RecordRefusal(ctx context.Context, a agent.Approval, r agent.Refusal) {
+	if b.c.Backend() == nil {
+		return
+	}
+	ev := store.Event{Kind: store.EventApproval, Agent: a.Agent, From: a.Agent, Ref: a.ID,
+		Reason: r.Summary(a), MessageID: a.MessageID, TaskID: a.TaskID}
+	if r.FromAgent {
+		ev.From, ev.MessageID = r.By, r.MessageID
+	}
+	b.c.record(ctx, ev)
+}

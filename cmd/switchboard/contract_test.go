@@ -55,7 +55,7 @@ func TestContractFlags(t *testing.T) {
 		"stats":   {"window", "watch", "interval", "json"},
 		"doctor":  {"fix", "json"},
 		"version": {"json"},
-		"mcp":     {"agent", "description", "capability", "listen", "log-level", "log-format"},
+		"mcp":     {"agent", "description", "capability", "listen", "token-file", "agent-tokens", "log-level", "log-format"},
 	}
 	for cmd, want := range contract {
 		t.Run(cmd, func(t *testing.T) {

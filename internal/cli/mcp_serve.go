@@ -28,16 +28,14 @@ func serveMCPStdio(ctx context.Context, srv *mcpserver.Server, stdin io.Reader, 
 	return nil
 }
 
-// serveMCPHTTP serves streamable HTTP on addr until ctx ends.
-func serveMCPHTTP(ctx context.Context, srv *mcpserver.Server, addr string, stderr io.Writer) error {
+// serveMCPHTTP serves streamable HTTP on addr until ctx ends; every
+// request must carry token when it is set.
+func serveMCPHTTP(ctx context.Context, srv *mcpserver.Server, addr, token string, stderr io.Writer) error {
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		return fmt.Errorf("--listen %s: %w", addr, err)
 	}
-	handler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.MCP() }, nil)
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", handler)
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: readHeaderTimeout}
+	hs := &http.Server{Handler: srv.HTTPHandler(mcpserver.HTTPOptions{Token: token}), ReadHeaderTimeout: readHeaderTimeout}
 	fmt.Fprintf(stderr, "serving MCP on http://%s/mcp (Ctrl-C to stop)\n", ln.Addr())
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()

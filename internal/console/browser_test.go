@@ -105,7 +105,7 @@ func busyStore(t *testing.T) *store.Store {
 // count when nothing waits.
 func TestReadOnlyPageOffersNoAction(t *testing.T) {
 	t.Parallel()
-	c, err := console.New(console.Config{Store: busyStore(t), Token: token})
+	c, err := console.New(console.Config{Store: busyStore(t), Token: token, ReadOpen: true})
 	require.NoError(t, err)
 	srv := httptest.NewServer(c.Handler())
 	t.Cleanup(srv.Close)
@@ -142,7 +142,7 @@ func TestReadOnlyPageOffersNoAction(t *testing.T) {
 // overlap, nor does a label cover an agent's circle.
 func TestGraphLabelsDoNotOverlap(t *testing.T) {
 	t.Parallel()
-	c, err := console.New(console.Config{Store: busyStore(t), Token: token})
+	c, err := console.New(console.Config{Store: busyStore(t), Token: token, ReadOpen: true})
 	require.NoError(t, err)
 	srv := httptest.NewServer(c.Handler())
 	t.Cleanup(srv.Close)

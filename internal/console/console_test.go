@@ -1,7 +1,6 @@
 package console_test
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -25,7 +24,7 @@ func newConsole(t *testing.T) (*console.Console, *store.Store, *httptest.Server)
 	t.Helper()
 	be := store.New(memstore.New(memstore.Options{}), nil)
 	t.Cleanup(func() { be.Close() })
-	c, err := console.New(console.Config{Store: be, Token: token})
+	c, err := console.New(console.Config{Store: be, Token: token, ReadOpen: true})
 	require.NoError(t, err)
 	srv := httptest.NewServer(c.Handler())
 	t.Cleanup(srv.Close)
@@ -127,33 +126,6 @@ func TestStateAndOperatorActions(t *testing.T) {
 	}
 	assert.Equal(t, []string{"sent a message to coder", "canceled task t-sub: told tester in worker's name",
 		"canceled task t-sub: told worker in tester's name"}, ops)
-}
-
-// TestTokenToRead: a console on a non-loopback address needs the token to
-// read, but serves its page (which holds no data) to load it.
-func TestTokenToRead(t *testing.T) {
-	t.Parallel()
-	be := store.New(memstore.New(memstore.Options{}), nil)
-	t.Cleanup(func() { be.Close() })
-	c, err := console.New(console.Config{Store: be, Token: token, TokenToRead: true})
-	require.NoError(t, err)
-	srv := httptest.NewServer(c.Handler())
-	t.Cleanup(srv.Close)
-	get := func(path string, withToken bool) int {
-		req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, srv.URL+path, nil)
-		require.NoError(t, err)
-		if withToken {
-			req.Header.Set(console.TokenHeader, token)
-		}
-		res, err := http.DefaultClient.Do(req)
-		require.NoError(t, err)
-		res.Body.Close()
-		return res.StatusCode
-	}
-	assert.Equal(t, http.StatusOK, get("/", false))
-	assert.Equal(t, http.StatusOK, get("/app.js", false))
-	assert.Equal(t, http.StatusUnauthorized, get("/api/state", false))
-	assert.Equal(t, http.StatusOK, get("/api/state", true))
 }
 
 // TestActionBodyOverTheLimit: an action body over 1 MiB is refused with

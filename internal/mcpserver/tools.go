@@ -74,10 +74,12 @@ type registerIn struct {
 	AgentID      string   `json:"agent_id" jsonschema:"your agent id: letters, digits, '-', '_' or '.'"`
 	Description  string   `json:"description,omitempty" jsonschema:"what you do, for other agents"`
 	Capabilities []string `json:"capabilities,omitempty" jsonschema:"what you can be given tasks for, e.g. code-review"`
+	Token        string   `json:"token,omitempty" jsonschema:"the agent's token, when the server's operator configured one for your agent id"`
 }
 
 func (s *Server) register(ctx context.Context, _ *mcp.CallToolRequest, in registerIn) (*mcp.CallToolResult, any, error) {
-	if err := s.Register(ctx, Card{AgentID: in.AgentID, Description: in.Description, Capabilities: in.Capabilities}); err != nil {
+	card := Card{AgentID: in.AgentID, Description: in.Description, Capabilities: in.Capabilities}
+	if err := s.registerClient(ctx, card, in.Token); err != nil {
 		return nil, nil, err
 	}
 	return result(fmt.Sprintf("registered as %s; check_inbox for your mail", in.AgentID))

@@ -10,8 +10,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/clock"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/view"
 )
@@ -67,38 +65,6 @@ func (s *Server) readInbox(_ context.Context, req *mcp.ReadResourceRequest) (*mc
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{
 		{URI: req.Params.URI, MIMEType: "application/json", Text: string(data)}}}, nil
-}
-
-type threadIn struct {
-	ID string `json:"id" jsonschema:"a message id (or a thread id) of the conversation"`
-}
-
-// threadEntry is one message of a thread as the thread tool shows it.
-type threadEntry struct {
-	Depth   int               `json:"depth"`
-	Agent   string            `json:"mailbox"`
-	Box     store.Box         `json:"box"`
-	Message *envelope.Message `json:"message"`
-}
-
-func (s *Server) thread(ctx context.Context, _ *mcp.CallToolRequest, in threadIn) (*mcp.CallToolResult, any, error) {
-	a, err := s.current()
-	if err != nil {
-		return nil, nil, err
-	}
-	b := a.ch.Backend()
-	if b == nil || !b.Has(store.CanBrowse) {
-		return nil, nil, errors.New("this mailbox store cannot show threads (its backend does not browse messages)")
-	}
-	chain, err := view.Thread(ctx, b, in.ID)
-	if err != nil {
-		return nil, nil, err
-	}
-	out := make([]threadEntry, len(chain))
-	for i, e := range chain {
-		out[i] = threadEntry{Depth: e.Depth, Agent: e.Agent, Box: e.Box, Message: e.Message}
-	}
-	return result(out)
 }
 
 type pendingIn struct {
