@@ -123,8 +123,10 @@ func TestOneDelegatedTaskCostsAtMostFourModelCalls(t *testing.T) {
 			calls := ft.llm.Calls()
 			var got []string
 			in, cached := map[string]float64{}, map[string]float64{}
+			perCall := map[string][]float64{} // agent → the input tokens of each of its calls
 			for i, c := range calls {
 				got = append(got, c.Agent+":"+c.Purpose)
+				perCall[c.Agent] = append(perCall[c.Agent], float64(c.InputTokens))
 				in[c.Agent] += float64(c.InputTokens)
 				cached[c.Agent] += float64(c.CachedTokens)
 				t.Logf("call %d: %s %s: %d messages, %d input tokens (%d cached), %d output", i+1, c.Agent, c.Purpose,
@@ -139,6 +141,22 @@ func TestOneDelegatedTaskCostsAtMostFourModelCalls(t *testing.T) {
 				agent, _ := l["agent"].(string)
 				assert.Equal(t, in[agent], l["input_tokens"], "%s: the audit log's tokens are the provider's", agent)
 				assert.Equal(t, cached[agent], l["cached_tokens"], agent)
+			}
+
+			// Each call is a usage entry of its own in the audit log (a turn
+			// here makes one call; the judgement is an entry of its own),
+			// with the input tokens the provider reported for it.
+			logged := map[string][]float64{}
+			for _, line := range strings.Split(strings.TrimSpace(ft.s.ok("log", "--kind", "usage", "--json")), "\n") {
+				var l map[string]any
+				require.NoError(t, json.Unmarshal([]byte(line), &l), line)
+				if n, ok := l["input_tokens"].(float64); ok {
+					agent, _ := l["agent"].(string)
+					logged[agent] = append(logged[agent], n)
+				}
+			}
+			for agent, want := range perCall {
+				assert.ElementsMatch(t, want, logged[agent], "%s: the input tokens of each call", agent)
 			}
 		})
 	}
