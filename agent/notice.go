@@ -38,8 +38,10 @@ type conclusions struct {
 // asked for in one step concluded, the loop ends the turn there and tells
 // the person the notices, from its templates, without another model call
 // (unless it is configured to put notices through the model). A tool that
-// hands work to another agent concludes this way: its result comes back
-// later, as news the model answers then.
+// hands work to another agent concludes this way, with a Notice of Event
+// NoticeDelegated naming the task and the agent: its result comes back
+// later, as news the model answers then. Hooks read it too
+// (Turn.Conclusion, once the call ended): the tasks a turn opened.
 func (t *Turn) Conclude(callID string, n Notice) {
 	if t == nil {
 		return
