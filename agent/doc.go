@@ -1,7 +1,9 @@
 // Package agent is the vocabulary that the agent loop shares with what
 // plugs into it: a Provider (a chat model) answers a Request with a
-// Response; a Tool is called with a Call in a Turn; a Hook observes turns,
-// provider calls and tool calls (metrics, traces, budgets).
+// Response; a Tool is called with a Call in a Turn (and may conclude it
+// with a Notice: work handed over); a Hook observes turns, provider calls
+// and tool calls (metrics, traces, budgets), and Usage says what a call
+// cost, prompt cache included.
 //
 // It imports only the bus (and, for NewTool's schemas, the JSON schema
 // library the MCP SDK uses), so that providers, tools and the channels

@@ -4,16 +4,31 @@ import "context"
 
 // Usage is what one provider call cost, as the server reported it.
 type Usage struct {
-	// InputTokens are the tokens the request was read as (prompt tokens).
+	// InputTokens are the tokens the request was read as (prompt tokens),
+	// those served from the provider's prompt cache included.
 	InputTokens int64
 	// OutputTokens are the tokens of the answer (completion tokens).
 	OutputTokens int64
+	// CachedTokens are the part of InputTokens the provider read from its
+	// prompt cache (OpenAI's prompt_tokens_details.cached_tokens,
+	// Anthropic's cache_read_input_tokens): billed at a fraction of the
+	// price.
+	CachedTokens int64
+	// CacheWriteTokens are the part of InputTokens the provider wrote to
+	// its prompt cache (Anthropic's cache_creation_input_tokens; OpenAI
+	// reports none).
+	CacheWriteTokens int64
 }
 
 // Add returns the sum of u and v.
 func (u Usage) Add(v Usage) Usage {
-	return Usage{InputTokens: u.InputTokens + v.InputTokens, OutputTokens: u.OutputTokens + v.OutputTokens}
+	return Usage{InputTokens: u.InputTokens + v.InputTokens, OutputTokens: u.OutputTokens + v.OutputTokens,
+		CachedTokens: u.CachedTokens + v.CachedTokens, CacheWriteTokens: u.CacheWriteTokens + v.CacheWriteTokens}
 }
+
+// CacheHit reports whether the call read part of its prompt from the
+// provider's prompt cache.
+func (u Usage) CacheHit() bool { return u.CachedTokens > 0 }
 
 // Total is InputTokens + OutputTokens.
 func (u Usage) Total() int64 { return u.InputTokens + u.OutputTokens }

@@ -61,9 +61,10 @@ type Turn struct {
 	// SessionKey is Inbound.SessionKey(), the conversation it belongs to.
 	SessionKey string
 
-	mu       sync.Mutex
-	answered bool
-	usage    Usage
+	mu        sync.Mutex
+	answered  bool
+	usage     Usage
+	concluded conclusions
 }
 
 // AddUsage adds the cost of one provider call to the turn's (the loop calls it after each call).

@@ -75,6 +75,10 @@ type Config struct {
 	Judge string
 	// JudgeTimeout bounds one judgement (default DefaultJudgeTimeout).
 	JudgeTimeout time.Duration
+	// Notices says how news of delegated work under way is told: from
+	// templates without a model turn (the default), or by the model (see
+	// NoticeConfig and bus.KindNotice).
+	Notices NoticeConfig
 	// HistoryWindow is how many of the latest history messages a request
 	// carries at most (default 100); the file keeps everything.
 	HistoryWindow int
@@ -117,6 +121,7 @@ func FromDefaults(d config.AgentDefaults) Config {
 		JudgeTimeout:          d.JudgeTimeoutDuration(),
 		Approval: ApprovalConfig{Tools: d.Approval.Tools, Tasks: d.Approval.Tasks, Timeout: time.Duration(d.Approval.Timeout * float64(time.Second)),
 			Channel: d.Approval.Channel, ChatID: d.Approval.ChatID},
+		Notices: NoticeConfig{Mode: d.Notices.Mode, Language: d.Notices.Language, Templates: d.Notices.Templates},
 	}
 }
 
@@ -138,6 +143,12 @@ func (c *Config) setDefaults() {
 	}
 	if c.JudgeTimeout == 0 {
 		c.JudgeTimeout = DefaultJudgeTimeout
+	}
+	if c.Notices.Mode == "" {
+		c.Notices.Mode = config.NoticesTemplate
+	}
+	if c.Notices.Language == "" {
+		c.Notices.Language = config.LanguageAuto
 	}
 	if c.HistoryWindow == 0 {
 		c.HistoryWindow = DefaultHistoryWindow
@@ -184,6 +195,18 @@ func (c *Config) Validate() error {
 	}
 	if c.JudgeTimeout < 0 {
 		errs = append(errs, fmt.Errorf("agent loop: judgeTimeout: want 0 or more, got %s", c.JudgeTimeout))
+	}
+	switch c.Notices.Mode {
+	case config.NoticesTemplate, config.NoticesModel:
+	default:
+		errs = append(errs, fmt.Errorf("agent loop: notices.mode: want %q or %q, got %q",
+			config.NoticesTemplate, config.NoticesModel, c.Notices.Mode))
+	}
+	switch c.Notices.Language {
+	case config.LanguageAuto, config.LanguageEnglish, config.LanguageChinese:
+	default:
+		errs = append(errs, fmt.Errorf("agent loop: notices.language: want %q, %q or %q, got %q",
+			config.LanguageAuto, config.LanguageEnglish, config.LanguageChinese, c.Notices.Language))
 	}
 	if c.Approval.Timeout < 0 {
 		errs = append(errs, fmt.Errorf("agent loop: approval.timeout: want 0 or more, got %s", c.Approval.Timeout))

@@ -37,7 +37,17 @@
 //     so two agents never thank each other forever;
 //   - news routed back to the user's conversation (the result of a task
 //     this agent delegated) is a chat message (bus.KindChat) and is
-//     answered normally: the answer goes to the user.
+//     answered normally: the answer goes to the user;
+//   - news of such a task under way (bus.KindNotice: accepted, working, not
+//     taken up yet) is told to the user from a template, in the language of
+//     the agent's prompt, and recorded, without a model turn (notice.go;
+//     Config.Notices, whose mode "model" answers it as a chat message).
+//
+// A turn in which the model hands work over ends when every tool call of
+// its step concluded (agent.Turn.Conclude: delegate_task does), with the
+// template's "I asked coder to ..."; the model answers once the result
+// comes back. So one delegated task costs the delegating agent two model
+// calls (docs/cost.md).
 //
 // The answer carries a copy of the inbound metadata, which the loop never
 // reads: the channel finds there what its answer answers.
@@ -56,9 +66,15 @@
 // other agents through the tools it is offered that introduce themselves
 // (agent.Introduced).
 //
+// The prompt holds nothing that changes from turn to turn (no time, no
+// per-turn data), and the history window moves in steps of half its size:
+// a request's prefix stays the same from call to call, and a provider's
+// prompt cache serves it (Usage.CachedTokens reports what it served).
+//
 // Tools implement agent.Tool and are collected in a Tools registry.
 // Loop.Judge decides which delegated tasks this agent accepts, as
-// Config.Judge says: by asking the model (a provider that implements
+// Config.Judge says: by asking the model in a small call of its own (the
+// agent's card and the task, nothing more; a provider that implements
 // TaskJudge keeps its own rule), by the agent's capabilities, or always.
 //
 // # What channels offer the loop

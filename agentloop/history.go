@@ -39,6 +39,7 @@ type histories struct {
 type history struct {
 	path     string
 	msgs     []agent.Message // the latest messages, at most 2*window
+	base     int             // how many messages were dropped before msgs[0]
 	torn     bool            // the file does not end in a newline
 	loaded   bool
 	capacity int
@@ -104,14 +105,26 @@ func (h *history) load(log *slog.Logger) error {
 func (h *history) keep(msgs ...agent.Message) {
 	h.msgs = append(h.msgs, msgs...)
 	if len(h.msgs) > h.capacity {
-		h.msgs = append([]agent.Message(nil), h.msgs[len(h.msgs)-h.capacity/2:]...)
+		drop := len(h.msgs) - h.capacity/2
+		h.base += drop
+		h.msgs = append([]agent.Message(nil), h.msgs[drop:]...)
 	}
 }
 
 // window returns up to n of the latest messages, starting at a user
-// message so that no tool result is cut from its call.
+// message so that no tool result is cut from its call. The window moves
+// in steps of n/2 messages, not with every message: it starts at a
+// multiple of n/2 of the messages of the conversation (counted from the
+// start of its file), and so holds between n/2 and n of them. Between two
+// steps every request of the conversation starts with the same messages
+// after the system prompt, which a provider's prompt cache serves.
 func (h *history) window(n int) []agent.Message {
-	start := max(0, len(h.msgs)-n)
+	total, step := h.base+len(h.msgs), max(n/2, 1)
+	first := 0 // of the whole conversation
+	if total > n {
+		first = (total - n + step - 1) / step * step
+	}
+	start := max(first-h.base, 0)
 	for start < len(h.msgs) && h.msgs[start].Role != agent.RoleUser {
 		start++
 	}

@@ -166,3 +166,22 @@ func TestLoopSessionsAreSeparate(t *testing.T) {
 	s.recv(t)
 	assert.Equal(t, []string{"user: for b"}, convo(rec.requests()[1]))
 }
+
+// The window moves in steps of half its size, so that successive requests
+// of a long conversation start with the same messages (a provider's
+// prompt cache serves them): with a window of 8 messages (4 turns), the
+// requests of turns 6 and 7 both start at turn 3's message, where a window
+// that slid with every turn would start turn 6's at turn 2's.
+func TestLoopHistoryWindowMovesInSteps(t *testing.T) {
+	rec := &recorder{next: echo()}
+	s := start(t, agentloop.Config{Provider: rec, HistoryWindow: 8})
+	for _, m := range []string{"one", "two", "three", "four", "five", "six", "seven"} {
+		s.send(t, user("c", m))
+		s.recv(t)
+	}
+	reqs := rec.requests()
+	assert.Equal(t, "user: one", convo(reqs[4])[0], "turn 5: the 8 messages before it")
+	assert.Equal(t, []string{"user: three", "assistant: echo: three", "user: four", "assistant: echo: four",
+		"user: five", "assistant: echo: five", "user: six"}, convo(reqs[5]))
+	assert.Equal(t, convo(reqs[5]), convo(reqs[6])[:7], "turn 7's request starts as turn 6's did")
+}

@@ -35,6 +35,11 @@ Messages from other agents start with a header such as "[mailbox task from resea
 is its result. Take on the work that fits your description and capabilities; hand the rest to
 an agent that offers it.
 `)
+	if l.notices.templated() {
+		b.WriteString(`Handing work to another agent ends your turn: the user is told at once that it was handed
+over, and you answer when its result comes back. Hand over every part of the work in one step.
+`)
+	}
 	var tools []string
 	for _, name := range l.cfg.Tools.Names() {
 		t, _ := l.cfg.Tools.Get(name)

@@ -109,7 +109,7 @@ func (l *Loop) askModel(ctx context.Context, info agent.TaskInfo) (accept bool, 
 		`{"accept": true or false, "reason": "one short sentence for the agent that asked"}`,
 		info.From, info.TaskID, info.Text, caps, judgeTool)
 	resp, err := hooks(l.cfg.Hooks).chat(ctx, l.cfg.Provider, nil, agent.Request{Model: l.cfg.Model,
-		Messages:  []agent.Message{{Role: agent.RoleSystem, Content: l.systemPrompt()}, {Role: agent.RoleUser, Content: ask}},
+		Messages:  []agent.Message{{Role: agent.RoleSystem, Content: l.judgePrompt()}, {Role: agent.RoleUser, Content: ask}},
 		Tools:     []agent.ToolSpec{judgeSpec},
 		MaxTokens: min(l.cfg.MaxTokens, maxJudgeTokens), Temperature: 0})
 	if err != nil {
@@ -127,6 +127,30 @@ func (l *Loop) askModel(ctx context.Context, info agent.TaskInfo) (accept bool, 
 		reason = "the model declined without a reason"
 	}
 	return false, clipReason(reason), nil
+}
+
+// judgePrompt is the system prompt of a judgement: who the agent is, as
+// its card says (id, description, capabilities, roles), and nothing else
+// of its prompt: no workspace files, no tools, no conversation. Judging
+// needs no more, and the call costs a fraction of a turn; what an agent
+// takes on belongs on its card, where the agents that delegate read it.
+func (l *Loop) judgePrompt() string {
+	var b strings.Builder
+	b.WriteString("# Judging a task\n\n")
+	if l.cfg.AgentID != "" {
+		fmt.Fprintf(&b, "You are the agent %q. ", l.cfg.AgentID)
+	}
+	b.WriteString("Other agents delegate tasks to you; you decide which you take on, and do none of them now.\n")
+	if l.cfg.Description != "" {
+		fmt.Fprintf(&b, "Description: %s\n", l.cfg.Description)
+	}
+	if len(l.cfg.Capabilities) > 0 {
+		fmt.Fprintf(&b, "Capabilities: %s\n", strings.Join(l.cfg.Capabilities, ", "))
+	}
+	if len(l.cfg.Roles) > 0 {
+		fmt.Fprintf(&b, "Roles: %s\n", strings.Join(l.cfg.Roles, ", "))
+	}
+	return strings.TrimRight(b.String(), "\n")
 }
 
 // judgeSpec describes judgeTool to the model.

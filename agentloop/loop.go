@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"path/filepath"
 	"slices"
 	"sync/atomic"
@@ -22,6 +23,7 @@ type Loop struct {
 	log     *slog.Logger
 	history *histories
 	gate    *gate // nil when nothing needs approval
+	notices *notices
 	running atomic.Bool
 	// taken and finished count the messages taken off the bus and those
 	// whose turn ran to its end (see Unfinished).
@@ -44,7 +46,13 @@ func New(cfg Config) (*Loop, error) {
 		return nil, err
 	}
 	cfg.Capabilities, cfg.Roles = slices.Clone(cfg.Capabilities), slices.Clone(cfg.Roles)
+	cfg.Notices.Templates = maps.Clone(cfg.Notices.Templates)
+	notices, err := newNotices(cfg.Notices)
+	if err != nil {
+		return nil, err
+	}
 	l := &Loop{
+		notices: notices,
 		cfg:     cfg,
 		log:     cfg.Logger,
 		history: newHistories(filepath.Join(ws, "sessions"), cfg.HistoryWindow, cfg.Now, cfg.Logger),

@@ -62,6 +62,13 @@ func (l *Loop) handle(ctx context.Context, in bus.InboundMessage) {
 			return
 		}
 	}
+	if k == bus.KindNotice {
+		if l.notices.templated() {
+			l.tell(ctx, in, h, user, key)
+			return
+		}
+		k = bus.KindChat // told by the model, as a chat message
+	}
 	if k == bus.KindRecord {
 		if err := l.history.append(h, []agent.Message{user}); err != nil {
 			l.log.Error("history not saved; the message comes back on restart", "session", key, "err", err)
@@ -191,6 +198,13 @@ func (l *Loop) converse(ctx context.Context, turn *agent.Turn, h *history, user 
 		}
 		for _, c := range calls {
 			all = append(all, agent.Message{Role: agent.RoleTool, Name: c.Name, ToolCallID: c.ID, Content: l.runTool(ctx, turn, c)})
+		}
+		if text, ok := l.concluded(turn, resp.Content, calls); ok {
+			// Every call did what was asked (work handed over): the
+			// person is told so from the templates, without asking the
+			// model again; it answers the result when it comes back.
+			all = append(all, agent.Message{Role: agent.RoleAssistant, Content: text})
+			return all[start:], text, nil
 		}
 	}
 	note := fmt.Sprintf("I stopped after %d rounds of tool calls without reaching an answer (the limit is agents.defaults.maxToolIterations).",

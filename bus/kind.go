@@ -24,9 +24,20 @@ const (
 	// update of a task, a reply to a message, so that two agents cannot
 	// thank each other for ever.
 	KindRecord
+	// KindNotice is news of work under way to tell the person as it is,
+	// in the chat a KindChat would be answered in: a task this agent
+	// delegated was accepted, is being worked on, or waits (the mailbox
+	// sets it on such updates, any channel that carries tasks may). The
+	// agent loop words it from Note (the task's state, the agent, the
+	// text) with its templates, or takes Content when there is no Note,
+	// records it in the conversation and sends it, without a model turn;
+	// a loop configured to put notices through the model takes it as a
+	// KindChat. A task's result is no notice: it is a KindChat, which the
+	// model answers with the conversation.
+	KindNotice
 )
 
-// String names the kind: "chat", "task", "message" or "record".
+// String names the kind: "chat", "task", "message", "record" or "notice".
 func (k Kind) String() string {
 	switch k {
 	case KindTask:
@@ -35,6 +46,8 @@ func (k Kind) String() string {
 		return "message"
 	case KindRecord:
 		return "record"
+	case KindNotice:
+		return "notice"
 	}
 	return "chat"
 }

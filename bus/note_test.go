@@ -65,7 +65,7 @@ func TestParseNoteRejects(t *testing.T) {
 }
 
 func TestKindString(t *testing.T) {
-	for k, want := range map[bus.Kind]string{bus.KindChat: "chat", bus.KindTask: "task", bus.KindMessage: "message", bus.KindRecord: "record"} {
+	for k, want := range map[bus.Kind]string{bus.KindChat: "chat", bus.KindTask: "task", bus.KindMessage: "message", bus.KindRecord: "record", bus.KindNotice: "notice"} {
 		assert.Equal(t, want, k.String())
 	}
 	var zero bus.InboundMessage

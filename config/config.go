@@ -111,6 +111,52 @@ type AgentDefaults struct {
 	// Approval lists the tool calls and tasks that wait for a person's
 	// approval (switchboard's own key; nanobot has none).
 	Approval ApprovalConfig `json:"approval"`
+	// Notices says how news of delegated work under way is told to the
+	// person (switchboard's own key): see NoticesConfig.
+	Notices NoticesConfig `json:"notices"`
+}
+
+// The values of NoticesConfig.Mode.
+const (
+	// NoticesTemplate tells notices from templates, without a model turn
+	// (the default).
+	NoticesTemplate = "template"
+	// NoticesModel puts them through the model, as any chat message.
+	NoticesModel = "model"
+)
+
+// The values of NoticesConfig.Language.
+const (
+	// LanguageAuto picks the templates' language from the system prompt
+	// (the default).
+	LanguageAuto = "auto"
+	// LanguageEnglish and LanguageChinese pick English or Chinese.
+	LanguageEnglish = "en"
+	LanguageChinese = "zh"
+)
+
+// NoticeEvents are the events a notice template is written for:
+// "delegated" (the agent handed work to another, and its turn ends),
+// "accepted", "working" and "pending" (the other agent accepted it, works
+// on it, has not taken it up), and "update" (any other state).
+var NoticeEvents = []string{"delegated", "accepted", "working", "pending", "update"}
+
+// NoticesConfig is "agents.defaults.notices": how the agent tells the
+// person of work it delegated that is under way (handed over, accepted,
+// being worked on, waiting). The result of the work always goes through
+// the model, with the conversation.
+type NoticesConfig struct {
+	// Mode is NoticesTemplate (the default: worded from a template, no
+	// model call) or NoticesModel (a model turn for each).
+	Mode string `json:"mode"`
+	// Language is the language of the templates: LanguageAuto (the
+	// default: Chinese when the system prompt asks for Chinese or is
+	// written mostly in it, English otherwise), LanguageEnglish or
+	// LanguageChinese.
+	Language string `json:"language"`
+	// Templates replace the language's template of an event (one of
+	// NoticeEvents): see NoticeTemplate.
+	Templates map[string]string `json:"templates"`
 }
 
 // DefaultApprovalTimeout is how long an approval waits when
@@ -243,6 +289,7 @@ func (c *Config) validate(p *problems) {
 			}
 		}
 	}
+	d.Notices.validate(p, prefix+"notices.")
 	c.Observability.validate(p)
 	if d.SystemPrompt != "" && d.SystemPromptFile != "" {
 		p.invalid(prefix+"systemPromptFile", "set systemPrompt or systemPromptFile, not both")

@@ -92,7 +92,7 @@ func TestHostBudgetExhaustedMidDelegationTellsTheUser(t *testing.T) {
 	assert.Equal(t, []string{"coder: task failed: used 420 of its 300 tokens (none left)"}, totals,
 		"the coder's task, as its final update reports it")
 	require.Len(t, coder, 1, "the coder's one turn")
-	require.Len(t, researcherTurns, 3, "the user's message, the accepted and the failed update")
+	require.Len(t, researcherTurns, 2, "the user's message and the failed update (the accepted one is told without the model)")
 	assert.Equal(t, int64(400), coder[0].InputTokens, "the coder's turn: the one call it made")
 	assert.Equal(t, int64(20), coder[0].OutputTokens)
 	assert.True(t, strings.HasPrefix(coder[0].TaskID, "task_"), "the entry names the task")

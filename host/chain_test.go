@@ -3,7 +3,6 @@ package host_test
 import (
 	"context"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/switchboard-dev/switchboard/agent"
@@ -21,43 +20,15 @@ import (
 // flat is the scripted provider with every call costing the same.
 type flat struct {
 	scripted.Provider
-	tokens   int64
-	answered chan struct{} // closed after `after` answers that call no tool (nil: none)
-	after    int
-
-	mu      sync.Mutex
-	answers int
+	tokens int64
 }
 
 func (p *flat) Chat(ctx context.Context, req agent.Request) (*agent.Response, error) {
 	resp, err := p.Provider.Chat(ctx, req)
 	if resp != nil {
 		resp.Usage = agent.Usage{InputTokens: p.tokens}
-		if len(resp.ToolCalls) == 0 && p.answered != nil {
-			p.mu.Lock()
-			if p.answers++; p.answers == p.after {
-				close(p.answered)
-			}
-			p.mu.Unlock()
-		}
 	}
 	return resp, err
-}
-
-// gated is looksFirst making no call before open is closed (its
-// judgement of a task, the scripted one, needs no call).
-type gated struct {
-	looksFirst
-	open <-chan struct{}
-}
-
-func (g *gated) Chat(ctx context.Context, req agent.Request) (*agent.Response, error) {
-	select {
-	case <-g.open:
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	return g.looksFirst.Chat(ctx, req)
 }
 
 // finalUpdates returns the final task_updates sent to agent `to`,
@@ -100,20 +71,16 @@ func TestHostChainOfThreeAgentsReportsTheResultToTheUser(t *testing.T) {
 }
 
 // The same chain with a budget of 300 tokens per task from lead: mid
-// spends 100 and hands coder the 200 left, then 100 to answer and 100 to
-// tell of coder's acceptance; coder's first step costs 420,
-// so its next call is refused and its task fails "budget exhausted". mid's
-// task fails with the same reason, reporting what the chain used, and the
-// user reads it in their chat.
+// spends 100 on its one call (the delegation ends its turn, and coder's
+// acceptance is told without a call) and hands coder the 200 left;
+// coder's first step costs 420, so its next call is refused and its task
+// fails "budget exhausted". mid's task fails with the same reason,
+// reporting what the chain used, and the user reads it in their chat.
 func TestHostBudgetExhaustedAtTheBottomOfAChainTellsTheUser(t *testing.T) {
 	t.Parallel()
 	w := newWorld(t)
-	// coder works once mid answered its task and coder's acceptance (100
-	// tokens a call: the delegation, the answer, the acceptance's answer).
-	midDone := make(chan struct{})
-	w.start(w.config("coder", false, map[string]any{"capabilities": []string{"sorting"}}),
-		host.Options{Provider: &gated{open: midDone}})
-	w.start(w.config("mid", false, nil), host.Options{Provider: &flat{tokens: 100, answered: midDone, after: 2}})
+	w.start(w.config("coder", false, map[string]any{"capabilities": []string{"sorting"}}), host.Options{Provider: &looksFirst{}})
+	w.start(w.config("mid", false, nil), host.Options{Provider: &flat{tokens: 100}})
 	lead := w.config("lead", true, map[string]any{"budget": map[string]any{"taskTokens": 300}})
 	c := newChat(t, w.start(lead, host.Options{}), "oc_1")
 
@@ -125,7 +92,7 @@ func TestHostBudgetExhaustedAtTheBottomOfAChainTellsTheUser(t *testing.T) {
 	task := ups[0].Task
 	assert.Equal(t, envelope.StateFailed, task.State)
 	assert.Equal(t, &envelope.Budget{Tokens: 300}, task.Budget, "mid's task had lead's budget")
-	assert.Equal(t, &envelope.Budget{Tokens: 720}, task.Used, "mid's 300, and coder's 420 charged to mid's task")
+	assert.Equal(t, &envelope.Budget{Tokens: 520}, task.Used, "mid's 100, and coder's 420 charged to mid's task")
 	ups = finalUpdates(t, w.root, "mid")
 	require.Len(t, ups, 1)
 	assert.Equal(t, &envelope.Budget{Tokens: 200}, ups[0].Task.Budget, "coder was handed what mid had left")
@@ -138,7 +105,7 @@ func TestHostBudgetExhaustedAtTheBottomOfAChainTellsTheUser(t *testing.T) {
 		}
 	}
 	assert.Contains(t, totals, "coder: task failed: used 420 of its 200 tokens (none left)")
-	assert.Contains(t, totals, "mid: task failed: used 720 of its 300 tokens (none left)")
+	assert.Contains(t, totals, "mid: task failed: used 520 of its 300 tokens (none left)")
 	found := false
 	for _, s := range totals {
 		found = found || strings.HasPrefix(s, "mid: subtask task_") && strings.HasSuffix(s, "used 420 tokens, charged to task "+task.ID)

@@ -94,6 +94,12 @@ func setUsage(span trace.Span, u agent.Usage) {
 		return
 	}
 	span.SetAttributes(tracing.AttrGenAIInputTokens.Int64(u.InputTokens), tracing.AttrGenAIOutputTokens.Int64(u.OutputTokens))
+	if u.CachedTokens > 0 {
+		span.SetAttributes(tracing.AttrGenAICacheReadTokens.Int64(u.CachedTokens))
+	}
+	if u.CacheWriteTokens > 0 {
+		span.SetAttributes(tracing.AttrGenAICacheWriteTokens.Int64(u.CacheWriteTokens))
+	}
 }
 
 // clip shortens a tool's error for a span status.

@@ -102,15 +102,16 @@ func TestAnswersKeptInTheFile(t *testing.T) {
 }
 
 // turn plays a turn of the agent loop on in through hook: the provider
-// answers text; delegated, when set, is the result of a delegate_task
-// call of the turn.
+// answers text; delegated, when set, is the task a delegate_task call of
+// the turn handed to coder.
 func turn(hook agent.Hook, in bus.InboundMessage, delegated, text string) {
 	ctx := context.Background()
 	t := agent.NewTurn(in)
 	_, end := hook.Turn(ctx, t)
 	if delegated != "" {
-		_, toolEnd := hook.Tool(ctx, t, agent.ToolCall{Name: "delegate_task"})
-		toolEnd(delegated, false)
+		call(hook, t, agent.ToolCall{ID: "call_0_0", Name: "delegate_task"},
+			&agent.Notice{Event: agent.NoticeDelegated, Agent: "coder", TaskID: delegated},
+			"delegated task "+delegated+" to coder; its updates will come back to this conversation", false)
 	}
 	_, chatEnd, err := hook.Chat(ctx, t, &agent.Request{})
 	if err != nil {
@@ -118,6 +119,17 @@ func turn(hook agent.Hook, in bus.InboundMessage, delegated, text string) {
 	}
 	chatEnd(&agent.Response{Content: text}, nil)
 	end(nil, agent.Usage{})
+}
+
+// call plays tool call c of turn t through hook, as the agent loop runs
+// it: the tool concludes with notice, when set (agent.Turn.Conclude), and
+// returns result.
+func call(hook agent.Hook, t *agent.Turn, c agent.ToolCall, notice *agent.Notice, result string, failed bool) {
+	_, end := hook.Tool(context.Background(), t, c)
+	if notice != nil {
+		t.Conclude(c.ID, *notice)
+	}
+	end(result, failed)
 }
 
 // update is the update of task with state coming back to in's chat.
@@ -142,7 +154,7 @@ func TestFollowWaitsForTheDelegatedTasks(t *testing.T) {
 		followed <- b.Follow(testkit.Ctx(t), "c1", "m1", true, func(a conversation.Answer) { got = append(got, a.Text) })
 	}()
 
-	turn(hook, in, "delegated task t1 to coder; its updates will come back to this conversation", "I asked coder.")
+	turn(hook, in, "t1", "I asked coder.")
 	st := b.Status("c1")
 	assert.Equal(t, []conversation.Task{{ID: "t1", Agent: "coder"}}, st.Open)
 	assert.True(t, st.Busy, "the answer is on its way")
@@ -190,7 +202,7 @@ func TestFollowUnsettled(t *testing.T) {
 	assert.Equal(t, "message m1 not answered yet: context canceled", err.Error())
 
 	in := message("m1", "c1")
-	turn(b.Hook(), in, "delegated task t1 to coder; ...", "I asked coder.")
+	turn(b.Hook(), in, "t1", "I asked coder.")
 	_, err = b.Record(answer(in, "I asked coder."))
 	require.NoError(t, err)
 	err = b.Follow(ctx, "c1", "m1", true, func(conversation.Answer) {})
@@ -199,6 +211,39 @@ func TestFollowUnsettled(t *testing.T) {
 	assert.Equal(t, "delegated task(s) not finished yet: t1 (coder): context canceled", err.Error())
 
 	// Turns of other channels, and failed tool calls, are not followed.
-	turn(b.Hook(), bus.InboundMessage{Channel: "feishu", ChatID: "c1"}, "delegated task t2 to coder; ...", "x")
+	turn(b.Hook(), bus.InboundMessage{Channel: "feishu", ChatID: "c1"}, "t2", "x")
 	assert.Len(t, b.Status("c1").Open, 1)
+}
+
+// TestHookLearnsDelegationsFromTheTurn: a task is open in a chat when a
+// tool call of its turn concluded with a delegation (agent.Turn.Conclude),
+// whatever the tool is called and however its result is worded; a result
+// that merely reads like one, a call that failed, or a conclusion that is
+// no delegation opens nothing.
+func TestHookLearnsDelegationsFromTheTurn(t *testing.T) {
+	t.Parallel()
+	b, err := conversation.Open("term", conversation.Options{})
+	require.NoError(t, err)
+	hook := b.Hook()
+	tr := agent.NewTurn(message("m1", "c1"))
+	_, end := hook.Turn(context.Background(), tr)
+	delegated := func(task, to string) *agent.Notice {
+		return &agent.Notice{Event: agent.NoticeDelegated, Agent: to, TaskID: task, Task: "sort 3 1 2"}
+	}
+
+	call(hook, tr, agent.ToolCall{ID: "c1", Name: "delegate_task"}, delegated("t1", "coder"),
+		`{"task_id":"t1","to":"coder"}`, false) // worded otherwise
+	call(hook, tr, agent.ToolCall{ID: "c2", Name: "send_task"}, delegated("t2", "critic"),
+		"已将任务 t2 交给 critic", false) // another tool that hands work over
+	call(hook, tr, agent.ToolCall{ID: "c3", Name: "send_message"}, nil,
+		"delegated task t3 to coder; its updates will come back to this conversation", false) // only reads like one
+	call(hook, tr, agent.ToolCall{ID: "c4", Name: "delegate_task"}, delegated("t4", "coder"),
+		"error: coder's inbox is full", true) // failed
+	call(hook, tr, agent.ToolCall{ID: "c5", Name: "delegate_task"}, &agent.Notice{Event: "accepted", Agent: "coder", TaskID: "t5"},
+		"t5 accepted", false) // no delegation
+	call(hook, tr, agent.ToolCall{ID: "c6", Name: "delegate_task"}, &agent.Notice{Event: agent.NoticeDelegated, Agent: "coder"},
+		"delegated", false) // no task
+
+	assert.Equal(t, []conversation.Task{{ID: "t1", Agent: "coder"}, {ID: "t2", Agent: "critic"}}, b.Status("c1").Open)
+	end(nil, agent.Usage{})
 }

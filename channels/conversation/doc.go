@@ -9,8 +9,10 @@
 // channel takes in is tagged with its id (Tag), so that the answer to it
 // names it (Answer.ReplyTo).
 //
-// The agent may delegate work from a chat (the mailbox's delegate_task):
-// the first answer says so ("I asked coder..."), and the task's updates
+// The agent may delegate work from a chat (the mailbox's delegate_task,
+// which says so on the turn: agent.Turn.Conclude with an
+// agent.NoticeDelegated naming the task and the agent): the first answer
+// says so ("I asked coder..."), and the task's updates
 // come back to the same chat later, each answered by the agent. The
 // Book's Hook, an agent.Hook the channel offers the loop, follows the
 // turns of the channel's chats to know what is still to come: the tasks

@@ -2,28 +2,10 @@ package conversation
 
 import (
 	"context"
-	"strings"
 
 	"github.com/switchboard-dev/switchboard/agent"
 	"github.com/switchboard-dev/switchboard/bus"
 )
-
-// delegateTool is the name of the tool that delegates a task (the
-// mailbox's); its result starts "delegated task <id> to <agent>; ...".
-const delegateTool = "delegate_task"
-
-// delegation reads the task id and the agent from delegate_task's result.
-func delegation(result string) (task, to string, ok bool) {
-	rest, ok := strings.CutPrefix(result, "delegated task ")
-	if !ok {
-		return "", "", false
-	}
-	f := strings.Fields(rest)
-	if len(f) < 3 || f[1] != "to" {
-		return "", "", false
-	}
-	return f[0], strings.TrimRight(f[2], ";"), true
-}
 
 // final reports whether a task in state has ended.
 func final(state string) bool {
@@ -46,8 +28,9 @@ type turnState struct {
 
 // Hook returns the agent.Hook that follows the turns of the channel's
 // chats (a channel offers it to the agent loop: agentloop.HookChannel).
-// It learns of the tasks a turn delegates (the delegate_task tool's
-// result), of the final update of each (a turn on a task_update note
+// It learns of the tasks a turn delegates (a tool call that concluded
+// with an agent.NoticeDelegated: agent.Turn.Conclude, as the mailbox's
+// delegate_task does), of the final update of each (a turn on a task_update note
 // with a final state), and of the turns in progress and the answers they
 // will send, for Status and Follow. It refuses nothing.
 func (b *Book) Hook() agent.Hook { return hook{b: b} }
@@ -74,14 +57,17 @@ func (h hook) Chat(ctx context.Context, t *agent.Turn, _ *agent.Request) (contex
 	}, nil
 }
 
-// Tool implements agent.Hook.
+// Tool implements agent.Hook: a call that handed work over says so on
+// the turn (agent.Turn.Conclude with an agent.NoticeDelegated, the task
+// and the agent it went to), whatever the tool's name or the words of its
+// result.
 func (h hook) Tool(ctx context.Context, t *agent.Turn, c agent.ToolCall) (context.Context, func(string, bool)) {
-	if c.Name != delegateTool {
-		return ctx, func(string, bool) {}
-	}
-	return ctx, func(result string, failed bool) {
-		if task, to, ok := delegation(result); ok && !failed {
-			h.b.delegated(t, task, to)
+	return ctx, func(_ string, failed bool) {
+		if failed {
+			return
+		}
+		if n, ok := t.Conclusion(c.ID); ok && n.Event == agent.NoticeDelegated && n.TaskID != "" {
+			h.b.delegated(t, n.TaskID, n.Agent)
 		}
 	}
 }

@@ -97,7 +97,8 @@ func (h *harness) agent(ctx context.Context) {
 		case "delegate":
 			turn := agent.NewTurn(in)
 			_, end := hook.Turn(ctx, turn)
-			_, toolEnd := hook.Tool(ctx, turn, agent.ToolCall{Name: "delegate_task"})
+			_, toolEnd := hook.Tool(ctx, turn, agent.ToolCall{ID: "call_0_0", Name: "delegate_task"})
+			turn.Conclude("call_0_0", agent.Notice{Event: agent.NoticeDelegated, Agent: "coder", TaskID: "t1"})
 			toolEnd("delegated task t1 to coder; its updates will come back to this conversation", false)
 			_, chatEnd, _ := hook.Chat(ctx, turn, &agent.Request{})
 			chatEnd(&agent.Response{Content: "I asked coder."}, nil)

@@ -92,7 +92,8 @@ var _ budget.Books = books{}
 // RecordUsage implements budget.Books.
 func (b books) RecordUsage(ctx context.Context, e budget.Entry) {
 	ev := store.Event{MessageID: e.MessageID, ThreadID: e.ThreadID, TaskID: e.TaskID,
-		Model: e.Model, InputTokens: e.InputTokens, OutputTokens: e.OutputTokens}
+		Model: e.Model, InputTokens: e.InputTokens, OutputTokens: e.OutputTokens,
+		CachedTokens: e.CachedTokens, CacheWriteTokens: e.CacheWriteTokens}
 	switch {
 	case e.Judgement:
 		ev.Reason = judgementReason

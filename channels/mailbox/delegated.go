@@ -65,6 +65,26 @@ func (c *Channel) taskOverdue(ctx context.Context, sent *ledger.Delegated, t led
 	c.notify(ctx, mt, t.Callback, ledger.TaskOverdueNotice(t))
 }
 
+// toldBefore reports whether update m of task rec, which this agent
+// delegated, tells a notice the conversation was told before by another
+// update: a worker that restarts accepts the task it is handed again, and
+// may repeat its progress; the conversation hears each once, across
+// restarts of either agent (Record.Told). The result is no notice.
+func (c *Channel) toldBefore(ctx context.Context, rec ledger.Record, m *envelope.Message) bool {
+	if m.Task == nil || m.Task.State.Terminal() {
+		return false
+	}
+	tell, err := c.sent.Tell(ctx, rec.TaskID, ledger.NoticeKey(m), m.ID)
+	if err != nil {
+		c.Logger().Warn("record notice told", "task", rec.TaskID, "err", err)
+	}
+	if !tell {
+		c.Logger().Info("update of a delegated task told already; not told again",
+			"task", rec.TaskID, "state", m.Task.State, "id", m.ID, "from", m.From)
+	}
+	return !tell
+}
+
 // acceptDeadlines watches the tasks this agent delegated that their
 // worker has not accepted yet.
 func (c *Channel) acceptDeadlines(ctx context.Context, sent *ledger.Delegated) {
@@ -156,14 +176,17 @@ func (c *Channel) reoffer(ctx context.Context, sent *ledger.Delegated, t ledger.
 }
 
 // stillWaiting tells the conversation of task t, sent to one agent by
-// name, that it waits unaccepted in that agent's inbox (once).
+// name, that it waits unaccepted in that agent's inbox (once): a notice of
+// state pending, whose reason is why and whose text says where it waits,
+// which the loop tells as "task <id>: <why>; it waits in <agent>'s inbox
+// until <agent> takes it up".
 func (c *Channel) stillWaiting(ctx context.Context, sent *ledger.Delegated, t ledger.Record, why string) {
 	if err := sent.Update(ctx, t.TaskID, func(r *ledger.Record) { r.Noticed = true }); err != nil {
 		c.Logger().Warn("record notice of unaccepted task", "task", t.TaskID, "err", err)
 	}
-	text := fmt.Sprintf("task %s: %s; it waits in %s's inbox until %s takes it up", t.TaskID, why, t.To, t.To)
+	text := fmt.Sprintf("it waits in %s's inbox until %s takes it up", t.To, t.To)
 	mt := meta.Meta{From: t.To, To: c.cfg.AgentID, Type: envelope.TypeTaskUpdate, ThreadID: t.ThreadID,
-		Task: &envelope.Task{ID: t.TaskID, State: envelope.StatePending}, ReplyTo: t.MessageID}
+		Task: &envelope.Task{ID: t.TaskID, State: envelope.StatePending, Reason: why}, ReplyTo: t.MessageID}
 	c.Logger().Warn("delegated task not accepted in time", "task", t.TaskID, "to", t.To)
 	c.notify(ctx, mt, t.Callback, text)
 }

@@ -353,6 +353,55 @@ func TestTaskWaitsForItsSubtaskAcrossARestart(t *testing.T) {
 	assert.Equal(t, "coder finished: 1 3 5 9", done.Text())
 }
 
+// A task sent to one agent by name that it does not accept within
+// acceptTimeout: the conversation is told once, as a notice of state
+// pending whose reason says why and whose text says where it waits (the
+// loop tells it as "task <id>: coder did not accept it within 30s
+// (channels.mailbox.acceptTimeout); it waits in coder's inbox until coder
+// takes it up"). It is no update coder sent.
+func TestUnacceptedTaskNotice(t *testing.T) {
+	e := newEnv(t)
+	clk := clock.NewManual(time.Now())
+	boss := e.start(t, e.config("boss"), mailbox.Options{Clock: clk})
+	e.peer(t, "coder")
+	sent := delegate(t, boss, "coder", "sort 5 3 9 1", time.Time{})
+	clk.Add(30 * time.Second)
+	in := boss.consume(t)
+	assertRouted(t, in)
+	assert.Equal(t, bus.KindNotice, in.Kind)
+	assert.Equal(t, &bus.Note{Type: "task_update", From: "coder", TaskID: sent.Task.ID, State: "pending",
+		Reason: "coder did not accept it within 30s (channels.mailbox.acceptTimeout)",
+		Text:   "it waits in coder's inbox until coder takes it up"}, in.Note)
+}
+
+// A worker that restarts accepts the task it is handed again: the
+// delegator tells the conversation once. Its progress is told once too,
+// and its result.
+func TestRepeatedAcceptanceIsToldOnce(t *testing.T) {
+	e := newEnv(t)
+	boss := e.start(t, e.config("boss"), mailbox.Options{})
+	e.peer(t, "coder")
+	sent := delegate(t, boss, "coder", "sort 5 3 9 1", time.Time{})
+	up := func(state envelope.TaskState, text string) {
+		m := msg("coder", "boss", envelope.TypeTaskUpdate, text)
+		if text == "" {
+			m.Content.Parts = nil
+		}
+		m.Task, m.ReplyTo = &envelope.Task{ID: sent.Task.ID, State: state}, sent.ID
+		e.deliver(t, m)
+	}
+	up(envelope.StateAccepted, "")
+	assert.Equal(t, "accepted", boss.consume(t).Note.State)
+	up(envelope.StateWorking, "half way")
+	assert.Equal(t, "half way", boss.consume(t).Note.Text)
+	up(envelope.StateAccepted, "") // coder restarted
+	up(envelope.StateWorking, "half way")
+	up(envelope.StateCompleted, "1 3 5 9")
+	in := boss.consume(t)
+	assert.Equal(t, "completed", in.Note.State, "the repeats were not told")
+	assert.Equal(t, bus.KindChat, in.Kind)
+}
+
 // allowFrom names who may send this agent work and messages; the updates
 // of a task it delegated are answers to it, and reach the conversation the
 // task began in whoever the worker is. Anything else from that worker is

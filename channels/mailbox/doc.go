@@ -95,9 +95,12 @@
 //  5. Back in researcher's process, receive.go hands the update to
 //     onUpdate, which finds the task it delegated (its record in
 //     internal/ledger) and routes the update to the Feishu chat the task
-//     began in (frame.go's routed: Meta.Callback set); the loop (KindChat)
-//     answers the user there, and the channel manager
-//     (channels/dispatch.go) sends it through the Feishu stub.
+//     began in (frame.go's routed: Meta.Callback set); the loop tells the
+//     user there of the acceptance (bus.KindNotice: from a template, no
+//     model turn; an acceptance told before, by a worker that restarted,
+//     is not told again: delegated.go's toldBefore) and answers the result
+//     (bus.KindChat), and the channel manager (channels/dispatch.go) sends
+//     it through the Feishu stub.
 //
 // Mailbox details travel in InboundMessage.Metadata under one key; read
 // them with meta.Of and attach reply options with meta.WithReply rather

@@ -37,9 +37,17 @@ func (c *Channel) toInbound(m *envelope.Message, mt meta.Meta) bus.InboundMessag
 // the model is shown it (bus.Note) and its thread: the agent loop reads
 // those, never the metadata. Every message the channel publishes is
 // framed once its content and its conversation are final (see routed).
+// An update of work under way (pending, accepted, working) routed to the
+// conversation the work began in is a bus.KindNotice: the loop tells it
+// as it is, without a model turn; the result (a terminal update) is a
+// chat message the model answers.
 func frame(in bus.InboundMessage, mt meta.Meta) bus.InboundMessage {
 	in.Metadata = meta.With(nil, mt)
 	in.Kind = kinds[mt.Kind()]
+	if in.Kind == bus.KindChat && mt.Type == envelope.TypeTaskUpdate && mt.Task != nil &&
+		mt.Task.State != "" && !mt.Task.State.Terminal() {
+		in.Kind = bus.KindNotice
+	}
 	in.Note = noteOf(in, &mt)
 	in.Thread = mt.ThreadID
 	return in
@@ -148,12 +156,16 @@ func chatIDOf(cb envelope.Callback) string {
 	return cb.SessionID
 }
 
-// notify tells the agent what the channel itself noticed, as if agent
-// mt.From had said it: in the conversation cb names when there is one.
+// notify tells the agent what the channel itself noticed about the task
+// of agent mt.From (mt.Task: its state, and the reason): in the
+// conversation cb names when there is one, with text as the note's text.
 func (c *Channel) notify(ctx context.Context, mt meta.Meta, cb *envelope.Callback, text string) {
 	in := frame(bus.InboundMessage{Channel: ChannelName, SenderID: mt.From, ChatID: mt.From,
 		Content: text, Timestamp: c.clk.Now()}, mt)
 	in = routed(in, mt, cb)
+	if in.Note != nil && in.Note.Text == "" {
+		in.Note.Text = text // the channel's own words: the message has no parts
+	}
 	if err := c.Bus().PublishInbound(ctx, in); err != nil && ctx.Err() == nil {
 		c.Logger().Error("notice not published", "id", mt.ReplyTo, "err", err)
 	}

@@ -50,6 +50,15 @@ func TestReceivedMessagesAreFramedForTheAgent(t *testing.T) {
 	sent, err := a.Post(context.Background(), route.Request{To: "boss", Type: envelope.TypeTask, Text: "review it", Callback: feishu})
 	require.NoError(t, err)
 	boss.expect(t, "the task", func(m *envelope.Message) bool { return m.ID == sent.ID })
+	for _, state := range []envelope.TaskState{envelope.StateAccepted, envelope.StateWorking} {
+		up := msg("boss", "coder", envelope.TypeTaskUpdate, "")
+		up.Task, up.ReplyTo = &envelope.Task{ID: sent.Task.ID, State: state}, sent.ID
+		e.deliver(t, up)
+		in = a.consume(t)
+		assert.Equal(t, "feishu", in.Channel)
+		assert.Equal(t, bus.KindNotice, in.Kind, "work under way: told as it is, without a model turn")
+		assert.Equal(t, &bus.Note{Type: "task_update", From: "boss", TaskID: sent.Task.ID, State: string(state)}, in.Note)
+	}
 	done := msg("boss", "coder", envelope.TypeTaskUpdate, "looks good")
 	done.Task, done.ReplyTo = &envelope.Task{ID: sent.Task.ID, State: envelope.StateCompleted}, sent.ID
 	e.deliver(t, done)

@@ -155,7 +155,9 @@ func (c *Channel) recordMessage(ctx context.Context, kind store.EventKind, m *en
 
 // RecordUsage records what one of this agent's turns (or task
 // judgements) cost as an EventUsage entry of the audit log, when the
-// store keeps one: Model, InputTokens, OutputTokens, and the MessageID,
+// store keeps one: Model, InputTokens, OutputTokens (CachedTokens and
+// CacheWriteTokens, the part of them read from and written to the
+// provider's prompt cache), and the MessageID,
 // ThreadID and TaskID of the message the turn answered. Agent and Time
 // are filled in. A failure is logged; it never stops the agent.
 func (c *Channel) RecordUsage(ctx context.Context, ev store.Event) {

@@ -281,6 +281,9 @@ func (c *Channel) onUpdate(ctx context.Context, d *store.Delivery, mt meta.Meta,
 	}
 	v := verdict{publish: true, in: in}
 	rec, ok := c.sent.Lookup(task.ID, mt.From)
+	if ok && c.toldBefore(ctx, rec, d.Message) {
+		return verdict{}, nil // its notice was told already (delegated.go)
+	}
 	if ok {
 		if err := c.sent.SetState(ctx, rec.TaskID, task.State); err != nil {
 			c.Logger().Warn("record task state", "task", rec.TaskID, "err", err)

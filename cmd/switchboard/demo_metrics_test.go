@@ -53,12 +53,13 @@ func demoSummary(t *testing.T, stdout string) map[string]summaryRow {
 }
 
 // The demo's exchange, as the table shows it: researcher sends the task
-// and answers the user's message and coder's two updates; coder answers
-// the task with two updates in one turn.
+// and answers the user's message and the task's result (coder's
+// acceptance is told without a turn); coder answers the task with two
+// updates in one turn.
 func checkDemoSummary(t *testing.T, rows map[string]summaryRow) {
 	t.Helper()
 	r, c := rows["researcher"], rows["coder"]
-	assert.Equal(t, [4]int{1, 2, 2, 3}, [4]int{r.sent, r.received, r.acknowledged, r.turns}, "researcher")
+	assert.Equal(t, [4]int{1, 2, 2, 2}, [4]int{r.sent, r.received, r.acknowledged, r.turns}, "researcher")
 	assert.Equal(t, [4]int{2, 1, 1, 1}, [4]int{c.sent, c.received, c.acknowledged, c.turns}, "coder")
 	for _, row := range []summaryRow{r, c} {
 		assert.Equal(t, "scripted", row.model)

@@ -133,20 +133,21 @@ func TestDemoMetrics(t *testing.T) {
 // demoCounts are what the demo's exchange (the Feishu user's request
 // delegated to coder and answered) leaves in each process's /metrics.
 func demoCounts() (researcher, coder counts) {
-	// researcher: the user's message and two task updates answered, one
-	// task sent, one delegate_task call; coder: the task received,
-	// accepted and completed.
+	// researcher: the user's message and the task's result answered (its
+	// acceptance is told from a template, without a turn), one task sent,
+	// one delegate_task call; coder: the task received, accepted and
+	// completed.
 	researcher = counts{
 		"switchboard_mailbox_messages_sent_total|type=task":              1,
 		"switchboard_mailbox_messages_received_total|type=task_update":   2,
 		"switchboard_mailbox_messages_acknowledged_total|":               2,
 		"switchboard_mailbox_delivery_latency_seconds|type=task_update":  2,
-		"switchboard_agent_turns_total|outcome=ok":                       3,
+		"switchboard_agent_turns_total|outcome=ok":                       2,
 		"switchboard_tool_calls_total|tool=delegate_task,outcome=ok":     1,
 		"switchboard_mailbox_messages_set_aside_total|":                  0,
 		"switchboard_mailbox_inbox_depth|":                               0,
 		"switchboard_tasks|side=delegated":                               0,
-		"switchboard_gen_ai_client_token_usage|gen_ai_token_type=output": 4, // the first turn asks twice: a tool call, then the answer
+		"switchboard_gen_ai_client_token_usage|gen_ai_token_type=output": 2, // one call a turn: the delegation ends its turn
 	}
 	coder = counts{
 		"switchboard_mailbox_messages_received_total|type=task":        1,

@@ -16,12 +16,18 @@ import (
 
 // recordUsage writes the audit entries of turns of agent, as a host does
 // after each turn: one usage entry with the model and the tokens.
-func recordUsage(t *testing.T, be *store.Store, agent string, at time.Time, tokens ...[2]int64) {
+// The third number of tokens, when given, is the part of the input read
+// from the provider's prompt cache.
+func recordUsage(t *testing.T, be *store.Store, agent string, at time.Time, tokens ...[]int64) {
 	t.Helper()
 	require.True(t, be.Has(store.CanAudit), "the store keeps an audit log")
 	for _, tk := range tokens {
-		require.NoError(t, be.Record(context.Background(), store.Event{Time: at, Kind: store.EventUsage, Agent: agent,
-			Model: "gpt-test", MessageID: "m-" + agent, InputTokens: tk[0], OutputTokens: tk[1]}))
+		ev := store.Event{Time: at, Kind: store.EventUsage, Agent: agent,
+			Model: "gpt-test", MessageID: "m-" + agent, InputTokens: tk[0], OutputTokens: tk[1]}
+		if len(tk) > 2 {
+			ev.CachedTokens = tk[2]
+		}
+		require.NoError(t, be.Record(context.Background(), ev))
 	}
 }
 
@@ -45,8 +51,8 @@ func checkStats(t *testing.T, s *sandbox, be *store.Store) {
 	s.sendID("--from", "lead", "--to", "coder", "--text", "one")
 	s.sendID("--from", "lead", "--to", "coder", "--text", "two")
 	now := time.Now()
-	recordUsage(t, be, "coder", now.Add(-time.Minute), [2]int64{1200, 80}, [2]int64{300, 20})
-	recordUsage(t, be, "coder", now.Add(-3*time.Hour), [2]int64{99999, 99999})
+	recordUsage(t, be, "coder", now.Add(-time.Minute), []int64{1200, 80, 1024}, []int64{300, 20})
+	recordUsage(t, be, "coder", now.Add(-3*time.Hour), []int64{99999, 99999, 99999})
 	require.NoError(t, be.Close()) // a store may buffer its audit entries until then
 
 	got := statsByAgent(t, s, "--window", "1h")
@@ -57,13 +63,15 @@ func checkStats(t *testing.T, s *sandbox, be *store.Store) {
 	assert.Equal(t, 2.0, coder["turns"])
 	assert.Equal(t, 1500.0, coder["input_tokens"])
 	assert.Equal(t, 100.0, coder["output_tokens"])
+	assert.Equal(t, 1024.0, coder["cached_tokens"], "the part of the input read from the prompt cache")
+	assert.Equal(t, 1.0, coder["cache_hits"])
 	assert.Equal(t, 3600.0, coder["window_seconds"])
 	require.Contains(t, got, "lead", "an agent that only sent is listed from the log")
 	assert.InDelta(t, 2.0/60, got["lead"]["sent_per_minute"], 1e-9)
 
 	table := s.ok("stats")
 	assert.Regexp(t, `(?m)^AGENT +STATUS +INBOX +OLDEST +SENT/MIN`, table)
-	assert.Regexp(t, `(?m)^coder +\S+ +2 +\S+ +0\.00 +0\.00 +0\.00 +0 +\S+ +2 +1500 +100$`, table)
+	assert.Regexp(t, `(?m)^coder +\S+ +2 +\S+ +0\.00 +0\.00 +0\.00 +0 +\S+ +2 +1500 +1024 +100$`, table)
 	assert.Contains(t, table, "rates and tokens over the last 1h0m0s")
 }
 

@@ -62,15 +62,20 @@ type agentStats struct {
 	InboxDepth    int     `json:"inbox_depth"`
 	OldestSeconds float64 `json:"oldest_age_seconds"`
 	// Per minute over WindowSeconds.
-	SentPerMinute       float64 `json:"sent_per_minute"`
-	ReceivedPerMinute   float64 `json:"received_per_minute"`
-	AckedPerMinute      float64 `json:"acknowledged_per_minute"`
-	SetAside            int     `json:"set_aside"`
-	Tasks               int     `json:"tasks"`
-	MaxTasks            int     `json:"max_tasks"`
-	Turns               int     `json:"turns"`
-	InputTokens         int64   `json:"input_tokens"`
-	OutputTokens        int64   `json:"output_tokens"`
+	SentPerMinute     float64 `json:"sent_per_minute"`
+	ReceivedPerMinute float64 `json:"received_per_minute"`
+	AckedPerMinute    float64 `json:"acknowledged_per_minute"`
+	SetAside          int     `json:"set_aside"`
+	Tasks             int     `json:"tasks"`
+	MaxTasks          int     `json:"max_tasks"`
+	Turns             int     `json:"turns"`
+	InputTokens       int64   `json:"input_tokens"`
+	OutputTokens      int64   `json:"output_tokens"`
+	// CachedTokens is the part of InputTokens read from the provider's
+	// prompt cache; CacheHits counts the usage entries (turns and
+	// judgements) that read any.
+	CachedTokens        int64   `json:"cached_tokens"`
+	CacheHits           int     `json:"cache_hits"`
 	WindowSeconds       float64 `json:"window_seconds"`
 	sent, recv, handled int
 }
@@ -125,14 +130,14 @@ func (a *app) statsOnce(ctx context.Context, f statsFlags) error {
 		return err
 	}
 	w := a.table()
-	row(w, "AGENT", "STATUS", "INBOX", "OLDEST", "SENT/MIN", "RECV/MIN", "ACKED/MIN", "SET ASIDE", "TASKS", "TURNS", "TOKENS IN", "TOKENS OUT")
+	row(w, "AGENT", "STATUS", "INBOX", "OLDEST", "SENT/MIN", "RECV/MIN", "ACKED/MIN", "SET ASIDE", "TASKS", "TURNS", "TOKENS IN", "CACHED", "TOKENS OUT")
 	for _, l := range lines {
 		oldest := "-"
 		if l.InboxDepth > 0 {
 			oldest = (time.Duration(l.OldestSeconds) * time.Second).String()
 		}
 		row(w, l.Agent, l.Status, l.InboxDepth, oldest, rate(l.SentPerMinute), rate(l.ReceivedPerMinute), rate(l.AckedPerMinute),
-			l.SetAside, fmt.Sprintf("%d/%d", l.Tasks, l.MaxTasks), l.Turns, l.InputTokens, l.OutputTokens)
+			l.SetAside, fmt.Sprintf("%d/%d", l.Tasks, l.MaxTasks), l.Turns, l.InputTokens, l.CachedTokens, l.OutputTokens)
 	}
 	if err := w.Flush(); err != nil {
 		return err
@@ -195,6 +200,10 @@ func collectStats(ctx context.Context, m *mailboxStore, now time.Time, offlineAf
 			l.Turns++
 			l.InputTokens += ev.InputTokens
 			l.OutputTokens += ev.OutputTokens
+			l.CachedTokens += ev.CachedTokens
+			if ev.CachedTokens > 0 {
+				l.CacheHits++
+			}
 		}
 		return true
 	})

@@ -14,14 +14,14 @@ import (
 
 // testChannelUsageRecorded: what a turn cost is an audit entry of kind
 // usage, named after the agent, read back by another process with its
-// model and tokens; the agent's own state records survive a restart.
+// model and tokens (those read from and written to the prompt cache too); the agent's own state records survive a restart.
 func (s *suite) testChannelUsageRecorded(t *testing.T) {
 	w := s.world(t)
 	alice := w.startAgent(t, "alice", nil)
 	ctx := testkit.Ctx(t)
 	require.NoError(t, alice.ch.SaveState(ctx, "usage-today", []byte(`{"day":"2026-05-02","tokens":7}`)))
 	alice.ch.RecordUsage(ctx, store.Event{MessageID: "m-usage", ThreadID: "th-1", TaskID: "task-1",
-		Model: "gpt-x", InputTokens: 1200, OutputTokens: 80})
+		Model: "gpt-x", InputTokens: 1200, OutputTokens: 80, CachedTokens: 1024, CacheWriteTokens: 64})
 
 	if storetest.Has(t, s.feat.Audit(), alice.be) {
 		e := alice.events.WaitKind(t, store.EventUsage, testkit.ByID("m-usage"))
@@ -30,7 +30,8 @@ func (s *suite) testChannelUsageRecorded(t *testing.T) {
 			for _, e := range storetest.WaitAudit(t, r, "m-usage", store.EventUsage) {
 				if e.MessageID == "m-usage" {
 					assert.Equal(t, store.Event{Time: e.Time, Kind: store.EventUsage, Agent: "alice", MessageID: "m-usage",
-						ThreadID: "th-1", TaskID: "task-1", Model: "gpt-x", InputTokens: 1200, OutputTokens: 80}, e)
+						ThreadID: "th-1", TaskID: "task-1", Model: "gpt-x", InputTokens: 1200, OutputTokens: 80,
+						CachedTokens: 1024, CacheWriteTokens: 64}, e)
 					assert.False(t, e.Time.IsZero())
 				}
 			}

@@ -35,6 +35,7 @@ type loopMetrics struct {
 	requests     *prometheus.CounterVec
 	opDuration   *prometheus.HistogramVec
 	tokens       *prometheus.HistogramVec
+	cacheHits    *prometheus.CounterVec
 	tools        *prometheus.CounterVec
 	toolDuration *prometheus.HistogramVec
 }
@@ -53,8 +54,13 @@ func newLoopMetrics(reg *prometheus.Registry) loopMetrics {
 			"Seconds an LLM request took (OpenTelemetry gen_ai.client.operation.duration); error_type is empty on success.",
 			durationBuckets, labelAgent, labelOperation, labelRequestModel, labelResponseModel, labelErrorType),
 		tokens: histogram(reg, "switchboard_gen_ai_client_token_usage",
-			"Tokens of one LLM request (OpenTelemetry gen_ai.client.token.usage), by token type: input or output.",
+			"Tokens of one LLM request (OpenTelemetry gen_ai.client.token.usage), by token type: input or output; "+
+				"cache_read and cache_creation, the part of input read from or written to the provider's prompt cache, "+
+				"are observed for the requests that report them.",
 			tokenBuckets, labelAgent, labelOperation, labelRequestModel, labelResponseModel, labelTokenType),
+		cacheHits: counter(reg, "switchboard_gen_ai_client_prompt_cache_hits_total",
+			"LLM requests that read part of their prompt from the provider's prompt cache.",
+			labelAgent, labelOperation, labelRequestModel),
 		tools: counter(reg, "switchboard_tool_calls_total",
 			"Tool calls of the agent loop, by tool and outcome: ok or error.", labelAgent, labelTool, labelOutcome),
 		toolDuration: histogram(reg, "switchboard_tool_call_duration_seconds",
@@ -114,6 +120,13 @@ func (h hook) Chat(ctx context.Context, _ *agent.Turn, req *agent.Request) (cont
 		if resp.Usage.Total() > 0 {
 			l.tokens.WithLabelValues(m.agent, op, model, resp.Model, "input").Observe(float64(resp.Usage.InputTokens))
 			l.tokens.WithLabelValues(m.agent, op, model, resp.Model, "output").Observe(float64(resp.Usage.OutputTokens))
+		}
+		if u := resp.Usage; u.CachedTokens > 0 {
+			l.cacheHits.WithLabelValues(m.agent, op, model).Inc()
+			l.tokens.WithLabelValues(m.agent, op, model, resp.Model, "cache_read").Observe(float64(u.CachedTokens))
+		}
+		if u := resp.Usage; u.CacheWriteTokens > 0 {
+			l.tokens.WithLabelValues(m.agent, op, model, resp.Model, "cache_creation").Observe(float64(u.CacheWriteTokens))
 		}
 	}, nil
 }

@@ -44,7 +44,38 @@ func toParams(model string, req agent.Request) (sdk.MessageNewParams, error) {
 	for _, spec := range req.Tools {
 		params.Tools = append(params.Tools, sdk.ToolUnionParam{OfTool: toTool(spec)})
 	}
+	markCache(&params)
 	return params, nil
+}
+
+// markCache sets Anthropic's prompt cache breakpoints (cache_control,
+// ephemeral: five minutes) on the stable prefix and on the conversation.
+// The API reads a request as tools, system, messages; a breakpoint caches
+// everything before it. The first goes on the system prompt (on the last
+// tool when there is none), which the loop keeps the same from call to
+// call: the tool schemas and the system prompt are read from the cache by
+// every call after the first. The second goes on the last block of the
+// last message, so that the next call, which carries this conversation
+// and more (the tool results, the next message), reads it from the cache
+// too. A prefix shorter than the model's minimum is not cached, and costs
+// nothing more.
+func markCache(params *sdk.MessageNewParams) {
+	switch {
+	case len(params.System) > 0:
+		params.System[len(params.System)-1].CacheControl = sdk.NewCacheControlEphemeralParam()
+	case len(params.Tools) > 0:
+		if t := params.Tools[len(params.Tools)-1].OfTool; t != nil {
+			t.CacheControl = sdk.NewCacheControlEphemeralParam()
+		}
+	}
+	if n := len(params.Messages); n > 0 {
+		blocks := params.Messages[n-1].Content
+		if k := len(blocks); k > 0 {
+			if cc := blocks[k-1].GetCacheControl(); cc != nil {
+				*cc = sdk.NewCacheControlEphemeralParam()
+			}
+		}
+	}
 }
 
 // toBlocks returns the role and content blocks of a message that is not a
@@ -131,9 +162,11 @@ func fromMessage(msg *sdk.Message) (*agent.Response, error) {
 	}
 	// Anthropic counts the tokens read from and written to its prompt cache
 	// apart from InputTokens; all of them were read as the request.
-	in := msg.Usage.InputTokens + msg.Usage.CacheReadInputTokens + msg.Usage.CacheCreationInputTokens
+	u := msg.Usage
+	in := u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens
 	resp := &agent.Response{FinishReason: finishReason(string(msg.StopReason)), Model: string(msg.Model),
-		Usage: agent.Usage{InputTokens: in, OutputTokens: msg.Usage.OutputTokens}}
+		Usage: agent.Usage{InputTokens: in, OutputTokens: u.OutputTokens,
+			CachedTokens: u.CacheReadInputTokens, CacheWriteTokens: u.CacheCreationInputTokens}}
 	var text []string
 	for _, b := range msg.Content {
 		switch b.Type {

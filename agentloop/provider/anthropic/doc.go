@@ -8,6 +8,12 @@
 // the API wants them). The answer's text blocks and tool_use blocks come
 // back as a Response.
 //
+// Prompt caching: every request carries two cache_control breakpoints,
+// one at the end of the stable prefix (the tools and the system prompt)
+// and one at the end of the conversation (see markCache), and the usage
+// reports the tokens read from the cache (Usage.CachedTokens) and written
+// to it (Usage.CacheWriteTokens), both part of Usage.InputTokens.
+//
 // The key is sent (as x-api-key) to Config.APIBase only. The SDK's
 // environment defaults (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL,
 // ANTHROPIC_AUTH_TOKEN, profiles) are not read: the caller decides where

@@ -79,7 +79,7 @@ func TestChatMapsToolCallsBothWays(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, &agent.Response{Content: "Let me look.", FinishReason: "tool_calls",
 		ToolCalls: []agent.ToolCall{{ID: "toolu_2", Name: "list_agents", Arguments: `{"capability":"sorting"}`}},
-		Model:     "claude-test", Usage: agent.Usage{InputTokens: 10, OutputTokens: 3}}, resp)
+		Model:     "claude-test", Usage: agent.Usage{InputTokens: 10, OutputTokens: 3, CachedTokens: 2, CacheWriteTokens: 1}}, resp)
 
 	require.Len(t, s.headers, 1)
 	h := s.headers[0]
@@ -91,7 +91,8 @@ func TestChatMapsToolCallsBothWays(t *testing.T) {
 	body := s.bodies[0]
 	assert.Equal(t, "claude-test", body["model"])
 	assert.EqualValues(t, 100, body["max_tokens"])
-	assert.Equal(t, []any{map[string]any{"type": "text", "text": "You are coder."}}, body["system"])
+	assert.Equal(t, []any{map[string]any{"type": "text", "text": "You are coder.",
+		"cache_control": map[string]any{"type": "ephemeral"}}}, body["system"], "the stable prefix ends in a cache breakpoint")
 	want := `[
 	 {"role":"user","content":[{"type":"text","text":"who sorts?"}]},
 	 {"role":"assistant","content":[
@@ -100,12 +101,40 @@ func TestChatMapsToolCallsBothWays(t *testing.T) {
 	 {"role":"user","content":[
 	   {"type":"tool_result","tool_use_id":"toolu_1","content":[{"type":"text","text":"[]"}],"is_error":false},
 	   {"type":"tool_result","tool_use_id":"toolu_x","content":[{"type":"text","text":"error: boom"}],"is_error":true},
-	   {"type":"text","text":"and now?"}]}]`
+	   {"type":"text","text":"and now?","cache_control":{"type":"ephemeral"}}]}]`
 	got, _ := json.Marshal(body["messages"])
 	assert.JSONEq(t, want, string(got))
 	tools, _ := json.Marshal(body["tools"])
 	assert.JSONEq(t, `[{"name":"list_agents","description":"List agents.","input_schema":{"type":"object",
 		"properties":{"capability":{"type":"string"}},"required":["capability"],"additionalProperties":false}}]`, string(tools))
+}
+
+// Without a system prompt the first cache breakpoint goes on the last
+// tool (tools come first in what the API reads); the second on the last
+// block of the conversation, here a tool result.
+func TestCacheBreakpointsWithoutASystemPrompt(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, 200, message("end_turn", map[string]any{"type": "text", "text": "ok"}))
+	p, err := anthropic.New(anthropic.Config{APIKey: "k", APIBase: s.URL, Model: "claude-test"})
+	require.NoError(t, err)
+	spec := func(name string) agent.ToolSpec {
+		return agent.ToolSpec{Name: name, Parameters: map[string]any{"type": "object"}}
+	}
+	_, err = p.Chat(context.Background(), agent.Request{Tools: []agent.ToolSpec{spec("a"), spec("b")},
+		Messages: []agent.Message{{Role: agent.RoleUser, Content: "go"},
+			{Role: agent.RoleAssistant, ToolCalls: []agent.ToolCall{{ID: "t1", Name: "a"}}},
+			{Role: agent.RoleTool, ToolCallID: "t1", Content: "done"}}})
+	require.NoError(t, err)
+	body := s.bodies[0]
+	assert.Nil(t, body["system"])
+	tools, _ := json.Marshal(body["tools"])
+	assert.JSONEq(t, `[{"name":"a","input_schema":{"type":"object"}},
+		{"name":"b","input_schema":{"type":"object"},"cache_control":{"type":"ephemeral"}}]`, string(tools))
+	msgs, _ := json.Marshal(body["messages"])
+	assert.JSONEq(t, `[{"role":"user","content":[{"type":"text","text":"go"}]},
+		{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"a","input":{}}]},
+		{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","content":[{"type":"text","text":"done"}],
+		  "is_error":false,"cache_control":{"type":"ephemeral"}}]}]`, string(msgs))
 }
 
 func TestChatText(t *testing.T) {
@@ -117,7 +146,7 @@ func TestChatText(t *testing.T) {
 		Messages: []agent.Message{{Role: agent.RoleUser, Content: "sort 5 3 9 1"}}, Temperature: 3})
 	require.NoError(t, err)
 	assert.Equal(t, &agent.Response{Content: "1 3 5 9", FinishReason: "stop", Model: "claude-test",
-		Usage: agent.Usage{InputTokens: 10, OutputTokens: 3}}, resp)
+		Usage: agent.Usage{InputTokens: 10, OutputTokens: 3, CachedTokens: 2, CacheWriteTokens: 1}}, resp)
 	assert.Equal(t, "claude-from-request", s.bodies[0]["model"])
 	assert.EqualValues(t, anthropic.DefaultMaxTokens, s.bodies[0]["max_tokens"], "the API needs a cap")
 	assert.EqualValues(t, 1, s.bodies[0]["temperature"], "clamped to the API's range")

@@ -77,7 +77,8 @@ func fromCompletion(c *oai.ChatCompletion) (*agent.Response, error) {
 	}
 	choice := c.Choices[0]
 	resp := &agent.Response{Content: choice.Message.Content, FinishReason: choice.FinishReason, Model: c.Model,
-		Usage: agent.Usage{InputTokens: c.Usage.PromptTokens, OutputTokens: c.Usage.CompletionTokens}}
+		Usage: agent.Usage{InputTokens: c.Usage.PromptTokens, OutputTokens: c.Usage.CompletionTokens,
+			CachedTokens: c.Usage.PromptTokensDetails.CachedTokens}}
 	if resp.Content == "" && choice.Message.Refusal != "" {
 		resp.Content = choice.Message.Refusal
 	}

@@ -58,7 +58,8 @@ func completion(message map[string]any, finish string) map[string]any {
 	message["role"] = "assistant"
 	return map[string]any{"id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "m",
 		"choices": []any{map[string]any{"index": 0, "message": message, "finish_reason": finish}},
-		"usage":   map[string]any{"prompt_tokens": 12, "completion_tokens": 3, "total_tokens": 15}}
+		"usage": map[string]any{"prompt_tokens": 12, "completion_tokens": 3, "total_tokens": 15,
+			"prompt_tokens_details": map[string]any{"cached_tokens": 8}}}
 }
 
 func apiError(msg, typ, code string) map[string]any {
@@ -95,7 +96,7 @@ func TestPlainReply(t *testing.T) {
 	))
 	require.NoError(t, err)
 	assert.Equal(t, &agent.Response{Content: "hello there", FinishReason: "stop", Model: "m",
-		Usage: agent.Usage{InputTokens: 12, OutputTokens: 3}}, resp)
+		Usage: agent.Usage{InputTokens: 12, OutputTokens: 3, CachedTokens: 8}}, resp)
 	assert.Equal(t, "Bearer sk-test", auth)
 	assert.Equal(t, "test-model", got["model"])
 	assert.EqualValues(t, 100, got["max_completion_tokens"])
@@ -130,7 +131,7 @@ func TestToolCallRoundTrip(t *testing.T) {
 	require.NoError(t, err)
 	call := agent.ToolCall{ID: "call_abc", Name: "delegate_task", Arguments: `{"to":"coder","task":"sort 3 1"}`}
 	assert.Equal(t, &agent.Response{ToolCalls: []agent.ToolCall{call}, FinishReason: "tool_calls",
-		Model: "m", Usage: agent.Usage{InputTokens: 12, OutputTokens: 3}}, resp)
+		Model: "m", Usage: agent.Usage{InputTokens: 12, OutputTokens: 3, CachedTokens: 8}}, resp)
 
 	req.Messages = append(req.Messages,
 		agent.Message{Role: agent.RoleAssistant, ToolCalls: resp.ToolCalls},

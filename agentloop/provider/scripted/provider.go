@@ -161,6 +161,11 @@ func describeUpdate(n bus.Note) string {
 		return who + " could not do it: " + why
 	case "canceled":
 		return who + "'s task was canceled."
+	case "pending":
+		if why == n.Text {
+			why = who + " has not taken it up yet"
+		}
+		return "task " + n.TaskID + ": " + why + "; " + n.Text
 	}
 	return fmt.Sprintf("%s sent an update (%s): %s", who, n.State, n.Text)
 }

@@ -53,6 +53,9 @@ func TestChatAnswers(t *testing.T) {
 		{"failed", "[mailbox task_update from coder: task t1 failed] reason: deadline passed", "coder could not do it: deadline passed"},
 		{"failed without reason", "[mailbox task_update from coder: task t1 failed]", "coder could not do it: no reason given"},
 		{"canceled", "[mailbox task_update from coder: task t1 canceled]", "coder's task was canceled."},
+		{"waiting", "[mailbox task_update from coder: task t1 pending] reason: coder did not accept it within 30s\n" +
+			"it waits in coder's inbox until coder takes it up",
+			"task t1: coder did not accept it within 30s; it waits in coder's inbox until coder takes it up"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			resp := chat(t, ask(tt.text))

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/switchboard-dev/switchboard/agent"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/view"
@@ -26,7 +27,9 @@ type DelegateArgs struct {
 // task's callback is the turn's conversation, so its updates come back
 // there, and it carries the turn's budget (Caller.Budget); an MCP
 // client's task reports to its inbox. A model reads "delegated task <task
-// id> to <agent>; ..."; an MCP client gets a Sent.
+// id> to <agent>; ..."; an MCP client gets a Sent. In a loop's turn the
+// call concludes (Result.Notice): once every call of the model's step
+// did, the loop tells the user the task was handed over and ends the turn.
 var DelegateTask = Tool[DelegateArgs]{
 	Name: "delegate_task",
 	Description: "Hand a task to another agent, named by id (to) or chosen by a capability it offers. " +
@@ -81,7 +84,8 @@ func delegateTask(ctx context.Context, c Caller, in DelegateArgs) (_ Result, err
 	return Result{
 		Text: fmt.Sprintf("delegated task %s to %s; its updates will come back to this conversation%s",
 			msg.Task.ID, msg.To, offlineNote(target)),
-		Data: Sent{MessageID: msg.ID, TaskID: msg.Task.ID, To: []string{msg.To}, ThreadID: msg.ThreadID},
+		Data:   Sent{MessageID: msg.ID, TaskID: msg.Task.ID, To: []string{msg.To}, ThreadID: msg.ThreadID},
+		Notice: &agent.Notice{Event: agent.NoticeDelegated, Agent: msg.To, TaskID: msg.Task.ID, Task: in.Task},
 	}, nil
 }
 

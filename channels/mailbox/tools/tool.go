@@ -77,10 +77,13 @@ func (c Caller) now() time.Time {
 
 // Result is what a tool call did, for each kind of caller: Text is what a
 // model in the agent loop reads (a sentence, or compact JSON); Data is
-// what an MCP client gets, as indented JSON (Text when nil).
+// what an MCP client gets, as indented JSON (Text when nil). Notice, when
+// set, says that the call did all that was asked of it and what to tell
+// the person (agent.Turn.Conclude): a task handed over.
 type Result struct {
-	Text string
-	Data any
+	Text   string
+	Data   any
+	Notice *agent.Notice
 }
 
 // Tool is one mailbox tool over arguments In (a struct: its JSON schema
@@ -104,6 +107,9 @@ func (t Tool[In]) Agent(c Caller) agent.Tool {
 		c := c
 		c.Turn = call.Turn
 		res, err := t.Run(ctx, c, in)
+		if err == nil && res.Notice != nil {
+			call.Turn.Conclude(call.ID, *res.Notice)
+		}
 		return res.Text, err
 	}
 	return introduced{Tool: agent.NewTool(t.Name, t.Description, run), use: t.Use}

@@ -23,6 +23,9 @@ type inflight struct {
 	Model        string `json:"model,omitempty"`
 	InputTokens  int64  `json:"input_tokens"`
 	OutputTokens int64  `json:"output_tokens"`
+	// CachedTokens and CacheWriteTokens: see Entry.
+	CachedTokens     int64 `json:"cached_tokens,omitempty"`
+	CacheWriteTokens int64 `json:"cache_write_tokens,omitempty"`
 }
 
 // recoverInflight records, once, the usage of the turns a previous
@@ -55,7 +58,8 @@ func (k *Keeper) recoverInflight(ctx context.Context) {
 			continue
 		}
 		k.cfg.Books.RecordUsage(context.WithoutCancel(ctx), Entry{MessageID: f.MessageID, ThreadID: f.ThreadID,
-			TaskID: f.TaskID, Model: f.Model, InputTokens: f.InputTokens, OutputTokens: f.OutputTokens, CutShort: true})
+			TaskID: f.TaskID, Model: f.Model, InputTokens: f.InputTokens, OutputTokens: f.OutputTokens,
+			CachedTokens: f.CachedTokens, CacheWriteTokens: f.CacheWriteTokens, CutShort: true})
 	}
 	if len(list) > 0 || corrupt {
 		if err := k.cfg.Books.SaveState(context.WithoutCancel(ctx), InflightKey, []byte("[]")); err != nil {
@@ -81,7 +85,8 @@ func (k *Keeper) saveInflight(ctx context.Context) {
 	for _, st := range k.turns {
 		if st.usage.Total() > 0 {
 			list = append(list, inflight{MessageID: st.ref.messageID, ThreadID: st.ref.threadID, TaskID: st.ref.taskID,
-				Model: st.model, InputTokens: st.usage.InputTokens, OutputTokens: st.usage.OutputTokens})
+				Model: st.model, InputTokens: st.usage.InputTokens, OutputTokens: st.usage.OutputTokens,
+				CachedTokens: st.usage.CachedTokens, CacheWriteTokens: st.usage.CacheWriteTokens})
 		}
 	}
 	k.mu.Unlock()

@@ -17,8 +17,11 @@ type Entry struct {
 	MessageID, ThreadID, TaskID string
 	// Model is the model that answered.
 	Model string
-	// InputTokens and OutputTokens are the tokens of all its calls.
-	InputTokens, OutputTokens int64
+	// InputTokens and OutputTokens are the tokens of all its calls;
+	// CachedTokens and CacheWriteTokens the part of InputTokens read from
+	// and written to the provider's prompt cache.
+	InputTokens, OutputTokens      int64
+	CachedTokens, CacheWriteTokens int64
 	// Judgement marks the usage of a task judgement.
 	Judgement bool
 	// CutShort marks the usage of a turn that never ended: its process
@@ -119,9 +122,9 @@ func (k *Keeper) Turn(ctx context.Context, t *agent.Turn) (context.Context, func
 		model, spent := st.model, st.usage.Total() > 0
 		k.mu.Unlock()
 		if u.Total() > 0 && k.cfg.Books != nil {
-			k.cfg.Books.RecordUsage(context.WithoutCancel(ctx), Entry{
-				MessageID: ref.messageID, ThreadID: ref.threadID, TaskID: ref.taskID,
-				Model: model, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens})
+			e := entryOf(u)
+			e.MessageID, e.ThreadID, e.TaskID, e.Model = ref.messageID, ref.threadID, ref.taskID, model
+			k.cfg.Books.RecordUsage(context.WithoutCancel(ctx), e)
 		}
 		k.mu.Lock()
 		delete(k.turns, t)
@@ -188,9 +191,16 @@ func (k *Keeper) charge(ctx context.Context, st *turnState, acc *account, resp *
 		k.saveAccounts(ctx)
 	}
 	if st == nil && u.Total() > 0 && k.cfg.Books != nil {
-		k.cfg.Books.RecordUsage(context.WithoutCancel(ctx), Entry{
-			Judgement: true, Model: model, InputTokens: u.InputTokens, OutputTokens: u.OutputTokens})
+		e := entryOf(u)
+		e.Judgement, e.Model = true, model
+		k.cfg.Books.RecordUsage(context.WithoutCancel(ctx), e)
 	}
+}
+
+// entryOf is the usage entry of u's tokens.
+func entryOf(u agent.Usage) Entry {
+	return Entry{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens,
+		CachedTokens: u.CachedTokens, CacheWriteTokens: u.CacheWriteTokens}
 }
 
 // cost is what u costs at the configured prices.

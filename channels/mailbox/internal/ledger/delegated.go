@@ -2,8 +2,11 @@ package ledger
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -33,6 +36,10 @@ type Record struct {
 	// the task's updates are routed back into (meta.Tree).
 	ParentTask string   `json:"parent_task,omitempty"`
 	ParentPath []string `json:"parent_path,omitempty"`
+	// Told are the notices of the task already told to the conversation
+	// it began in (accepted, working: see NoticeKey), each with the id of
+	// the update that told it.
+	Told map[string]string `json:"told,omitempty"`
 	// Reoffer holds what it takes to send the task again to another
 	// worker (see the channel's delegated.go).
 	Reoffer
@@ -290,6 +297,43 @@ func (s *Delegated) Update(ctx context.Context, taskID string, fn func(*Record))
 	fn(&t)
 	s.byTask[taskID] = t
 	return s.saveLocked(ctx)
+}
+
+// NoticeKey names the notice an update m of a task tells: its state and a
+// digest of its text. Two updates with one key tell the same thing (a
+// worker that restarts accepts the task again, and may repeat its
+// progress).
+func NoticeKey(m *envelope.Message) string {
+	sum := sha256.Sum256([]byte(m.Text()))
+	state := envelope.TaskState("")
+	if m.Task != nil {
+		state = m.Task.State
+	}
+	return string(state) + ":" + hex.EncodeToString(sum[:8])
+}
+
+// Tell records that update id tells the notice key of task taskID, and
+// reports whether it is to be told: not when another update told it
+// before (the same update, handed over again, is). A task without a
+// record is told. The record is saved; an error to save it is returned
+// with the answer, the record kept in memory (saved with the next change).
+func (s *Delegated) Tell(ctx context.Context, taskID, key, id string) (bool, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t, ok := s.byTask[taskID]
+	if !ok {
+		return true, nil
+	}
+	if by, told := t.Told[key]; told {
+		return by == id, nil
+	}
+	t.Told = maps.Clone(t.Told)
+	if t.Told == nil {
+		t.Told = map[string]string{}
+	}
+	t.Told[key] = id
+	s.byTask[taskID] = t
+	return true, s.saveLocked(ctx)
 }
 
 // AcceptDue is when a task sent at sent must be accepted by.

@@ -30,8 +30,10 @@ const (
 
 	// EventUsage records what an agent's turn cost: Agent is the agent,
 	// Model the model that answered, InputTokens and OutputTokens the
-	// tokens of all the turn's provider calls; MessageID, ThreadID and
-	// TaskID name the message the turn answered.
+	// tokens of all the turn's provider calls (CachedTokens and
+	// CacheWriteTokens the part of InputTokens read from and written to
+	// the provider's prompt cache); MessageID, ThreadID and TaskID name
+	// the message the turn answered.
 	EventUsage EventKind = "usage"
 
 	// EventApproval is a step of a human approval: asked, approved or
@@ -79,6 +81,10 @@ type Event struct {
 	Model        string `json:"model,omitempty"`
 	InputTokens  int64  `json:"input_tokens,omitempty"`
 	OutputTokens int64  `json:"output_tokens,omitempty"`
+	// CachedTokens and CacheWriteTokens are the part of InputTokens read
+	// from, and written to, the provider's prompt cache.
+	CachedTokens     int64 `json:"cached_tokens,omitempty"`
+	CacheWriteTokens int64 `json:"cache_write_tokens,omitempty"`
 }
 
 // EventKinds lists every kind, in the order of a message's life.
