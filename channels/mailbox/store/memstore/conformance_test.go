@@ -18,6 +18,7 @@ func TestConformance(t *testing.T) {
 				return hub.Open(memstore.Options{Observer: obs})
 			},
 			InjectRaw: func(_ *testing.T, agent, _ string, data []byte) { hub.InjectRaw(agent, data) },
+			CorruptArtifact: func(_ *testing.T, digest string, data []byte) { hub.Corrupt(digest, data) },
 		}
 	}, storetest.Features{})
 }
