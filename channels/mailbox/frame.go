@@ -86,7 +86,7 @@ func textOf(in bus.InboundMessage, mt *meta.Meta) string {
 				lines = append(lines, "data: "+string(data))
 			}
 		case envelope.PartFile:
-			lines = append(lines, "file: "+p.Path)
+			lines = append(lines, fileLine(p))
 		}
 	}
 	return strings.Join(lines, "\n")
