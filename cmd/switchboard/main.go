@@ -16,11 +16,13 @@ import (
 	_ "github.com/switchboard-dev/switchboard/agentloop/provider/openai"        // provider kind "openai" (every OpenAI-compatible server)
 	_ "github.com/switchboard-dev/switchboard/agentloop/provider/scripted"      // provider kind "scripted"
 	_ "github.com/switchboard-dev/switchboard/channels/feishu"                  // channel type "feishu" (Feishu/Lark)
+	_ "github.com/switchboard-dev/switchboard/channels/httpapi"                 // channel type "http" (an API for programs, OpenAI-compatible)
 	_ "github.com/switchboard-dev/switchboard/channels/mailbox"                 // channel type "mailbox"
 	_ "github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"   // mailbox backend "fs"
 	_ "github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore" // mailbox backend "nats"
 	_ "github.com/switchboard-dev/switchboard/channels/slack"                   // channel type "slack"
 	_ "github.com/switchboard-dev/switchboard/channels/telegram"                // channel type "telegram"
+	_ "github.com/switchboard-dev/switchboard/channels/terminal"                // channel type "terminal" (switchboard agent)
 	_ "github.com/switchboard-dev/switchboard/internal/feishustub"              // channel type "feishu-stub" (the demo's stand-in)
 )
 

@@ -154,6 +154,7 @@ type subcommand struct {
 func (a *app) subcommands() []subcommand {
 	return []subcommand{
 		{"run", a.runCommand},
+		{"agent", a.agentCommand},
 		{"demo", a.demoCommand},
 		{"send", a.sendCommand},
 		{"recv", a.recvCommand},

@@ -23,7 +23,7 @@ func isProvider(pkg string) bool {
 
 // isChannelType reports whether pkg is a channel type's package.
 func isChannelType(pkg string) bool {
-	return pkg == "channels/mailbox" || under(pkg, "examples") || under(pkg, "internal/feishustub")
+	return pkg == "channels/mailbox" || pkg == "channels/terminal" || pkg == "channels/httpapi" || under(pkg, "examples") || under(pkg, "internal/feishustub")
 }
 
 // stillImported are the modules that a library package imports, by
