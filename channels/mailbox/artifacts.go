@@ -37,7 +37,9 @@ func (c *Channel) Workspace() string { return c.workspace }
 // the part names it by uri, with its digest, size, name and type (and
 // keeps the path, which nanobot reads). A store without an artifact store
 // carries a file of up to envelope.MaxInlineBytes inline, and leaves a
-// bigger one as the path it was. A path that is not a file fails the send.
+// bigger one as the path it was. A path that names no regular file here
+// is sent as the path it is, as nanobot sends one (the receiver may see
+// a file there that the sender does not).
 func (c *Channel) attach(ctx context.Context, parts []envelope.Part) ([]envelope.Part, error) {
 	var out []envelope.Part
 	for i, p := range parts {
@@ -46,6 +48,10 @@ func (c *Channel) attach(ctx context.Context, parts []envelope.Part) ([]envelope
 		}
 		if out == nil {
 			out = append([]envelope.Part(nil), parts...)
+		}
+		if !c.isFile(p.Path) {
+			c.Logger().Warn("file part sent as a bare path: no such file here", "path", p.Path)
+			continue
 		}
 		got, err := c.Attach(ctx, p.Path)
 		if err != nil {
@@ -57,6 +63,16 @@ func (c *Channel) attach(ctx context.Context, parts []envelope.Part) ([]envelope
 		return parts, nil
 	}
 	return out, nil
+}
+
+// isFile reports whether path (relative to the workspace unless
+// absolute) names a regular file.
+func (c *Channel) isFile(path string) bool {
+	if !filepath.IsAbs(path) && c.workspace != "" {
+		path = filepath.Join(c.workspace, path)
+	}
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
 }
 
 // Attach stores the file at path (relative to the workspace unless

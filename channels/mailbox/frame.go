@@ -112,10 +112,13 @@ func contentOf(m *envelope.Message) string {
 	return b.String()
 }
 
+// filePaths are the paths of nanobot's file parts (an artifact's path is
+// one on its sender's machine: the text names the artifact instead, which
+// read_artifact fetches).
 func filePaths(m *envelope.Message) []string {
 	var out []string
 	for _, p := range m.Content.Parts {
-		if p.Type == envelope.PartFile && p.Path != "" {
+		if p.Type == envelope.PartFile && p.Path != "" && !p.IsArtifact() {
 			out = append(out, p.Path)
 		}
 	}

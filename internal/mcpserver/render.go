@@ -14,6 +14,9 @@ type Message struct {
 	Text         string           `json:"text"`
 	Data         []map[string]any `json:"data,omitempty"`
 	Files        []string         `json:"files,omitempty"`
+	// Artifacts are the files sent by the artifact store (or inline):
+	// read_artifact fetches one into the workspace.
+	Artifacts []Artifact `json:"artifacts,omitempty"`
 	TaskID       string           `json:"task_id,omitempty"`
 	TaskState    string           `json:"task_state,omitempty"`
 	Reason       string           `json:"reason,omitempty"`
@@ -29,6 +32,16 @@ type Message struct {
 	Notice       string           `json:"notice,omitempty"`
 	// Next says what the receiver is expected to do with the message.
 	Next string `json:"next,omitempty"`
+}
+
+// Artifact is a file a message carries as an artifact, as check_inbox
+// shows it.
+type Artifact struct {
+	Name     string `json:"name,omitempty"`
+	MimeType string `json:"mime_type,omitempty"`
+	Size     int64  `json:"size"`
+	SHA256   string `json:"sha256,omitempty"`
+	URI      string `json:"uri,omitempty"`
 }
 
 // render returns the client's view of an inbound message.
@@ -48,6 +61,9 @@ func render(in bus.InboundMessage) Message {
 	for _, p := range mt.Parts {
 		if p.Type == envelope.PartData && p.Data != nil {
 			m.Data = append(m.Data, p.Data)
+		}
+		if p.IsArtifact() {
+			m.Artifacts = append(m.Artifacts, Artifact{Name: p.Name, MimeType: p.MimeType, Size: p.Size, SHA256: p.SHA256, URI: p.URI})
 		}
 	}
 	if t := mt.Task; t != nil {
