@@ -8,28 +8,28 @@ import (
 
 // Message is a message as check_inbox and the inbox resource show it.
 type Message struct {
-	ID           string           `json:"id"`
-	From         string           `json:"from"`
-	Type         envelope.Type    `json:"type"`
-	Text         string           `json:"text"`
-	Data         []map[string]any `json:"data,omitempty"`
-	Files        []string         `json:"files,omitempty"`
+	ID    string           `json:"id"`
+	From  string           `json:"from"`
+	Type  envelope.Type    `json:"type"`
+	Text  string           `json:"text"`
+	Data  []map[string]any `json:"data,omitempty"`
+	Files []string         `json:"files,omitempty"`
 	// Artifacts are the files sent by the artifact store (or inline):
 	// read_artifact fetches one into the workspace.
-	Artifacts []Artifact `json:"artifacts,omitempty"`
-	TaskID       string           `json:"task_id,omitempty"`
-	TaskState    string           `json:"task_state,omitempty"`
-	Reason       string           `json:"reason,omitempty"`
-	ReplyTo      string           `json:"reply_to,omitempty"`
-	ThreadID     string           `json:"thread_id,omitempty"`
-	Subject      string           `json:"subject,omitempty"`
-	ExpectsReply bool             `json:"expects_reply,omitempty"`
-	ReplyBy      *envelope.Time   `json:"reply_by,omitempty"`
-	Deadline     *envelope.Time   `json:"deadline,omitempty"`
-	Priority     int              `json:"priority,omitempty"`
-	Timestamp    string           `json:"timestamp,omitempty"`
-	Redelivered  bool             `json:"redelivered,omitempty"`
-	Notice       string           `json:"notice,omitempty"`
+	Artifacts    []Artifact     `json:"artifacts,omitempty"`
+	TaskID       string         `json:"task_id,omitempty"`
+	TaskState    string         `json:"task_state,omitempty"`
+	Reason       string         `json:"reason,omitempty"`
+	ReplyTo      string         `json:"reply_to,omitempty"`
+	ThreadID     string         `json:"thread_id,omitempty"`
+	Subject      string         `json:"subject,omitempty"`
+	ExpectsReply bool           `json:"expects_reply,omitempty"`
+	ReplyBy      *envelope.Time `json:"reply_by,omitempty"`
+	Deadline     *envelope.Time `json:"deadline,omitempty"`
+	Priority     int            `json:"priority,omitempty"`
+	Timestamp    string         `json:"timestamp,omitempty"`
+	Redelivered  bool           `json:"redelivered,omitempty"`
+	Notice       string         `json:"notice,omitempty"`
 	// Next says what the receiver is expected to do with the message.
 	Next string `json:"next,omitempty"`
 }
