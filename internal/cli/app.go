@@ -173,6 +173,11 @@ func (a *app) subcommands() []subcommand {
 		{"archive", a.archiveCommand},
 		{"cancel", a.cancelCommand},
 		{"approvals", a.approvalsCommand},
+		{"artifacts", a.artifactsCommand},
+		{"artifact", a.artifactCommand},
+		{"reserve", a.reserveCommand},
+		{"reservations", a.reservationsCommand},
+		{"release", a.releaseCommand},
 		{"version", a.versionCommand},
 		{"config", a.configCommand},
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/mailtrace"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
 )
@@ -45,7 +46,10 @@ func (a *app) sendCommand() *cobra.Command {
 it, and prints the new message's id. Nothing is written when a flag is bad.
 
 A message or a task needs content: --text, --data (a JSON object) and/or
---file (a path, which must exist; it is sent as an absolute path).
+--file (a path, which must exist). The file is stored in the store's
+artifact store and the message names it by uri, with its SHA-256, size,
+name, MIME type and absolute path (which nanobot reads); see
+"switchboard artifacts".
 
 --to B is an agent id, or names several agents, each of which gets its own
 copy (one id printed per line, all in one thread): all (every registered
@@ -118,6 +122,9 @@ func (a *app) send(cmd *cobra.Command, f sendFlags) error {
 		return err
 	}
 	defer m.close()
+	if err := storeFiles(cmd.Context(), m, req.Parts); err != nil {
+		return err
+	}
 	msgs, err := a.composeAll(cmd.Context(), m, s, f.from, f.to, req, now)
 	if err != nil {
 		return err
@@ -269,4 +276,28 @@ func parseDeadline(s string, now time.Time) (time.Time, error) {
 		return t.Time, nil
 	}
 	return time.Time{}, fmt.Errorf("want an RFC 3339 time (2026-04-26T11:00:00Z) or a duration from now (10m), got %q", s)
+}
+
+// storeFiles stores the file of each file part of parts in the store's
+// artifact store, and makes the part name it (in place). A store without
+// one leaves the parts as the paths they are.
+func storeFiles(ctx context.Context, m *mailboxStore, parts []envelope.Part) error {
+	arts, err := m.be.Artifacts()
+	if errors.Is(err, store.ErrNotSupported) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for i, p := range parts {
+		if p.Type != envelope.PartFile || p.Path == "" || p.IsArtifact() {
+			continue
+		}
+		got, err := arts.PutFile(ctx, p.Path)
+		if err != nil {
+			return err
+		}
+		parts[i] = got
+	}
+	return nil
 }
