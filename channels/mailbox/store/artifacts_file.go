@@ -137,7 +137,8 @@ func (s *Store) FetchArtifact(ctx context.Context, p envelope.Part, dir string) 
 		}
 		defer rc.Close()
 		if p.Size != 0 && info.Size != p.Size {
-			return "", fmt.Errorf("fetch %s: the store holds %d bytes, the message says %d: %w", envelope.ArtifactURI(digest), info.Size, p.Size, ErrArtifactCorrupt)
+			return "", fmt.Errorf("fetch %s: artifact %s is corrupt: %w: the store holds %d bytes, the message says %d; ask its sender to send the file again",
+				envelope.ArtifactURI(digest), digest, ErrArtifactCorrupt, info.Size, p.Size)
 		}
 		src = rc
 	}
