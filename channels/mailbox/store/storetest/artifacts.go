@@ -80,6 +80,7 @@ func (s *suite) runArtifacts(t *testing.T) {
 
 	s.checkCorruptArtifact(t, w, a)
 	s.checkArtifactSweep(t, one, a)
+	s.checkArtifactFollowsTask(t, one, a)
 }
 
 // checkCorruptArtifact: stored bytes changed behind the store's back are
@@ -145,4 +146,68 @@ func (s *suite) checkArtifactSweep(t *testing.T, be *store.Store, a *store.Artif
 		assert.False(t, first.Skipped)
 		assert.True(t, next.Skipped)
 	}
+}
+
+// checkArtifactFollowsTask: an artifact a task's message names stays
+// while its thread goes on (another message of the thread is not
+// archived), goes once the thread's messages are swept into their tasks'
+// archives; one named by a handled message that is not archived stays,
+// unless the store is over its bound.
+func (s *suite) checkArtifactFollowsTask(t *testing.T, be *store.Store, a *store.Artifacts) {
+	if !be.Has(store.CanBrowse) {
+		return
+	}
+	in := OpenInbox(t, be, "follower")
+	if !Has(t, s.feat.Sweep(), in) {
+		return
+	}
+	ctx := testkit.Ctx(t)
+	report, notes := []byte("the report of task art-1"), []byte("notes named by a handled message")
+	put := func(d []byte) {
+		_, err := a.Put(ctx, store.Artifact{Digest: envelope.Digest(d), Size: int64(len(d))}, bytes.NewReader(d))
+		require.NoError(t, err)
+	}
+	put(report)
+	file := func(d []byte) envelope.Part {
+		return envelope.Part{Type: envelope.PartFile, Size: int64(len(d)), SHA256: envelope.Digest(d), URI: envelope.ArtifactURI(envelope.Digest(d))}
+	}
+	task := NewMessage("lead", "follower", "summarise the report")
+	task.Type, task.Task, task.ThreadID = envelope.TypeTask, &envelope.Task{ID: "art-1", State: envelope.StatePending}, "th-art"
+	task.Content.Parts = append(task.Content.Parts, file(report))
+	followUp := NewMessage("lead", "follower", "and the appendix")
+	followUp.TaskID, followUp.ThreadID = "art-2", "th-art"
+	Deliver(t, be, task, followUp)
+
+	ExpectNext(t, in, task.ID)
+	_, err := in.SweepTask(ctx, "art-1")
+	require.NoError(t, err)
+	later := time.Now().Add(3 * time.Hour)
+	_, err = a.Sweep(ctx, store.ArtifactRetention{Now: later, MinAge: time.Hour})
+	require.NoError(t, err)
+	rc, _, err := a.Open(ctx, envelope.Digest(report))
+	require.NoError(t, err, "its task is archived, but its thread goes on")
+	rc.Close()
+
+	ExpectNext(t, in, followUp.ID)
+	_, err = in.SweepTask(ctx, "art-2")
+	require.NoError(t, err)
+	_, err = a.Sweep(ctx, store.ArtifactRetention{Now: later, MinAge: time.Hour})
+	require.NoError(t, err)
+	_, _, err = a.Open(ctx, envelope.Digest(report))
+	assert.ErrorIs(t, err, store.ErrNoArtifact, "swept with its thread")
+
+	put(notes)
+	handled := NewMessage("lead", "follower", "see the notes")
+	handled.Content.Parts = append(handled.Content.Parts, file(notes))
+	Deliver(t, be, handled)
+	ExpectNext(t, in, handled.ID)
+	_, err = a.Sweep(ctx, store.ArtifactRetention{Now: later, MinAge: time.Hour})
+	require.NoError(t, err)
+	rc, _, err = a.Open(ctx, envelope.Digest(notes)) // older than MinAge at later, named by a handled message
+	require.NoError(t, err, "a handled message not archived names it")
+	rc.Close()
+	_, err = a.Sweep(ctx, store.ArtifactRetention{Now: later, MinAge: time.Hour, MaxBytes: 1})
+	require.NoError(t, err)
+	_, _, err = a.Open(ctx, envelope.Digest(notes))
+	assert.ErrorIs(t, err, store.ErrNoArtifact, "over the bound, what no waiting message needs goes")
 }
