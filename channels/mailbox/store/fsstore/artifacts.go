@@ -67,6 +67,7 @@ func (s *Store) PutArtifact(ctx context.Context, info driver.ArtifactInfo, r io.
 	if err != nil {
 		return driver.ArtifactInfo{}, err
 	}
+	removeStaleStaging(filepath.Join(base, artifactsTmp))
 	final := filepath.Join(bytesDir, info.Digest)
 	if got, ok, err := s.touchArtifact(ctx, base, final, info); ok || err != nil {
 		return got, err
@@ -308,4 +309,24 @@ func (c ctxReader) Read(p []byte) (int, error) {
 		return 0, err
 	}
 	return c.r.Read(p)
+}
+
+// staleStaging is how long a file of tmp/ may go unwritten before a put
+// takes it for the leftover of a put that was killed, and removes it.
+const staleStaging = time.Hour
+
+// removeStaleStaging removes the files of dir (tmp/) not written for
+// staleStaging: what puts killed midway (SIGKILL, a crash) left. A put
+// under way writes its file as the bytes come, so it is never that old.
+func removeStaleStaging(dir string) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	cutoff := time.Now().Add(-staleStaging)
+	for _, e := range entries {
+		if fi, err := e.Info(); err == nil && fi.Mode().IsRegular() && fi.ModTime().Before(cutoff) {
+			os.Remove(filepath.Join(dir, e.Name()))
+		}
+	}
 }
