@@ -47,7 +47,7 @@ func TestFileAttachedToTaskIsFetchedIntoTheWorkspace(t *testing.T) {
 	uri := envelope.ArtifactURI(digest)
 	require.NotNil(t, in.Note)
 	assert.Contains(t, in.Note.Text, "file: q3.md (text/markdown, 19 bytes, "+uri+"; read it with read_artifact)")
-	assert.Empty(t, in.Media, "the lead's path means nothing on the worker's machine")
+	assert.Equal(t, []string{filepath.Join(wsLead, "q3.md")}, in.Media, "one machine: the lead's path is a file here too")
 
 	turn := &agent.Turn{Inbound: in}
 	read := func(file string) (tools.Result, error) {
