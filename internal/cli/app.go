@@ -178,6 +178,7 @@ func (a *app) subcommands() []subcommand {
 		{"reserve", a.reserveCommand},
 		{"reservations", a.reservationsCommand},
 		{"release", a.releaseCommand},
+		{"keys", a.keysCommand},
 		{"version", a.versionCommand},
 		{"config", a.configCommand},
 	}

@@ -153,6 +153,10 @@ type Message struct {
 	// so two bridges cannot pass one back and forth. Added in transit, it
 	// is no part of what the sender wrote.
 	Bridges []string `json:"bridges,omitempty"`
+	// Signature is the sender's detached signature over the message's
+	// canonical form (see Sign, sign.go); nil on an unsigned message
+	// (nanobot's, or one sent by a process without the sender's key).
+	Signature *Signature `json:"signature,omitempty"`
 }
 
 // Text joins the message's text parts with newlines.
@@ -206,6 +210,15 @@ type Card struct {
 	// BridgedBy names the bridge that copied the card here from another
 	// store (a folder, a NATS server); empty for an agent of this store.
 	BridgedBy string `json:"bridged_by,omitempty"`
+	// PublicKey is the agent's signing key, an nkeys user public key
+	// ("U..."): receivers pin it on first sight and check the signature
+	// of every message from the agent against the pinned key.
+	PublicKey string `json:"public_key,omitempty"`
+	// KeySignature, when set, is an operator key's signature over the
+	// agent id and PublicKey (see CardStatement), by which receivers that
+	// trust that operator key accept the key, on first sight and when it
+	// changes.
+	KeySignature string `json:"key_signature,omitempty"`
 }
 
 // Status is an agent's availability.

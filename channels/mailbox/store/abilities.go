@@ -52,6 +52,12 @@ const (
 	CanHeartbeat Ability = "renew heartbeats"
 	// CanPing: Ping asks the backend; emulated by reading the cards.
 	CanPing Ability = "ping"
+	// CanKeepSecrets: an agent's state records are private to the user
+	// who runs the agents (KeepsSecrets).
+	CanKeepSecrets Ability = "keep secrets in agent records"
+	// CanUseCredentialKey: CredentialSeed gives the key the store connects
+	// with.
+	CanUseCredentialKey Ability = "connect with an agent's key"
 	// CanSweep (an Inbox's): SweepTask archives a task's messages.
 	CanSweep Ability = "sweep tasks"
 	// CanPrune (an Inbox's): Prune applies a Retention.
@@ -98,6 +104,10 @@ func (s *Store) Has(a Ability) bool {
 		_, ok = s.be.(driver.Artifacts)
 	case CanUpdateRecords:
 		_, ok = s.be.(driver.RecordUpdater)
+	case CanKeepSecrets:
+		_, ok = s.be.(driver.SecretKeeper)
+	case CanUseCredentialKey:
+		_, ok = s.be.(driver.CredentialKeys)
 	}
 	return ok
 }

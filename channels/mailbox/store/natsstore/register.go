@@ -1,6 +1,7 @@
 package natsstore
 
 import (
+	"cmp"
 	"context"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
@@ -50,6 +51,7 @@ func OpenBackend(cfg driver.Config) (driver.Backend, error) {
 	opts.AuditLog, opts.Agent = cfg.AuditLog, cfg.AgentID
 	opts.Observer, opts.Logger = cfg.Observer, cfg.Logger
 	opts.NoCreate = cfg.NoCreate
+	opts.KeyFile = cmp.Or(nc.Credentials, nc.NKey)
 	ctx, cancel := context.WithTimeout(context.Background(), seconds(nc.ConnectTimeout)+requestTimeout)
 	defer cancel()
 	return Open(ctx, opts)
