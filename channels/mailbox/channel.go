@@ -51,6 +51,10 @@ type Options struct {
 	// Clock runs task and reply deadlines, heartbeats and retention
 	// (default clock.Real).
 	Clock clock.Clock
+	// Workspace is the agent's workspace: files it attaches by a relative
+	// path are read from it, artifacts it receives are fetched into it
+	// (see Channel.Workspace).
+	Workspace string
 }
 
 // Channel is the mailbox channel. Create it with New.
@@ -62,6 +66,7 @@ type Channel struct {
 	observer    store.Observer
 	meter       Meter // see SetMeter
 	clk         clock.Clock
+	workspace   string
 
 	received *recentMessages
 	active   *ledger.Active // tasks this agent works on
@@ -130,16 +135,17 @@ func New(cfg Config, b *bus.Bus, opts Options) (*Channel, error) {
 	}
 	clk := clock.Or(opts.Clock)
 	return &Channel{
-		Base:     channels.NewBase(ChannelName, cfg.AllowFrom, b, opts.Logger),
-		cfg:      cfg,
-		backend:  opts.Backend,
-		observer: opts.Observer,
-		clk:      clk,
-		received: newRecentMessages(4096),
-		active:   ledger.NewActive(clk),
-		waiting:  newWaiting(),
-		canceled: newCanceledTasks(256),
-		drain:    newDrainState(),
+		Base:      channels.NewBase(ChannelName, cfg.AllowFrom, b, opts.Logger),
+		cfg:       cfg,
+		backend:   opts.Backend,
+		observer:  opts.Observer,
+		clk:       clk,
+		workspace: opts.Workspace,
+		received:  newRecentMessages(4096),
+		active:    ledger.NewActive(clk),
+		waiting:   newWaiting(),
+		canceled:  newCanceledTasks(256),
+		drain:     newDrainState(),
 	}, nil
 }
 
@@ -152,7 +158,8 @@ func Factory(section config.Section, deps channels.Deps) (channels.Channel, erro
 	if err != nil {
 		return nil, err
 	}
-	return New(cfg, deps.Bus, Options{Logger: deps.Logger, Clock: deps.Clock})
+	ws, _ := deps.Workspace() // without one, received files are not fetched
+	return New(cfg, deps.Bus, Options{Logger: deps.Logger, Clock: deps.Clock, Workspace: ws})
 }
 
 // AgentID returns the agent this channel receives for.

@@ -124,6 +124,9 @@ type Conversations struct {
 	// OrphanAfter is how long an agent must be gone before doctor calls
 	// its waiting messages orphans.
 	OrphanAfter float64 `json:"orphanAfter"`
+	// ArtifactsMaxBytes bounds the artifact store (0: no bound); what no
+	// message needs any more goes at each prune (docs/conversations.md).
+	ArtifactsMaxBytes int64 `json:"artifactsMaxBytes"`
 }
 
 // Day is a day in seconds, the unit of the configuration's durations.
@@ -146,6 +149,7 @@ func DefaultConversations() Conversations {
 		ArchiveMaxBytes:   1 << 30,
 		PruneInterval:     3600,
 		OrphanAfter:       7 * Day,
+		ArtifactsMaxBytes: 4 << 30,
 	}
 }
 
@@ -341,6 +345,7 @@ func (c *Conversations) validate(key func(string) string) []error {
 	atLeast("maxFanout", int64(c.MaxFanout), 1)
 	atLeast("processedMaxBytes", c.ProcessedMaxBytes, 0)
 	atLeast("archiveMaxBytes", c.ArchiveMaxBytes, 0)
+	atLeast("artifactsMaxBytes", c.ArtifactsMaxBytes, 0)
 	return errs
 }
 

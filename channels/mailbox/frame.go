@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/switchboard-dev/switchboard/bus"
@@ -94,7 +95,7 @@ func textOf(in bus.InboundMessage, mt *meta.Meta) string {
 				lines = append(lines, "data: "+string(data))
 			}
 		case envelope.PartFile:
-			lines = append(lines, "file: "+p.Path)
+			lines = append(lines, fileLine(p))
 		}
 	}
 	return strings.Join(lines, "\n")
@@ -120,10 +121,14 @@ func contentOf(m *envelope.Message) string {
 	return b.String()
 }
 
+// filePaths are the paths of the file parts: nanobot's, and those of
+// artifacts whose path names a file here (their sender is on this
+// machine); an artifact from another machine has its text line, and
+// read_artifact fetches it.
 func filePaths(m *envelope.Message) []string {
 	var out []string
 	for _, p := range m.Content.Parts {
-		if p.Type == envelope.PartFile && p.Path != "" {
+		if p.Type == envelope.PartFile && p.Path != "" && (!p.IsArtifact() || isLocalFile(p.Path)) {
 			out = append(out, p.Path)
 		}
 	}
@@ -169,4 +174,10 @@ func (c *Channel) notify(ctx context.Context, mt meta.Meta, cb *envelope.Callbac
 	if err := c.Bus().PublishInbound(ctx, in); err != nil && ctx.Err() == nil {
 		c.Logger().Error("notice not published", "id", mt.ReplyTo, "err", err)
 	}
+}
+
+// isLocalFile reports whether path names a regular file on this machine.
+func isLocalFile(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.Mode().IsRegular()
 }

@@ -190,6 +190,7 @@ func (c *Channel) pruneLoop(ctx context.Context, t clock.Ticker) {
 	for {
 		c.pruneMessages(ctx)
 		c.pruneApprovals(ctx)
+		c.sweepArtifacts(ctx)
 		select {
 		case <-ctx.Done():
 			return

@@ -100,6 +100,9 @@ func (c *Channel) Post(ctx context.Context, req route.Request) (_ *envelope.Mess
 	if err != nil {
 		return nil, err
 	}
+	if req.Parts, err = c.attach(ctx, req.Parts); err != nil {
+		return nil, err
+	}
 	orig := route.Original(req, c.received.get, c.cfg.DefaultTTL)
 	msg, err := route.Compose(c.cfg.AgentID, req, route.ComposeOptions{
 		DefaultTTL: c.cfg.DefaultTTL, MaxThreadHops: c.cfg.MaxThreadHops, Now: c.clk.Now(),

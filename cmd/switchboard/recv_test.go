@@ -173,8 +173,9 @@ func TestRecvJSONMailboxDetails(t *testing.T) {
 	assert.Equal(t, []any{
 		map[string]any{"type": "text", "text": "see attached"},
 		map[string]any{"type": "data", "data": map[string]any{"pages": float64(3)}},
-		map[string]any{"type": "file", "path": file},
-	}, mt["parts"])
+		map[string]any{"type": "file", "path": file, "name": "report.pdf", "mime_type": "application/pdf", "size": float64(4),
+			"sha256": envelope.Digest([]byte("%PDF")), "uri": envelope.ArtifactURI(envelope.Digest([]byte("%PDF")))},
+	}, mt["parts"], "the file travels as an artifact, with its path for nanobot")
 }
 
 // The mailbox keys of the config (file or NANOBOT_ variable) apply to

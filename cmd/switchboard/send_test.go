@@ -11,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 )
 
 // uuidV7 matches the ids switchboard gives new messages.
@@ -99,7 +101,11 @@ func TestSendTaskFields(t *testing.T) {
 	assert.Equal(t, float64(4), task["ttl"], "--ttl 5 is the budget: written as 4")
 	assert.Equal(t, map[string]any{"id": "sort-1", "state": "pending", "deadline": "2030-01-02T03:04:05.000000+00:00"}, task["task"])
 	assert.Equal(t, map[string]any{"channel": "feishu", "chat_id": "oc_1", "session_id": "feishu:oc_1"}, task["callback"])
-	assert.Equal(t, []any{map[string]any{"type": "file", "path": file}}, task["content"].(map[string]any)["parts"])
+	digest := envelope.Digest([]byte("# spec"))
+	assert.Equal(t, []any{map[string]any{"type": "file", "path": file, "name": "spec.md", "mime_type": "text/markdown",
+		"size": float64(6), "sha256": digest, "uri": envelope.ArtifactURI(digest)}}, task["content"].(map[string]any)["parts"],
+		"the file is stored in the artifact store and named by its uri; the path stays for nanobot")
+	assert.Equal(t, "# spec", s.ok("artifact", "get", envelope.ArtifactURI(digest), "--out", "-"))
 
 	update := s.inboxLines("researcher")[0]
 	assert.Equal(t, reply, update["id"])

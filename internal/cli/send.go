@@ -47,7 +47,10 @@ func (a *app) sendCommand() *cobra.Command {
 it, and prints the new message's id. Nothing is written when a flag is bad.
 
 A message or a task needs content: --text, --data (a JSON object) and/or
---file (a path, which must exist; it is sent as an absolute path).
+--file (a path, which must exist). The file is stored in the store's
+artifact store and the message names it by uri, with its SHA-256, size,
+name, MIME type and absolute path (which nanobot reads); see
+"switchboard artifacts".
 
 --to B is an agent id, or names several agents, each of which gets its own
 copy (one id printed per line, all in one thread): all (every registered
@@ -127,6 +130,9 @@ func (a *app) send(cmd *cobra.Command, f sendFlags) error {
 		return err
 	}
 	defer m.close()
+	if err := storeFiles(cmd.Context(), m, req.Parts); err != nil {
+		return err
+	}
 	msgs, replies, err := a.composeAll(cmd.Context(), m, s, f.from, f.to, req, now)
 	if err != nil {
 		return err
@@ -316,4 +322,28 @@ func sendLimits(ctx context.Context, st *store.Store, cfg limits.Config, from st
 		out[at[k]] = err
 	}
 	return out, nil
+}
+
+// storeFiles stores the file of each file part of parts in the store's
+// artifact store, and makes the part name it (in place). A store without
+// one leaves the parts as the paths they are.
+func storeFiles(ctx context.Context, m *mailboxStore, parts []envelope.Part) error {
+	arts, err := m.be.Artifacts()
+	if errors.Is(err, store.ErrNotSupported) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for i, p := range parts {
+		if p.Type != envelope.PartFile || p.Path == "" || p.IsArtifact() {
+			continue
+		}
+		got, err := arts.PutFile(ctx, p.Path)
+		if err != nil {
+			return err
+		}
+		parts[i] = got
+	}
+	return nil
 }

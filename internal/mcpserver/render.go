@@ -8,27 +8,40 @@ import (
 
 // Message is a message as check_inbox and the inbox resource show it.
 type Message struct {
-	ID           string           `json:"id"`
-	From         string           `json:"from"`
-	Type         envelope.Type    `json:"type"`
-	Text         string           `json:"text"`
-	Data         []map[string]any `json:"data,omitempty"`
-	Files        []string         `json:"files,omitempty"`
-	TaskID       string           `json:"task_id,omitempty"`
-	TaskState    string           `json:"task_state,omitempty"`
-	Reason       string           `json:"reason,omitempty"`
-	ReplyTo      string           `json:"reply_to,omitempty"`
-	ThreadID     string           `json:"thread_id,omitempty"`
-	Subject      string           `json:"subject,omitempty"`
-	ExpectsReply bool             `json:"expects_reply,omitempty"`
-	ReplyBy      *envelope.Time   `json:"reply_by,omitempty"`
-	Deadline     *envelope.Time   `json:"deadline,omitempty"`
-	Priority     int              `json:"priority,omitempty"`
-	Timestamp    string           `json:"timestamp,omitempty"`
-	Redelivered  bool             `json:"redelivered,omitempty"`
-	Notice       string           `json:"notice,omitempty"`
+	ID    string           `json:"id"`
+	From  string           `json:"from"`
+	Type  envelope.Type    `json:"type"`
+	Text  string           `json:"text"`
+	Data  []map[string]any `json:"data,omitempty"`
+	Files []string         `json:"files,omitempty"`
+	// Artifacts are the files sent by the artifact store (or inline):
+	// read_artifact fetches one into the workspace.
+	Artifacts    []Artifact     `json:"artifacts,omitempty"`
+	TaskID       string         `json:"task_id,omitempty"`
+	TaskState    string         `json:"task_state,omitempty"`
+	Reason       string         `json:"reason,omitempty"`
+	ReplyTo      string         `json:"reply_to,omitempty"`
+	ThreadID     string         `json:"thread_id,omitempty"`
+	Subject      string         `json:"subject,omitempty"`
+	ExpectsReply bool           `json:"expects_reply,omitempty"`
+	ReplyBy      *envelope.Time `json:"reply_by,omitempty"`
+	Deadline     *envelope.Time `json:"deadline,omitempty"`
+	Priority     int            `json:"priority,omitempty"`
+	Timestamp    string         `json:"timestamp,omitempty"`
+	Redelivered  bool           `json:"redelivered,omitempty"`
+	Notice       string         `json:"notice,omitempty"`
 	// Next says what the receiver is expected to do with the message.
 	Next string `json:"next,omitempty"`
+}
+
+// Artifact is a file a message carries as an artifact, as check_inbox
+// shows it.
+type Artifact struct {
+	Name     string `json:"name,omitempty"`
+	MimeType string `json:"mime_type,omitempty"`
+	Size     int64  `json:"size"`
+	SHA256   string `json:"sha256,omitempty"`
+	URI      string `json:"uri,omitempty"`
 }
 
 // render returns the client's view of an inbound message; given says
@@ -50,6 +63,9 @@ func render(in bus.InboundMessage, given func(taskID, from string) bool) Message
 	for _, p := range mt.Parts {
 		if p.Type == envelope.PartData && p.Data != nil {
 			m.Data = append(m.Data, p.Data)
+		}
+		if p.IsArtifact() {
+			m.Artifacts = append(m.Artifacts, Artifact{Name: p.Name, MimeType: p.MimeType, Size: p.Size, SHA256: p.SHA256, URI: p.URI})
 		}
 	}
 	if t := mt.Task; t != nil {

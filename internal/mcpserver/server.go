@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
 	"sync"
 	"time"
 
@@ -40,6 +41,10 @@ type Options struct {
 	// MaxQueued bounds the messages held for the client (default
 	// DefaultMaxQueued).
 	MaxQueued int
+	// Workspace is the folder a client's relative file paths are read
+	// from and the artifacts it reads are fetched into (an "artifacts"
+	// folder in it); empty: the current folder.
+	Workspace string
 	// Version is the server's version, as MCP clients are told.
 	Version string
 	// Auth, when set, is asked whether a client that calls the register
@@ -156,7 +161,11 @@ func (s *Server) Register(ctx context.Context, c Card) error {
 		cfg.Capabilities = c.Capabilities
 	}
 	b := bus.New(1)
-	ch, err := mailbox.New(cfg, b, mailbox.Options{Logger: s.log, Clock: s.opts.Clock})
+	ws := s.opts.Workspace
+	if ws == "" {
+		ws, _ = os.Getwd()
+	}
+	ch, err := mailbox.New(cfg, b, mailbox.Options{Logger: s.log, Clock: s.opts.Clock, Workspace: ws})
 	if err != nil {
 		b.Close()
 		return err

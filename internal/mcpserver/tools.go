@@ -13,7 +13,8 @@ import (
 // addTools adds every tool of the server: those of the mailbox's tool set
 // (package channels/mailbox/tools, which the agent loop's model uses
 // too), called as the registered agent, and those of this server's own
-// session (register, check_inbox, thread, pending).
+// session (register, check_inbox, thread, pending). Files a client attaches
+// by a relative path, and artifacts it reads, are in Options.Workspace.
 func (s *Server) addTools() {
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: "register", Description: "Become a mailbox agent: register a card with your id, " +
 		"a description and capabilities, and heartbeat while this session lives. Needed once, unless the server was started with --agent."},
@@ -28,6 +29,10 @@ func (s *Server) addTools() {
 		"Tasks stay open until update_task ends them, requests until you reply."}, s.checkInbox)
 	add(s, tools.Reply)
 	add(s, tools.UpdateTask)
+	add(s, tools.ReadArtifact)
+	add(s, tools.ReserveFiles)
+	add(s, tools.ReleaseFiles)
+	add(s, tools.FileReservations)
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: "thread", Description: "Show the conversation a message belongs to, in causal order."},
 		s.thread)
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: "pending", Description: "Show the replies you owe (requests and tasks received " +

@@ -146,13 +146,15 @@ func Main(m *testing.M) {
 type Namespace struct {
 	Stream, HistoryStream, SubjectPrefix                    string
 	RegistryBucket, PresenceBucket, StateBucket, LockBucket string
+	ArtifactsBucket                                         string
 }
 
 // NewNamespace returns a namespace nobody else in this test binary has.
 func NewNamespace() Namespace {
 	n := fmt.Sprintf("t%d", namespaces.Add(1))
 	return Namespace{Stream: "MAILBOX_" + n, HistoryStream: "HISTORY_" + n, SubjectPrefix: "mb" + n,
-		RegistryBucket: "reg-" + n, PresenceBucket: "presence-" + n, StateBucket: "state-" + n, LockBucket: "lock-" + n}
+		RegistryBucket: "reg-" + n, PresenceBucket: "presence-" + n, StateBucket: "state-" + n, LockBucket: "lock-" + n,
+		ArtifactsBucket: "artifacts-" + n}
 }
 
 // Apply sets the namespace's names in opts.
@@ -160,6 +162,7 @@ func (n Namespace) Apply(opts *natsstore.Options) {
 	opts.Stream, opts.HistoryStream, opts.SubjectPrefix = n.Stream, n.HistoryStream, n.SubjectPrefix
 	opts.RegistryBucket, opts.PresenceBucket = n.RegistryBucket, n.PresenceBucket
 	opts.StateBucket, opts.LockBucket = n.StateBucket, n.LockBucket
+	opts.ArtifactsBucket = n.ArtifactsBucket
 }
 
 // Section returns the channels.mailbox.nats keys of the namespace on s,
@@ -167,5 +170,5 @@ func (n Namespace) Apply(opts *natsstore.Options) {
 func (n Namespace) Section(s *Server) map[string]any {
 	return map[string]any{"url": s.URL(), "stream": n.Stream, "historyStream": n.HistoryStream,
 		"subjectPrefix": n.SubjectPrefix, "registryBucket": n.RegistryBucket, "presenceBucket": n.PresenceBucket,
-		"stateBucket": n.StateBucket, "lockBucket": n.LockBucket}
+		"stateBucket": n.StateBucket, "lockBucket": n.LockBucket, "artifactsBucket": n.ArtifactsBucket}
 }

@@ -42,6 +42,7 @@ type wireMessage struct {
 	Traceparent  *string        `json:"traceparent"`
 	Tracestate   *string        `json:"tracestate"`
 	TaskPath     []string       `json:"task_path"`
+	Bridges      []string       `json:"bridges"`
 	Signature    *Signature     `json:"signature"`
 }
 
@@ -84,7 +85,7 @@ func DecodeBytes(data []byte) (*Message, error) {
 		ThreadID: deref(w.ThreadID), Subject: deref(w.Subject),
 		ExpectsReply: deref(w.ExpectsReply), Priority: deref(w.Priority), HopCount: deref(w.HopCount),
 		TaskID: deref(w.TaskID), ReplyBy: w.ReplyBy, TaskPath: w.TaskPath,
-		Traceparent: deref(w.Traceparent), Tracestate: deref(w.Tracestate),
+		Traceparent: deref(w.Traceparent), Tracestate: deref(w.Tracestate), Bridges: w.Bridges,
 		Signature: w.Signature,
 	}
 	if w.TTL != nil {
@@ -127,6 +128,9 @@ func canonicalize(m *Message) {
 	}
 	if len(m.TaskPath) == 0 {
 		m.TaskPath = nil
+	}
+	if len(m.Bridges) == 0 {
+		m.Bridges = nil
 	}
 }
 
@@ -198,6 +202,9 @@ func Validate(m *Message) error {
 		case PartText, PartData, PartFile:
 		default:
 			return bad("content.parts[%d]: type %q: want text, data or file", i, p.Type)
+		}
+		if err := checkFilePart(p); err != nil {
+			return bad("content.parts[%d]: %v", i, err)
 		}
 	}
 	if m.Priority < 0 || m.Priority > 3 {

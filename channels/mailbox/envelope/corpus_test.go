@@ -15,7 +15,8 @@ import (
 
 // goldenFiles are the message files in testdata.
 var goldenFiles = []string{"nanobot_message.json", "nanobot_message_nulls.json",
-	"switchboard_message.json", "switchboard_message_minimal.json"}
+	"switchboard_message.json", "switchboard_message_minimal.json",
+	"switchboard_artifact.json", "peer_artifact_parts.json"}
 
 // fullMessage is a message with every field set, in the shapes the
 // channel writes: a task with deadline and reason, a callback, all three
@@ -33,6 +34,10 @@ func fullMessage() *envelope.Message {
 			envelope.DataPart(map[string]any{"max_lines": float64(40), "paths": []any{"src/", nil, true},
 				"nested": map[string]any{"x": -1.5e-7, "y": map[string]any{}}, "empty": []any{}}),
 			envelope.FilePart("/tmp/files.py"),
+			{Type: envelope.PartFile, Path: "/srv/reports/q3.md", Name: "q3.md", MimeType: "text/markdown", Size: 1234,
+				SHA256: strings.Repeat("ab", 32), URI: envelope.ArtifactURI(strings.Repeat("ab", 32))},
+			withExtra(envelope.InlinePart("hi.txt", "text/plain", []byte("hi <there>\n")),
+				map[string]string{"x-origin": `{"by":"a2a"}`}),
 		}},
 		Callback: &envelope.Callback{Channel: "feishu", ChatID: "oc_123", SessionID: "feishu:user_123"},
 		ReplyTo:  "msg_1745659200_planner",
@@ -42,9 +47,19 @@ func fullMessage() *envelope.Message {
 		Traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
 		Tracestate:  "vendor=opaque \"value\"",
 		TaskPath:    []string{"planner:0123456789abcdef", "researcher:fedcba9876543210"},
+		Bridges:     []string{"office-nats"},
 		Signature: &envelope.Signature{Alg: envelope.SignatureAlg, Key: "UDXU4RCSJNZOIQHZNWXHXORDPRTGNJAHAHFRGZNEEJCPQTT2M7NLCNF4",
 			Sig: "c2lnbmF0dXJlIG9mIHNpeHR5LWZvdXIgYnl0ZXMsIHBhZGRlZCB3aXRoIG5vdGhpbmcgYnV0IHplcm9zLi4uLg"},
 	}
+}
+
+// withExtra returns p with extra keys (JSON values).
+func withExtra(p envelope.Part, extra map[string]string) envelope.Part {
+	p.Extra = map[string]json.RawMessage{}
+	for k, v := range extra {
+		p.Extra[k] = json.RawMessage(v)
+	}
+	return p
 }
 
 // optionalFields sets one optional field each (on a plain message).

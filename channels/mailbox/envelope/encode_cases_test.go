@@ -189,8 +189,19 @@ func TestFullMessageSetsEveryField(t *testing.T) {
 		union.Type += p.Type
 		union.Text += p.Text
 		union.Path += p.Path
+		union.Name += p.Name
+		union.MimeType += p.MimeType
+		union.Size += p.Size
+		union.SHA256 += p.SHA256
+		union.URI += p.URI
 		if p.Data != nil {
 			union.Data = p.Data
+		}
+		if p.Inline != nil {
+			union.Inline = p.Inline
+		}
+		if p.Extra != nil {
+			union.Extra = p.Extra
 		}
 	}
 	rv := reflect.ValueOf(union)

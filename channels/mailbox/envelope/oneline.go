@@ -1,6 +1,7 @@
 package envelope
 
 import (
+	"cmp"
 	"encoding/json"
 	"strings"
 )
@@ -10,7 +11,8 @@ var oneLine = strings.NewReplacer("\r\n", " ⏎ ", "\n", " ⏎ ", "\t", " ")
 
 // OneLine renders parts on one line, as the command line's listings and
 // the demo show a message: the text parts, then the other parts in their
-// order (a data part as JSON, a file part as "file:PATH"), separated by
+// order (a data part as JSON, a file part as "file:PATH", or its name or
+// uri when it has no path), separated by
 // spaces. Line breaks show as "⏎".
 func OneLine(parts []Part) string {
 	var texts, others []string
@@ -24,7 +26,7 @@ func OneLine(parts []Part) string {
 			data, _ := json.Marshal(p.Data)
 			others = append(others, string(data))
 		case PartFile:
-			others = append(others, "file:"+p.Path)
+			others = append(others, "file:"+cmp.Or(p.Path, p.Name, p.URI))
 		}
 	}
 	line := strings.Join(append(texts, others...), " ")

@@ -145,7 +145,8 @@ func originals(m *Message) []*Message {
 // "switchboard-message-v1\n" followed by m's canonical form, which is the
 // JSON object Encode writes for m, without the members signature,
 // traceparent and tracestate (the NATS store fills those two from the
-// message's headers), without any object member whose value is null (at
+// message's headers) and bridges (added in transit by the bridges a
+// message crosses), without any object member whose value is null (at
 // any depth: a reader cannot tell null from missing), in the JSON
 // Canonicalization Scheme (RFC 8785: members sorted, no white space,
 // numbers as IEEE doubles in their shortest form, strings minimally
@@ -153,7 +154,7 @@ func originals(m *Message) []*Message {
 // not know is dropped when a message is decoded, and is not signed.
 func SignedBytes(m *Message) ([]byte, error) {
 	c := *m
-	c.Signature, c.Traceparent, c.Tracestate = nil, "", ""
+	c.Signature, c.Traceparent, c.Tracestate, c.Bridges = nil, "", "", nil
 	raw, err := EncodeCompact(&c)
 	if err != nil {
 		return nil, fmt.Errorf("canonical form of %s: %w", m.ID, err)

@@ -1,9 +1,6 @@
 package envelope
 
-import (
-	"encoding/json"
-	"slices"
-)
+import "slices"
 
 // Type is a message's kind.
 type Type string
@@ -58,52 +55,6 @@ const (
 	PartData PartType = "data"
 	PartFile PartType = "file"
 )
-
-// Part is one piece of a message's content: text, structured data or a
-// file path.
-type Part struct {
-	Type PartType       `json:"type"`
-	Text string         `json:"text,omitempty"`
-	Data map[string]any `json:"data,omitempty"`
-	Path string         `json:"path,omitempty"`
-}
-
-// MarshalJSON writes the field that belongs to the part's kind even when
-// it is empty (text "" for a text part, data {} for a data part, path ""
-// for a file part), because nanobot reads it without a default; any other
-// field is written only when set.
-func (p Part) MarshalJSON() ([]byte, error) {
-	var w struct {
-		Type PartType        `json:"type"`
-		Text *string         `json:"text,omitempty"`
-		Data *map[string]any `json:"data,omitempty"`
-		Path *string         `json:"path,omitempty"`
-	}
-	w.Type = p.Type
-	if p.Type == PartText || p.Text != "" {
-		w.Text = &p.Text
-	}
-	if p.Type == PartData || p.Data != nil {
-		data := p.Data
-		if data == nil {
-			data = map[string]any{}
-		}
-		w.Data = &data
-	}
-	if p.Type == PartFile || p.Path != "" {
-		w.Path = &p.Path
-	}
-	return json.Marshal(w)
-}
-
-// TextPart returns a text part.
-func TextPart(s string) Part { return Part{Type: PartText, Text: s} }
-
-// DataPart returns a data part.
-func DataPart(d map[string]any) Part { return Part{Type: PartData, Data: d} }
-
-// FilePart returns a file part naming path.
-func FilePart(path string) Part { return Part{Type: PartFile, Path: path} }
 
 // Content holds a message's parts.
 type Content struct {
@@ -197,6 +148,11 @@ type Message struct {
 	// handed the work on and a fingerprint of that work (see
 	// package route: TaskPath). Only tasks carry it.
 	TaskPath []string `json:"task_path,omitempty"`
+	// Bridges are the bridges the message crossed, in order (see package
+	// internal/bridge): a bridge never forwards a message that names it,
+	// so two bridges cannot pass one back and forth. Added in transit, it
+	// is no part of what the sender wrote.
+	Bridges []string `json:"bridges,omitempty"`
 	// Signature is the sender's detached signature over the message's
 	// canonical form (see Sign, sign.go); nil on an unsigned message
 	// (nanobot's, or one sent by a process without the sender's key).
@@ -251,6 +207,9 @@ type Card struct {
 	// PID and Host tell which process runs the agent.
 	PID  int    `json:"pid,omitempty"`
 	Host string `json:"host,omitempty"`
+	// BridgedBy names the bridge that copied the card here from another
+	// store (a folder, a NATS server); empty for an agent of this store.
+	BridgedBy string `json:"bridged_by,omitempty"`
 	// PublicKey is the agent's signing key, an nkeys user public key
 	// ("U..."): receivers pin it on first sight and check the signature
 	// of every message from the agent against the pinned key.

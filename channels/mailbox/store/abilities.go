@@ -67,6 +67,11 @@ const (
 	// CanAckPipelined (an Inbox's): AckPipelined does not wait for the
 	// acknowledgement to be durable; emulated with Ack.
 	CanAckPipelined Ability = "acknowledge pipelined"
+	// CanStoreArtifacts: Artifacts keeps files that messages name by uri.
+	CanStoreArtifacts Ability = "store artifacts"
+	// CanUpdateRecords: a record shared by several writers can be changed
+	// in place (the file reservations are built on it).
+	CanUpdateRecords Ability = "update records in place"
 )
 
 // Has reports whether the backend does a itself (see Ability).
@@ -97,6 +102,10 @@ func (s *Store) Has(a Ability) bool {
 		_, ok = s.be.(driver.Heartbeater)
 	case CanPing:
 		_, ok = s.be.(driver.Pinger)
+	case CanStoreArtifacts:
+		_, ok = s.be.(driver.Artifacts)
+	case CanUpdateRecords:
+		_, ok = s.be.(driver.RecordUpdater)
 	case CanKeepSecrets:
 		_, ok = s.be.(driver.SecretKeeper)
 	case CanUseCredentialKey:

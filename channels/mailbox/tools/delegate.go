@@ -19,6 +19,7 @@ type DelegateArgs struct {
 	Task            string         `json:"task" jsonschema:"the work to do, in plain words"`
 	Data            map[string]any `json:"data,omitempty" jsonschema:"optional structured input of the task"`
 	DeadlineSeconds float64        `json:"deadline_seconds,omitempty" jsonschema:"optional: seconds until the task must be done (at most a year: 31536000)"`
+	Files           []string       `json:"files,omitempty" jsonschema:"optional paths of files the task needs (relative to your workspace, or absolute): each is stored in the artifact store and sent by its uri"`
 }
 
 // DelegateTask is the delegate_task tool: it sends a task to an agent, or
@@ -54,6 +55,10 @@ func delegateTask(ctx context.Context, c Caller, in DelegateArgs) (_ Result, err
 	if err != nil {
 		return Result{}, err
 	}
+	parts, err := c.attach(ctx, dataParts(in.Data), in.Files)
+	if err != nil {
+		return Result{}, err
+	}
 	var budget *envelope.Budget
 	sent := "" // the id of the task sent, for settle
 	if c.Budget != nil {
@@ -68,7 +73,7 @@ func delegateTask(ctx context.Context, c Caller, in DelegateArgs) (_ Result, err
 	if err != nil {
 		return Result{}, err
 	}
-	req := route.Request{To: target.AgentID, Type: envelope.TypeTask, Text: in.Task, Parts: dataParts(in.Data),
+	req := route.Request{To: target.AgentID, Type: envelope.TypeTask, Text: in.Task, Parts: parts,
 		Callback: c.callback(), Parent: c.parent(), Tree: c.tree(), Budget: budget}
 	if in.Capability != "" {
 		req.Via = "any:" + in.Capability // offered to another holder if it is not taken up

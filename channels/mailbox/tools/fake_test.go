@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/view"
 )
@@ -161,4 +162,16 @@ func (f *fakeMailbox) posts() []route.Request {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return slices.Clone(f.posted)
+}
+
+func (f *fakeMailbox) Attach(_ context.Context, path string) (envelope.Part, error) {
+	return envelope.FilePart(path), nil
+}
+
+func (f *fakeMailbox) FetchArtifact(_ context.Context, p envelope.Part) (string, error) {
+	return p.Path, nil
+}
+
+func (f *fakeMailbox) Reservations() (*store.Reservations, error) {
+	return nil, store.ErrNotSupported
 }

@@ -17,6 +17,7 @@ type ReplyArgs struct {
 	Text      string         `json:"text" jsonschema:"the answer (for a failed task: why)"`
 	State     string         `json:"state,omitempty" jsonschema:"for a task: completed (the default), failed or working (progress)"`
 	Data      map[string]any `json:"data,omitempty" jsonschema:"optional structured data"`
+	Files     []string       `json:"files,omitempty" jsonschema:"optional paths of files to send with the answer (relative to your workspace, or absolute): each is stored in the artifact store and sent by its uri"`
 }
 
 // Reply is the reply tool: it answers a message from another agent, the
@@ -43,11 +44,15 @@ func reply(ctx context.Context, c Caller, in ReplyArgs) (Result, error) {
 	if strings.TrimSpace(in.Text) == "" && in.Data == nil {
 		return Result{}, errors.New("text is empty: write the answer")
 	}
+	parts, err := c.attach(ctx, dataParts(in.Data), in.Files)
+	if err != nil {
+		return Result{}, err
+	}
 	if !mt.IsTask() || mt.Task == nil {
 		if in.State != "" {
 			return Result{}, fmt.Errorf("state is for tasks; this is a %s from %s", mt.Type, mt.From)
 		}
-		msg, err := c.Mailbox.Post(ctx, route.Request{To: mt.From, Text: in.Text, Parts: dataParts(in.Data),
+		msg, err := c.Mailbox.Post(ctx, route.Request{To: mt.From, Text: in.Text, Parts: parts,
 			Parent: mt, ReplyTo: mt.MessageID})
 		if err != nil {
 			return Result{}, err
@@ -67,7 +72,7 @@ func reply(ctx context.Context, c Caller, in ReplyArgs) (Result, error) {
 	default:
 		return Result{}, fmt.Errorf("state %q: want completed, failed or working", in.State)
 	}
-	return c.finish(ctx, mt.Task.ID, state, text, reason, dataParts(in.Data))
+	return c.finish(ctx, mt.Task.ID, state, text, reason, parts)
 }
 
 // answered returns the message a reply answers: the one id names, or the
@@ -108,6 +113,7 @@ type UpdateArgs struct {
 	Text   string         `json:"text,omitempty" jsonschema:"the progress note, the result, or what went wrong"`
 	Data   map[string]any `json:"data,omitempty" jsonschema:"optional structured result"`
 	Reason string         `json:"reason,omitempty" jsonschema:"with fail: why, in a few words"`
+	Files  []string       `json:"files,omitempty" jsonschema:"optional paths of files to send with the report, such as the result (relative to your workspace, or absolute)"`
 }
 
 // UpdateTask is the update_task tool: it reports on a task this agent was
@@ -138,7 +144,11 @@ func updateTask(ctx context.Context, c Caller, in UpdateArgs) (Result, error) {
 	if state == envelope.StateFailed && reason == "" {
 		reason = in.Text
 	}
-	return c.finish(ctx, in.TaskID, state, in.Text, reason, dataParts(in.Data))
+	parts, err := c.attach(ctx, dataParts(in.Data), in.Files)
+	if err != nil {
+		return Result{}, err
+	}
+	return c.finish(ctx, in.TaskID, state, in.Text, reason, parts)
 }
 
 // finish sends the update of task taskID that state says (ending it when

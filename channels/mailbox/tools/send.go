@@ -19,6 +19,7 @@ type SendArgs struct {
 	ReplyWithin  float64        `json:"reply_within_seconds,omitempty" jsonschema:"with expects_reply: seconds until the reply is due (at most a year: 31536000)"`
 	ThreadID     string         `json:"thread_id,omitempty" jsonschema:"join an existing thread"`
 	Priority     int            `json:"priority,omitempty" jsonschema:"0 (default) to 3; higher is taken first"`
+	Files        []string       `json:"files,omitempty" jsonschema:"optional paths of files to attach (relative to your workspace, or absolute): each is stored in the artifact store and sent by its uri"`
 }
 
 // SendMessage is the send_message tool: a plain message (not a task) to
@@ -37,11 +38,15 @@ var SendMessage = Tool[SendArgs]{
 }
 
 func sendMessage(ctx context.Context, c Caller, in SendArgs) (Result, error) {
-	if strings.TrimSpace(in.Text) == "" && in.Data == nil {
+	if strings.TrimSpace(in.Text) == "" && in.Data == nil && len(in.Files) == 0 {
 		return Result{}, errors.New("text is empty")
 	}
 	to := strings.TrimSpace(in.To)
-	req := route.Request{Text: in.Text, Parts: dataParts(in.Data), Parent: c.parent(), Subject: in.Subject,
+	parts, err := c.attach(ctx, dataParts(in.Data), in.Files)
+	if err != nil {
+		return Result{}, err
+	}
+	req := route.Request{Text: in.Text, Parts: parts, Parent: c.parent(), Subject: in.Subject,
 		ExpectsReply: in.ExpectsReply, ThreadID: in.ThreadID, Priority: in.Priority}
 	within, err := waitOf("reply_within_seconds", in.ReplyWithin)
 	if err != nil {

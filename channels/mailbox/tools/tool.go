@@ -7,6 +7,7 @@ import (
 	"github.com/switchboard-dev/switchboard/agent"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/view"
@@ -31,6 +32,15 @@ type Mailbox interface {
 	// FinishTask ends (or, for a non-terminal state, reports progress on)
 	// a task this agent works on.
 	FinishTask(ctx context.Context, taskID string, state envelope.TaskState, text, reason string, parts []envelope.Part) (*envelope.Message, error)
+	// Attach stores the file at path (relative to the agent's workspace
+	// unless absolute) in the artifact store and returns the file part
+	// that sends it.
+	Attach(ctx context.Context, path string) (envelope.Part, error)
+	// FetchArtifact writes a received file part's bytes into the agent's
+	// workspace, verified against its digest, and returns the file's path.
+	FetchArtifact(ctx context.Context, p envelope.Part) (string, error)
+	// Reservations are the file reservations of the agent's store.
+	Reservations() (*store.Reservations, error)
 }
 
 // Caller is who calls a tool: what differs between a model in the agent
@@ -125,7 +135,9 @@ type introduced struct {
 func (t introduced) Use() string { return t.use }
 
 // Loop returns the tools an agent loop offers its model, called as c:
-// list_agents, delegate_task, send_message and reply, in that order.
+// list_agents, delegate_task, send_message, reply, read_artifact,
+// reserve_files, release_files and file_reservations, in that order.
 func Loop(c Caller) []agent.Tool {
-	return []agent.Tool{ListAgents.Agent(c), DelegateTask.Agent(c), SendMessage.Agent(c), Reply.Agent(c)}
+	return []agent.Tool{ListAgents.Agent(c), DelegateTask.Agent(c), SendMessage.Agent(c), Reply.Agent(c),
+		ReadArtifact.Agent(c), ReserveFiles.Agent(c), ReleaseFiles.Agent(c), FileReservations.Agent(c)}
 }

@@ -36,6 +36,9 @@ func TestConformance(t *testing.T) {
 					Timestamp: envelope.NewTime(time.Now().Add(-time.Second))}
 				require.NoError(t, os.WriteFile(filepath.Join(dir, envelope.FileName(m)), data, 0o600))
 			},
+			CorruptArtifact: func(t *testing.T, digest string, data []byte) {
+				require.NoError(t, os.WriteFile(filepath.Join(root, "_artifacts", "sha256", digest), data, 0o600))
+			},
 		}
 	}, storetest.Features{MaxDeliver: fsstore.DefaultMaxDeliver})
 }

@@ -17,7 +17,8 @@ func TestConformance(t *testing.T) {
 			Open: func(_ *testing.T, obs driver.Observer) driver.Backend {
 				return hub.Open(memstore.Options{Observer: obs})
 			},
-			InjectRaw: func(_ *testing.T, agent, _ string, data []byte) { hub.InjectRaw(agent, data) },
+			InjectRaw:       func(_ *testing.T, agent, _ string, data []byte) { hub.InjectRaw(agent, data) },
+			CorruptArtifact: func(_ *testing.T, digest string, data []byte) { hub.Corrupt(digest, data) },
 		}
 	}, storetest.Features{})
 }

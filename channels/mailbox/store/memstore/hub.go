@@ -25,6 +25,8 @@ type Hub struct {
 	records map[driver.Record][]byte
 	seq     uint64
 	audit   []driver.Event // the audit log; the last AuditKeep entries count
+
+	artifacts artifacts // apart: their bytes are read without the hub's lock
 }
 
 // NewHub returns an empty hub.

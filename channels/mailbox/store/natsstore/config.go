@@ -41,6 +41,8 @@ type Config struct {
 	PresenceBucket string `json:"presenceBucket"`
 	StateBucket    string `json:"stateBucket"`
 	LockBucket     string `json:"lockBucket"`
+	// ArtifactsBucket is the object store of the artifacts.
+	ArtifactsBucket string `json:"artifactsBucket"`
 	// AckWait is how long a message handed out may go without an
 	// acknowledgement or a sign of progress before it is redelivered.
 	AckWait float64 `json:"ackWait"`
@@ -88,6 +90,7 @@ type TLSConfig struct {
 
 // DefaultConfig returns the defaults: a local server, stream MAILBOX,
 // prefix "mailbox", buckets mailbox-registry, -presence, -state and -locks,
+// object store mailbox-artifacts,
 // ackWait 30, maxDeliver 5, 1 replica, lockTtl 15, connectTimeout 5,
 // the history on, in stream MAILBOX_HISTORY kept 30 days and at most
 // 1 GiB.
@@ -95,7 +98,7 @@ func DefaultConfig() Config {
 	return Config{
 		URL: nats.DefaultURL, Stream: "MAILBOX", SubjectPrefix: "mailbox",
 		RegistryBucket: "mailbox-registry", PresenceBucket: "mailbox-presence",
-		StateBucket: "mailbox-state", LockBucket: "mailbox-locks",
+		StateBucket: "mailbox-state", LockBucket: "mailbox-locks", ArtifactsBucket: "mailbox-artifacts",
 		AckWait: 30, MaxDeliver: 5, Replicas: 1, LockTTL: 15, ConnectTimeout: 5,
 		History: true, HistoryStream: "MAILBOX_HISTORY", HistoryMaxAge: 30 * 24 * 3600, HistoryMaxBytes: 1 << 30,
 	}
@@ -201,7 +204,7 @@ func (c *Config) Validate() error {
 	}
 	buckets := map[string]string{}
 	for _, b := range [][2]string{{"registryBucket", c.RegistryBucket}, {"presenceBucket", c.PresenceBucket},
-		{"stateBucket", c.StateBucket}, {"lockBucket", c.LockBucket}} {
+		{"stateBucket", c.StateBucket}, {"lockBucket", c.LockBucket}, {"artifactsBucket", c.ArtifactsBucket}} {
 		if !nameRE().MatchString(b[1]) {
 			bad(b[0], "%q: want 1 to 64 letters, digits, '-' or '_'", b[1])
 		} else if other, dup := buckets[b[1]]; dup {
@@ -269,7 +272,7 @@ func (c *Config) Options(nc *nats.Conn) Options {
 	return Options{
 		Conn: nc, Stream: c.Stream, SubjectPrefix: c.SubjectPrefix,
 		RegistryBucket: c.RegistryBucket, PresenceBucket: c.PresenceBucket,
-		StateBucket: c.StateBucket, LockBucket: c.LockBucket,
+		StateBucket: c.StateBucket, LockBucket: c.LockBucket, ArtifactsBucket: c.ArtifactsBucket,
 		AckWait: seconds(c.AckWait), MaxDeliver: c.MaxDeliver, Replicas: c.Replicas,
 		LockTTL: seconds(c.LockTTL), NoHistory: !c.History, HistoryStream: c.HistoryStream,
 		HistoryMaxAge: unbounded(seconds(c.HistoryMaxAge)), HistoryMaxBytes: unbounded(c.HistoryMaxBytes),

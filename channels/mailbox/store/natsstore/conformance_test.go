@@ -26,6 +26,14 @@ func TestConformance(t *testing.T) {
 			InjectRaw: func(t *testing.T, agent, from string, data []byte) {
 				publishRaw(t, ts, ts.subject(agent+".inbox."+from), data)
 			},
+			CorruptArtifact: func(t *testing.T, digest string, data []byte) {
+				js, err := jetstream.New(ts.Connect(t))
+				require.NoError(t, err)
+				obs, err := js.ObjectStore(testkit.Ctx(t), ts.ns.ArtifactsBucket)
+				require.NoError(t, err)
+				_, err = obs.PutBytes(testkit.Ctx(t), digest, data)
+				require.NoError(t, err)
+			},
 		}
 	}, storetest.Features{MaxDeliver: 3, NoPrune: true, ReadAhead: true})
 }

@@ -27,7 +27,7 @@ func defaultNames() natstest.Namespace {
 	d := natsstore.DefaultConfig()
 	return natstest.Namespace{Stream: d.Stream, HistoryStream: d.HistoryStream, SubjectPrefix: d.SubjectPrefix,
 		RegistryBucket: d.RegistryBucket, PresenceBucket: d.PresenceBucket, StateBucket: d.StateBucket,
-		LockBucket: d.LockBucket}
+		LockBucket: d.LockBucket, ArtifactsBucket: d.ArtifactsBucket}
 }
 
 // startServer starts a server of the test's own, storing in dir (a fresh

@@ -29,6 +29,9 @@ type Options struct {
 	PresenceBucket string
 	StateBucket    string
 	LockBucket     string
+	// ArtifactsBucket is the object store of the artifacts (made on first
+	// use).
+	ArtifactsBucket string
 	// AckWait, MaxDeliver, Replicas and LockTTL: see Config.
 	AckWait    time.Duration
 	MaxDeliver int
@@ -101,6 +104,7 @@ func (o *Options) setDefaults() {
 	def(&o.PresenceBucket, d.PresenceBucket)
 	def(&o.StateBucket, d.StateBucket)
 	def(&o.LockBucket, d.LockBucket)
+	def(&o.ArtifactsBucket, d.ArtifactsBucket)
 	dur := func(p *time.Duration, v time.Duration) {
 		if *p <= 0 {
 			*p = v
@@ -147,6 +151,7 @@ type Store struct {
 	presence jetstream.KeyValue
 	state    jetstream.KeyValue
 	locks    jetstream.KeyValue
+	objects  objectStore // the artifacts, opened on first use
 	// audit buffers and publishes the audit entries; nil with the audit
 	// log off.
 	audit  *auditLog

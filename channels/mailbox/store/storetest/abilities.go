@@ -57,6 +57,16 @@ func (f Features) Prune() Ability {
 	return Ability{store.CanPrune, "driver.Pruner", "NoPrune", f.NoPrune}
 }
 
+// Artifacts is driver.Artifacts, lacking with NoArtifacts.
+func (f Features) Artifacts() Ability {
+	return Ability{store.CanStoreArtifacts, "driver.Artifacts", "NoArtifacts", f.NoArtifacts}
+}
+
+// RecordUpdate is driver.RecordUpdater, lacking with NoRecordUpdate.
+func (f Features) RecordUpdate() Ability {
+	return Ability{store.CanUpdateRecords, "driver.RecordUpdater", "NoRecordUpdate", f.NoRecordUpdate}
+}
+
 // Haver is what tells which abilities its backend has: a *store.Store,
 // or a *store.Inbox for the abilities of an inbox.
 type Haver interface {
@@ -113,6 +123,8 @@ func (s *suite) testDeclared(t *testing.T) {
 	check(s.feat.Browse(), be, what)
 	check(s.feat.Audit(), be, what)
 	check(s.feat.AuditRead(), be, what)
+	check(s.feat.Artifacts(), be, what)
+	check(s.feat.RecordUpdate(), be, what)
 	check(s.feat.Sweep(), in, "the inbox of "+what)
 	check(s.feat.Prune(), in, "the inbox of "+what)
 }

@@ -26,6 +26,10 @@ type Harness struct {
 	// inbox input that does not decode. Nil when the backend cannot hold
 	// such input (see Features.NoRawInput).
 	InjectRaw func(t *testing.T, agent, from string, data []byte)
+	// CorruptArtifact replaces the stored bytes of artifact digest with
+	// data, as a disk fault or a hand edit would, so the suite can check
+	// that such bytes are refused when read. Nil skips that case.
+	CorruptArtifact func(t *testing.T, digest string, data []byte)
 }
 
 // Features says what a backend lacks or adds; the zero value is a backend
@@ -65,6 +69,13 @@ type Features struct {
 	// NoPrune: the backend's Inbox is no driver.Pruner. The retention case
 	// is skipped.
 	NoPrune bool
+	// NoArtifacts: the Backend is no driver.Artifacts. The cases of the
+	// artifact store are skipped.
+	NoArtifacts bool
+	// NoRecordUpdate: the Backend is no driver.RecordUpdater. The cases of
+	// records changed in place, and of the file reservations built on
+	// them, are skipped.
+	NoRecordUpdate bool
 	// ReadAhead: the inbox takes messages ahead of Next (a prefetch), and
 	// Browse may show a message not yet returned by Next as BoxClaimed.
 	// The suite then accepts BoxClaimed for such a message, where it
@@ -86,6 +97,8 @@ func Run(t *testing.T, f Factory, features Features) {
 	t.Run("Records", testkit.Parallel(s.runRecords))
 	t.Run("Errors", testkit.Parallel(s.runErrors))
 	t.Run("Abilities", testkit.Parallel(s.runAbilities))
+	t.Run("Artifacts", testkit.Parallel(s.runArtifacts))
+	t.Run("Reservations", testkit.Parallel(s.runReservations))
 }
 
 type suite struct {
