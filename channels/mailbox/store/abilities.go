@@ -52,6 +52,9 @@ const (
 	CanHeartbeat Ability = "renew heartbeats"
 	// CanPing: Ping asks the backend; emulated by reading the cards.
 	CanPing Ability = "ping"
+	// CanTakeTurns: TakeTurn shares a periodic duty among the agents;
+	// without it every caller is told to do the duty.
+	CanTakeTurns Ability = "share duties"
 	// CanSweep (an Inbox's): SweepTask archives a task's messages.
 	CanSweep Ability = "sweep tasks"
 	// CanPrune (an Inbox's): Prune applies a Retention.
@@ -89,6 +92,8 @@ func (s *Store) Has(a Ability) bool {
 		_, ok = s.be.(driver.Heartbeater)
 	case CanPing:
 		_, ok = s.be.(driver.Pinger)
+	case CanTakeTurns:
+		_, ok = s.be.(driver.TurnTaker)
 	}
 	return ok
 }

@@ -40,7 +40,10 @@ var _ driver.Heartbeater = (*Store)(nil)
 // then once for every agent whose heartbeat file is newer than its card:
 // with many agents on one root, one write renews them all, and nanobot's
 // readers, which read only the registry, see every live agent's heartbeat
-// at most about maxAge old.
+// at most about maxAge old. That rewrite is a merge of the registry's
+// queue (registry_merge.go), which renews every heartbeat whoever makes
+// it; a heartbeat never waits for one: when _registry.lock is held, it
+// leaves the renewal to the merge under way.
 func (s *Store) Heartbeat(ctx context.Context, agentID string, now time.Time, maxAge time.Duration) (envelope.Card, error) {
 	if err := envelope.ValidateAgentID(agentID); err != nil {
 		return envelope.Card{}, fmt.Errorf("heartbeat: %w", err)
@@ -59,7 +62,9 @@ func (s *Store) Heartbeat(ctx context.Context, agentID string, now time.Time, ma
 		return envelope.Card{}, fmt.Errorf("heartbeat of %q: %w", agentID, err)
 	}
 	if now.Sub(card.LastHeartbeat.Time) > maxAge {
-		if err := s.renewRegistry(ctx, agentID, now.Add(-maxAge)); err != nil {
+		// Never waits: a merge under way (every merge renews every
+		// heartbeat) or the next beat does it otherwise.
+		if _, err := s.tryMerge(&staleCheck{agent: agentID, before: now.Add(-maxAge)}); err != nil {
 			return envelope.Card{}, fmt.Errorf("heartbeat of %q: %w", agentID, err)
 		}
 	}
