@@ -9,6 +9,9 @@
 //	                          and each card's writers' flock, <agent>.lock
 //	                          (registry_queue.go)
 //	_turn.<duty>              the time of a shared duty's last turn (turns.go)
+//	_watch.lock, _watch.sock  the root's shared watcher: flock held by the process
+//	                          that watches for all, and the socket it serves
+//	                          (watch_share.go)
 //	<agent>/inbox/            pending messages, <unix-ms>_<from>_<unique>.msg.json
 //	<agent>/processed/        handled messages, moved here with the same name
 //	<agent>/tmp/              staging files, linked into inbox/ when whole

@@ -104,11 +104,12 @@ func (s *Store) queueUpdate(ctx context.Context, agentID string, update func(*en
 }
 
 // currentCard returns agentID's card as the next update must see it: its
-// newest queued card, else its entry in the registry (read as far as it
-// can be when the file is corrupt), else a new card; and the queue as
-// listed. The caller holds the card's lock. The queue is listed before the
-// registry is read: a queued card is removed only after the registry that
-// holds it is in place.
+// newest queued card, else its entry in the registry, else a new card;
+// and the queue as listed. The caller holds the card's lock. The queue is
+// listed before the registry is read: a queued card is removed only after
+// the registry that holds it is in place. The registry is read afresh,
+// not from the view heartbeats use: a file renamed in can reuse the inode
+// of the one it replaced, with the same size and time.
 func (s *Store) currentCard(agentID string) ([]queuedCard, envelope.Card, error) {
 	for range registryAttempts {
 		queue, err := s.listQueue()
@@ -117,11 +118,8 @@ func (s *Store) currentCard(agentID string) ([]queuedCard, envelope.Card, error)
 		}
 		q, ok := newestQueued(queue, agentID)
 		if !ok {
-			entries, err := s.entriesForUpdate()
-			if err != nil {
-				return nil, envelope.Card{}, err
-			}
-			return queue, s.ownCard(s.registryPath(), entries, agentID), nil
+			card, err := s.registryCard(agentID)
+			return queue, card, err
 		}
 		data, err := s.readQueued(q.name)
 		if errors.Is(err, fs.ErrNotExist) {
@@ -134,27 +132,29 @@ func (s *Store) currentCard(agentID string) ([]queuedCard, envelope.Card, error)
 			}
 		}
 		s.opts.Logger.Warn("queued card not read; starting from the registry's", "file", q.name, "err", err)
-		entries, err := s.entriesForUpdate()
-		if err != nil {
-			return nil, envelope.Card{}, err
-		}
-		return queue, s.ownCard(s.registryPath(), entries, agentID), nil
+		card, err := s.registryCard(agentID)
+		return queue, card, err
 	}
 	return nil, envelope.Card{}, errors.New("the registry's queue kept changing; try again")
 }
 
-// entriesForUpdate reads the registry for a writer: as far as it can be
-// read when it is corrupt (the merge then keeps a copy and rewrites it).
-func (s *Store) entriesForUpdate() (map[string]json.RawMessage, error) {
-	entries, err := s.viewEntries()
-	if errors.Is(err, ErrRegistryCorrupt) {
-		snap, rerr := readRegistryFile(s.registryPath())
-		if rerr != nil {
-			return nil, rerr
-		}
-		return salvageRegistry(snap.data), nil
+// registryCard reads agentID's card from the registry file for an update
+// (as far as the file can be read when it is corrupt: the merge then
+// keeps a copy and rewrites it), or a new card.
+func (s *Store) registryCard(agentID string) (envelope.Card, error) {
+	path := s.registryPath()
+	snap, err := readRegistryFile(path)
+	if err != nil {
+		return envelope.Card{}, err
 	}
-	return entries, err
+	if raw, ok := findEntry(snap.data, agentID); ok {
+		return s.ownCard(path, map[string]json.RawMessage{agentID: raw}, agentID), nil
+	}
+	entries, err := parseRegistry(snap.data)
+	if err != nil {
+		entries = salvageRegistry(snap.data)
+	}
+	return s.ownCard(path, entries, agentID), nil
 }
 
 // Card implements driver.Registry: agentID's card as the registry holds it,

@@ -19,7 +19,7 @@ import (
 // process. A merge of a thousand cards takes tens of milliseconds.
 const (
 	mergePollMin = 500 * time.Microsecond
-	mergePollMax = 20 * time.Millisecond
+	mergePollMax = 100 * time.Millisecond
 )
 
 // registryMerges holds, for each store root of the process, the signal

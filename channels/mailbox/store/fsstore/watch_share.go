@@ -1,0 +1,274 @@
+package fsstore
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// The processes of one root share one watcher (WatchEnv "shared", the
+// default). The first process that needs to watch a folder of the root
+// takes <root>/_watch.lock (an flock, held while it serves) and listens on
+// <root>/_watch.sock; it watches the root's folders with its own watcher
+// (fsnotify, or a poller when it cannot make one) for itself and for
+// every process that connects, and sends each of them the new files of
+// the folders it asked for. The others connect and make no watcher: a
+// thousand agent processes hold one inotify instance. When the serving
+// process stops watching (its last inbox closed) or dies, its clients see
+// the connection end; one of them takes the lock and serves, the others
+// connect to it, and every subscriber looks at its folders again, since
+// files may have arrived in between. A process that can neither connect
+// nor serve within shareSetupWait watches with its own watcher.
+//
+// The protocol is lines of text, paths relative to the root:
+//
+//	client → server   +DIR  watch DIR (answered in order)
+//	                  rDIR  watch DIR again (it was made anew)
+//	                  -DIR  stop watching DIR
+//	server → client   aDIR  DIR is watched
+//	                  eDIR\tWHY  DIR cannot be watched ("notexist": it is missing)
+//	                  cPATH  PATH was created (or moved in)
+//	                  o     events were lost: look again at every folder
+
+// Names in the root.
+const (
+	watchLockName = "_watch.lock"
+	watchSockName = "_watch.sock"
+)
+
+// shareSetupWait bounds how long a process looks for the root's watcher
+// (connecting, or taking the lock to serve) before it watches alone.
+const shareSetupWait = 2 * time.Second
+
+// errNoShare says that this root cannot be shared here; the process
+// watches with its own watcher.
+var errNoShare = errors.New("the root's watcher cannot be shared")
+
+// errShareLost fails a request whose connection to the root's watcher
+// ended; the hub asks the next watcher.
+var errShareLost = errors.New("the root's shared watcher went away")
+
+// rootShare is how this process shares the watcher of one root: it
+// serves it (src is the process's own watcher) or is a client of the
+// process that does (src is a remoteSource).
+type rootShare struct {
+	h    *watchHub
+	root string
+
+	// Guarded by h.mu: this process's subscribers under root, all of
+	// them (with its clients'), and whether src is set.
+	own, all int
+	active   bool
+
+	mu     sync.Mutex    // guards what follows; taken before h.mu, never while holding it
+	remote *remoteSource // while a client
+	server *shareServer  // while serving (the source is then the process's own watcher)
+}
+
+// countSub counts a subscriber of a folder under root coming (+1) or
+// going (-1). h.mu is held.
+func (h *watchHub) countSub(root string, s subscriber, delta int) {
+	sh := h.shares[root]
+	if sh == nil {
+		sh = &rootShare{h: h, root: root}
+		h.shares[root] = sh
+	}
+	sh.all += delta
+	if _, client := s.(*shareConn); !client {
+		sh.own += delta
+	}
+}
+
+// idle ends root's share once this process has no subscriber under it:
+// it stops serving (its clients find another server) or disconnects.
+// h.mu is held.
+func (h *watchHub) idle(root string) {
+	sh := h.shares[root]
+	if sh == nil {
+		return
+	}
+	if sh.own == 0 && sh.active {
+		go sh.endIfIdle()
+	}
+	if sh.all == 0 && !sh.active {
+		delete(h.shares, root)
+	}
+}
+
+// sourceFor returns the source for a new folder under root.
+func (h *watchHub) sourceFor(root string) (source, error) {
+	if h.mode == watchLocal {
+		return h.localSrc()
+	}
+	h.mu.Lock()
+	sh := h.shares[root]
+	h.mu.Unlock()
+	if sh == nil {
+		return nil, errors.New("folder not watched") // removed meanwhile
+	}
+	return sh.source()
+}
+
+// source returns the share's source, finding the root's watcher (or
+// becoming it) if there is none yet.
+func (sh *rootShare) source() (source, error) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if sh.remote != nil && sh.remote.isClosed() {
+		sh.setRemote(nil) // its folders move on (lost)
+	}
+	switch {
+	case sh.remote != nil:
+		return sh.remote, nil
+	case sh.server != nil:
+		return sh.h.localSrc()
+	}
+	deadline := time.Now().Add(shareSetupWait)
+	wait := time.Millisecond
+	var last error
+	for {
+		rs, err := dialShare(sh)
+		if err == nil {
+			sh.setRemote(rs)
+			return rs, nil
+		}
+		last = err
+		if errors.Is(err, errNoShare) {
+			break // this root cannot be shared here
+		}
+		srv, err := serveShare(sh)
+		switch {
+		case err != nil:
+			last = err
+		case srv != nil:
+			local, err := sh.h.localSrc()
+			if err != nil {
+				srv.stop()
+				return nil, err
+			}
+			sh.server = srv
+			sh.setRemote(nil)
+			return local, nil
+		}
+		if time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(wait) // the lock is held and the socket not up yet: its holder is starting or stopping
+		wait = min(2*wait, 50*time.Millisecond)
+	}
+	if sh.h.log != nil && !errors.Is(last, errNoShare) {
+		sh.h.log.Warn("cannot share the root's watcher; watching with this process's own",
+			"root", sh.root, "err", last)
+	}
+	return sh.h.localSrc()
+}
+
+// setRemote makes rs the share's connection (nil: none), and notes
+// whether the share is active (a client or serving). sh.mu is held.
+func (sh *rootShare) setRemote(rs *remoteSource) {
+	sh.remote = rs
+	sh.h.mu.Lock()
+	sh.active = rs != nil || sh.server != nil
+	sh.h.mu.Unlock()
+}
+
+// endIfIdle stops serving, or disconnects, if this process still has no
+// subscriber under the root.
+func (sh *rootShare) endIfIdle() {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	sh.h.mu.Lock()
+	own := sh.own
+	sh.h.mu.Unlock()
+	if own > 0 {
+		return
+	}
+	if sh.server != nil {
+		sh.server.stop()
+		sh.server = nil
+	}
+	if sh.remote != nil {
+		sh.remote.close()
+	}
+	sh.setRemote(nil)
+	sh.h.mu.Lock()
+	if sh.all == 0 && sh.h.shares[sh.root] == sh {
+		delete(sh.h.shares, sh.root)
+	}
+	sh.h.mu.Unlock()
+}
+
+// lost is called when the connection of rs ended: the folders it watched
+// move to the root's next watcher.
+func (sh *rootShare) lost(rs *remoteSource) {
+	sh.mu.Lock()
+	if sh.remote == rs {
+		sh.setRemote(nil)
+	}
+	sh.mu.Unlock()
+	sh.h.migrate(sh, rs)
+}
+
+// migrate moves the folders watched through from to the root's next
+// source, and tells their subscribers to look again.
+func (h *watchHub) migrate(sh *rootShare, from source) {
+	h.mu.Lock()
+	moving := map[string]*watchedDir{}
+	for dir, d := range h.dirs {
+		if d.src == from {
+			d.src = nil
+			moving[dir] = d
+		}
+	}
+	if len(moving) == 0 {
+		h.mu.Unlock()
+		return
+	}
+	h.adding++ // keeps the process's own watcher open while folders move to it
+	h.mu.Unlock()
+	src, err := sh.source()
+	for dir, d := range moving {
+		added := err == nil && src.add(dir) == nil
+		h.mu.Lock()
+		switch {
+		case h.dirs[dir] != d && added: // removed meanwhile
+			src.remove(dir)
+		case added:
+			d.src = src
+			h.noteAdded(src)
+		}
+		h.mu.Unlock()
+	}
+	if err != nil && h.log != nil {
+		h.log.Warn("the root's shared watcher went away and no other could be found; relying on the periodic rescan",
+			"root", sh.root, "err", err)
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.adding--
+	h.closeLocalIfIdle()
+	seen := map[subscriber]bool{}
+	for dir, d := range moving {
+		if h.dirs[dir] != d {
+			continue
+		}
+		for s := range d.subs {
+			if !seen[s] {
+				seen[s] = true
+				s.rescan(errShareLost)
+			}
+		}
+	}
+}
+
+// relDir returns dir relative to root for the protocol; dir must be
+// under root.
+func relDir(root, dir string) (string, error) {
+	rel, err := filepath.Rel(root, dir)
+	if err != nil || !filepath.IsLocal(rel) && rel != "." {
+		return "", fmt.Errorf("%s is not under %s", dir, root)
+	}
+	return rel, nil
+}
