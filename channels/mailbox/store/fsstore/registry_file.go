@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -56,7 +57,20 @@ func readRegistryFile(path string) (registrySnapshot, error) {
 	if !info.Mode().IsRegular() {
 		return registrySnapshot{}, fmt.Errorf("read registry: %s is not a regular file (%s); remove it", path, info.Mode().Type())
 	}
-	data, err := readAllCapped(f, maxRegistryBytes)
+	if info.Size() > maxRegistryBytes {
+		return registrySnapshot{}, fmt.Errorf("read registry %s: larger than %d bytes", path, maxRegistryBytes)
+	}
+	// One read of the size fstat gave, and more only if it grew meanwhile
+	// (it never does: every writer renames a new file in).
+	data := make([]byte, info.Size(), info.Size()+1)
+	n, err := io.ReadFull(f, data)
+	if err == nil {
+		var more []byte
+		more, err = readAllCapped(f, maxRegistryBytes-info.Size())
+		data = append(data, more...)
+	} else if errors.Is(err, io.ErrUnexpectedEOF) {
+		data, err = data[:n], nil
+	}
 	if err != nil {
 		return registrySnapshot{}, fmt.Errorf("read registry %s: %w", path, err)
 	}

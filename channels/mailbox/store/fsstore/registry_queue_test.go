@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -15,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
@@ -187,4 +189,40 @@ func TestFindEntry(t *testing.T) {
 			assert.Equal(t, want, got)
 		})
 	}
+}
+
+// A heartbeat's view finds its card again after rewrites that move it in
+// the file (read around where it was, or the whole file when it moved
+// further), and always the card the file holds.
+func TestRegistryViewFollowsTheCard(t *testing.T) {
+	t.Parallel()
+	s, _ := openRegistryStore(t)
+	ctx := testkit.Ctx(t)
+	for i := range 200 {
+		_, err := s.UpdateCard(ctx, fmt.Sprintf("agent-%03d", i), func(*envelope.Card) {})
+		require.NoError(t, err)
+	}
+	check := func(what string) {
+		t.Helper()
+		got, err := s.viewCard("agent-150")
+		require.NoError(t, err)
+		want, err := s.Card(ctx, "agent-150")
+		require.NoError(t, err)
+		assert.Equal(t, want.Description, got.Description, what)
+	}
+	check("first read: the whole file")
+	_, err := s.UpdateCard(ctx, "agent-150", func(c *envelope.Card) { c.Description = "moved a little" })
+	require.NoError(t, err)
+	check("a window around where it was")
+	for i := range 100 { // a lot before it grows
+		_, err := s.UpdateCard(ctx, fmt.Sprintf("agent-%03d", i), func(c *envelope.Card) {
+			c.Description = strings.Repeat("longer ", 20)
+		})
+		require.NoError(t, err)
+	}
+	_, err = s.UpdateCard(ctx, "agent-150", func(c *envelope.Card) { c.Description = "moved far" })
+	require.NoError(t, err)
+	check("moved beyond the window: the whole file")
+	_, err = s.viewCard("agent-999")
+	assert.ErrorIs(t, err, driver.ErrUnknownAgent)
 }

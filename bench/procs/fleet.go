@@ -1,0 +1,232 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// fleet is the agent processes under measurement.
+type fleet struct {
+	procs []*agentProc
+	start time.Time // when the first was started
+
+	listening chan time.Time // one per agent, when it says it listens
+
+	mu       sync.Mutex
+	waiters  map[string]chan time.Time // message id → its arrival
+	tokens   map[string][]time.Time    // broadcast text → arrival at each agent (zero: not yet)
+	tokenHit map[string]chan struct{}  // broadcast text → closed when every agent has it
+	warnings []string                  // stderr lines other than "listening", the first few
+	nwarn    int
+}
+
+// agentProc is one agent process.
+type agentProc struct {
+	index int
+	id    string
+	cmd   *exec.Cmd
+	done  chan struct{} // closed when it exited
+	err   error
+}
+
+// agentID names agent i.
+func agentID(i int) string { return fmt.Sprintf("a%04d", i) }
+
+// startFleet starts n agents, agent i with args(i), as fast as it can.
+func startFleet(ctx context.Context, bin string, n int, args func(i int) []string, env []string) (*fleet, error) {
+	f := &fleet{listening: make(chan time.Time, n), waiters: map[string]chan time.Time{},
+		tokens: map[string][]time.Time{}, tokenHit: map[string]chan struct{}{}}
+	f.start = time.Now()
+	for i := range n {
+		p := &agentProc{index: i, id: agentID(i), done: make(chan struct{})}
+		p.cmd = exec.Command(bin, args(i)...)
+		p.cmd.Env = env
+		stdout, err := p.cmd.StdoutPipe()
+		if err != nil {
+			f.stop(ctx)
+			return nil, err
+		}
+		stderr, err := p.cmd.StderrPipe()
+		if err != nil {
+			f.stop(ctx)
+			return nil, err
+		}
+		if err := p.cmd.Start(); err != nil {
+			f.stop(ctx)
+			return nil, fmt.Errorf("start agent %d: %w (raise the limits on processes and open files)", i, err)
+		}
+		f.procs = append(f.procs, p)
+		var readers sync.WaitGroup
+		readers.Go(func() { f.readStdout(p, stdout) })
+		readers.Go(func() { f.readStderr(p, stderr) })
+		go func() {
+			readers.Wait()
+			p.err = p.cmd.Wait()
+			close(p.done)
+		}()
+	}
+	return f, nil
+}
+
+// line is what the bench reads of recv's --json lines.
+type line struct {
+	Content string `json:"content"`
+	Mailbox struct {
+		MessageID string `json:"message_id"`
+	} `json:"mailbox"`
+}
+
+// readStdout records each message the agent prints.
+func (f *fleet) readStdout(p *agentProc, r io.Reader) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		at := time.Now()
+		var l line
+		if json.Unmarshal(sc.Bytes(), &l) != nil {
+			continue
+		}
+		f.arrived(p.index, l, at)
+	}
+}
+
+func (f *fleet) arrived(agent int, l line, at time.Time) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if ch, ok := f.waiters[l.Mailbox.MessageID]; ok {
+		delete(f.waiters, l.Mailbox.MessageID)
+		ch <- at
+	}
+	if times, ok := f.tokens[l.Content]; ok && times[agent].IsZero() {
+		times[agent] = at
+		if allSet(times) {
+			close(f.tokenHit[l.Content])
+		}
+	}
+}
+
+func allSet(times []time.Time) bool {
+	for _, t := range times {
+		if t.IsZero() {
+			return false
+		}
+	}
+	return true
+}
+
+// readStderr records when the agent listens, and keeps a few of its
+// other lines.
+func (f *fleet) readStderr(p *agentProc, r io.Reader) {
+	sc := bufio.NewScanner(r)
+	for sc.Scan() {
+		text := sc.Text()
+		if strings.HasPrefix(text, "listening as ") {
+			f.listening <- time.Now()
+			continue
+		}
+		f.mu.Lock()
+		f.nwarn++
+		if len(f.warnings) < 5 {
+			f.warnings = append(f.warnings, p.id+": "+text)
+		}
+		f.mu.Unlock()
+	}
+}
+
+// awaitListening waits until every agent listens, or until limit; it
+// returns how many listen and when the last began to.
+func (f *fleet) awaitListening(ctx context.Context, limit time.Duration) (int, time.Duration) {
+	timer := time.NewTimer(limit)
+	defer timer.Stop()
+	var last time.Time
+	for n := 0; n < len(f.procs); n++ {
+		select {
+		case at := <-f.listening:
+			last = at
+		case <-timer.C:
+			return n, last.Sub(f.start)
+		case <-ctx.Done():
+			return n, last.Sub(f.start)
+		}
+	}
+	return len(f.procs), last.Sub(f.start)
+}
+
+// expect returns the channel that receives the time message id arrives.
+func (f *fleet) expect(id string) <-chan time.Time {
+	ch := make(chan time.Time, 1)
+	f.mu.Lock()
+	f.waiters[id] = ch
+	f.mu.Unlock()
+	return ch
+}
+
+// expectEverywhere prepares to see text arrive at every agent; done is
+// closed once it did.
+func (f *fleet) expectEverywhere(text string) (done <-chan struct{}, arrivals func() []time.Time) {
+	hit := make(chan struct{})
+	f.mu.Lock()
+	f.tokens[text] = make([]time.Time, len(f.procs))
+	f.tokenHit[text] = hit
+	f.mu.Unlock()
+	return hit, func() []time.Time {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		return append([]time.Time(nil), f.tokens[text]...)
+	}
+}
+
+// pids returns the agents' process ids.
+func (f *fleet) pids() []int {
+	out := make([]int, 0, len(f.procs))
+	for _, p := range f.procs {
+		if p.cmd.Process != nil {
+			out = append(out, p.cmd.Process.Pid)
+		}
+	}
+	return out
+}
+
+// stop sends SIGTERM to every agent and waits for them to exit (SIGKILL
+// after a minute). It reports how many exited with an error and how long
+// it took.
+func (f *fleet) stop(ctx context.Context) (failed int, took time.Duration) {
+	begin := time.Now()
+	for _, p := range f.procs {
+		_ = p.cmd.Process.Signal(syscall.SIGTERM)
+	}
+	limit := time.NewTimer(time.Minute)
+	defer limit.Stop()
+	for _, p := range f.procs {
+		select {
+		case <-p.done:
+		case <-limit.C:
+			for _, q := range f.procs {
+				_ = q.cmd.Process.Kill()
+			}
+			<-p.done
+		case <-ctx.Done():
+			_ = p.cmd.Process.Kill()
+			<-p.done
+		}
+		if p.err != nil {
+			failed++
+		}
+	}
+	return failed, time.Since(begin)
+}
+
+// notes returns the agents' other stderr lines: how many, and the first.
+func (f *fleet) notes() (int, []string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.nwarn, append([]string(nil), f.warnings...)
+}
