@@ -19,6 +19,8 @@ type result struct {
 	rawIdle bool // the raw idle processes were measured
 
 	rawStart      time.Duration
+	rawStartCPU   time.Duration // what the raw processes used, all together
+	startCPU      int64         // nanoseconds the agents used until all listened
 	listening     int
 	lastListening time.Duration
 	registered    int
@@ -54,7 +56,7 @@ func measure(ctx context.Context, o options, be backend, bin, self string, log i
 
 	fmt.Fprintf(log, "raw: starting %d × switchboard version\n", o.n)
 	var err error
-	if r.rawStart, err = rawStart(ctx, bin, o.n, env); err != nil {
+	if r.rawStart, r.rawStartCPU, err = rawStart(ctx, bin, o.n, env); err != nil {
 		return nil, err
 	}
 	if cpuSupported && o.idle > 0 {
@@ -79,6 +81,7 @@ func measure(ctx context.Context, o options, be backend, bin, self string, log i
 		}
 	}()
 	r.listening, r.lastListening = f.awaitListening(ctx, o.startLimit)
+	r.startCPU = cpuNanos(f.pids())
 	w, how := be.writes()
 	r.startWrites, r.writesHow = w-writes0, how
 	r.registered, r.regErr = be.registered(ctx)

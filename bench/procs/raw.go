@@ -17,31 +17,37 @@ import (
 const heartbeatEvery = 5 * time.Second
 
 // rawStart starts n `bin version` processes the way the agents are
-// started and returns how long until the last one exited: the floor of
-// starting n processes of this binary on this machine.
-func rawStart(ctx context.Context, bin string, n int, env []string) (time.Duration, error) {
+// started and returns how long until the last one exited, and the CPU
+// they used: the floor of starting n processes of this binary on this
+// machine.
+func rawStart(ctx context.Context, bin string, n int, env []string) (time.Duration, time.Duration, error) {
 	begin := time.Now()
 	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var cpu time.Duration
 	errs := make(chan error, n)
 	for range n {
 		cmd := exec.CommandContext(ctx, bin, "version")
 		cmd.Env = env
 		if err := cmd.Start(); err != nil {
-			return 0, fmt.Errorf("start %s version: %w", bin, err)
+			return 0, 0, fmt.Errorf("start %s version: %w", bin, err)
 		}
 		wg.Go(func() {
 			if err := cmd.Wait(); err != nil {
 				errs <- err
 			}
+			mu.Lock()
+			cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+			mu.Unlock()
 		})
 	}
 	wg.Wait()
 	took := time.Since(begin)
 	close(errs)
 	for err := range errs {
-		return took, fmt.Errorf("%s version: %w", bin, err)
+		return took, cpu, fmt.Errorf("%s version: %w", bin, err)
 	}
-	return took, nil
+	return took, cpu, nil
 }
 
 // rawIdle starts n processes that only wake every heartbeat interval,

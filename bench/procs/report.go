@@ -20,6 +20,11 @@ func (r *result) print(w io.Writer) {
 	fmt.Fprintf(w, "agents        %d `switchboard recv` processes on %s\n", r.n, r.what)
 	fmt.Fprintf(w, "start         %d of %d listening (registered) after %s   target ≤ %s: %s   raw: %d × `switchboard version` started the same way: %s\n",
 		r.listening, r.n, r.lastListening.Round(time.Millisecond), startTarget, verdict(r.startMet()), r.n, r.rawStart.Round(time.Millisecond))
+	if cpuSupported {
+		fmt.Fprintf(w, "              CPU until all listened: %.1f s for all (%.1f ms each); raw: %.1f s (%.1f ms each)\n",
+			float64(r.startCPU)/1e9, float64(r.startCPU)/1e6/float64(r.n), r.rawStartCPU.Seconds(),
+			float64(r.rawStartCPU.Microseconds())/1e3/float64(r.n))
+	}
 	reg := fmt.Sprintf("%d cards", r.registered)
 	if r.regErr != nil {
 		reg = "not read: " + r.regErr.Error()

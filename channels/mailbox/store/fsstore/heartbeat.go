@@ -39,9 +39,9 @@ var _ driver.Heartbeater = (*Store)(nil)
 // with many agents on one root, one write renews them all, and nanobot's
 // readers, which read only the registry, see every live agent's heartbeat
 // at most about maxAge old. That rewrite is a merge of the registry's
-// queue (registry_merge.go), which renews every heartbeat whoever makes
-// it; a heartbeat never waits for one: when _registry.lock is held, it
-// leaves the renewal to the merge under way.
+// queue (registry_merge.go); a heartbeat never waits for one: when
+// _registry.lock is held, it leaves a marker that asks the next merge to
+// renew every heartbeat.
 func (s *Store) Heartbeat(ctx context.Context, agentID string, now time.Time, maxAge time.Duration) (envelope.Card, error) {
 	if err := envelope.ValidateAgentID(agentID); err != nil {
 		return envelope.Card{}, fmt.Errorf("heartbeat: %w", err)
@@ -60,16 +60,31 @@ func (s *Store) Heartbeat(ctx context.Context, agentID string, now time.Time, ma
 		return envelope.Card{}, fmt.Errorf("heartbeat of %q: %w", agentID, err)
 	}
 	if now.Sub(card.LastHeartbeat.Time) > maxAge {
-		// Never waits: a merge under way (every merge renews every
-		// heartbeat) or the next beat does it otherwise.
-		if _, err := s.tryMerge(&staleCheck{agent: agentID, before: now.Add(-maxAge)}); err != nil {
+		// Never waits: while a merge is under way, the renew marker asks
+		// the next to renew every heartbeat.
+		merged, err := s.tryMerge(mergeRequest{stale: &staleCheck{agent: agentID, before: now.Add(-maxAge)}})
+		if err != nil {
 			return envelope.Card{}, fmt.Errorf("heartbeat of %q: %w", agentID, err)
+		}
+		if !merged {
+			s.askRenewal()
 		}
 	}
 	if now.After(card.LastHeartbeat.Time) {
 		card.LastHeartbeat = envelope.NewTime(now)
 	}
 	return card, nil
+}
+
+// askRenewal leaves the renew marker for the next merge.
+func (s *Store) askRenewal() {
+	if s.ensureQueueDir() != nil {
+		return
+	}
+	f, err := os.OpenFile(filepath.Join(s.queueDir(), renewMarker), os.O_WRONLY|os.O_CREATE|noFollow, 0o600)
+	if err == nil {
+		f.Close()
+	}
 }
 
 func (s *Store) heartbeatPath(agentID string) string {

@@ -70,6 +70,9 @@ func (s *Store) UpdateCard(ctx context.Context, agentID string, update func(*env
 	if err != nil {
 		return envelope.Card{}, fmt.Errorf("update card %q: %w", agentID, err)
 	}
+	if name == "" {
+		return card, nil // merged at once
+	}
 	if err := s.awaitMerge(ctx, name); err != nil {
 		s.withdraw(name)
 		return envelope.Card{}, fmt.Errorf("update card %q: %w", agentID, err)
@@ -78,8 +81,9 @@ func (s *Store) UpdateCard(ctx context.Context, agentID string, update func(*env
 }
 
 // queueUpdate applies update to agentID's card as it stands, under the
-// card's lock, and queues the result. It returns the queued file's name
-// and the card as written.
+// card's lock, and writes the result: at once, with the queue, when
+// _registry.lock is free (name is ""), else by queueing it. It returns the
+// queued file's name and the card as written.
 func (s *Store) queueUpdate(ctx context.Context, agentID string, update func(*envelope.Card)) (string, envelope.Card, error) {
 	unlock, err := s.lockCard(ctx, agentID)
 	if err != nil {
@@ -95,6 +99,10 @@ func (s *Store) queueUpdate(ctx context.Context, agentID string, update func(*en
 	raw, card, err := driver.FinishCard(card, agentID, now)
 	if err != nil {
 		return "", envelope.Card{}, err
+	}
+	merged, err := s.tryMerge(mergeRequest{agent: agentID, card: raw})
+	if err != nil || merged {
+		return "", card, err
 	}
 	name, err := s.enqueueCard(queue, agentID, raw)
 	if err == nil && s.onQueued != nil {
@@ -147,8 +155,11 @@ func (s *Store) registryCard(agentID string) (envelope.Card, error) {
 	if err != nil {
 		return envelope.Card{}, err
 	}
-	if raw, ok := findEntry(snap.data, agentID); ok {
+	switch raw, _, found := findEntryAt(snap.data, agentID); found {
+	case entryFound:
 		return s.ownCard(path, map[string]json.RawMessage{agentID: raw}, agentID), nil
+	case entryAbsent: // a new agent: no need to parse a thousand others
+		return envelope.Card{AgentID: agentID}, nil
 	}
 	entries, err := parseRegistry(snap.data)
 	if err != nil {

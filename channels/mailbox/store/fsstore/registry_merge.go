@@ -65,6 +65,22 @@ type staleCheck struct {
 	before time.Time
 }
 
+// mergeRequest is what the caller of a merge asks for beyond the queue.
+type mergeRequest struct {
+	// stale: renew every heartbeat, unless agent's card was renewed
+	// meanwhile and nothing is queued.
+	stale *staleCheck
+	// agent and card: write this card of agent too, after the queue (the
+	// caller holds the agent's card lock, and built card on its newest).
+	agent string
+	card  json.RawMessage
+}
+
+// renewMarker, in the queue folder, asks the next merge to renew every
+// heartbeat: a heartbeat that found its copy old while a merge was under
+// way leaves it there rather than wait.
+const renewMarker = "_renew"
+
 // awaitMerge waits until the queued card name is merged into the
 // registry, merging the queue itself whenever _registry.lock is free
 // (see registry_queue.go). It fails with the error of its own merge, or
@@ -74,7 +90,7 @@ func (s *Store) awaitMerge(ctx context.Context, name string) error {
 	var timer *time.Timer
 	for {
 		woken := mergeSignal(s.root).wait()
-		merged, err := s.tryMerge(nil)
+		merged, err := s.tryMerge(mergeRequest{})
 		if err != nil {
 			return err
 		}
@@ -101,7 +117,7 @@ func (s *Store) awaitMerge(ctx context.Context, name string) error {
 // tryMerge merges the queue into the registry if _registry.lock is free,
 // and reports whether it took the lock. It never waits for the lock:
 // whoever holds it merges what is queued.
-func (s *Store) tryMerge(stale *staleCheck) (bool, error) {
+func (s *Store) tryMerge(req mergeRequest) (bool, error) {
 	plock := registryProcessLock(s.root)
 	if !plock.tryLock() {
 		return false, nil
@@ -119,31 +135,40 @@ func (s *Store) tryMerge(stale *staleCheck) (bool, error) {
 		}
 		return false, nil
 	}
-	err = s.merge(stale)
+	err = s.merge(req)
 	releaseLock(f)
 	mergeSignal(s.root).fire()
 	return true, err
 }
 
-// merge writes every queued card into the registry in one rewrite, with
-// each agent's heartbeat renewed from its heartbeat file where that is
-// later, and then removes the queued files it read. The caller holds
-// _registry.lock. With nothing queued it writes only for stale (nil: not
-// at all).
-func (s *Store) merge(stale *staleCheck) error {
+// merge writes every queued card (and req's) into the registry in one
+// rewrite, and then removes the queued files it read. When a heartbeat
+// asked for it (req.stale, or the renew marker) each agent's heartbeat is
+// renewed from its heartbeat file where that is later. The caller holds
+// _registry.lock. With nothing to write it writes nothing.
+func (s *Store) merge(req mergeRequest) error {
 	queue, err := s.listQueue()
 	if err != nil {
 		return err
 	}
-	if len(queue) == 0 {
-		if stale == nil {
+	marker := filepath.Join(s.queueDir(), renewMarker)
+	_, merr := os.Lstat(marker)
+	marked := merr == nil
+	renew := req.stale != nil || marked
+	if len(queue) == 0 && req.card == nil {
+		if !renew {
 			return nil
 		}
-		if card, err := s.viewCard(stale.agent); err == nil && !card.LastHeartbeat.Before(stale.before) {
-			return nil // renewed by the merge before us
+		if stale := req.stale; !marked && stale != nil {
+			if card, err := s.viewCard(stale.agent); err == nil && !card.LastHeartbeat.Before(stale.before) {
+				return nil // renewed by the merge before us
+			}
 		}
 	}
 	cards := s.readQueue(queue)
+	if req.card != nil {
+		cards[req.agent] = req.card
+	}
 	path := s.registryPath()
 	for attempt := 1; ; attempt++ {
 		snap, entries, err := s.loadRegistryForUpdate(path)
@@ -153,7 +178,9 @@ func (s *Store) merge(stale *staleCheck) error {
 		for agent, raw := range cards {
 			entries[agent] = raw
 		}
-		s.renewHeartbeats(entries)
+		if renew {
+			s.renewHeartbeats(entries)
+		}
 		err = s.commitRegistry(path, entries, snap.info, attempt < registryAttempts)
 		if errors.Is(err, errRegistryChanged) {
 			continue // a writer that takes no lock (nanobot) replaced it: merge into the new file
@@ -165,6 +192,9 @@ func (s *Store) merge(stale *staleCheck) error {
 	}
 	if s.onMerged != nil {
 		s.onMerged(len(cards))
+	}
+	if marked {
+		_ = os.Remove(marker)
 	}
 	for _, q := range queue {
 		if err := os.Remove(filepath.Join(s.queueDir(), q.name)); err != nil && !errors.Is(err, fs.ErrNotExist) {

@@ -83,12 +83,17 @@ func TestHeartbeatNeverWaitsForTheRegistry(t *testing.T) {
 	raw := readRegistryRaw(t, s)
 	assert.Contains(t, string(raw), old.UTC().Format("2006-01-02T15:04"), "not renewed while the lock is held")
 
+	_, err = os.Lstat(filepath.Join(s.queueDir(), renewMarker))
+	require.NoError(t, err, "it asks the next merge to renew")
+
 	unlock()
-	_, err = s.Heartbeat(ctx, "gopher", registryTestNow, time.Second)
+	_, err = s.UpdateCard(ctx, "other", func(*envelope.Card) {})
 	require.NoError(t, err)
 	var entries map[string]envelope.Card
 	require.NoError(t, json.Unmarshal(readRegistryRaw(t, s), &entries))
-	assert.True(t, entries["gopher"].LastHeartbeat.Equal(registryTestNow), "renewed once the lock is free")
+	assert.True(t, entries["gopher"].LastHeartbeat.Equal(registryTestNow), "renewed by the next merge, whoever's")
+	_, err = os.Lstat(filepath.Join(s.queueDir(), renewMarker))
+	assert.ErrorIs(t, err, os.ErrNotExist, "the request is done")
 }
 
 // A card queued by a writer that died before it was merged is merged by
@@ -197,32 +202,33 @@ func TestFindEntry(t *testing.T) {
 func TestRegistryViewFollowsTheCard(t *testing.T) {
 	t.Parallel()
 	s, _ := openRegistryStore(t)
-	ctx := testkit.Ctx(t)
-	for i := range 200 {
-		_, err := s.UpdateCard(ctx, fmt.Sprintf("agent-%03d", i), func(*envelope.Card) {})
+	// A limit per update: there are a hundred and sixty of them.
+	update := func(id string, fn func(*envelope.Card)) {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)
+		defer cancel()
+		_, err := s.UpdateCard(ctx, id, fn)
 		require.NoError(t, err)
+	}
+	for i := range 120 {
+		update(fmt.Sprintf("agent-%03d", i), func(*envelope.Card) {})
 	}
 	check := func(what string) {
 		t.Helper()
-		got, err := s.viewCard("agent-150")
+		got, err := s.viewCard("agent-100")
 		require.NoError(t, err)
-		want, err := s.Card(ctx, "agent-150")
+		want, err := s.Card(context.Background(), "agent-100")
 		require.NoError(t, err)
 		assert.Equal(t, want.Description, got.Description, what)
 	}
 	check("first read: the whole file")
-	_, err := s.UpdateCard(ctx, "agent-150", func(c *envelope.Card) { c.Description = "moved a little" })
-	require.NoError(t, err)
+	update("agent-100", func(c *envelope.Card) { c.Description = "moved a little" })
 	check("a window around where it was")
-	for i := range 100 { // a lot before it grows
-		_, err := s.UpdateCard(ctx, fmt.Sprintf("agent-%03d", i), func(c *envelope.Card) {
-			c.Description = strings.Repeat("longer ", 20)
-		})
-		require.NoError(t, err)
+	for i := range 40 { // a lot before it grows
+		update(fmt.Sprintf("agent-%03d", i), func(c *envelope.Card) { c.Description = strings.Repeat("longer ", 100) })
 	}
-	_, err = s.UpdateCard(ctx, "agent-150", func(c *envelope.Card) { c.Description = "moved far" })
-	require.NoError(t, err)
+	update("agent-100", func(c *envelope.Card) { c.Description = "moved far" })
 	check("moved beyond the window: the whole file")
-	_, err = s.viewCard("agent-999")
+	_, err := s.viewCard("agent-999")
 	assert.ErrorIs(t, err, driver.ErrUnknownAgent)
 }

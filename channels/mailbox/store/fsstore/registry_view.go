@@ -92,19 +92,6 @@ func (v *registryView) parsed(path string) (map[string]json.RawMessage, error) {
 	return entries, nil
 }
 
-// viewEntries returns the registry's entries, reading and parsing the file
-// again only when it changed. The map must not be modified.
-func (s *Store) viewEntries() (map[string]json.RawMessage, error) {
-	view := s.registryView()
-	view.mu.Lock()
-	defer view.mu.Unlock()
-	path := s.registryPath()
-	if err := view.refresh(path); err != nil {
-		return nil, err
-	}
-	return view.parsed(path)
-}
-
 // viewEntry returns agentID's entry in the registry, reading the file
 // again only when it changed, and finding the entry in its text while the
 // view has not parsed it.
@@ -121,12 +108,15 @@ func (s *Store) viewEntry(agentID string) (json.RawMessage, bool, error) {
 			return raw, true, nil
 		}
 		if len(view.found) < viewLookups {
-			if raw, ok := view.lookup(path, agentID); ok {
+			switch raw, found := view.lookup(path, agentID); found {
+			case entryFound:
 				if view.found == nil {
 					view.found = map[string]json.RawMessage{}
 				}
 				view.found[agentID] = raw
 				return raw, true, nil
+			case entryAbsent:
+				return nil, false, nil
 			}
 		}
 	}
@@ -189,32 +179,42 @@ func entryKey(agentID string) ([]byte, bool) {
 // spaces of indentation as switchboard and nanobot write it, without
 // parsing the rest: there each key of the top-level object begins a line
 // with exactly two spaces and a quote, which no deeper key does, and no
-// string can (strings hold no line breaks). ok is false when data is not
-// laid out so, the id is not plain ASCII, or the key is not there or
-// there twice: the caller parses the whole file then.
+// string can (strings hold no line breaks). ok is false when the entry is
+// not found so: the caller parses the whole file then (see lookupEntry
+// for a caller that need not).
 func findEntry(data []byte, agentID string) (json.RawMessage, bool) {
-	raw, _, ok := findEntryAt(data, agentID)
-	return raw, ok
+	raw, _, found := findEntryAt(data, agentID)
+	return raw, found == entryFound
 }
 
+// entrySearch is what findEntryAt concluded.
+type entrySearch int
+
+const (
+	entryUnknown entrySearch = iota // not laid out so, not ASCII, there twice, or not a value: parse
+	entryFound
+	entryAbsent // laid out so, and the key is not there
+)
+
 // findEntryAt is findEntry, which also returns where the entry's line
-// begins.
-func findEntryAt(data []byte, agentID string) (json.RawMessage, int, bool) {
+// begins, and tells a file that does not hold the entry (entryAbsent)
+// from one it cannot tell about without parsing (entryUnknown).
+func findEntryAt(data []byte, agentID string) (json.RawMessage, int, entrySearch) {
 	key, ok := entryKey(agentID)
 	if !ok || !bytes.HasPrefix(data, []byte(layoutPrefix)) {
-		return nil, 0, false
+		return nil, 0, entryUnknown
 	}
 	at := bytes.Index(data, key)
 	if at < 0 {
-		return nil, 0, false
+		return nil, 0, entryAbsent
 	}
 	rest := data[at+len(key):]
 	if bytes.Contains(rest, key) {
-		return nil, 0, false
+		return nil, 0, entryUnknown
 	}
 	var raw json.RawMessage
 	if err := json.NewDecoder(bytes.NewReader(rest)).Decode(&raw); err != nil {
-		return nil, 0, false
+		return nil, 0, entryUnknown
 	}
-	return raw, at, true
+	return raw, at, entryFound
 }

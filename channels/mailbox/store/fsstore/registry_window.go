@@ -16,24 +16,24 @@ const lookupWindow = 16 << 10
 // lookup finds agentID's card in the file: in the window around where it
 // was last time when the file was not read whole, else in the whole
 // file (read now). v.mu is held.
-func (v *registryView) lookup(path, agentID string) (json.RawMessage, bool) {
+func (v *registryView) lookup(path, agentID string) (json.RawMessage, entrySearch) {
 	if off, ok := v.offsets[agentID]; ok && !v.read {
 		if raw, at, ok := readWindow(path, v.info, agentID, off); ok {
 			v.offsets[agentID] = at
-			return raw, true
+			return raw, entryFound
 		}
 	}
 	if v.readAll(path) != nil {
-		return nil, false
+		return nil, entryUnknown
 	}
-	raw, at, ok := findEntryAt(v.data, agentID)
-	if ok {
+	raw, at, found := findEntryAt(v.data, agentID)
+	if found == entryFound {
 		if v.offsets == nil {
 			v.offsets = map[string]int64{}
 		}
 		v.offsets[agentID] = int64(at)
 	}
-	return raw, ok
+	return raw, found
 }
 
 // readWindow reads the file's first bytes (to see how it is laid out) and
