@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -15,26 +17,34 @@ import (
 
 // fleet is the agent processes under measurement.
 type fleet struct {
-	procs []*agentProc
-	start time.Time // when the first was started
+	procs    []*agentProc
+	start    time.Time     // when the first was started
+	launched time.Duration // how long starting them all took
 
-	listening chan time.Time // one per agent, when it says it listens
+
+	listening chan listened // one per agent, when it says it listens
 
 	mu       sync.Mutex
 	waiters  map[string]chan time.Time // message id → its arrival
 	tokens   map[string][]time.Time    // broadcast text → arrival at each agent (zero: not yet)
 	tokenHit map[string]chan struct{}  // broadcast text → closed when every agent has it
-	warnings []string                  // stderr lines other than "listening", the first few
-	nwarn    int
+	notes    map[string]int            // stderr lines other than "listening", by what they say
 }
 
 // agentProc is one agent process.
 type agentProc struct {
-	index int
-	id    string
-	cmd   *exec.Cmd
-	done  chan struct{} // closed when it exited
-	err   error
+	index   int
+	id      string
+	cmd     *exec.Cmd
+	started time.Time
+	done    chan struct{} // closed when it exited
+	err     error
+}
+
+// listened is an agent saying it listens.
+type listened struct {
+	p  *agentProc
+	at time.Time
 }
 
 // agentID names agent i.
@@ -42,8 +52,8 @@ func agentID(i int) string { return fmt.Sprintf("a%04d", i) }
 
 // startFleet starts n agents, agent i with args(i), as fast as it can.
 func startFleet(ctx context.Context, bin string, n int, args func(i int) []string, env []string) (*fleet, error) {
-	f := &fleet{listening: make(chan time.Time, n), waiters: map[string]chan time.Time{},
-		tokens: map[string][]time.Time{}, tokenHit: map[string]chan struct{}{}}
+	f := &fleet{listening: make(chan listened, n), waiters: map[string]chan time.Time{},
+		tokens: map[string][]time.Time{}, tokenHit: map[string]chan struct{}{}, notes: map[string]int{}}
 	f.start = time.Now()
 	for i := range n {
 		p := &agentProc{index: i, id: agentID(i), done: make(chan struct{})}
@@ -59,6 +69,7 @@ func startFleet(ctx context.Context, bin string, n int, args func(i int) []strin
 			f.stop(ctx)
 			return nil, err
 		}
+		p.started = time.Now()
 		if err := p.cmd.Start(); err != nil {
 			f.stop(ctx)
 			return nil, fmt.Errorf("start agent %d: %w (raise the limits on processes and open files)", i, err)
@@ -73,6 +84,7 @@ func startFleet(ctx context.Context, bin string, n int, args func(i int) []strin
 			close(p.done)
 		}()
 	}
+	f.launched = time.Since(f.start)
 	return f, nil
 }
 
@@ -129,35 +141,35 @@ func (f *fleet) readStderr(p *agentProc, r io.Reader) {
 	for sc.Scan() {
 		text := sc.Text()
 		if strings.HasPrefix(text, "listening as ") {
-			f.listening <- time.Now()
+			f.listening <- listened{p, time.Now()}
 			continue
 		}
 		f.mu.Lock()
-		f.nwarn++
-		if len(f.warnings) < 5 {
-			f.warnings = append(f.warnings, p.id+": "+text)
-		}
+		f.notes[gist(text)]++
 		f.mu.Unlock()
 	}
 }
 
 // awaitListening waits until every agent listens, or until limit; it
-// returns how many listen and when the last began to.
-func (f *fleet) awaitListening(ctx context.Context, limit time.Duration) (int, time.Duration) {
+// returns how many listen, when the last began to, and how long each took
+// from its own start.
+func (f *fleet) awaitListening(ctx context.Context, limit time.Duration) (int, time.Duration, []time.Duration) {
 	timer := time.NewTimer(limit)
 	defer timer.Stop()
 	var last time.Time
+	var each []time.Duration
 	for n := 0; n < len(f.procs); n++ {
 		select {
-		case at := <-f.listening:
-			last = at
+		case l := <-f.listening:
+			last = l.at
+			each = append(each, l.at.Sub(l.p.started))
 		case <-timer.C:
-			return n, last.Sub(f.start)
+			return n, last.Sub(f.start), each
 		case <-ctx.Done():
-			return n, last.Sub(f.start)
+			return n, last.Sub(f.start), each
 		}
 	}
-	return len(f.procs), last.Sub(f.start)
+	return len(f.procs), last.Sub(f.start), each
 }
 
 // expect returns the channel that receives the time message id arrives.
@@ -224,9 +236,38 @@ func (f *fleet) stop(ctx context.Context) (failed int, took time.Duration) {
 	return failed, time.Since(begin)
 }
 
-// notes returns the agents' other stderr lines: how many, and the first.
-func (f *fleet) notes() (int, []string) {
+// noteCounts returns the agents' other stderr lines, by what they say.
+func (f *fleet) noteCounts() map[string]int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.nwarn, append([]string(nil), f.warnings...)
+	return maps.Clone(f.notes)
+}
+
+// gist is what a log line says, without its time, agent and paths: the
+// msg and err of a slog line, else the line.
+func gist(line string) string {
+	msg, ok := field(line, "msg")
+	if !ok {
+		return line
+	}
+	if err, ok := field(line, "err"); ok {
+		msg += ": " + err
+	}
+	return msg
+}
+
+// field returns the value of key in a slog text line.
+func field(line, key string) (string, bool) {
+	_, rest, ok := strings.Cut(line, " "+key+"=")
+	if !ok {
+		return "", false
+	}
+	if strings.HasPrefix(rest, `"`) {
+		if v, err := strconv.QuotedPrefix(rest); err == nil {
+			s, _ := strconv.Unquote(v)
+			return s, true
+		}
+	}
+	v, _, _ := strings.Cut(rest, " ")
+	return v, true
 }

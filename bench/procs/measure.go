@@ -23,6 +23,8 @@ type result struct {
 	startCPU      int64         // nanoseconds the agents used until all listened
 	listening     int
 	lastListening time.Duration
+	launched      time.Duration   // starting every process took
+	eachListening []time.Duration // each agent's own start to its listening
 	registered    int
 	regErr        error
 	startWrites   int
@@ -45,8 +47,7 @@ type result struct {
 
 	stopFailed int
 	stopTook   time.Duration
-	notes      int
-	firstNotes []string
+	notes map[string]int // the agents' other stderr lines, by what they say
 }
 
 // measure runs the whole measurement on be.
@@ -80,14 +81,15 @@ func measure(ctx context.Context, o options, be backend, bin, self string, log i
 			f.stop(ctx)
 		}
 	}()
-	r.listening, r.lastListening = f.awaitListening(ctx, o.startLimit)
+	r.listening, r.lastListening, r.eachListening = f.awaitListening(ctx, o.startLimit)
+	r.launched = f.launched
 	r.startCPU = cpuNanos(f.pids())
 	w, how := be.writes()
 	r.startWrites, r.writesHow = w-writes0, how
 	r.registered, r.regErr = be.registered(ctx)
 	r.inotify = inotifyInstances(f.pids())
 	if r.listening < o.n {
-		r.notes, r.firstNotes = f.notes()
+		r.notes = f.noteCounts()
 		return r, fmt.Errorf("only %d of %d agents listen after %s", r.listening, o.n, o.startLimit)
 	}
 
@@ -150,7 +152,7 @@ func measure(ctx context.Context, o options, be backend, bin, self string, log i
 	fmt.Fprintln(log, "stopping the agents")
 	stopped = true
 	r.stopFailed, r.stopTook = f.stop(ctx)
-	r.notes, r.firstNotes = f.notes()
+	r.notes = f.noteCounts()
 	return r, nil
 }
 

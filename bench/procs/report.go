@@ -3,8 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"maps"
 	"slices"
-	"strings"
 	"time"
 )
 
@@ -20,6 +20,10 @@ func (r *result) print(w io.Writer) {
 	fmt.Fprintf(w, "agents        %d `switchboard recv` processes on %s\n", r.n, r.what)
 	fmt.Fprintf(w, "start         %d of %d listening (registered) after %s   target ≤ %s: %s   raw: %d × `switchboard version` started the same way: %s\n",
 		r.listening, r.n, r.lastListening.Round(time.Millisecond), startTarget, verdict(r.startMet()), r.n, r.rawStart.Round(time.Millisecond))
+	if len(r.eachListening) > 0 {
+		fmt.Fprintf(w, "              started all in %s; each listened, from its own start: %s\n",
+			r.launched.Round(time.Millisecond), summary(r.eachListening, 0))
+	}
 	if cpuSupported {
 		fmt.Fprintf(w, "              CPU until all listened: %.1f s for all (%.1f ms each); raw: %.1f s (%.1f ms each)\n",
 			float64(r.startCPU)/1e9, float64(r.startCPU)/1e6/float64(r.n), r.rawStartCPU.Seconds(),
@@ -55,8 +59,12 @@ func (r *result) print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "broadcast     %s   target all: %s\n", bc, verdict(r.broadcastGot == r.n))
 	fmt.Fprintf(w, "stop          SIGTERM: %d of %d exited with an error, in %s\n", r.stopFailed, r.n, r.stopTook.Round(time.Millisecond))
-	if r.notes > 0 {
-		fmt.Fprintf(w, "agents' other stderr lines: %d, first: %s\n", r.notes, strings.Join(r.firstNotes, " | "))
+	if len(r.notes) > 0 {
+		fmt.Fprintln(w, "the agents also said (times: what):")
+		keys := slices.SortedFunc(maps.Keys(r.notes), func(a, b string) int { return r.notes[b] - r.notes[a] })
+		for _, k := range keys[:min(len(keys), 8)] {
+			fmt.Fprintf(w, "  %5d: %s\n", r.notes[k], k)
+		}
 	}
 }
 
@@ -108,12 +116,12 @@ func rate(n int, over time.Duration) string {
 	return fmt.Sprintf("%d (%.2f/s)", n, float64(n)/over.Seconds())
 }
 
-// summary is "p50 … p99 … max … (n sends[, k lost])".
+// summary is "p50 … p99 … max … (n=N[, k lost])".
 func summary(ds []time.Duration, lost int) string {
 	if len(ds) == 0 {
 		return fmt.Sprintf("no arrivals (%d lost)", lost)
 	}
-	s := fmt.Sprintf("p50 %s p99 %s max %s (%d sends", ms(percentile(ds, 0.5)), ms(percentile(ds, 0.99)),
+	s := fmt.Sprintf("p50 %s p99 %s max %s (n=%d", ms(percentile(ds, 0.5)), ms(percentile(ds, 0.99)),
 		ms(slices.Max(ds)), len(ds)+lost)
 	if lost > 0 {
 		s += fmt.Sprintf(", %d lost", lost)

@@ -129,8 +129,9 @@ func (h *watchHub) addVia(root, dir string, s subscriber, log *slog.Logger, via 
 	close(d.ready)
 	h.adding--
 	h.closeLocalIfIdle()
-	h.idle(root)
+	end := h.idle(root)
 	h.mu.Unlock()
+	end.endIfIdle()
 	return err
 }
 
@@ -167,8 +168,8 @@ func (h *watchHub) remove(dir string, s subscriber) {
 	}
 	<-d.ready
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	if h.dirs[dir] != d || !d.subs[s] {
+		h.mu.Unlock()
 		return
 	}
 	delete(d.subs, s)
@@ -180,7 +181,9 @@ func (h *watchHub) remove(dir string, s subscriber) {
 			h.noteRemoved(d.src)
 		}
 	}
-	h.idle(d.root)
+	end := h.idle(d.root)
+	h.mu.Unlock()
+	end.endIfIdle()
 }
 
 // dispatch hands an event of src to the subscribers of the folder it

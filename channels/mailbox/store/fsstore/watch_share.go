@@ -3,6 +3,7 @@ package fsstore
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"sync"
 	"time"
@@ -19,8 +20,10 @@ import (
 // process stops watching (its last inbox closed) or dies, its clients see
 // the connection end; one of them takes the lock and serves, the others
 // connect to it, and every subscriber looks at its folders again, since
-// files may have arrived in between. A process that can neither connect
-// nor serve within shareSetupWait watches with its own watcher.
+// files may have arrived in between. While the lock's holder does not
+// serve yet (it is starting or stopping), the folders wait, their rescans
+// looking meanwhile, and the process keeps trying; after pendingLimit it
+// watches with its own watcher.
 //
 // The protocol is lines of text, paths relative to the root:
 //
@@ -37,10 +40,6 @@ const (
 	watchLockName = "_watch.lock"
 	watchSockName = "_watch.sock"
 )
-
-// shareSetupWait bounds how long a process looks for the root's watcher
-// (connecting, or taking the lock to serve) before it watches alone.
-const shareSetupWait = 2 * time.Second
 
 // errNoShare says that this root cannot be shared here; the process
 // watches with its own watcher.
@@ -62,10 +61,24 @@ type rootShare struct {
 	own, all int
 	active   bool
 
-	mu     sync.Mutex    // guards what follows; taken before h.mu, never while holding it
-	remote *remoteSource // while a client
-	server *shareServer  // while serving (the source is then the process's own watcher)
+	mu      sync.Mutex     // guards what follows; taken before h.mu, never while holding it
+	remote  *remoteSource  // while a client
+	server  *shareServer   // while serving (the source is then the process's own watcher)
+	pending *pendingSource // while looking for the root's watcher
+	alone   bool           // gave up sharing: the process's own watcher
+	lostAt  time.Time      // when the connection to the root's watcher last ended
+	takeAt  time.Duration  // how long after that this process may take over
 }
+
+// Before a process takes over from a serving process that went away, it
+// waits a random while in [handoffMin, handoffMax), connecting if another
+// took over meanwhile: when every process of a root stops at once, each
+// server that goes away is not followed by another that goes away too, and
+// another, with every client reconnecting each time.
+const (
+	handoffMin = 100 * time.Millisecond
+	handoffMax = 400 * time.Millisecond
+)
 
 // countSub counts a subscriber of a folder under root coming (+1) or
 // going (-1). h.mu is held.
@@ -82,19 +95,21 @@ func (h *watchHub) countSub(root string, s subscriber, delta int) {
 }
 
 // idle ends root's share once this process has no subscriber under it:
-// it stops serving (its clients find another server) or disconnects.
+// it returns the share to end (endIfIdle, once h.mu is released: it stops
+// serving, and its clients find another server, or disconnects), if any.
 // h.mu is held.
-func (h *watchHub) idle(root string) {
+func (h *watchHub) idle(root string) *rootShare {
 	sh := h.shares[root]
 	if sh == nil {
-		return
-	}
-	if sh.own == 0 && sh.active {
-		go sh.endIfIdle()
+		return nil
 	}
 	if sh.all == 0 && !sh.active {
 		delete(h.shares, root)
 	}
+	if sh.own == 0 && sh.active {
+		return sh
+	}
+	return nil
 }
 
 // sourceFor returns the source for a new folder under root.
@@ -112,7 +127,11 @@ func (h *watchHub) sourceFor(root string) (source, error) {
 }
 
 // source returns the share's source, finding the root's watcher (or
-// becoming it) if there is none yet.
+// becoming it) if there is none yet. When the root's lock is held by a
+// process that does not serve yet (it is starting, or stopping), the
+// folders wait on a pendingSource while the share keeps looking (await):
+// their subscribers rescan meanwhile, and look again once a watcher is
+// found.
 func (sh *rootShare) source() (source, error) {
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
@@ -122,61 +141,124 @@ func (sh *rootShare) source() (source, error) {
 	switch {
 	case sh.remote != nil:
 		return sh.remote, nil
-	case sh.server != nil:
+	case sh.server != nil, sh.alone:
+		return sh.h.localSrc()
+	case sh.pending != nil:
+		return sh.pending, nil
+	}
+	established, err := sh.establish()
+	switch {
+	case established:
+		if sh.server != nil {
+			return sh.h.localSrc()
+		}
+		return sh.remote, nil
+	case err != nil:
+		sh.alone = true
+		if sh.h.log != nil && !errors.Is(err, errNoShare) {
+			sh.h.log.Warn("cannot share the root's watcher; watching with this process's own",
+				"root", sh.root, "err", err)
+		}
 		return sh.h.localSrc()
 	}
-	deadline := time.Now().Add(shareSetupWait)
-	wait := time.Millisecond
-	var last error
-	for {
-		rs, err := dialShare(sh)
-		if err == nil {
-			sh.setRemote(rs)
-			return rs, nil
-		}
-		last = err
-		if errors.Is(err, errNoShare) {
-			break // this root cannot be shared here
-		}
-		srv, err := serveShare(sh)
-		switch {
-		case err != nil:
-			last = err
-		case srv != nil:
-			local, err := sh.h.localSrc()
-			if err != nil {
-				srv.stop()
-				return nil, err
-			}
-			sh.server = srv
-			sh.setRemote(nil)
-			return local, nil
-		}
-		if time.Now().After(deadline) {
-			break
-		}
-		time.Sleep(wait) // the lock is held and the socket not up yet: its holder is starting or stopping
-		wait = min(2*wait, 50*time.Millisecond)
-	}
-	if sh.h.log != nil && !errors.Is(last, errNoShare) {
-		sh.h.log.Warn("cannot share the root's watcher; watching with this process's own",
-			"root", sh.root, "err", last)
-	}
-	return sh.h.localSrc()
+	sh.pending = &pendingSource{}
+	sh.setRemote(nil)
+	go sh.await(sh.pending)
+	return sh.pending, nil
 }
+
+// establish connects to the root's watcher, or becomes it. It reports
+// false, and no error, when another process holds the lock but does not
+// serve yet. sh.mu is held.
+func (sh *rootShare) establish() (bool, error) {
+	rs, err := dialShare(sh)
+	if err == nil {
+		sh.setRemote(rs)
+		return true, nil
+	}
+	if errors.Is(err, errNoShare) {
+		return false, err
+	}
+	if !sh.lostAt.IsZero() && time.Since(sh.lostAt) < sh.takeAt {
+		return false, nil // not yet: someone else may take over first
+	}
+	srv, err := serveShare(sh)
+	if err != nil || srv == nil {
+		return false, err
+	}
+	if _, err := sh.h.localSrc(); err != nil {
+		srv.stop()
+		return false, err
+	}
+	sh.server = srv
+	sh.setRemote(nil)
+	return true, nil
+}
+
+// await keeps looking for the root's watcher while p is the share's
+// pending source, then moves p's folders to it. After pendingLimit it
+// gives up and watches with this process's own watcher.
+func (sh *rootShare) await(p *pendingSource) {
+	wait := 5 * time.Millisecond
+	deadline := time.Now().Add(pendingLimit)
+	for {
+		time.Sleep(wait)
+		wait = min(2*wait, 500*time.Millisecond)
+		sh.mu.Lock()
+		if sh.pending != p {
+			sh.mu.Unlock()
+			return // the share ended meanwhile
+		}
+		established, err := sh.establish()
+		if !established && (err != nil || time.Now().After(deadline)) {
+			if err == nil {
+				err = fmt.Errorf("the process holding %s did not serve within %s", watchLockName, pendingLimit)
+			}
+			sh.alone = true
+			if sh.h.log != nil && !errors.Is(err, errNoShare) {
+				sh.h.log.Warn("cannot share the root's watcher; watching with this process's own",
+					"root", sh.root, "err", err)
+			}
+		}
+		if !established && !sh.alone {
+			sh.mu.Unlock()
+			continue
+		}
+		sh.pending = nil
+		sh.setRemote(sh.remote)
+		sh.mu.Unlock()
+		sh.h.migrate(sh, p)
+		return
+	}
+}
+
+// pendingLimit bounds how long a process waits for the root's watcher to
+// serve before it watches alone.
+const pendingLimit = 30 * time.Second
+
+// pendingSource holds the folders of a root while its watcher is being
+// found: it watches nothing, and the folders' rescans look meanwhile.
+type pendingSource struct{}
+
+func (*pendingSource) add(string) error   { return nil }
+func (*pendingSource) readd(string) error { return nil }
+func (*pendingSource) remove(string)      {}
 
 // setRemote makes rs the share's connection (nil: none), and notes
 // whether the share is active (a client or serving). sh.mu is held.
 func (sh *rootShare) setRemote(rs *remoteSource) {
 	sh.remote = rs
 	sh.h.mu.Lock()
-	sh.active = rs != nil || sh.server != nil
+	sh.active = rs != nil || sh.server != nil || sh.pending != nil
 	sh.h.mu.Unlock()
 }
 
 // endIfIdle stops serving, or disconnects, if this process still has no
-// subscriber under the root.
+// subscriber under the root. sh may be nil.
 func (sh *rootShare) endIfIdle() {
+	if sh == nil {
+		return
+	}
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
 	sh.h.mu.Lock()
@@ -192,6 +274,7 @@ func (sh *rootShare) endIfIdle() {
 	if sh.remote != nil {
 		sh.remote.close()
 	}
+	sh.pending = nil
 	sh.setRemote(nil)
 	sh.h.mu.Lock()
 	if sh.all == 0 && sh.h.shares[sh.root] == sh {
@@ -206,6 +289,8 @@ func (sh *rootShare) lost(rs *remoteSource) {
 	sh.mu.Lock()
 	if sh.remote == rs {
 		sh.setRemote(nil)
+		sh.lostAt = time.Now()
+		sh.takeAt = handoffMin + rand.N(handoffMax-handoffMin)
 	}
 	sh.mu.Unlock()
 	sh.h.migrate(sh, rs)

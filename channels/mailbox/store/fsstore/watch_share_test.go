@@ -170,3 +170,33 @@ func TestSharedWatcherLongRoot(t *testing.T) {
 }
 
 var _ net.Conn = (*net.UnixConn)(nil)
+
+// While the process holding the root's watch lock does not serve yet, an
+// inbox opens at once and waits; when that process goes away, the inbox's
+// process serves, looks again (finding what arrived meanwhile) and wakes
+// on events from then on.
+func TestSharedWatcherWaitsForAStartingServer(t *testing.T) {
+	t.Parallel()
+	root := filepath.Join(t.TempDir(), "mb")
+	client := sharedStore(t, root, watchShared, true)
+	sender := sharedStore(t, root, watchLocal, false)
+	starting, err := openLockFile(filepath.Join(root, watchLockName))
+	require.NoError(t, err)
+	locked, err := tryLock(starting)
+	require.NoError(t, err)
+	require.True(t, locked)
+
+	in := openTestInbox(t, client, "bob")
+	got := nextWhenWaiting(t, in)
+	early := newMsg("alice", "bob", "while no one serves")
+	deliver(t, sender, early)
+	require.NoError(t, releaseLock(starting))
+	assert.Equal(t, early.ID, receive(t, got).Message.ID, "found when the watcher is found")
+
+	got = nextWhenWaiting(t, in)
+	later := newMsg("alice", "bob", "through the watcher")
+	deliver(t, sender, later)
+	assert.Equal(t, later.ID, receive(t, got).Message.ID)
+	_, err = os.Lstat(filepath.Join(root, watchSockName))
+	assert.NoError(t, err, "the inbox's process serves the root now")
+}
