@@ -21,7 +21,6 @@ type fleet struct {
 	start    time.Time     // when the first was started
 	launched time.Duration // how long starting them all took
 
-
 	listening chan listened // one per agent, when it says it listens
 
 	mu       sync.Mutex

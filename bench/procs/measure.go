@@ -47,7 +47,7 @@ type result struct {
 
 	stopFailed int
 	stopTook   time.Duration
-	notes map[string]int // the agents' other stderr lines, by what they say
+	notes      map[string]int // the agents' other stderr lines, by what they say
 }
 
 // measure runs the whole measurement on be.

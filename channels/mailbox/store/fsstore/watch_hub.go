@@ -56,6 +56,8 @@ type watchHub struct {
 	adding int                    // adds under way, which may be adding to local
 	shares map[string]*rootShare  // root → how its processes share a watcher
 	log    *slog.Logger           // the last subscriber's, for the hub's own warnings
+
+	onServe func(root string) // tests: called when this process starts serving a root
 }
 
 // watchedDir is one folder the hub watches.

@@ -192,6 +192,9 @@ func (sh *rootShare) establish() (bool, error) {
 	}
 	sh.server = srv
 	sh.setRemote(nil)
+	if sh.h.onServe != nil {
+		sh.h.onServe(sh.root)
+	}
 	return true, nil
 }
 

@@ -47,6 +47,8 @@ func TestSharedWatcherServesOtherProcesses(t *testing.T) {
 
 	own, err := server.OpenInbox(context.Background(), "server")
 	require.NoError(t, err)
+	serving := make(chan string, 1)
+	client.hub.onServe = func(root string) { serving <- root }
 	in := openTestInbox(t, client, "bob")
 	client.hub.mu.Lock()
 	assert.Nil(t, client.hub.local, "the client has no watcher of its own")
@@ -60,14 +62,15 @@ func TestSharedWatcherServesOtherProcesses(t *testing.T) {
 	assert.Equal(t, m.ID, receive(t, got).Message.ID)
 
 	require.NoError(t, own.Close()) // the server stops watching: the client serves itself
-	got = nextWhenWaiting(t, in)
-	m = newMsg("alice", "bob", "after the server left")
-	deliver(t, sender, m)
-	assert.Equal(t, m.ID, receive(t, got).Message.ID)
+	assert.Equal(t, client.root, testkit.Recv(t, serving, "the client taking over"))
 	client.hub.mu.Lock()
 	_, polls := client.hub.local.(*pollSource)
 	client.hub.mu.Unlock()
 	assert.True(t, polls, "the new server has no fsnotify: it polls")
+	got = nextWhenWaiting(t, in)
+	m = newMsg("alice", "bob", "after the server left")
+	deliver(t, sender, m)
+	assert.Equal(t, m.ID, receive(t, got).Message.ID)
 }
 
 // A process that watches for the root without fsnotify polls: new mail
