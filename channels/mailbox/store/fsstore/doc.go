@@ -5,9 +5,9 @@
 //
 //	_registry.json            agent cards keyed by agent id (nanobot's file)
 //	_registry.lock            flock held by whoever rewrites the registry (a merge)
-//	_registry.queue/          card updates waiting to be merged, <agent>@<seq>.json,
-//	                          and each card's writers' flock, <agent>.lock
+//	_registry.queue/          card updates waiting to be merged, <agent>@<seq>.json
 //	                          (registry_queue.go)
+//	_registry.locks/          each card's writers' flock, <agent>.lock
 //	_turn.<duty>              the time of a shared duty's last turn (turns.go)
 //	_watch.lock, _watch.sock  the root's shared watcher: flock held by the process
 //	                          that watches for all, and the socket it serves

@@ -20,13 +20,14 @@ import (
 // The registry's queue: how many processes update _registry.json at once
 // without waiting for one another's rewrites.
 //
-// A writer (UpdateCard) does not rewrite the registry itself. Under its
-// agent's card lock (<root>/_registry.queue/<agent>.lock, an flock that
-// only the writers of that one card take, for the microseconds of a read
-// and a write) it reads the card as it stands (its newest queued update,
+// A writer (UpdateCard) does not wait for the registry. Under its agent's
+// card lock (<root>/_registry.locks/<agent>.lock, an flock that only the
+// writers of that one card take, for the microseconds of a read and a
+// write) it reads the card as it stands (its newest queued update,
 // else the registry's entry), applies the update and queues the whole new
 // card as <root>/_registry.queue/<agent>@<seq>.json, written beside and
-// renamed in. Then it waits until the card is merged, that is until its
+// renamed in (when _registry.lock is free it writes the registry at once
+// instead). Then it waits until the card is merged, that is until its
 // file is gone (registry_merge.go): whoever finds _registry.lock free takes
 // it, never waiting for it, and merges every queued card in one rewrite of
 // the registry. Each rewrite serves every writer that queued before it
@@ -38,6 +39,8 @@ import (
 const (
 	// registryQueueDir holds the card updates waiting to be merged.
 	registryQueueDir = "_registry.queue"
+	// cardLockDir holds each agent's card lock, <agent>.lock.
+	cardLockDir = "_registry.locks"
 	// queuedSuffix ends a queued card's name, <agent>@<seq>.json.
 	queuedSuffix = ".json"
 	// cardLockSuffix ends an agent's card lock, <agent>.lock.
@@ -60,7 +63,7 @@ func (s *Store) queueDir() string { return filepath.Join(s.root, registryQueueDi
 func (s *Store) ensureQueueDir() error { return ensureDir(s.queueDir()) }
 
 // parseQueued reads a queue folder entry's name; ok is false for anything
-// but a queued card (card locks, temp files).
+// but a queued card (temp files, the renew marker).
 func parseQueued(name string) (queuedCard, bool) {
 	base, found := strings.CutSuffix(name, queuedSuffix)
 	at := strings.LastIndexByte(base, '@')
@@ -116,7 +119,11 @@ func (s *Store) lockCard(ctx context.Context, agentID string) (unlock func(), er
 	if err := s.ensureQueueDir(); err != nil {
 		return nil, err
 	}
-	f, err := openLockFile(filepath.Join(s.queueDir(), agentID+cardLockSuffix))
+	locks := filepath.Join(s.root, cardLockDir)
+	if err := ensureDir(locks); err != nil {
+		return nil, err
+	}
+	f, err := openLockFile(filepath.Join(locks, agentID+cardLockSuffix))
 	if err != nil {
 		return nil, fmt.Errorf("lock card: %w", err)
 	}
