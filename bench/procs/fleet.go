@@ -22,6 +22,7 @@ type fleet struct {
 	launched time.Duration // how long starting them all took
 
 	listening chan listened // one per agent, when it says it listens
+	exited    chan struct{} // one per agent, when it exits
 
 	mu       sync.Mutex
 	waiters  map[string]chan time.Time // message id → its arrival
@@ -51,7 +52,7 @@ func agentID(i int) string { return fmt.Sprintf("a%04d", i) }
 
 // startFleet starts n agents, agent i with args(i), as fast as it can.
 func startFleet(ctx context.Context, bin string, n int, args func(i int) []string, env []string) (*fleet, error) {
-	f := &fleet{listening: make(chan listened, n), waiters: map[string]chan time.Time{},
+	f := &fleet{listening: make(chan listened, n), exited: make(chan struct{}, n), waiters: map[string]chan time.Time{},
 		tokens: map[string][]time.Time{}, tokenHit: map[string]chan struct{}{}, notes: map[string]int{}}
 	f.start = time.Now()
 	for i := range n {
@@ -81,6 +82,7 @@ func startFleet(ctx context.Context, bin string, n int, args func(i int) []strin
 			readers.Wait()
 			p.err = p.cmd.Wait()
 			close(p.done)
+			f.exited <- struct{}{}
 		}()
 	}
 	f.launched = time.Since(f.start)
@@ -155,13 +157,19 @@ func (f *fleet) readStderr(p *agentProc, r io.Reader) {
 func (f *fleet) awaitListening(ctx context.Context, limit time.Duration) (int, time.Duration, []time.Duration) {
 	timer := time.NewTimer(limit)
 	defer timer.Stop()
-	var last time.Time
+	last := f.start
 	var each []time.Duration
-	for n := 0; n < len(f.procs); n++ {
+	exited := 0
+	for n := 0; n < len(f.procs); {
 		select {
 		case l := <-f.listening:
+			n++
 			last = l.at
 			each = append(each, l.at.Sub(l.p.started))
+		case <-f.exited:
+			if exited++; exited+n >= len(f.procs) && n < len(f.procs) {
+				return n, last.Sub(f.start), each // the others are gone
+			}
 		case <-timer.C:
 			return n, last.Sub(f.start), each
 		case <-ctx.Done():

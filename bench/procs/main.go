@@ -90,10 +90,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if len(missed) > 0 {
-		return fmt.Errorf("targets missed: %s", strings.Join(missed, ", "))
+		return fmt.Errorf("%w: %s", errMissed, strings.Join(missed, ", "))
 	}
 	return nil
 }
+
+// errMissed is run's error when it measured everything and a figure
+// missed its target.
+var errMissed = errors.New("targets missed")
 
 func parseFlags(args []string, stderr io.Writer) (options, error) {
 	var o options
@@ -113,6 +117,9 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 	fl.BoolVar(&o.keep, "keep", false, "keep the run's folder")
 	if err := fl.Parse(args); err != nil {
 		return o, err
+	}
+	if fl.NArg() > 0 {
+		return o, fmt.Errorf("unexpected arguments %q", fl.Args())
 	}
 	if o.n <= 0 || o.sends <= 0 || o.idle < 0 || o.warmup < 0 || o.gap < 0 {
 		return o, errors.New("-n and -sends must be positive, -idle, -warmup and -gap not negative")
@@ -150,7 +157,9 @@ func openBackend(ctx context.Context, name string, o options) (backend, error) {
 }
 
 // buildSwitchboard builds ./cmd/switchboard of the module the current
-// folder is in, into dir.
+// folder is in into dir/bin, with ./cmd/switchboard-full beside it where
+// the module still has that companion (which runs the NATS store for
+// switchboard), and returns the path of switchboard.
 func buildSwitchboard(ctx context.Context, dir string) (string, error) {
 	out, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
 	if err != nil {
@@ -160,11 +169,19 @@ func buildSwitchboard(ctx context.Context, dir string) (string, error) {
 	if mod == "" || mod == os.DevNull {
 		return "", errors.New("run procs inside the switchboard module (or give -bin)")
 	}
-	bin := filepath.Join(dir, "switchboard")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/switchboard")
-	cmd.Dir = filepath.Dir(mod)
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build ./cmd/switchboard: %w\n%s", err, b)
+	modDir := filepath.Dir(mod)
+	pkgs := []string{"./cmd/switchboard"}
+	if _, err := os.Stat(filepath.Join(modDir, "cmd", "switchboard-full")); err == nil {
+		pkgs = append(pkgs, "./cmd/switchboard-full")
 	}
-	return bin, nil
+	bin := filepath.Join(dir, "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		return "", err
+	}
+	cmd := exec.CommandContext(ctx, "go", append([]string{"build", "-o", bin + string(filepath.Separator)}, pkgs...)...)
+	cmd.Dir = modDir
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build %s: %w\n%s", strings.Join(pkgs, " "), err, b)
+	}
+	return filepath.Join(bin, "switchboard"), nil
 }

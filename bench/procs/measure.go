@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
@@ -33,7 +34,8 @@ type result struct {
 	inotifyLimit  int
 
 	idle, rawIdleWindow time.Duration
-	idleCPU, rawCPU     int64 // nanoseconds over the window
+	idleCPU, rawCPU     int64         // nanoseconds over the window
+	benchCPU            time.Duration // of this process (and the servers it embeds) over the window
 	idleWrites          int
 
 	latencies, rawLatencies []time.Duration
@@ -98,11 +100,11 @@ func measure(ctx context.Context, o options, be backend, bin, self string, log i
 		return nil, err
 	}
 	pids := f.pids()
-	cpu0, w0 := cpuNanos(pids), writesNow(be)
+	cpu0, w0, self0 := cpuNanos(pids), writesNow(be), selfCPU()
 	if err := sleep(ctx, o.idle); err != nil {
 		return nil, err
 	}
-	r.idleCPU, r.idleWrites = cpuNanos(pids)-cpu0, writesNow(be)-w0
+	r.idleCPU, r.idleWrites, r.benchCPU = cpuNanos(pids)-cpu0, writesNow(be)-w0, selfCPU()-self0
 
 	fmt.Fprintf(log, "latency: %d sends, one at a time\n", o.sends)
 	for i := range o.sends {
@@ -154,6 +156,15 @@ func measure(ctx context.Context, o options, be backend, bin, self string, log i
 	r.stopFailed, r.stopTook = f.stop(ctx)
 	r.notes = f.noteCounts()
 	return r, nil
+}
+
+// selfCPU is the CPU this process used so far.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func writesNow(be backend) int {

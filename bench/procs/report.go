@@ -5,6 +5,7 @@ import (
 	"io"
 	"maps"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -35,7 +36,7 @@ func (r *result) print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "registry      %s; %d writes while they started, %s over %s idle (%s)\n",
 		reg, r.startWrites, rate(r.idleWrites, r.idle), r.idle, r.writesHow)
-	if r.inotify >= 0 {
+	if r.inotify >= 0 && strings.HasPrefix(r.what, "folder") {
 		fmt.Fprintf(w, "inotify       %d instance(s) held by the agents (max_user_instances %d)\n", r.inotify, r.inotifyLimit)
 	}
 	if cpuSupported && r.idle > 0 {
@@ -45,6 +46,8 @@ func (r *result) print(w io.Writer) {
 		}
 		fmt.Fprintf(w, "idle CPU      %.2f %% of one core for all %d (%.0f µs/s each)   target < %.0f %%: %s   raw: %s\n",
 			r.idlePct(), r.n, float64(r.idleCPU)/1e3/r.idle.Seconds()/float64(r.n), idleTarget, verdict(r.idlePct() < idleTarget), raw)
+		fmt.Fprintf(w, "              the bench's own process meanwhile (with the servers it embeds): %.2f %%\n",
+			pct(r.benchCPU.Nanoseconds(), r.idle))
 	}
 	fmt.Fprintf(w, "latency       %s   target p99 ≤ %s: %s\n", summary(r.latencies, r.lost), latencyTarget, verdict(r.latencyMet()))
 	switch {
