@@ -37,8 +37,11 @@ const staleDuty = "mark-stale"
 // its next heartbeat and writes it back.
 func (c *Channel) markStale(ctx context.Context) {
 	turn, err := c.backend.TakeTurn(ctx, staleDuty, c.clk.Now(), seconds(c.cfg.OfflineAfter)/2)
-	if err != nil && ctx.Err() == nil {
-		c.Logger().Warn("stale cards not checked", "err", err)
+	if err != nil {
+		// Sharing failed (an agent not allowed to write the turn's key,
+		// say): do the pass, as every agent did before duties were shared.
+		c.Logger().Debug("stale cards checked without taking turns", "err", err)
+		turn = true
 	}
 	if !turn {
 		return
