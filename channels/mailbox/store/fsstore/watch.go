@@ -132,6 +132,10 @@ func (w *follower) event(ev fsnotify.Event) {
 	}
 }
 
+// readOnly makes the follower a reader: Watch writes nothing in the tree,
+// so it never serves the root's shared watcher.
+func (w *follower) readOnly() bool { return true }
+
 // rescan implements subscriber: events were lost.
 func (w *follower) rescan(err error) {
 	select {

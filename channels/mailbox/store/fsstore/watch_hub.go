@@ -29,6 +29,18 @@ type subscriber interface {
 	rescan(err error)
 }
 
+// reader is a subscriber that must write nothing in the tree (Watch, for
+// the read-only commands): it uses the root's shared watcher when one
+// serves, and never becomes it.
+type reader interface {
+	readOnly() bool
+}
+
+func isReader(s subscriber) bool {
+	r, ok := s.(reader)
+	return ok && r.readOnly()
+}
+
 // source is where the events of the folders added to it come from: the
 // process's own watcher (fsnotify or, without it, a poller) or the
 // root's shared watcher in another process. It hands them to the hub
@@ -108,7 +120,7 @@ func (h *watchHub) addVia(root, dir string, s subscriber, log *slog.Logger, via 
 	src, err := via, error(nil)
 	for attempt := 1; ; attempt++ {
 		if via == nil {
-			src, err = h.sourceFor(root)
+			src, err = h.sourceFor(root, isReader(s))
 		}
 		if err == nil {
 			err = src.add(dir)

@@ -112,8 +112,9 @@ func (h *watchHub) idle(root string) *rootShare {
 	return nil
 }
 
-// sourceFor returns the source for a new folder under root.
-func (h *watchHub) sourceFor(root string) (source, error) {
+// sourceFor returns the source for a new folder under root; a reader's
+// when readOnly (see reader).
+func (h *watchHub) sourceFor(root string, readOnly bool) (source, error) {
 	if h.mode == watchLocal {
 		return h.localSrc()
 	}
@@ -123,7 +124,30 @@ func (h *watchHub) sourceFor(root string) (source, error) {
 	if sh == nil {
 		return nil, errors.New("folder not watched") // removed meanwhile
 	}
+	if readOnly {
+		return sh.readerSource()
+	}
 	return sh.source()
+}
+
+// readerSource is source for a reader: the share's source when it has one
+// (a connection, or this process serving), else a connection to the
+// root's watcher if one serves, else this process's own watcher; it never
+// takes the lock or waits.
+func (sh *rootShare) readerSource() (source, error) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	switch {
+	case sh.remote != nil && !sh.remote.isClosed():
+		return sh.remote, nil
+	case sh.server != nil:
+		return sh.h.localSrc()
+	}
+	if rs, err := dialShare(sh); err == nil {
+		sh.setRemote(rs)
+		return rs, nil
+	}
+	return sh.h.localSrc()
 }
 
 // source returns the share's source, finding the root's watcher (or
@@ -304,10 +328,14 @@ func (sh *rootShare) lost(rs *remoteSource) {
 func (h *watchHub) migrate(sh *rootShare, from source) {
 	h.mu.Lock()
 	moving := map[string]*watchedDir{}
+	readOnly := true // only readers watch them: never serve for them
 	for dir, d := range h.dirs {
 		if d.src == from {
 			d.src = nil
 			moving[dir] = d
+			for s := range d.subs {
+				readOnly = readOnly && isReader(s)
+			}
 		}
 	}
 	if len(moving) == 0 {
@@ -316,7 +344,13 @@ func (h *watchHub) migrate(sh *rootShare, from source) {
 	}
 	h.adding++ // keeps the process's own watcher open while folders move to it
 	h.mu.Unlock()
-	src, err := sh.source()
+	var src source
+	var err error
+	if readOnly {
+		src, err = sh.readerSource()
+	} else {
+		src, err = sh.source()
+	}
 	for dir, d := range moving {
 		added := err == nil && src.add(dir) == nil
 		h.mu.Lock()

@@ -203,3 +203,31 @@ func TestSharedWatcherWaitsForAStartingServer(t *testing.T) {
 	_, err = os.Lstat(filepath.Join(root, watchSockName))
 	assert.NoError(t, err, "the inbox's process serves the root now")
 }
+
+// Watch writes nothing in the tree: with no watcher serving the root it
+// watches with its own and takes no lock; with one serving, it uses it.
+func TestSharedWatcherReaderWritesNothing(t *testing.T) {
+	t.Parallel()
+	root := filepath.Join(t.TempDir(), "mb")
+	reader := sharedStore(t, root, watchShared, true)
+	w := storetest.StartWatch(t, reader, "")
+	for _, name := range []string{watchLockName, watchSockName} {
+		_, err := os.Lstat(filepath.Join(root, name))
+		assert.ErrorIs(t, err, os.ErrNotExist, "%s made by a reader", name)
+	}
+	w.Stop(t)
+
+	server := sharedStore(t, root, watchShared, true)
+	openTestInbox(t, server, "server")
+	reader2 := sharedStore(t, root, watchShared, false)
+	w = storetest.StartWatch(t, reader2, "")
+	m := newMsg("alice", "bob", "seen through the server")
+	deliver(t, server, m)
+	got := w.Next(t)
+	require.NoError(t, got.Err)
+	assert.Equal(t, m.ID, got.Message.ID)
+	w.Stop(t)
+	reader2.hub.mu.Lock()
+	assert.Nil(t, reader2.hub.local, "the reader asked the server")
+	reader2.hub.mu.Unlock()
+}
