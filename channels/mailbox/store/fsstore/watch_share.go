@@ -38,8 +38,12 @@ import (
 // Names in the root.
 const (
 	watchLockName = "_watch.lock"
-	watchSockName = "_watch.sock"
+	watchSockName = WatchSocketName
 )
+
+// WatchSocketName is the unix socket in the root on which the process
+// watching for the root's processes serves them (see WatchEnv).
+const WatchSocketName = "_watch.sock"
 
 // errNoShare says that this root cannot be shared here; the process
 // watches with its own watcher.
