@@ -53,7 +53,8 @@ type Decision struct {
 	// Allow is true when the action may run.
 	Allow bool `json:"allow"`
 	// By is who decided: "operator" (the command line, the console), the
-	// chat user's id, or "timeout".
+	// id of the chat's user who was asked (never another agent: see
+	// Refusal), or "timeout".
 	By string `json:"by"`
 	// Reason says why, when someone said.
 	Reason string    `json:"reason,omitempty"`

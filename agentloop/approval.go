@@ -9,13 +9,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
+
 	"github.com/switchboard-dev/switchboard/agent"
 
 	"github.com/switchboard-dev/switchboard/bus"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/clock"
-	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
+	"github.com/switchboard-dev/switchboard/internal/backoff"
 )
 
 // DefaultApprovalTimeout is how long an approval waits for a decision
@@ -41,17 +41,19 @@ type ApprovalConfig struct {
 	// DefaultApprovalTimeout); with no decision by then it is denied.
 	Timeout time.Duration
 	// Channel and ChatID name the operator's chat, where every question
-	// is asked; empty: each is asked in the chat of the turn, and those
-	// of a turn that came through the mailbox (a task from another agent)
-	// in no chat (the command line and the console can answer them).
+	// is asked and any of its users may answer; empty: each is asked in
+	// the chat of the turn, where only the user whose message started the
+	// turn may answer, and those of a turn that came from another agent (a
+	// task through the mailbox) in no chat (the command line and the
+	// console can answer them). A message from another agent never
+	// answers (see approval_answer.go).
 	Channel, ChatID string
 	// Book keeps the approvals where other processes can list and decide
-	// them (the mailbox's store); nil keeps them in this process only.
+	// them (a channel's book: see ApprovalChannel); nil keeps them in this
+	// process only. The gate puts each question there and writes there
+	// each decision it makes (the chat's, the timeout's, the stop's), so a
+	// book that keeps an audit log records them all.
 	Book agent.ApprovalBook
-	// Record, when set, receives an audit entry for each question and
-	// each decision made here (by the chat or the timeout; a decision of
-	// the operator's is recorded where it was made).
-	Record func(ctx context.Context, ev store.Event)
 	// Clock runs the timeout and the polls of Book (default clock.Real).
 	Clock clock.Clock
 }
@@ -79,12 +81,10 @@ func (c ApprovalConfig) taskNeeds(text string) bool {
 	return false
 }
 
-// Approval poll bounds: the book is read again after minPoll, then twice
-// as long each time up to maxPoll, for a decision made by another process.
-const (
-	minPoll = 250 * time.Millisecond
-	maxPoll = 5 * time.Second
-)
+// approvalPoll spaces the reads of the book for a decision made by
+// another process: after 250 ms, then twice as long each time up to 5 s,
+// jittered so that many waiting approvals do not read in step.
+var approvalPoll = backoff.Policy{Initial: 250 * time.Millisecond, Max: 5 * time.Second}
 
 // gate asks for approvals and waits for them. Answers typed in a chat
 // reach it through take, before the scheduler: the session whose turn
@@ -111,6 +111,13 @@ type logger interface {
 type waiter struct {
 	id     string
 	answer chan agent.Decision // buffered 1
+	// approval is what waits (for the record of a refused answer).
+	approval agent.Approval
+	// anyone is set when every user of the chat may decide (the
+	// operator's chat); else only asker may: the sender of the message
+	// that started the turn.
+	anyone bool
+	asker  string
 }
 
 func newGate(cfg ApprovalConfig, agent string, b *bus.Bus, log logger) *gate {
@@ -130,8 +137,8 @@ func (g *gate) where(in bus.InboundMessage) (channel, chatID string) {
 	if g.cfg.Channel != "" {
 		return g.cfg.Channel, g.cfg.ChatID
 	}
-	if _, ok := meta.Of(in.Metadata); ok {
-		return "", "" // a mailbox message: its chat is another agent
+	if in.Note != nil {
+		return "", "" // a message from another agent: its chat is that agent
 	}
 	return in.Channel, in.ChatID
 }
@@ -146,15 +153,12 @@ func (g *gate) ask(ctx context.Context, turn *agent.Turn, kind, action, detail s
 	c.asked.Add(1)
 	defer func() { c.decided(out) }()
 	now := g.clk.Now()
-	a := agent.Approval{ID: envelope.NewID(), Agent: g.agent, Kind: kind, Action: action, Detail: clipDetail(detail),
-		Created: now, Deadline: now.Add(g.cfg.Timeout)}
+	a := agent.Approval{ID: uuid.Must(uuid.NewV7()).String(), Agent: g.agent, Kind: kind, Action: action,
+		Detail: clipDetail(detail), Created: now, Deadline: now.Add(g.cfg.Timeout)}
 	in := turn.Inbound
 	a.MessageID = in.ID
-	if mt, ok := meta.Of(in.Metadata); ok {
-		a.MessageID, a.TaskID = mt.MessageID, mt.TaskID
-		if mt.Task != nil {
-			a.TaskID = mt.Task.ID
-		}
+	if in.Note != nil {
+		a.TaskID = in.Note.TaskID
 	}
 	a.Channel, a.ChatID = g.where(in)
 	if err := g.cfg.Book.PutApproval(ctx, a); err != nil {
@@ -166,8 +170,8 @@ func (g *gate) ask(ctx context.Context, turn *agent.Turn, kind, action, detail s
 			g.log.Warn("approval record not removed", "id", a.ID, "err", err)
 		}
 	}()
-	g.record(ctx, a, a.Summary())
-	w := &waiter{id: a.ID, answer: make(chan agent.Decision, 1)}
+	w := &waiter{id: a.ID, answer: make(chan agent.Decision, 1), approval: a,
+		anyone: g.cfg.Channel != "", asker: in.SenderID}
 	asked := func() {}
 	if a.Channel != "" {
 		key := chatKey(a.Channel, a.ChatID)
@@ -182,10 +186,6 @@ func (g *gate) ask(ctx context.Context, turn *agent.Turn, kind, action, detail s
 	}
 	g.log.Info("waiting for approval", "id", a.ID, "action", action, "chat", a.Channel+":"+a.ChatID)
 	d := g.wait(ctx, a, w, asked)
-	if d.By != agent.Operator {
-		a.Decision = &d
-		g.record(ctx, a, a.Summary())
-	}
 	switch {
 	case a.Channel == "":
 	case d.By == "timeout":
@@ -211,8 +211,8 @@ func (g *gate) wait(ctx context.Context, a agent.Approval, w *waiter, asked func
 		now <- a.Deadline
 		expired = now
 	}
-	every := minPoll
-	poll := g.clk.NewTimer(every)
+	polls := approvalPoll.Start()
+	poll := g.clk.NewTimer(polls.Next())
 	defer poll.Stop()
 	asked()
 	decide := func(d agent.Decision) agent.Decision {
@@ -239,10 +239,15 @@ func (g *gate) wait(ctx context.Context, a agent.Approval, w *waiter, asked func
 			if err != nil && ctx.Err() == nil {
 				g.log.Warn("approval not readable", "id", a.ID, "err", err)
 			}
-			every = min(every*2, maxPoll)
-			poll.Reset(every)
+			poll.Reset(polls.Next())
 		case <-ctx.Done():
-			return agent.Decision{By: "stop", Reason: "the agent is stopping", Time: g.clk.Now()}
+			// Denied, whatever is decided meanwhile; the book is told, so
+			// that it records how the approval ended.
+			d := agent.Decision{By: "stop", Reason: "the agent is stopping", Time: g.clk.Now()}
+			if _, err := g.cfg.Book.DecideApproval(context.WithoutCancel(ctx), a.ID, d); err != nil && !errors.Is(err, agent.ErrDecided) {
+				g.log.Warn("approval decision not recorded", "id", a.ID, "err", err)
+			}
+			return d
 		}
 	}
 }
@@ -259,72 +264,12 @@ func (g *gate) forget(key string, w *waiter) {
 	g.waiting[key] = ws
 }
 
-// take hands in to the oldest approval waiting in its chat when in
-// answers it ("approve", "deny", optionally followed by the approval's
-// id), and reports whether it did; in is then finished. Anything else
-// goes its usual way.
-func (g *gate) take(in bus.InboundMessage) bool {
-	allow, id, ok := parseAnswer(in.Content)
-	if !ok {
-		return false
-	}
-	key := chatKey(in.Channel, in.ChatID)
-	g.mu.Lock()
-	ws := g.waiting[key]
-	var w *waiter
-	for _, x := range ws {
-		if id == "" || x.id == id {
-			w = x
-			break
-		}
-	}
-	if w != nil {
-		g.waiting[key] = slices.DeleteFunc(ws, func(x *waiter) bool { return x == w })
-	}
-	g.mu.Unlock()
-	if w == nil {
-		return false
-	}
-	w.answer <- agent.Decision{Allow: allow, By: in.SenderID, Time: g.clk.Now()}
-	in.Done()
-	return true
-}
-
-// parseAnswer reads "approve", "yes", "deny", "no", ... with an optional
-// approval id after it.
-func parseAnswer(text string) (allow bool, id string, ok bool) {
-	f := strings.Fields(strings.ToLower(text))
-	if len(f) == 0 || len(f) > 2 {
-		return false, "", false
-	}
-	word := strings.Trim(f[0], ".!")
-	if len(f) == 2 {
-		id = f[1]
-	}
-	switch word {
-	case "approve", "approved", "yes", "y", "ok", "allow":
-		return true, id, true
-	case "deny", "denied", "no", "n", "reject":
-		return false, id, true
-	}
-	return false, "", false
-}
-
 // say tells the approval's chat something.
 func (g *gate) say(ctx context.Context, a agent.Approval, text string) {
 	out := bus.OutboundMessage{Channel: a.Channel, ChatID: a.ChatID, Content: text}
 	if err := g.bus.PublishOutbound(context.WithoutCancel(ctx), out); err != nil {
 		g.log.Warn("approval message not published", "id", a.ID, "err", err)
 	}
-}
-
-// record passes an audit entry to ApprovalConfig.Record.
-func (g *gate) record(ctx context.Context, a agent.Approval, what string) {
-	if g.cfg.Record == nil {
-		return
-	}
-	g.cfg.Record(context.WithoutCancel(ctx), store.Event{Time: g.clk.Now(), Kind: store.EventApproval, Agent: a.Agent,
-		From: a.Agent, Ref: a.ID, Reason: what, MessageID: a.MessageID, TaskID: a.TaskID})
 }
 
 // deniedResult is what the model reads of a step that was not approved.
@@ -348,12 +293,14 @@ func deniedResult(what string, d agent.Decision) string {
 
 // approveTask asks for approval of a delegated task whose kind needs it,
 // before any work; a denial fails the task with the reason.
-func (l *Loop) approveTask(ctx context.Context, turn *agent.Turn, k meta.Kind, text string) ([]agent.Message, string, error) {
-	if l.gate == nil || k != meta.KindTask {
+func (l *Loop) approveTask(ctx context.Context, turn *agent.Turn) ([]agent.Message, string, error) {
+	in := turn.Inbound
+	if l.gate == nil || in.Kind != bus.KindTask {
 		return nil, "", nil
 	}
-	if note, ok := ParseMailboxNote(text); ok {
-		text = note.Text // the task itself, not the note's header
+	text := in.Content
+	if in.Note != nil {
+		text = in.Note.Text // the task itself, not the note's header
 	}
 	if !l.gate.cfg.taskNeeds(text) {
 		return nil, "", nil

@@ -43,7 +43,7 @@ var _ agent.ApprovalBook = (*localBook)(nil)
 
 func newLocalBook() *localBook { return &localBook{m: map[string]agent.Approval{}} }
 
-// PutApproval implements store.ApprovalBook.
+// PutApproval implements agent.ApprovalBook.
 func (b *localBook) PutApproval(_ context.Context, a agent.Approval) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -54,7 +54,7 @@ func (b *localBook) PutApproval(_ context.Context, a agent.Approval) error {
 	return nil
 }
 
-// GetApproval implements store.ApprovalBook.
+// GetApproval implements agent.ApprovalBook.
 func (b *localBook) GetApproval(_ context.Context, id string) (agent.Approval, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -65,7 +65,7 @@ func (b *localBook) GetApproval(_ context.Context, id string) (agent.Approval, e
 	return a, nil
 }
 
-// ListApprovals implements store.ApprovalBook (in no particular order).
+// ListApprovals implements agent.ApprovalBook (in no particular order).
 func (b *localBook) ListApprovals(context.Context) ([]agent.Approval, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -76,7 +76,7 @@ func (b *localBook) ListApprovals(context.Context) ([]agent.Approval, error) {
 	return out, nil
 }
 
-// DecideApproval implements store.ApprovalBook.
+// DecideApproval implements agent.ApprovalBook.
 func (b *localBook) DecideApproval(_ context.Context, id string, d agent.Decision) (agent.Approval, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -92,7 +92,7 @@ func (b *localBook) DecideApproval(_ context.Context, id string, d agent.Decisio
 	return a, nil
 }
 
-// DeleteApproval implements store.ApprovalBook.
+// DeleteApproval implements agent.ApprovalBook.
 func (b *localBook) DeleteApproval(_ context.Context, id string) error {
 	b.mu.Lock()
 	defer b.mu.Unlock()

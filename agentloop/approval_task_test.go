@@ -11,11 +11,8 @@ import (
 
 	"github.com/switchboard-dev/switchboard/agentloop"
 	"github.com/switchboard-dev/switchboard/agentloop/provider/scripted"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store/memstore"
+	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/clock"
-	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
@@ -27,13 +24,11 @@ import (
 func TestTaskApproval(t *testing.T) {
 	t.Parallel()
 	clk := clock.NewManual(time.Now())
-	st := store.New(memstore.New(memstore.Options{}), nil)
-	t.Cleanup(func() { st.Close() })
-	book := st.Approvals()
+	book := newMemBook()
 	rec := &recorder{next: scripted.New()}
-	audit := &audit{}
+	audit := newAuditBook(book)
 	s := start(t, agentloop.Config{Provider: rec, AgentID: "coder",
-		Approval: agentloop.ApprovalConfig{Tasks: []string{"Sorting", "release"}, Timeout: time.Minute, Clock: clk, Book: book, Record: audit.record}})
+		Approval: agentloop.ApprovalConfig{Tasks: []string{"Sorting", "release"}, Timeout: time.Minute, Clock: clk, Book: audit}})
 	ctx := testkit.Ctx(t)
 
 	// waiting returns the approval of the task with text, once the gate
@@ -55,13 +50,13 @@ func TestTaskApproval(t *testing.T) {
 	}
 	failure := func(what string) string {
 		t.Helper()
-		reply, ok := meta.ReplyOf(s.recv(t).Metadata)
-		require.True(t, ok, what+": a failed task")
-		assert.Equal(t, envelope.StateFailed, reply.State, what)
-		return reply.Reason
+		out := s.recv(t)
+		require.NotEmpty(t, out.Failure, what+": a failed task")
+		assert.Equal(t, "could not complete the task: "+out.Failure, out.Content, what)
+		return out.Failure
 	}
 
-	s.send(t, fromAgent("lead", envelope.TypeTask, "sort 5 3 9 1", &envelope.Task{ID: "task_1"}))
+	s.send(t, fromAgent("lead", bus.NoteTask, "sort 5 3 9 1", "task_1"))
 	a := waiting("sort 5 3 9 1") // "Sorting" matches by its stem, as the judgement does
 	assert.Equal(t, agentloop.ApprovalTask, a.Kind)
 	assert.Equal(t, "work on a task from lead", a.Action)
@@ -74,21 +69,21 @@ func TestTaskApproval(t *testing.T) {
 	assert.Equal(t, "not approved: denied by operator: not today", failure("denied"))
 	assert.Empty(t, rec.requests(), "denied: the model never saw it")
 
-	s.send(t, fromAgent("lead", envelope.TypeTask, "sort 4 2", &envelope.Task{ID: "task_2"}))
+	s.send(t, fromAgent("lead", bus.NoteTask, "sort 4 2", "task_2"))
 	a = waiting("sort 4 2")
 	_, err = book.DecideApproval(ctx, a.ID, agent.Decision{Allow: true, By: agent.Operator, Time: clk.Now()})
 	require.NoError(t, err)
 	clk.Add(time.Second)
 	assert.Equal(t, "2 4", s.recv(t).Content)
 
-	s.send(t, fromAgent("lead", envelope.TypeTask, "ship the release notes", &envelope.Task{ID: "task_3"}))
+	s.send(t, fromAgent("lead", bus.NoteTask, "ship the release notes", "task_3"))
 	waiting("ship the release notes")
 	clk.Add(time.Minute)
 	assert.Equal(t, "not approved: no one answered within 1m0s", failure("timed out"))
 
-	s.send(t, fromAgent("lead", envelope.TypeTask, "count words in a b c", &envelope.Task{ID: "task_4"}))
+	s.send(t, fromAgent("lead", bus.NoteTask, "count words in a b c", "task_4"))
 	assert.Equal(t, "3", s.recv(t).Content, "a task that names no entry runs at once")
-	s.send(t, fromAgent("lead", envelope.TypeMessage, "sort 3 1", nil))
+	s.send(t, fromAgent("lead", bus.NoteMessage, "sort 3 1", ""))
 	assert.Equal(t, "1 3", s.recv(t).Content, "a plain message is no task")
 
 	assert.Equal(t, []string{
@@ -96,5 +91,5 @@ func TestTaskApproval(t *testing.T) {
 		"asked: work on a task from lead (sort 4 2)",
 		"asked: work on a task from lead (ship the release notes)",
 		"denied by timeout: work on a task from lead (ship the release notes): no answer within 1m0s",
-	}, audit.reasons(), "the operator's decisions are recorded where they are made, not here")
+	}, audit.recorded(), "the operator's decisions are recorded where they are made, not here")
 }

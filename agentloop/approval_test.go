@@ -13,8 +13,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/agentloop"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store/memstore"
 	"github.com/switchboard-dev/switchboard/clock"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
@@ -31,37 +29,71 @@ func callThenEcho(name string) providerFunc {
 	}
 }
 
-// audit collects the entries an approval records.
-type audit struct {
-	mu  sync.Mutex
-	evs []store.Event
+// auditBook is an approval book that keeps an audit log as a channel's
+// book does: each approval put, and each decision made through it.
+type auditBook struct {
+	agent.ApprovalBook
+	mu      sync.Mutex
+	reasons []string
+	// refused receives each refused answer as it is recorded.
+	refused chan agent.Refusal
 }
 
-func (a *audit) record(_ context.Context, ev store.Event) {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	a.evs = append(a.evs, ev)
-}
-
-func (a *audit) reasons() []string {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	var out []string
-	for _, ev := range a.evs {
-		out = append(out, ev.Reason)
+func newAuditBook(b agent.ApprovalBook) *auditBook {
+	if b == nil {
+		b = newMemBook()
 	}
-	return out
+	return &auditBook{ApprovalBook: b, refused: make(chan agent.Refusal, 16)}
 }
 
-// approvalLoop starts a loop whose tool "deploy" needs approval.
-func approvalLoop(t *testing.T, clk clock.Clock, book agent.ApprovalBook) (*started, *countTool, *audit) {
+var _ agent.RefusalRecorder = (*auditBook)(nil)
+
+func (a *auditBook) RecordRefusal(_ context.Context, ap agent.Approval, r agent.Refusal) {
+	a.mu.Lock()
+	a.reasons = append(a.reasons, r.Summary(ap))
+	a.mu.Unlock()
+	a.refused <- r
+}
+
+func (a *auditBook) add(ap agent.Approval) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.reasons = append(a.reasons, ap.Summary())
+}
+
+func (a *auditBook) PutApproval(ctx context.Context, ap agent.Approval) error {
+	err := a.ApprovalBook.PutApproval(ctx, ap)
+	if err == nil {
+		a.add(ap)
+	}
+	return err
+}
+
+func (a *auditBook) DecideApproval(ctx context.Context, id string, d agent.Decision) (agent.Approval, error) {
+	got, err := a.ApprovalBook.DecideApproval(ctx, id, d)
+	if err == nil {
+		a.add(got)
+	}
+	return got, err
+}
+
+// recorded returns the audit log's entries.
+func (a *auditBook) recorded() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]string(nil), a.reasons...)
+}
+
+// approvalLoop starts a loop whose tool "deploy" needs approval, its
+// approvals kept in book (nil: one of its own) with an audit log.
+func approvalLoop(t *testing.T, clk clock.Clock, book agent.ApprovalBook) (*started, *countTool, *auditBook) {
 	t.Helper()
 	deploy := &countTool{name: "deploy"}
 	tools, err := agentloop.NewTools(deploy)
 	require.NoError(t, err)
-	rec := &audit{}
+	rec := newAuditBook(book)
 	s := start(t, agentloop.Config{Provider: callThenEcho("deploy"), Tools: tools, AgentID: "ops",
-		Approval: agentloop.ApprovalConfig{Tools: []string{"deploy"}, Timeout: time.Minute, Clock: clk, Book: book, Record: rec.record}})
+		Approval: agentloop.ApprovalConfig{Tools: []string{"deploy"}, Timeout: time.Minute, Clock: clk, Book: rec}})
 	return s, deploy, rec
 }
 
@@ -81,7 +113,7 @@ func TestApprovalGrantedInTheChat(t *testing.T) {
 	deploy.mu.Lock()
 	assert.Equal(t, 1, deploy.n)
 	deploy.mu.Unlock()
-	assert.Equal(t, []string{`asked: run tool deploy ({"env":"prod"})`, `approved by u_c1: run tool deploy ({"env":"prod"})`}, rec.reasons())
+	assert.Equal(t, []string{`asked: run tool deploy ({"env":"prod"})`, `approved by u_c1: run tool deploy ({"env":"prod"})`}, rec.recorded())
 	assert.Equal(t, agentloop.ApprovalStats{Tool: agentloop.ApprovalCounts{Asked: 1, Approved: 1}}, s.loop.ApprovalStats())
 }
 
@@ -98,7 +130,7 @@ func TestApprovalTimesOutDenied(t *testing.T) {
 	deploy.mu.Lock()
 	assert.Zero(t, deploy.n, "the tool did not run")
 	deploy.mu.Unlock()
-	reasons := rec.reasons()
+	reasons := rec.recorded()
 	require.Len(t, reasons, 2)
 	assert.True(t, strings.HasPrefix(reasons[1], "denied by timeout: run tool deploy"), reasons[1])
 	assert.Equal(t, agentloop.ApprovalStats{Tool: agentloop.ApprovalCounts{Asked: 1, TimedOut: 1}}, s.loop.ApprovalStats())
@@ -111,7 +143,7 @@ func TestApprovalTimesOutDenied(t *testing.T) {
 func TestApprovalDecidedByAnotherProcess(t *testing.T) {
 	t.Parallel()
 	clk := clock.NewManual(time.Now())
-	book := store.New(memstore.New(memstore.Options{}), nil).Approvals()
+	book := newMemBook()
 	s, deploy, _ := approvalLoop(t, clk, book)
 	ctx := testkit.Ctx(t)
 	s.send(t, user("c3", "deploy it"))
@@ -160,4 +192,24 @@ func TestApprovalDeadlinePassedWhileSettingTheTimer(t *testing.T) {
 	deploy.mu.Lock()
 	assert.Zero(t, deploy.n, "the tool did not run")
 	deploy.mu.Unlock()
+}
+
+// An agent that stops while it waits denies the step, and tells the book,
+// so that the audit log says how the approval ended.
+func TestApprovalDeniedByTheStop(t *testing.T) {
+	t.Parallel()
+	book := newMemBook()
+	s, deploy, rec := approvalLoop(t, clock.NewManual(time.Now()), book)
+	s.send(t, user("c4", "deploy it"))
+	require.Contains(t, s.recv(t).Content, "Approval needed")
+	s.stop()
+	assert.Equal(t, []string{`asked: run tool deploy ({"env":"prod"})`,
+		`denied by stop: run tool deploy ({"env":"prod"}): the agent is stopping`}, rec.recorded())
+	deploy.mu.Lock()
+	assert.Zero(t, deploy.n, "the tool did not run")
+	deploy.mu.Unlock()
+	list, err := book.ListApprovals(testkit.Ctx(t))
+	require.NoError(t, err)
+	assert.Empty(t, list, "the agent removed its approval")
+	assert.Equal(t, agentloop.ApprovalStats{Tool: agentloop.ApprovalCounts{Asked: 1, NotAsked: 1}}, s.loop.ApprovalStats())
 }

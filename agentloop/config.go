@@ -56,15 +56,17 @@ type Config struct {
 	// workspace). It cannot be set together with SystemPrompt.
 	SystemPromptFile string
 
-	// AgentID is the agent's id in the mailbox ("" when the mailbox is not
-	// enabled: the prompt then has no identity section).
+	// AgentID is the agent's id among other agents ("" when no channel
+	// gives it one: the prompt then has no identity section). It, and
+	// the three fields below, come from the channel that gives the agent
+	// its identity (IdentityChannel; the mailbox's card): see SetProfile.
 	AgentID string
-	// Description is what the agent's mailbox card says it does.
+	// Description is what the agent's card says it does.
 	Description string
-	// Capabilities are the agent's own capabilities (the mailbox channel's
-	// capabilities), shown in the prompt and passed to the task judgement.
+	// Capabilities are the agent's own capabilities, shown in the prompt
+	// and passed to the task judgement.
 	Capabilities []string
-	// Roles are the agent's broader labels (the mailbox channel's roles).
+	// Roles are the agent's broader labels.
 	Roles []string
 
 	// Judge is how a delegated task is accepted (see Loop.Judge):

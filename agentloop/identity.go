@@ -3,20 +3,15 @@ package agentloop
 import (
 	"fmt"
 	"strings"
+
+	"github.com/switchboard-dev/switchboard/agent"
 )
 
-// agentTools describes the mailbox tools for the identity section, in the
-// order they are listed; only those the loop offers are named.
-var agentTools = []struct{ name, use string }{
-	{"list_agents", "find the agents online, with their descriptions, capabilities and roles"},
-	{"delegate_task", "hand a task to another agent, by id or by a capability it offers; its result comes back to the conversation you delegated it from, and you should then tell the user"},
-	{"reply", "answer the agent whose message or task you are handling now"},
-	{"send_message", "send a note or question (not a task) to another agent"},
-}
-
 // identity returns the section of the system prompt that tells the model
-// who this agent is and how to work with the other agents ("" without an
-// agent id, that is without the mailbox).
+// who this agent is and how to work with the other agents, with the
+// tools offered that introduce themselves (agent.Introduced); "" without
+// an agent id, that is without a channel that gives the agent one (see
+// IdentityChannel).
 func (l *Loop) identity() string {
 	if l.cfg.AgentID == "" {
 		return ""
@@ -41,9 +36,10 @@ is its result. Take on the work that fits your description and capabilities; han
 an agent that offers it.
 `)
 	var tools []string
-	for _, t := range agentTools {
-		if _, ok := l.cfg.Tools.Get(t.name); ok {
-			tools = append(tools, "- "+t.name+": "+t.use+".")
+	for _, name := range l.cfg.Tools.Names() {
+		t, _ := l.cfg.Tools.Get(name)
+		if in, ok := t.(agent.Introduced); ok && in.Use() != "" {
+			tools = append(tools, "- "+name+": "+in.Use()+".")
 		}
 	}
 	if len(tools) > 0 {

@@ -12,7 +12,6 @@ import (
 
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/config"
-	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 )
 
 // judgeTool is the tool through which the model gives its judgement.
@@ -35,16 +34,13 @@ const maxJudgeTokens = 1024
 //
 // A judgement is bounded by Config.JudgeTimeout. One that fails, times out
 // or cannot be read accepts the task and logs a warning: the task is then
-// worked on, and the model can still fail it. Judge's signature fits the
-// mailbox channel's Judge (SetJudge); a declined task is rejected with the
-// reason.
+// worked on, and the model can still fail it. Judge is what host gives a
+// channel that delegates tasks to the agent (TaskChannel.SetJudge); a
+// declined task is rejected with the reason.
 func (l *Loop) Judge(ctx context.Context, in bus.InboundMessage) (bool, string) {
 	info := agent.TaskInfo{From: in.SenderID, Text: in.Content, Capabilities: slices.Clone(l.cfg.Capabilities)}
-	if mt, ok := meta.Of(in.Metadata); ok {
-		info.From, info.Text = mt.From, textOf(in, mt)
-		if mt.Task != nil {
-			info.TaskID = mt.Task.ID
-		}
+	if n := in.Note; n != nil {
+		info.From, info.Text, info.TaskID = n.From, n.Text, n.TaskID
 	}
 	switch l.cfg.Judge {
 	case config.JudgeAccept:

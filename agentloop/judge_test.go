@@ -14,7 +14,6 @@ import (
 	"github.com/switchboard-dev/switchboard/agentloop"
 	"github.com/switchboard-dev/switchboard/agentloop/provider/scripted"
 	"github.com/switchboard-dev/switchboard/bus"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/config"
 )
 
@@ -34,7 +33,7 @@ func answer(content string, calls ...agent.ToolCall) providerFunc {
 
 func TestJudgeAsksTheModel(t *testing.T) {
 	t.Parallel()
-	task := fromAgent("researcher", envelope.TypeTask, "paint the fence", &envelope.Task{ID: "task_9"})
+	task := fromAgent("researcher", bus.NoteTask, "paint the fence", "task_9")
 	for _, tt := range []struct {
 		name   string
 		answer providerFunc
@@ -76,7 +75,7 @@ func TestJudgeTimeoutAccepts(t *testing.T) {
 		return nil, ctx.Err()
 	})
 	l := judgeLoop(t, agentloop.Config{Provider: slow, JudgeTimeout: 10 * time.Millisecond})
-	ok, why := l.Judge(context.Background(), fromAgent("a", envelope.TypeTask, "x", &envelope.Task{ID: "t"}))
+	ok, why := l.Judge(context.Background(), fromAgent("a", bus.NoteTask, "x", "t"))
 	assert.True(t, ok)
 	assert.Empty(t, why)
 }
@@ -88,7 +87,7 @@ func TestJudgeModes(t *testing.T) {
 		return nil, errors.New("no")
 	})
 	task := func(text string) bus.InboundMessage {
-		return fromAgent("researcher", envelope.TypeTask, text, &envelope.Task{ID: "t1"})
+		return fromAgent("researcher", bus.NoteTask, text, "t1")
 	}
 	ok, _ := judgeLoop(t, agentloop.Config{Provider: never, Judge: config.JudgeAccept}).Judge(context.Background(), task("anything"))
 	assert.True(t, ok)

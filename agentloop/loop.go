@@ -83,7 +83,7 @@ func (l *Loop) Run(ctx context.Context) error {
 			return err
 		}
 		l.taken.Add(1)
-		if l.gate != nil && l.gate.take(in) {
+		if l.gate != nil && l.gate.take(ctx, in) {
 			// The answer to an approval its chat's turn waits for: that
 			// turn is busy, so it must not queue behind it.
 			l.finished.Add(1)

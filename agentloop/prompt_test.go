@@ -16,8 +16,11 @@ import (
 	"github.com/switchboard-dev/switchboard/bus"
 )
 
-// namedTool is a tool that only has a name.
+// namedTool is a tool that only has a name, and introduces itself in the
+// system prompt (agent.Introduced).
 type namedTool string
+
+func (n namedTool) Use() string { return "use " + string(n) }
 
 func (n namedTool) Name() string { return string(n) }
 func (n namedTool) Spec() agent.ToolSpec {

@@ -10,7 +10,7 @@ import (
 	"github.com/switchboard-dev/switchboard/agent"
 )
 
-var toolNamePattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+var toolNamePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`) })
 
 // Tools is a registry of tools by name, in the order they were added. It
 // is safe for concurrent use. A nil *Tools is an empty registry.
@@ -42,7 +42,7 @@ func (t *Tools) Add(tools ...agent.Tool) error {
 		}
 		name := tool.Name()
 		switch {
-		case !toolNamePattern.MatchString(name):
+		case !toolNamePattern().MatchString(name):
 			return fmt.Errorf("add tool %q: name must be 1 to 64 letters, digits, '_' or '-'", name)
 		case tool.Spec().Name != name:
 			return fmt.Errorf("add tool %q: its Spec is named %q", name, tool.Spec().Name)

@@ -10,8 +10,6 @@ import (
 	"github.com/switchboard-dev/switchboard/agent"
 
 	"github.com/switchboard-dev/switchboard/bus"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/tracing"
 )
 
@@ -29,14 +27,13 @@ const (
 	RefusalPrefix = "I could not answer: "
 )
 
-// classify returns how to answer in (meta.Classify, the decision the
-// mailbox channel's Send also makes) and the text the provider reads.
-func classify(in bus.InboundMessage) (meta.Kind, string) {
-	k, mt := meta.Classify(in.Metadata)
-	if mt == nil {
-		return k, in.Content
+// shown is the text the provider reads of in: its Note, when a channel
+// framed it as a message from another agent, else its content.
+func shown(in bus.InboundMessage) string {
+	if in.Note != nil {
+		return in.Note.String()
 	}
-	return k, noteOf(in, mt).String()
+	return in.Content
 }
 
 // handle runs one turn: it records the exchange and publishes the answer.
@@ -49,23 +46,23 @@ func (l *Loop) handle(ctx context.Context, in bus.InboundMessage) {
 	if ctx.Err() != nil {
 		return
 	}
-	k, content := classify(in)
+	k, content := in.Kind, shown(in)
 	key := in.SessionKey()
 	h := l.history.get(key)
 	user := agent.Message{Role: agent.RoleUser, Content: content, Name: in.SenderID, InboundID: in.ID}
 	if in.Redelivered && in.ID != "" {
 		// Handled before a crash or a stop, and not finished then: send the
 		// recorded answer again rather than ask the model again.
-		if answer, recorded, answered := h.answerOf(in.ID); answered {
+		if recorded, found, answered := h.answerOf(in.ID); answered {
 			l.log.Info("answered already; sending the recorded answer", logAttrs(in, "session", key)...)
-			l.send(ctx, in, k, answer, maps.Clone(in.Metadata), key)
+			l.send(ctx, in, answer{text: recorded, md: maps.Clone(in.Metadata)}, key)
 			return
-		} else if recorded && k == meta.KindRecordOnly {
+		} else if found && k == bus.KindRecord {
 			in.Done()
 			return
 		}
 	}
-	if k == meta.KindRecordOnly {
+	if k == bus.KindRecord {
 		if err := l.history.append(h, []agent.Message{user}); err != nil {
 			l.log.Error("history not saved; the message comes back on restart", "session", key, "err", err)
 			return
@@ -77,7 +74,7 @@ func (l *Loop) handle(ctx context.Context, in bus.InboundMessage) {
 	l.log.Debug("turn text", logAttrs(in, "session", key, "text", clip(content))...)
 	turn := agent.NewTurn(in)
 	tctx, end := hooks(l.cfg.Hooks).turn(ctx, turn)
-	msgs, reply, err := l.approveTask(tctx, turn, k, content)
+	msgs, reply, err := l.approveTask(tctx, turn)
 	if err == nil {
 		msgs, reply, err = l.converse(tctx, turn, h, user)
 	}
@@ -85,27 +82,22 @@ func (l *Loop) handle(ctx context.Context, in bus.InboundMessage) {
 	if ctx.Err() != nil {
 		return // stopping: the turn did not happen (a mailbox message comes back on restart)
 	}
-	md := maps.Clone(in.Metadata)
+	out := answer{md: maps.Clone(in.Metadata)}
 	if err != nil {
 		// The user hears one short sentence; the detail is for the log. The
 		// failed turn stays out of the history, so the model never reads it.
-		reason := FailureReason
+		out.failure = FailureReason
 		reply = FailureReply
 		if tf := (*agent.TaskFailure)(nil); errors.As(err, &tf) && tf.Reason != "" {
 			// A refusal on purpose (a spent budget, a cap): the user hears why.
-			reason = tf.Reason
-			reply = RefusalPrefix + reason
-			l.log.Info("turn cannot be done; the turn is not recorded", logAttrs(in, "session", key, "reason", reason)...)
+			out.failure = tf.Reason
+			reply = RefusalPrefix + tf.Reason
+			l.log.Info("turn cannot be done; the turn is not recorded", logAttrs(in, "session", key, "reason", tf.Reason)...)
 		} else {
 			l.log.Error("turn failed; the user is told, the turn is not recorded", logAttrs(in, "session", key, "err", err)...)
 		}
-		if k == meta.KindTask {
-			reply = "could not complete the task: " + reason
-			md = meta.WithReply(md, meta.Reply{State: envelope.StateFailed, Reason: reason})
-		} else if mt, ok := meta.Of(md); ok && mt.Tree != nil {
-			// A subtask's result, read in the conversation of a task this
-			// agent works on: that task fails with the reason.
-			md = meta.WithReply(md, meta.Reply{State: envelope.StateFailed, Reason: reason})
+		if k == bus.KindTask {
+			reply = "could not complete the task: " + out.failure
 		}
 	} else if err := l.history.append(h, msgs); err != nil {
 		l.log.Error("history not saved", logAttrs(in, "session", key, "err", err)...)
@@ -114,21 +106,33 @@ func (l *Loop) handle(ctx context.Context, in bus.InboundMessage) {
 		in.Done()
 		return
 	}
-	l.send(tctx, in, k, reply, md, key) // tctx: the answer joins the turn's trace
+	out.text = reply
+	l.send(tctx, in, out, key) // tctx: the answer joins the turn's trace
 }
 
-// send publishes reply as the answer to in, and finishes with in once it
-// is delivered. An empty reply (to anything but a task) is no answer: in
-// is finished at once.
-func (l *Loop) send(ctx context.Context, in bus.InboundMessage, k meta.Kind, reply string, md map[string]any, key string) {
-	if reply == "" && k != meta.KindTask {
+// answer is what the loop answers a message with.
+type answer struct {
+	text string
+	// md is a copy of the inbound message's metadata: the channel finds
+	// there what its answer answers.
+	md map[string]any
+	// failure is the reason the turn failed ("" when it did not): the
+	// channel fails the task the message carried, if any.
+	failure string
+}
+
+// send publishes a as the answer to in, and finishes with in once it is
+// delivered. An empty answer (to anything but a task, which it ends) is
+// no answer: in is finished at once.
+func (l *Loop) send(ctx context.Context, in bus.InboundMessage, a answer, key string) {
+	if a.text == "" && in.Kind != bus.KindTask {
 		in.Done()
 		return
 	}
 	l.log.Info("answer", logAttrs(in, "session", key, "channel", in.Channel, "chat", in.ChatID)...)
-	l.log.Debug("answer text", logAttrs(in, "session", key, "text", clip(reply))...)
-	out := bus.OutboundMessage{Channel: in.Channel, ChatID: in.ChatID, Content: reply, Metadata: md,
-		TraceContext: traceContext(ctx, in),
+	l.log.Debug("answer text", logAttrs(in, "session", key, "text", clip(a.text))...)
+	out := bus.OutboundMessage{Channel: in.Channel, ChatID: in.ChatID, Content: a.text, Metadata: a.md,
+		TraceContext: traceContext(ctx, in), Thread: in.Thread, Failure: a.failure,
 		Sent: func(err error) {
 			if err != nil {
 				l.log.Error("answer not delivered; the message it answers comes back on restart",
@@ -229,9 +233,9 @@ func (l *Loop) runTool(ctx context.Context, turn *agent.Turn, c agent.ToolCall) 
 }
 
 // logAttrs returns the attributes of a log line about in (its id, thread
-// and trace: see meta.LogAttrs) followed by more.
+// and trace: see tracing.LogAttrs) followed by more.
 func logAttrs(in bus.InboundMessage, more ...any) []any {
-	return append(meta.LogAttrs(in.ID, in.Metadata, in.TraceContext), more...)
+	return append(tracing.LogAttrs(in.ID, in.Thread, in.TraceContext), more...)
 }
 
 // maxLogText caps the text quoted in a log line.

@@ -36,6 +36,16 @@ type InboundMessage struct {
 	// tracestate) of the span that took the message in; the consumer's
 	// work on it joins that trace. Nil when tracing is off.
 	TraceContext map[string]string `json:"trace_context,omitempty"`
+	// Kind is what the message asks of the agent (see Kind): the channel
+	// decides it; the zero value is a person's message.
+	Kind Kind `json:"kind,omitempty"`
+	// Note, when set, is how the message is shown to the model instead of
+	// Content: a message from another agent (see Note). Nil for a
+	// person's message.
+	Note *Note `json:"note,omitempty"`
+	// Thread names the thread of the conversation the message belongs to,
+	// when the channel has threads (the mailbox's thread id): logs name it.
+	Thread string `json:"thread,omitempty"`
 	// Ack, when set, is how the consumer tells the channel that it has
 	// finished with the message: call Done. Until then the channel keeps
 	// the message where it comes back after a crash or a stop (a mailbox
@@ -82,6 +92,14 @@ type OutboundMessage struct {
 	// TraceContext is the W3C trace context (see InboundMessage) of the
 	// work that made the message; the channel's send joins that trace.
 	TraceContext map[string]string `json:"trace_context,omitempty"`
+	// Thread is the thread the message belongs to (the agent loop copies
+	// that of the message it answers): logs name it.
+	Thread string `json:"thread,omitempty"`
+	// Failure, when set, says that the work the message answers failed,
+	// and why (the agent loop sets it when a turn failed; Content is then
+	// what a person is told). A channel that carries tasks fails the task
+	// the message answers with this reason; others ignore it.
+	Failure string `json:"failure,omitempty"`
 	// Sent, when set, is told how delivering the message ended: nil once
 	// the channel's Send succeeded, else why it was given up. The agent
 	// loop uses it to finish the inbound message the answer answers. It is

@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"github.com/switchboard-dev/switchboard/bus"
-	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/tracing"
 )
 
@@ -32,6 +31,8 @@ type Base struct {
 	bus       *bus.Bus
 	logger    *slog.Logger
 	journal   *Journal // nil: messages are not journaled
+	progress  Progress // nil: no progress notices
+	allowRule AllowRule
 }
 
 // NewBase returns a Base for the named channel. A nil logger discards.
@@ -59,8 +60,23 @@ func (b *Base) Bus() *bus.Bus { return b.bus }
 // Logger returns the channel's logger (never nil).
 func (b *Base) Logger() *slog.Logger { return b.logger }
 
-// IsAllowed reports whether senderID passes the channel's allowFrom list.
-func (b *Base) IsAllowed(senderID string) bool { return IsAllowed(b.allowFrom, senderID) }
+// IsAllowed reports whether senderID passes the channel's allowFrom list,
+// by nanobot's rule (IsAllowed) or the channel's own (UseAllowRule).
+func (b *Base) IsAllowed(senderID string) bool {
+	if b.allowRule != nil {
+		return b.allowRule(b.allowFrom, senderID)
+	}
+	return IsAllowed(b.allowFrom, senderID)
+}
+
+// AllowRule decides whether senderID passes allowFrom.
+type AllowRule func(allowFrom []string, senderID string) bool
+
+// UseAllowRule replaces nanobot's exact match (IsAllowed) for a platform
+// whose sender ids hold more than one name of the sender, such as
+// Telegram's "id|username", which an allowFrom entry of either name
+// admits. Call it before the channel starts.
+func (b *Base) UseAllowRule(rule AllowRule) { b.allowRule = rule }
 
 // HandleMessage checks the sender against allowFrom and publishes msg on the
 // bus as an inbound message of this channel. A refused sender is logged and
@@ -70,11 +86,14 @@ func (b *Base) IsAllowed(senderID string) bool { return IsAllowed(b.allowFrom, s
 // With a journal (UseJournal), the message is first recorded durably and
 // handed over with an Ack that records it finished: when HandleMessage
 // returns nil the message is safe, and the channel may answer its platform
-// that it was taken. A message whose ID is in hand already (the platform's
-// retry) is taken without being handed over twice.
+// that it was taken. A message whose ID is in hand already, or was
+// finished lately (the platform's retry, before or after a restart), is
+// taken without being handed over twice (see Journal).
+//
+// With a Progress (UseProgress), a message handed over gets its notice.
 func (b *Base) HandleMessage(ctx context.Context, msg bus.InboundMessage) error {
 	if !b.IsAllowed(msg.SenderID) {
-		b.logger.Warn("message refused: sender not in allowFrom", append(meta.LogAttrs(msg.ID, msg.Metadata, msg.TraceContext), "sender", msg.SenderID)...)
+		b.logger.Warn("message refused: sender not in allowFrom", append(tracing.LogAttrs(msg.ID, msg.Thread, msg.TraceContext), "sender", msg.SenderID)...)
 		return fmt.Errorf("channel %q: sender %q: %w", b.name, msg.SenderID, ErrNotAllowed)
 	}
 	if msg.Channel == "" {
@@ -85,21 +104,29 @@ func (b *Base) HandleMessage(ctx context.Context, msg bus.InboundMessage) error 
 	defer span.End()
 	msg.TraceContext = tracing.Inject(ctx)
 	if b.journal == nil {
-		return b.bus.PublishInbound(ctx, msg)
+		msg, n := b.withProgress(msg)
+		if err := b.bus.PublishInbound(ctx, msg); err != nil {
+			return err
+		}
+		n.start()
+		return nil
 	}
 	rec, added, err := b.journal.Add(msg)
 	if err != nil {
 		return fmt.Errorf("channel %q: %w", b.name, err)
 	}
 	if !added {
-		return nil // in hand already
+		b.logger.Debug("message in hand or answered already: taken as a duplicate", "id", rec.ID)
+		return nil
 	}
+	rec, n := b.withProgress(rec)
 	if err := b.bus.PublishInbound(ctx, rec); err != nil {
 		if derr := b.journal.Drop(rec.ID); derr != nil {
 			b.logger.Warn("journal: message not dropped; it is handed over on the next start", "id", rec.ID, "err", derr)
 		}
 		return err
 	}
+	n.start()
 	return nil
 }
 
@@ -123,9 +150,11 @@ func (b *Base) Resume(ctx context.Context) (int, error) {
 	}
 	n := 0
 	for _, msg := range b.journal.Pending() {
+		msg, notice := b.withProgress(msg)
 		if err := b.bus.PublishInbound(ctx, msg); err != nil {
 			return n, err
 		}
+		notice.start()
 		n++
 	}
 	if n > 0 {

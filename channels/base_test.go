@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -123,6 +124,22 @@ func TestHandleMessage(t *testing.T) {
 			assert.Equal(t, tt.want, got)
 		})
 	}
+}
+
+// A channel's own allow rule replaces the exact match, for HandleMessage
+// too.
+func TestUseAllowRule(t *testing.T) {
+	b := bus.New(2)
+	base := channels.NewBase("chat", []string{"alice"}, b, nil)
+	base.UseAllowRule(func(allowFrom []string, sender string) bool {
+		name, _, _ := strings.Cut(sender, "|")
+		return channels.IsAllowed(allowFrom, name)
+	})
+	assert.True(t, base.IsAllowed("alice|42"))
+	assert.False(t, base.IsAllowed("bob|42"))
+	require.NoError(t, base.HandleMessage(t.Context(), bus.InboundMessage{SenderID: "alice|42"}))
+	require.ErrorIs(t, base.HandleMessage(t.Context(), bus.InboundMessage{SenderID: "bob|42"}), channels.ErrNotAllowed)
+	assert.Equal(t, 1, b.InboundDepth())
 }
 
 func TestHandleMessageLogsRefusal(t *testing.T) {

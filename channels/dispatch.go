@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/bus"
-	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/tracing"
 )
 
@@ -67,7 +66,7 @@ func (m *Manager) work(ctx context.Context, mc *managed) {
 }
 
 // Send delivers one outbound message to the channel it names, retrying
-// temporary errors with exponential backoff. It is what the dispatcher uses,
+// temporary errors with exponential backoff and jitter. It is what the dispatcher uses,
 // exported for callers that need the result of one send.
 func (m *Manager) Send(ctx context.Context, msg bus.OutboundMessage) error {
 	m.mu.Lock()
@@ -89,35 +88,27 @@ func (m *Manager) Send(ctx context.Context, msg bus.OutboundMessage) error {
 	return nil
 }
 
-// send sends msg with retries, in a span "send <chat>" that joins the
-// trace of msg.TraceContext.
+// send sends msg with retries (see Retry), in a span "send <chat>" that
+// joins the trace of msg.TraceContext.
 func (m *Manager) send(ctx context.Context, mc *managed, msg bus.OutboundMessage) (attempts int, err error) {
 	ctx, span := tracing.StartSend(tracing.Extract(ctx, msg.TraceContext),
 		tracing.Message{System: msg.Channel, Destination: msg.ChatID, Clock: m.cfg.Clock})
 	defer func() { tracing.EndAt(span, err, m.cfg.Clock) }()
-	backoff := m.cfg.RetryBackoff
-	for attempt := 1; ; attempt++ {
+	notRunning := false
+	attempts, err = m.cfg.retry().Do(ctx, func(ctx context.Context) error {
 		if !mc.running.Load() {
-			return attempt - 1, fmt.Errorf("channel %q: %w", msg.Channel, ErrNotRunning)
+			notRunning = true
+			return fmt.Errorf("channel %q: %w", msg.Channel, ErrNotRunning)
 		}
-		err := mc.ch.Send(ctx, msg)
-		if err == nil {
-			return attempt, nil
-		}
-		if !IsTemporary(err) || attempt >= m.cfg.SendAttempts {
-			return attempt, err
-		}
-		m.cfg.Logger.Warn("send failed, retrying", append(meta.LogAttrs("", msg.Metadata, msg.TraceContext), "channel", msg.Channel,
-			"attempt", attempt, "backoff", backoff, "err", err)...)
-		t := time.NewTimer(backoff)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return attempt, errors.Join(err, ctx.Err())
-		}
-		backoff = min(backoff*2, m.cfg.MaxBackoff)
+		return mc.ch.Send(ctx, msg)
+	}, func(attempt int, wait time.Duration, err error) {
+		m.cfg.Logger.Warn("send failed, retrying", append(tracing.LogAttrs("", msg.Thread, msg.TraceContext), "channel", msg.Channel,
+			"attempt", attempt, "backoff", wait, "err", err)...)
+	})
+	if notRunning {
+		attempts-- // the channel was not asked
 	}
+	return attempts, err
 }
 
 // report logs a message that was not delivered, tells OnDispatchError and
@@ -125,7 +116,7 @@ func (m *Manager) send(ctx context.Context, mc *managed, msg bus.OutboundMessage
 func (m *Manager) report(msg bus.OutboundMessage, attempts int, err error) {
 	de := &DispatchError{Channel: msg.Channel, ChatID: msg.ChatID, Attempts: attempts, Err: err}
 	defer msg.Settle(de)
-	m.cfg.Logger.Error("outbound message not delivered", append(meta.LogAttrs("", msg.Metadata, msg.TraceContext), "channel", msg.Channel,
+	m.cfg.Logger.Error("outbound message not delivered", append(tracing.LogAttrs("", msg.Thread, msg.TraceContext), "channel", msg.Channel,
 		"chat_id", msg.ChatID, "attempts", attempts, "err", err)...)
 	if m.cfg.OnDispatchError != nil {
 		m.cfg.OnDispatchError(de)

@@ -20,7 +20,9 @@ type ManagerConfig struct {
 	// (default 4).
 	SendAttempts int
 	// RetryBackoff is the wait before the first retry; it doubles up to
-	// MaxBackoff (defaults 100ms and 5s).
+	// MaxBackoff (defaults 100ms and 5s), each wait shortened by a random
+	// part of up to half (package internal/backoff). A wait the platform
+	// asked for (RetryAfter) is honoured up to a minute (see Retry).
 	RetryBackoff time.Duration
 	MaxBackoff   time.Duration
 	// StopTimeout bounds Stop when its context has no deadline (default 10s).
@@ -30,11 +32,16 @@ type ManagerConfig struct {
 	// OnDispatchError is told of every outbound message that could not be
 	// delivered. The Manager also logs it; nothing is dropped silently.
 	OnDispatchError func(*DispatchError)
-	// Clock is passed to the channels it builds (Deps.Clock); nil: the
-	// real clock.
+	// Clock is passed to the channels it builds (Deps.Clock) and times
+	// the waits between a send's retries; nil: the real clock.
 	Clock clock.Clock
 	// Logger receives the Manager's logs; nil discards.
 	Logger *slog.Logger
+}
+
+// retry is the policy of the Manager's sends.
+func (c *ManagerConfig) retry() Retry {
+	return Retry{Attempts: c.SendAttempts, Backoff: c.RetryBackoff, MaxBackoff: c.MaxBackoff, Clock: c.Clock}
 }
 
 func (c *ManagerConfig) setDefaults() {

@@ -14,8 +14,9 @@ import (
 // assemble is Load once the file is read: it merges the environment over
 // fileTree, decodes the sections this package knows, keeps the channel
 // sections raw and records what became of each key in Config.Report.
-func assemble(path string, found bool, fileTree map[string]any, opts LoadOptions) (*Config, error) {
+func assemble(path string, found bool, fileTree map[string]any, fileProblems []*KeyError, opts LoadOptions) (*Config, error) {
 	var p problems
+	p.list = append(p.list, fileProblems...)
 	fileTree = normaliseMap(fileTree, "", &p)
 	envTree, origin := envTree(opts.Environ, &p)
 	p.env = origin

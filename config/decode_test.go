@@ -27,7 +27,8 @@ type sample struct {
 	Labels             map[string]string `json:"labels,omitempty"`
 	Untagged           string
 	embedded
-	hidden string //nolint:unused // proves unexported fields are unknown keys
+	//lint:ignore U1000 never set: it proves unexported fields are unknown keys
+	hidden string
 }
 
 type peer struct {

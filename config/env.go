@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -35,6 +36,11 @@ func envTree(environ []string, p *problems) (map[string]any, map[string]string) 
 	for _, name := range slices.Sorted(maps.Keys(vars)) {
 		levels := strings.Split(strings.TrimPrefix(name, EnvPrefix), envLevelSep)
 		if len(levels) < 2 {
+			continue
+		}
+		if len(levels) > MaxDepth {
+			p.add(&KeyError{Source: name, Err: ErrUnknownKey,
+				Msg: fmt.Sprintf("not a key path: %d levels, more than %d", len(levels), MaxDepth)})
 			continue
 		}
 		keys := make([]string, len(levels))

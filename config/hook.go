@@ -188,6 +188,9 @@ func listFromString(s string) ([]any, error) {
 	s = strings.TrimSpace(s)
 	if strings.HasPrefix(s, "[") {
 		var list []any
+		if _, err := scanFile([]byte(s)); err != nil {
+			return nil, &valueError{msg: fmt.Sprintf("want a list, got one %v", err)}
+		}
 		if err := json.Unmarshal([]byte(s), &list); err != nil {
 			return nil, &valueError{msg: fmt.Sprintf("want a list, got %s (not valid JSON: %v)", strconv.Quote(s), err)}
 		}

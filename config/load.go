@@ -43,29 +43,37 @@ func Load(opts LoadOptions) (*Config, error) {
 	if err != nil {
 		return nil, fmt.Errorf("config: %w", err)
 	}
-	fileTree, found, err := readFile(path)
+	fileTree, found, dups, err := readFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return assemble(path, found, fileTree, opts)
+	return assemble(path, found, fileTree, dups, opts)
 }
 
 // readFile reads (see readConfigFile) and parses the JSON object in path.
-// found is false, and the tree empty, when there is no such file.
-func readFile(path string) (tree map[string]any, found bool, err error) {
+// found is false, and the tree empty, when there is no such file. A file
+// nested deeper than MaxDepth is an error; dups are the keys it sets twice
+// (see scanFile).
+func readFile(path string) (tree map[string]any, found bool, dups []*KeyError, err error) {
 	data, err := readConfigFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return map[string]any{}, false, nil
+		return map[string]any{}, false, nil, nil
 	}
 	if err != nil {
-		return nil, false, fmt.Errorf("config: %w", err)
+		return nil, false, nil, fmt.Errorf("config: %w", err)
+	}
+	dups, err = scanFile(data)
+	var de *depthError
+	if errors.As(err, &de) {
+		line, col := position(data, de.offset, false)
+		return nil, false, nil, fmt.Errorf("%s:%d:%d: %w: a configuration is a few levels deep; name the right file (--config FILE)", path, line, col, err)
 	}
 	var v any
 	if err := json.Unmarshal(data, &v); err != nil {
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
 			line, col := position(data, se.Offset, strings.HasPrefix(se.Error(), "unexpected end"))
-			return nil, false, fmt.Errorf("%s:%d:%d: %w", path, line, col, err)
+			return nil, false, nil, fmt.Errorf("%s:%d:%d: %w", path, line, col, err)
 		}
 		var te *json.UnmarshalTypeError // a number out of range, such as 1e309
 		if errors.As(err, &te) {
@@ -74,15 +82,15 @@ func readFile(path string) (tree map[string]any, found bool, err error) {
 				start -= int64(len(lit))
 			}
 			line, col := position(data, start, false)
-			return nil, false, fmt.Errorf("%s:%d:%d: %w", path, line, col, err)
+			return nil, false, nil, fmt.Errorf("%s:%d:%d: %w", path, line, col, err)
 		}
-		return nil, false, fmt.Errorf("%s: %w", path, err)
+		return nil, false, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	tree, ok := v.(map[string]any)
 	if !ok {
-		return nil, false, fmt.Errorf("%s: want a JSON object at the top level, got %s", path, show(v))
+		return nil, false, nil, fmt.Errorf("%s: want a JSON object at the top level, got %s", path, show(v))
 	}
-	return tree, true, nil
+	return tree, true, dups, nil
 }
 
 // position returns the 1-based line and byte column of a JSON error at

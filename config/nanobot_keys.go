@@ -46,6 +46,8 @@ var nanobotKeys = [...]string{
 	"channels.feishu.instanceId", "channels.feishu.name", "channels.feishu.identityKey", "channels.feishu.doneEmoji",
 	"channels.feishu.toolHintPrefix", "channels.feishu.groupPolicy", "channels.feishu.replyToMessage",
 	"channels.feishu.streaming", "channels.feishu.domain", "channels.feishu.topicIsolation",
+	"channels.telegram.enabled", "channels.telegram.token", "channels.telegram.allowFrom", "channels.telegram.proxy", "channels.telegram.replyToMessage", "channels.telegram.mode", "channels.telegram.reactEmoji", "channels.telegram.groupPolicy", "channels.telegram.connectionPoolSize", "channels.telegram.poolTimeout", "channels.telegram.streaming", "channels.telegram.inlineKeyboards", "channels.telegram.richMessages", "channels.telegram.streamEditInterval", "channels.telegram.webhookUrl", "channels.telegram.webhookListenHost", "channels.telegram.webhookListenPort", "channels.telegram.webhookPath", "channels.telegram.webhookSecretToken", "channels.telegram.webhookMaxConnections",
+	"channels.slack.enabled", "channels.slack.mode", "channels.slack.webhookPath", "channels.slack.botToken", "channels.slack.appToken", "channels.slack.userTokenReadOnly", "channels.slack.replyInThread", "channels.slack.reactEmoji", "channels.slack.doneEmoji", "channels.slack.includeThreadContext", "channels.slack.threadContextLimit", "channels.slack.allowFrom", "channels.slack.groupPolicy", "channels.slack.groupAllowFrom", "channels.slack.groupRequireMention", "channels.slack.dm.enabled", "channels.slack.dm.policy", "channels.slack.dm.allowFrom",
 
 	// providers (any name: nanobot accepts custom ones too)
 	"providers.*.apiKey", "providers.*.apiBase", "providers.*.extraHeaders.*", "providers.*.displayName",

@@ -1,7 +1,9 @@
 package config
 
 import (
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -167,4 +169,18 @@ func TestReportNil(t *testing.T) {
 	assert.Equal(t, "used", Used.String())
 	assert.Equal(t, "error", Invalid.String())
 	assert.Equal(t, "unknown", Status(0).String())
+}
+
+// TestNanobotDocSaysWhichOfNanobotsKeysAreUsed: docs/nanobot.md's list of
+// what is ignored says of each nanobot key switchboard uses that it is
+// used (tools.mcpServers was listed as ignored).
+func TestNanobotDocSaysWhichOfNanobotsKeysAreUsed(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "nanobot.md"))
+	require.NoError(t, err)
+	_, ignored, ok := strings.Cut(string(doc), "## What is ignored")
+	require.True(t, ok, "docs/nanobot.md has a section What is ignored")
+	ignored, _, _ = strings.Cut(ignored, "\n## ")
+	for key := range usedNanobotKeys {
+		assert.Contains(t, ignored, "`"+key+"` is used", "docs/nanobot.md, What is ignored")
+	}
 }

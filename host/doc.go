@@ -10,6 +10,14 @@
 //	h, err := host.New(cfg, host.Options{Logger: logger})
 //	err = h.Run(ctx)                          // until ctx ends, then Stop
 //
-// Importing host registers the mailbox channel and its "fs" and "nats"
-// backends.
+// host imports no provider, store backend or channel type: they register
+// themselves by name when the program imports them (as database/sql's
+// drivers do), so an embedder links only what it imports. A program that
+// runs the mailbox on folders with the scripted provider imports:
+//
+//	_ "github.com/switchboard-dev/switchboard/agentloop/provider/scripted"
+//	_ "github.com/switchboard-dev/switchboard/channels/mailbox"
+//	_ "github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
+//
+// cmd/switchboard/main.go imports every module switchboard ships.
 package host

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -19,8 +20,8 @@ import (
 	"github.com/switchboard-dev/switchboard/channels"
 	"github.com/switchboard-dev/switchboard/clock"
 	"github.com/switchboard-dev/switchboard/config"
-	feishustub "github.com/switchboard-dev/switchboard/examples/feishu-stub"
 	"github.com/switchboard-dev/switchboard/host"
+	feishustub "github.com/switchboard-dev/switchboard/internal/feishustub"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
@@ -50,7 +51,7 @@ func (w *world) config(agent string, feishu bool, mailboxKeys map[string]any) *c
 	}
 	chans := map[string]any{"mailbox": mb}
 	if feishu {
-		chans["feishu"] = map[string]any{"enabled": true, "listen": "127.0.0.1:0",
+		chans[feishustub.TypeName] = map[string]any{"enabled": true, "listen": "127.0.0.1:0",
 			"outbox": filepath.Join(w.dir, agent, "outbox.jsonl")}
 	}
 	doc := map[string]any{"channels": chans,
@@ -74,13 +75,15 @@ func (w *world) start(cfg *config.Config, opts host.Options) *host.Host {
 	return h
 }
 
+// messageSeq numbers the messages of every chat of the tests.
+var messageSeq atomic.Int64
+
 // chat is one Feishu conversation with a host's stub, over HTTP.
 type chat struct {
 	t       *testing.T
 	webhook string
 	id      string
 	seen    int
-	events  int
 }
 
 func newChat(t *testing.T, h *host.Host, id string) *chat {
@@ -93,8 +96,10 @@ func newChat(t *testing.T, h *host.Host, id string) *chat {
 // say posts a user's message to the webhook.
 func (c *chat) say(text string) {
 	c.t.Helper()
-	c.events++
-	ev := feishustub.MessageEvent(fmt.Sprintf("ev_%s_%d", c.id, c.events), "ou_user", c.id, fmt.Sprintf("om_%d", c.events), text, time.Now())
+	// Feishu's message ids are unique: the channel remembers those it
+	// answered, across restarts, and takes a repeat as a duplicate.
+	n := messageSeq.Add(1)
+	ev := feishustub.MessageEvent(fmt.Sprintf("ev_%s_%d", c.id, n), "ou_user", c.id, fmt.Sprintf("om_%d", n), text, time.Now())
 	ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)
 	defer cancel()
 	require.NoError(c.t, feishustub.PostEvent(ctx, c.webhook, ev))

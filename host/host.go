@@ -13,21 +13,20 @@ import (
 	"github.com/switchboard-dev/switchboard/agent"
 
 	"github.com/switchboard-dev/switchboard/agentloop"
-	"github.com/switchboard-dev/switchboard/agentloop/budget"
 	"github.com/switchboard-dev/switchboard/agentloop/looptrace"
-	"github.com/switchboard-dev/switchboard/agentloop/mailboxtools"
 	"github.com/switchboard-dev/switchboard/agentloop/mcptools"
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels"
-	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/clock"
 	"github.com/switchboard-dev/switchboard/config"
 )
 
 // Host is what `switchboard run` runs: a bus, the channels the config
-// enables, and the agent loop that answers what they receive, with the
-// mailbox tools and the mailbox's acceptance judgement wired to the loop.
-// Create it with New.
+// enables, and the agent loop that answers what they receive, with what
+// the channels offer the loop wired into it (the mailbox's tools, its
+// budget keeper, its approval book, its acceptance judgement and the
+// agent's identity: see agentloop.ToolChannel and the others). It knows
+// no channel type. Create it with New.
 type Host struct {
 	cfg      *config.Config
 	log      *slog.Logger
@@ -37,9 +36,8 @@ type Host struct {
 	provider string // the provider's name
 	// providerNote says which provider was chosen and why; Start logs it.
 	providerNote choiceNote
-	mailbox      *mailbox.Channel  // nil when channels.mailbox is not enabled
+	profile      *agent.Profile    // the agent's identity, nil when no channel gives one
 	mcp          *mcptools.Servers // nil when tools.mcpServers is empty
-	keeper       *budget.Keeper    // nil without a mailbox
 
 	stopTimeout time.Duration
 
@@ -58,6 +56,10 @@ type Options struct {
 	Registry *channels.Registry
 	// Provider replaces the one agents.defaults.provider names.
 	Provider agent.Provider
+	// Providers builds that provider, by its kind (default
+	// agentloop.DefaultProviderRegistry(): the provider packages the
+	// program imports).
+	Providers *agentloop.ProviderRegistry
 	// Environ is the environment, for the providers' keys (OPENAI_API_KEY,
 	// ANTHROPIC_API_KEY, ...); nil: os.Environ().
 	Environ []string
@@ -69,9 +71,10 @@ type Options struct {
 	// StopTimeout bounds each step of Stop (default 10 seconds).
 	StopTimeout time.Duration
 	// Hooks observe the agent loop's turns, provider calls and tool calls
-	// (metrics, traces; see agentloop.Hook). They run after the host's
-	// own (the budget keeper of channels.mailbox.budget, which also
-	// records every turn's usage in the audit log).
+	// (metrics, traces; see agent.Hook). They run after those the
+	// channels offer (the mailbox's budget keeper of
+	// channels.mailbox.budget, which also records every turn's usage in
+	// the audit log).
 	Hooks []agent.Hook
 }
 
@@ -116,27 +119,15 @@ func New(cfg *config.Config, opts Options) (*Host, error) {
 	lc := agentloop.FromDefaults(cfg.Agents.Defaults)
 	lc.Bus, lc.Provider, lc.Logger = h.bus, provider, h.log
 	lc.Hooks = append(lc.Hooks, opts.Hooks...)
-	if ch, ok := h.manager.Channel(mailbox.ChannelName); ok {
-		mb, ok := ch.(*mailbox.Channel)
-		if !ok {
-			return fail(fmt.Errorf("channels.mailbox: the channel type %q is not the mailbox channel (%T)", mailbox.ChannelName, ch))
-		}
-		h.mailbox = mb
-		keeper := newKeeper(mb, opts.Clock, h.log) // first, so that a refusal spares the other hooks
-		mb.SetBudgets(keeper)
-		lc.Hooks = append([]agent.Hook{keeper}, lc.Hooks...)
-		h.keeper = keeper
-		tools, err := agentloop.NewTools(mailboxtools.New(mb, mailboxtools.Options{Budget: keeper.Hand})...)
-		if err != nil {
-			return fail(err)
-		}
-		card := mb.Config()
-		lc.Tools, lc.AgentID, lc.Description = tools, mb.AgentID(), card.Description
-		lc.Capabilities, lc.Roles = card.Capabilities, card.Roles
-		book := mailboxBook{mb: mb, log: h.log}
-		lc.Approval.Book, lc.Approval.Record = book, book.record
-	}
 	lc.Approval.Clock = opts.Clock
+	offered, err := offersOf(h.manager)
+	if err == nil {
+		err = offered.apply(&lc)
+	}
+	if err != nil {
+		return fail(err)
+	}
+	h.profile = offered.profile
 	mcp, tools, err := newMCP(cfg, lc.Tools, h.log, opts.Clock, opts.Environ)
 	if err != nil {
 		return fail(err)
@@ -149,9 +140,7 @@ func New(cfg *config.Config, opts Options) (*Host, error) {
 		return fail(fmt.Errorf("agents.defaults: %w", err))
 	}
 	h.loop = loop
-	if h.mailbox != nil {
-		h.mailbox.SetJudge(loop.Judge) // the mailbox asks the agent before accepting a task
-	}
+	offered.judge(loop) // a channel asks the agent before it accepts a task
 	return h, nil
 }
 
@@ -194,13 +183,14 @@ func (h *Host) Done() <-chan struct{} {
 }
 
 // Describe returns the attributes of the "host running" log line: the
-// agent, the channels, the provider, the workspace and the address of each
+// agent and its capabilities (when a channel gives it an identity), the
+// channels, the provider, the workspace and the address of each
 // channel that listens (channels.Addresser).
 func (h *Host) Describe() []any {
 	attrs := []any{"channels", h.manager.Names(), "provider", h.provider}
-	if h.mailbox != nil {
-		attrs = append([]any{"agent", h.mailbox.AgentID()}, attrs...)
-		attrs = append(attrs, "capabilities", h.mailbox.Config().Capabilities)
+	if h.profile != nil {
+		attrs = append([]any{"agent", h.profile.ID}, attrs...)
+		attrs = append(attrs, "capabilities", h.profile.Capabilities)
 	}
 	for _, name := range h.manager.Names() {
 		if ch, ok := h.manager.Channel(name); ok {
@@ -218,9 +208,14 @@ func (h *Host) Describe() []any {
 	return attrs
 }
 
-// Mailbox returns the mailbox channel, or nil when channels.mailbox is not
-// enabled.
-func (h *Host) Mailbox() *mailbox.Channel { return h.mailbox }
+// AgentID returns the agent's id, as the channel that gives it an
+// identity says (the mailbox's agentId), or "" without one.
+func (h *Host) AgentID() string {
+	if h.profile == nil {
+		return ""
+	}
+	return h.profile.ID
+}
 
 // Bus returns the host's bus.
 func (h *Host) Bus() *bus.Bus { return h.bus }
@@ -234,6 +229,3 @@ func (h *Host) Loop() *agentloop.Loop { return h.loop }
 // Provider returns the name of the provider in use ("custom" for
 // Options.Provider).
 func (h *Host) Provider() string { return h.provider }
-
-// The mailbox channel is what the mailbox tools use.
-var _ mailboxtools.Mailbox = (*mailbox.Channel)(nil)

@@ -15,8 +15,8 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
 	"github.com/switchboard-dev/switchboard/clock"
-	feishustub "github.com/switchboard-dev/switchboard/examples/feishu-stub"
 	"github.com/switchboard-dev/switchboard/host"
+	feishustub "github.com/switchboard-dev/switchboard/internal/feishustub"
 )
 
 // The hosts below are what `switchboard run` builds from config, in one

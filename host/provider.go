@@ -1,18 +1,16 @@
 package host
 
 import (
+	"cmp"
 	"fmt"
 	"log/slog"
-	"net/http"
 	"net/url"
 	"os"
 
 	"github.com/switchboard-dev/switchboard/agent"
 
-	"github.com/switchboard-dev/switchboard/agentloop/provider/anthropic"
+	"github.com/switchboard-dev/switchboard/agentloop"
 	"github.com/switchboard-dev/switchboard/agentloop/provider/catalog"
-	"github.com/switchboard-dev/switchboard/agentloop/provider/openai"
-	"github.com/switchboard-dev/switchboard/agentloop/provider/scripted"
 	"github.com/switchboard-dev/switchboard/config"
 )
 
@@ -25,7 +23,13 @@ import (
 // key goes only to the provider's own endpoint: its default one or the
 // apiBase beside the key.
 //
-// Of opts, NewProvider uses Environ (the providers' environment keys, such
+// The provider is built by the package of its kind (openai, anthropic,
+// scripted under agentloop/provider), which registers itself when the
+// program imports it; host imports none. A kind the program did not
+// import is an error that wraps agentloop.ErrProviderNotLinked and names
+// the missing import.
+//
+// Of opts, NewProvider uses Providers, Environ (the providers' environment keys, such
 // as ANTHROPIC_API_KEY; nil: os.Environ()), HTTPClient and Logger (one INFO
 // line says which provider was chosen, and why; New logs it once the host
 // has started). Errors name the key to fix.
@@ -57,34 +61,36 @@ func newProvider(cfg *config.Config, opts Options) (agent.Provider, string, choi
 		return nil, "", choiceNote{}, err
 	}
 	if c.Scripted {
-		return scripted.New(), catalog.Scripted, choiceNote{"provider: scripted (deterministic, needs no key)", []any{"why", c.Why}}, nil
+		p, err := build(c, opts)
+		return p, catalog.Scripted, choiceNote{"provider: scripted (deterministic, needs no key)", []any{"why", c.Why}}, err
 	}
 	note := choiceNote{"provider: " + c.Name, []any{"host", hostOf(c.APIBase), "model", c.Model, "key", keyFrom(c), "why", c.Why}}
-	p, err := build(c, opts.HTTPClient)
+	p, err := build(c, opts)
 	return p, c.Name, note, err
 }
 
-// build makes the provider of a choice.
-func build(c catalog.Choice, client *http.Client) (agent.Provider, error) {
-	switch c.Spec.Kind {
-	case catalog.Anthropic:
-		ac := anthropic.FromConfig(c.Config)
-		ac.APIKey, ac.APIBase, ac.Model, ac.HTTPClient = c.APIKey, c.APIBase, c.Model, client
-		p, err := anthropic.New(ac)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", c.Path, err)
-		}
-		return p, nil
-	case catalog.OpenAICompatible:
-		oc := openai.FromConfig(c.Config)
-		oc.APIKey, oc.APIBase, oc.Model, oc.HTTPClient = c.APIKey, c.APIBase, c.Model, client
-		p, err := openai.New(oc)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", c.Path, err)
-		}
-		return p, nil
+// build makes the provider of a choice with the factory that its kind's
+// package registered in opts.Providers (agentloop.RegisterProvider): the
+// program links the providers it imports, host none.
+func build(c catalog.Choice, opts Options) (agent.Provider, error) {
+	path := cmp.Or(c.Path, "agents.defaults.provider")
+	if c.Spec.Kind == catalog.OAuth && !c.Scripted { // Resolve refuses these first
+		return nil, fmt.Errorf("agents.defaults.provider: %q cannot be used: choose a provider with an API key", c.Name)
 	}
-	return nil, fmt.Errorf("agents.defaults.provider: %q cannot be used: choose a provider with an API key", c.Name)
+	reg := opts.Providers
+	if reg == nil {
+		reg = agentloop.DefaultProviderRegistry()
+	}
+	f, err := reg.Lookup(c.Kind())
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	p, err := f(agentloop.ProviderSettings{Name: c.Name, Config: c.Config, APIKey: c.APIKey, APIBase: c.APIBase,
+		Model: c.Model, HTTPClient: opts.HTTPClient})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return p, nil
 }
 
 // hostOf returns the host of a base URL, for the log.

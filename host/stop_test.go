@@ -21,8 +21,8 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
 	"github.com/switchboard-dev/switchboard/config"
-	feishustub "github.com/switchboard-dev/switchboard/examples/feishu-stub"
 	"github.com/switchboard-dev/switchboard/host"
+	feishustub "github.com/switchboard-dev/switchboard/internal/feishustub"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 

@@ -24,3 +24,14 @@ func TestPropagation(t *testing.T) {
 	assert.Nil(t, tracing.Inject(context.Background()), "no span, no carrier")
 	assert.Equal(t, context.Background(), tracing.Extract(context.Background(), nil))
 }
+
+func TestLogAttrs(t *testing.T) {
+	t.Parallel()
+	const trace = "4bf92f3577b34da6a3ce929d0e0e4736"
+	tc := map[string]string{"traceparent": parent, "tracestate": "k=v"}
+	assert.Equal(t, []any{"id", "m-2", "thread", "t-1", "trace", trace}, tracing.LogAttrs("m-2", "t-1", tc))
+	assert.Equal(t, []any{"id", "m-2", "thread", "t-1"}, tracing.LogAttrs("m-2", "t-1", nil), "no trace context, no trace")
+	assert.Equal(t, []any{"id", "ev-9", "trace", trace}, tracing.LogAttrs("ev-9", "", tc), "no thread outside a threaded channel")
+	assert.Equal(t, []any{"id", "ev-9"}, tracing.LogAttrs("ev-9", "", map[string]string{"traceparent": "junk"}), "a malformed traceparent is left out")
+	assert.Empty(t, tracing.LogAttrs("", "", nil))
+}

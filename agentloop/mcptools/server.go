@@ -6,11 +6,13 @@ import (
 	"maps"
 	"slices"
 	"sync"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/switchboard-dev/switchboard/agentloop"
 	"github.com/switchboard-dev/switchboard/config"
+	"github.com/switchboard-dev/switchboard/internal/backoff"
 )
 
 // clientInfo is how the agent loop introduces itself to MCP servers.
@@ -40,15 +42,17 @@ func newServer(name string, cfg config.MCPServerConfig, tools *agentloop.Tools, 
 // run keeps the server connected until ctx ends.
 func (s *server) run(ctx context.Context) {
 	log := s.opts.Logger.With("server", s.name)
-	pause := s.opts.MinBackoff
+	pauses := backoff.Policy{Initial: s.opts.MinBackoff, Max: s.opts.MaxBackoff}.Start()
 	for {
 		began := s.opts.Clock.Now()
 		session, err := s.connect(ctx)
 		s.triedOnce.Do(func() { close(s.tried) })
+		var pause time.Duration
 		if err != nil {
 			if ctx.Err() != nil {
 				return
 			}
+			pause = pauses.Next()
 			log.Warn("mcp server failed to start; retrying", "err", err, "pause", pause)
 		} else {
 			stop := context.AfterFunc(ctx, func() { session.Close() })
@@ -61,18 +65,14 @@ func (s *server) run(ctx context.Context) {
 				return
 			}
 			if s.opts.Clock.Now().Sub(began) >= s.opts.MaxBackoff {
-				pause = s.opts.MinBackoff
+				pauses.Reset()
 			}
+			pause = pauses.Next()
 			log.Warn("mcp server ended; restarting", "err", err, "pause", pause)
 		}
-		t := s.opts.Clock.NewTimer(pause)
-		select {
-		case <-ctx.Done():
-			t.Stop()
+		if backoff.Sleep(ctx, s.opts.Clock, pause) != nil {
 			return
-		case <-t.C():
 		}
-		pause = min(pause*2, s.opts.MaxBackoff)
 	}
 }
 

@@ -35,8 +35,8 @@ type Options struct {
 	// env entries (nil: os.Environ()).
 	Environ []string
 	// MinBackoff and MaxBackoff bound the pause before a restart, which
-	// doubles after each failure and starts again from MinBackoff after a
-	// server ran for MaxBackoff.
+	// doubles after each failure (less a random part of up to half) and
+	// starts again from MinBackoff after a server ran for MaxBackoff.
 	MinBackoff, MaxBackoff time.Duration
 	// ConnectTimeout bounds one connection: starting the server, the MCP
 	// handshake and listing its tools. Start waits at most this long for

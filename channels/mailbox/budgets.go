@@ -5,13 +5,15 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/switchboard-dev/switchboard/agent"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/tasks"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/budget"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/ledger"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
 // Budgets is the agent's count of what its tasks spend on models, as the
-// channel uses it (budget.Keeper implements it): the final update of a
+// channel uses it (its budget keeper implements it: see Hooks): the final update of a
 // task this agent worked on reports what the task used, and what a
 // subtask this agent delegated reports is charged to the task it was
 // delegated from.
@@ -25,11 +27,79 @@ type Budgets interface {
 }
 
 // SetBudgets installs the agent's budgets (nil: none; tasks then report
-// no usage and subtasks' usage is not charged).
+// no usage and subtasks' usage is not charged). Hooks installs the
+// channel's own budget keeper.
 func (c *Channel) SetBudgets(b Budgets) {
 	c.mu.Lock()
 	c.budgets = b
 	c.mu.Unlock()
+}
+
+// Hooks returns the hooks the agent loop runs for this channel's agent,
+// before any other: the budget keeper of channels.mailbox.budget, which
+// refuses a provider call past a task's budget or the day's cap and
+// records every turn's usage in the audit log. From the first call on,
+// the channel's tasks are counted by it (their final updates report what
+// they used; a subtask's usage is charged to its parent): the channel's
+// Budgets are the keeper.
+func (c *Channel) Hooks() []agent.Hook { return []agent.Hook{c.keeper()} }
+
+// keeper returns the channel's budget keeper, made and installed as its
+// Budgets at the first call (so that a channel no loop runs, such as the
+// MCP server's, counts nothing).
+func (c *Channel) keeper() *budget.Keeper {
+	c.keeperOnce.Do(func() {
+		b := c.cfg.Budget
+		k := budget.New(budget.Config{
+			TaskTokens: b.TaskTokens, TaskCost: b.TaskCost, DailyTokens: b.DailyTokens,
+			InputPrice: b.InputPrice, OutputPrice: b.OutputPrice,
+			Clock: c.clk, Books: books{c}, Logger: c.Logger(),
+		})
+		c.kept.Store(k)
+		c.SetBudgets(k)
+	})
+	return c.kept.Load()
+}
+
+// BudgetStats counts the provider calls the budget keeper refused.
+type BudgetStats = budget.Stats
+
+// BudgetStats returns the provider calls the channel's budget keeper
+// refused (zero when no agent loop runs it: see Hooks).
+func (c *Channel) BudgetStats() BudgetStats {
+	if k := c.kept.Load(); k != nil {
+		return k.Stats()
+	}
+	return BudgetStats{}
+}
+
+// The reasons of the usage entries that are not a whole turn's.
+const (
+	// judgementReason is the reason of the usage entry of a task judgement.
+	judgementReason = "task judgement"
+	// cutShortReason is the reason of the usage entry of a turn whose
+	// process stopped before it ended (budget.Entry.CutShort).
+	cutShortReason = "turn cut short: the agent stopped before it ended"
+)
+
+// books keeps a keeper's books in the channel's store: usage entries in
+// the audit log (store.EventUsage), the day's count and the tasks'
+// accounts in the agent's state records.
+type books struct{ *Channel }
+
+var _ budget.Books = books{}
+
+// RecordUsage implements budget.Books.
+func (b books) RecordUsage(ctx context.Context, e budget.Entry) {
+	ev := store.Event{MessageID: e.MessageID, ThreadID: e.ThreadID, TaskID: e.TaskID,
+		Model: e.Model, InputTokens: e.InputTokens, OutputTokens: e.OutputTokens}
+	switch {
+	case e.Judgement:
+		ev.Reason = judgementReason
+	case e.CutShort:
+		ev.Reason = cutShortReason
+	}
+	b.Channel.RecordUsage(ctx, ev)
 }
 
 func (c *Channel) budgetsOf() Budgets {
@@ -50,7 +120,7 @@ func (c *Channel) spent(ctx context.Context, taskID string) (budget, used *envel
 // agent worked on, reported it used when it ended (used nil: nothing
 // reported, as when it was lost or came from nanobot), and frees what it
 // was handed.
-func (c *Channel) subtaskEnded(ctx context.Context, rec tasks.Record, used *envelope.Budget) {
+func (c *Channel) subtaskEnded(ctx context.Context, rec ledger.Record, used *envelope.Budget) {
 	if rec.ParentTask == "" {
 		return
 	}

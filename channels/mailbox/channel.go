@@ -5,25 +5,37 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync"
+	"sync/atomic"
+	"time"
 
+	"github.com/switchboard-dev/switchboard/agent"
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/replies"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/tasks"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/budget"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/ledger"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/tools"
 	"github.com/switchboard-dev/switchboard/clock"
+	"github.com/switchboard-dev/switchboard/config"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/limits"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/view"
 )
+
+// This file is the Channel itself: what it is made of, New and Factory,
+// what it offers the agent loop besides its hooks and approval book (its
+// identity, the judge, the tools), Start and Stop with StopReceiving, and
+// the agent's state records in the store.
 
 // ChannelName is the name the mailbox channel has on the bus.
 const ChannelName = meta.ChannelName
 
 // Judge is the agent's own judgement on a task that passed every other
 // acceptance check: accept, or decline with a reason. The agent loop fills
-// it; without one every such task is accepted.
-type Judge func(ctx context.Context, task bus.InboundMessage) (accept bool, reason string)
+// it (agentloop.TaskChannel); without one every such task is accepted.
+type Judge = func(ctx context.Context, task bus.InboundMessage) (accept bool, reason string)
 
 // Options are the extras of New. Zero values take defaults.
 type Options struct {
@@ -51,17 +63,20 @@ type Channel struct {
 	clk         clock.Clock
 
 	received *recentMessages
-	active   *tasks.Active // tasks this agent works on
+	active   *ledger.Active // tasks this agent works on
 
 	waiting *waiting // subtasks whose results the tasks this agent works on wait for
 	// canceled are the tasks canceled while this process held them.
 	canceled *canceledTasks
 
+	keeperOnce sync.Once
+	kept       atomic.Pointer[budget.Keeper] // the budget keeper, once made (see Hooks)
+
 	mu      sync.Mutex
 	judge   Judge
-	budgets Budgets          // see SetBudgets
-	sent    *tasks.Delegated // tasks this agent delegated
-	replies *replies.Ledger  // requests owed a reply, both ways
+	budgets Budgets           // see SetBudgets
+	sent    *ledger.Delegated // tasks this agent delegated
+	replies *ledger.Replies   // requests owed a reply, both ways
 	inbox   *store.Inbox
 	guard   *limits.Guard // rate limits and breakers, made by Start
 	intake  intake        // the receive loop, which StopReceiving ends first
@@ -71,9 +86,31 @@ type Channel struct {
 }
 
 var (
-	_ channels.Channel     = (*Channel)(nil)
-	_ channels.AllowLister = (*Channel)(nil)
+	_ channels.Channel        = (*Channel)(nil)
+	_ channels.AllowLister    = (*Channel)(nil)
+	_ channels.ReceiveStopper = (*Channel)(nil)
 )
+
+// Errors of the mailbox channel, for errors.Is. The loop and addressing
+// errors of a send (ErrLoop, ErrTTLExhausted, ErrHopLimit, ErrNoAgent, ...)
+// are those of package route.
+var (
+	// ErrTaskNotActive is returned when answering a task this agent is not
+	// (or no longer) working on, for example one its deadline already failed.
+	ErrTaskNotActive = errors.New("task not active")
+	// ErrNotRunning is returned by sends on a channel that is not started.
+	ErrNotRunning = errors.New("mailbox channel not running")
+	// ErrReplyOwed refuses to archive a request that was not answered
+	// (view.ErrReplyOwed: the operator's archive refuses with it too).
+	ErrReplyOwed = view.ErrReplyOwed
+	// ErrNotHeld is returned by Archive for a message this agent does not
+	// hold: never received here, or archived already.
+	ErrNotHeld = errors.New("message not held")
+)
+
+// stopTimeout bounds what the channel does on its own (a task that
+// expires) when nobody waits for it.
+const stopTimeout = 10 * time.Second
 
 // New returns a mailbox channel for cfg (which must pass Validate) that
 // publishes to b.
@@ -89,10 +126,22 @@ func New(cfg Config, b *bus.Bus, opts Options) (*Channel, error) {
 		observer: opts.Observer,
 		clk:      clk,
 		received: newRecentMessages(4096),
-		active:   tasks.NewActive(clk),
+		active:   ledger.NewActive(clk),
 		waiting:  newWaiting(),
 		canceled: newCanceledTasks(256),
 	}, nil
+}
+
+func init() { channels.Register(ChannelName, Factory) }
+
+// Factory builds the mailbox channel from its config section: the defaults
+// of DefaultConfig, overridden by the section, then validated.
+func Factory(section config.Section, deps channels.Deps) (channels.Channel, error) {
+	cfg, err := DecodeConfig(section)
+	if err != nil {
+		return nil, err
+	}
+	return New(cfg, deps.Bus, Options{Logger: deps.Logger, Clock: deps.Clock})
 }
 
 // AgentID returns the agent this channel receives for.
@@ -101,12 +150,11 @@ func (c *Channel) AgentID() string { return c.cfg.AgentID }
 // Config returns the channel's configuration.
 func (c *Channel) Config() Config { return c.cfg }
 
-// Backend returns the store the channel uses (nil before Start when the
-// channel opens its own).
-func (c *Channel) Backend() *store.Store {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.backend
+// Profile returns who the agent is, as its card says: the identity the
+// agent loop tells its model (agentloop.IdentityChannel).
+func (c *Channel) Profile() agent.Profile {
+	return agent.Profile{ID: c.cfg.AgentID, Description: c.cfg.Description,
+		Capabilities: slices.Clone(c.cfg.Capabilities), Roles: slices.Clone(c.cfg.Roles)}
 }
 
 // SetJudge installs the agent's judgement on tasks (see Judge).
@@ -114,6 +162,26 @@ func (c *Channel) SetJudge(j Judge) {
 	c.mu.Lock()
 	c.judge = j
 	c.mu.Unlock()
+}
+
+// The channel is the mailbox the tools use.
+var _ tools.Mailbox = (*Channel)(nil)
+
+// Tools returns the mailbox tools the agent loop offers its model
+// (agentloop.ToolChannel): list_agents, delegate_task, send_message and
+// reply of package channels/mailbox/tools, called as a model calls them:
+// they write to registered agents only, list the agents online, and a
+// task delegated in a turn carries that turn's budget (see Hooks).
+func (c *Channel) Tools() []agent.Tool {
+	return tools.Loop(tools.Caller{Mailbox: c, KnownOnly: true, OnlineOnly: true, Budget: c.keeper().Hand, Now: c.clk.Now})
+}
+
+// Backend returns the store the channel uses (nil before Start when the
+// channel opens its own).
+func (c *Channel) Backend() *store.Store {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.backend
 }
 
 // Start opens the store and the agent's inbox (failing if another process
@@ -139,10 +207,10 @@ func (c *Channel) Start(ctx context.Context) error {
 		c.closeOwnedBackend()
 		return fmt.Errorf("open inbox of %q: %w", c.cfg.AgentID, err)
 	}
-	sent, err := loadState(ctx, c, tasks.StateKey, tasks.LoadDelegated)
-	var ledger *replies.Ledger
+	sent, err := loadState(ctx, c, ledger.DelegatedKey, ledger.LoadDelegated)
+	var owed *ledger.Replies
 	if err == nil {
-		ledger, err = loadState(ctx, c, replies.StateKey, replies.Load)
+		owed, err = loadState(ctx, c, ledger.RepliesKey, ledger.LoadReplies)
 	}
 	if err == nil {
 		err = c.register(ctx)
@@ -152,7 +220,7 @@ func (c *Channel) Start(ctx context.Context) error {
 		c.closeOwnedBackend()
 		return err
 	}
-	c.inbox, c.sent, c.replies = inbox, sent, ledger
+	c.inbox, c.sent, c.replies = inbox, sent, owed
 	c.waiting.resume(sent.List())
 	c.tidyOwnApprovals(ctx)
 	c.guard = limits.New(c.cfg.Limits, c.cfg.AgentID, c.clk, c.backend, c.Logger())
@@ -170,7 +238,7 @@ func (c *Channel) Start(ctx context.Context) error {
 	lost := c.clk.NewTicker(seconds(c.cfg.OfflineAfter) / 2)
 	c.wg.Go(func() { c.acceptDeadlines(runCtx, sent) })
 	c.wg.Go(func() { c.lostWorkers(runCtx, sent, lost) })
-	c.wg.Go(func() { c.replyDeadlines(runCtx, ledger) })
+	c.wg.Go(func() { c.replyDeadlines(runCtx, owed) })
 	c.wg.Go(func() { c.pruneLoop(runCtx, prune) })
 	c.Logger().Info("mailbox channel started", "agent", c.cfg.AgentID)
 	return nil
@@ -203,8 +271,51 @@ func (c *Channel) Stop(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
+// intake is the receive loop's own stop, so that StopReceiving can end it
+// while the rest of the channel runs on.
+type intake struct {
+	stop context.CancelFunc
+	done chan struct{} // closed when the receive loop has returned
+}
+
+// startReceiving starts the receive loop under ctx. c.mu is held.
+func (c *Channel) startReceiving(ctx context.Context) {
+	ictx, stop := context.WithCancel(ctx)
+	done := make(chan struct{})
+	c.intake = intake{stop: stop, done: done}
+	c.wg.Go(func() {
+		defer close(done)
+		c.receiveLoop(ctx, ictx)
+	})
+}
+
+// StopReceiving ends the intake of messages (channels.ReceiveStopper): the
+// receive loop finishes the message in hand (published, then acknowledged
+// or held as a task in progress) and takes no other, so what arrives from
+// now on stays pending in the inbox for the next start. Sending, task
+// updates, heartbeats and the acknowledgement of the tasks and requests in
+// progress go on until Stop. It returns once the loop has ended, or with
+// ctx's error.
+func (c *Channel) StopReceiving(ctx context.Context) error {
+	c.mu.Lock()
+	if !c.running {
+		c.mu.Unlock()
+		return nil
+	}
+	in := c.intake
+	c.mu.Unlock()
+	in.stop()
+	select {
+	case <-in.done:
+		c.Logger().Info("mailbox stopped receiving", "agent", c.cfg.AgentID)
+		return nil
+	case <-ctx.Done():
+		return fmt.Errorf("stop receiving: the message in hand was not handled in time: %w", ctx.Err())
+	}
+}
+
 // state returns what a send needs, or ErrNotRunning.
-func (c *Channel) state() (*store.Store, *tasks.Delegated, *replies.Ledger, error) {
+func (c *Channel) state() (*store.Store, *ledger.Delegated, *ledger.Replies, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if !c.running {
@@ -220,4 +331,57 @@ func (c *Channel) closeOwnedBackend() {
 		}
 		c.backend, c.ownsBackend = nil, false
 	}
+}
+
+// corruptSuffix names the copy of a state record set aside because it
+// did not decode: <key>-corrupt beside it (on the folder store
+// <agent>/state/<key>-corrupt.json).
+const corruptSuffix = "-corrupt"
+
+// loadState reads one of the agent's state records with load. A record
+// that does not decode (store.ErrCorruptState: edited by hand, or written
+// by another program) must not keep the agent from receiving: it is set
+// aside as <key>-corrupt, the agent starts with the record empty, and a
+// warning says what is lost and where the copy is. Other errors (the store
+// cannot be read) are returned.
+func loadState[T any](ctx context.Context, c *Channel, key string,
+	load func(context.Context, store.StateStore, string) (T, error)) (T, error) {
+	v, err := load(ctx, c.backend, c.cfg.AgentID)
+	if !errors.Is(err, store.ErrCorruptState) {
+		return v, err
+	}
+	data, lerr := c.backend.LoadState(ctx, c.cfg.AgentID, key)
+	if lerr == nil {
+		lerr = c.backend.SaveState(ctx, c.cfg.AgentID, key+corruptSuffix, data)
+	}
+	if lerr == nil {
+		lerr = c.backend.SaveState(ctx, c.cfg.AgentID, key, []byte("[]")) // both records are lists
+	}
+	if lerr != nil {
+		return v, fmt.Errorf("%w (setting it aside failed: %w)", err, lerr)
+	}
+	c.Logger().Warn("state record corrupt: set aside, starting without it", "agent", c.cfg.AgentID,
+		"key", key, "copy", key+corruptSuffix, "err", err)
+	return load(ctx, c.backend, c.cfg.AgentID)
+}
+
+// LoadState returns this agent's record under key in the store (nil when
+// there is none), beside the records the channel keeps itself; it fails
+// with ErrNotRunning unless the channel runs.
+func (c *Channel) LoadState(ctx context.Context, key string) ([]byte, error) {
+	be, _, _, err := c.state()
+	if err != nil {
+		return nil, err
+	}
+	return be.LoadState(ctx, c.cfg.AgentID, key)
+}
+
+// SaveState replaces this agent's record under key in the store; it
+// fails with ErrNotRunning unless the channel runs.
+func (c *Channel) SaveState(ctx context.Context, key string, data []byte) error {
+	be, _, _, err := c.state()
+	if err != nil {
+		return err
+	}
+	return be.SaveState(ctx, c.cfg.AgentID, key, data)
 }

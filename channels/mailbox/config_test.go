@@ -2,6 +2,9 @@ package mailbox_test
 
 import (
 	"context"
+	"math"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -13,6 +16,7 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/config"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/limits"
 )
 
 func TestDefaultConfigIsSeeds(t *testing.T) {
@@ -110,4 +114,150 @@ func TestBackendSectionGoesToTheBackend(t *testing.T) {
 	fsCfg.Stores = map[string]config.Section{"fs": {Path: "channels.mailbox.fs", Raw: map[string]any{"x": 1}}}
 	_, err = store.Open("fs", fsCfg.StoreConfig())
 	assert.ErrorContains(t, err, "channels.mailbox.fs: the folder store has no settings of its own")
+}
+
+func TestWorkConfigDecodesAndDefaults(t *testing.T) {
+	t.Parallel()
+	assert.EqualValues(t, 30, mailbox.DefaultConfig().AcceptTimeout)
+	assert.Zero(t, mailbox.DefaultConfig().Budget, "no budget, no cap by default")
+	cfg, err := mailbox.DecodeConfig(config.Section{Path: "channels.mailbox", Raw: map[string]any{
+		"agentId": "coder", "acceptTimeout": 12.5,
+		"budget": map[string]any{"taskTokens": 4000, "taskCost": 0.5, "dailyTokens": "100000",
+			"inputPrice": 3, "outputPrice": 15},
+	}})
+	require.NoError(t, err)
+	assert.EqualValues(t, 12.5, cfg.AcceptTimeout)
+	assert.Equal(t, mailbox.Budget{TaskTokens: 4000, TaskCost: 0.5, DailyTokens: 100000, InputPrice: 3, OutputPrice: 15},
+		cfg.Budget)
+}
+
+func TestWorkConfigErrorsNameTheKey(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name string
+		raw  map[string]any
+		want string
+	}{
+		{"unknown budget key", map[string]any{"budget": map[string]any{"tokens": 5}}, "channels.mailbox.budget.tokens"},
+		{"negative tokens", map[string]any{"budget": map[string]any{"taskTokens": -1}}, "channels.mailbox.budget.taskTokens: want 0 (none) or more"},
+		{"negative cap", map[string]any{"budget": map[string]any{"dailyTokens": -1}}, "channels.mailbox.budget.dailyTokens"},
+		{"cost without prices", map[string]any{"budget": map[string]any{"taskCost": 1}}, "channels.mailbox.budget.taskCost: a cost budget needs the model's prices"},
+		{"accept timeout zero", map[string]any{"acceptTimeout": 0}, "channels.mailbox.acceptTimeout"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			raw := map[string]any{"agentId": "coder"}
+			for k, v := range tt.raw {
+				raw[k] = v
+			}
+			_, err := mailbox.DecodeConfig(config.Section{Path: "channels.mailbox", Raw: raw})
+			assert.ErrorContains(t, err, tt.want)
+		})
+	}
+}
+
+// TestConfigLimitsKeys: the limits section and maxDeliver decode from
+// camelCase keys over the defaults, and bad values name their key.
+func TestConfigLimitsKeys(t *testing.T) {
+	t.Parallel()
+	cfg, err := mailbox.DecodeConfig(config.Section{Path: "channels.mailbox", Raw: map[string]any{
+		"agentId": "coder", "maxDeliver": 3.0,
+		"limits": map[string]any{
+			"perEdge":      map[string]any{"rate": 2.0, "per": "second", "burst": 4.0},
+			"perSender":    map[string]any{"rate": 0.0},
+			"breaker":      map[string]any{"failures": 2.0, "window": 10.0, "coolDown": 5.0},
+			"maxTaskDepth": 3.0,
+		},
+	}})
+	require.NoError(t, err)
+	assert.Equal(t, 3, cfg.MaxDeliver)
+	assert.Equal(t, limits.Rate{Rate: 2, Per: "second", Burst: 4}, cfg.Limits.PerEdge)
+	assert.Equal(t, "2/second, burst 4", cfg.Limits.PerEdge.String())
+	assert.Equal(t, limits.DefaultConfig().PerAgent, cfg.Limits.PerAgent, "unset keys keep their defaults")
+	assert.True(t, cfg.Limits.PerSender.Off(), "0 turns a limit off")
+	assert.Equal(t, limits.Breaker{Failures: 2, Window: 10, CoolDown: 5}, cfg.Limits.Breaker)
+	assert.Equal(t, 3, cfg.Limits.MaxTaskDepth)
+	assert.Equal(t, 3, cfg.StoreConfig().MaxDeliver)
+
+	def := mailbox.DefaultConfig()
+	assert.Equal(t, 5, def.MaxDeliver)
+	assert.Equal(t, limits.DefaultConfig(), def.Limits)
+
+	for _, tt := range []struct {
+		raw  map[string]any
+		want string
+	}{
+		{map[string]any{"maxDeliver": 0.0}, "channels.mailbox.maxDeliver: want at least 1, got 0"},
+		{map[string]any{"limits": map[string]any{"perEdge": map[string]any{"per": "day"}}},
+			`channels.mailbox.limits.perEdge.per: want "second", "minute" or "hour", got "day"`},
+		{map[string]any{"limits": map[string]any{"perAgent": map[string]any{"perMinute": 1.0}}}, "channels.mailbox.limits.perAgent.perMinute"},
+		{map[string]any{"limits": map[string]any{"breaker": map[string]any{"coolDown": -1.0}}}, "channels.mailbox.limits.breaker.coolDown"},
+	} {
+		raw := map[string]any{"agentId": "coder"}
+		for k, v := range tt.raw {
+			raw[k] = v
+		}
+		_, err := mailbox.DecodeConfig(config.Section{Path: "channels.mailbox", Raw: raw})
+		require.Error(t, err, tt.want)
+		assert.Contains(t, err.Error(), tt.want)
+	}
+}
+
+// TestConfigLimitsFromEnvironment: a limit set in the environment lands on
+// its camelCase key, over the file.
+func TestConfigLimitsFromEnvironment(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "config.json")
+	require.NoError(t, os.WriteFile(path, []byte(`{"channels": {"mailbox": {"agentId": "coder",
+		"limits": {"perEdge": {"rate": 5, "burst": 2}}}}}`), 0o600))
+	c, err := config.Load(config.LoadOptions{Path: path, Environ: []string{
+		"NANOBOT_CHANNELS__MAILBOX__LIMITS__PER_EDGE__RATE=10",
+		"NANOBOT_CHANNELS__MAILBOX__LIMITS__BREAKER__COOL_DOWN=7",
+		"NANOBOT_CHANNELS__MAILBOX__MAX_DELIVER=2",
+	}})
+	require.NoError(t, err)
+	s, ok := c.Section("mailbox")
+	require.True(t, ok)
+	cfg, err := mailbox.DecodeConfig(s)
+	require.NoError(t, err)
+	assert.Equal(t, limits.Rate{Rate: 10, Per: "minute", Burst: 2}, cfg.Limits.PerEdge)
+	assert.EqualValues(t, 7, cfg.Limits.Breaker.CoolDown)
+	assert.Equal(t, 2, cfg.MaxDeliver)
+}
+
+// TestConfigBoundsEveryDuration: every duration key refuses a value that
+// would overflow a time.Duration (or panic a ticker) and one so small it
+// keeps a core busy, with an error naming the key.
+func TestConfigBoundsEveryDuration(t *testing.T) {
+	t.Parallel()
+	keys := map[string]func(*mailbox.Config) *float64{
+		"pollInterval":      func(c *mailbox.Config) *float64 { return &c.PollInterval },
+		"heartbeatInterval": func(c *mailbox.Config) *float64 { return &c.HeartbeatInterval },
+		"offlineAfter":      func(c *mailbox.Config) *float64 { return &c.OfflineAfter },
+		"taskTimeout":       func(c *mailbox.Config) *float64 { return &c.TaskTimeout },
+		"replyTimeout":      func(c *mailbox.Config) *float64 { return &c.ReplyTimeout },
+		"pruneInterval":     func(c *mailbox.Config) *float64 { return &c.PruneInterval },
+		"orphanAfter":       func(c *mailbox.Config) *float64 { return &c.OrphanAfter },
+		"processedMaxAge":   func(c *mailbox.Config) *float64 { return &c.ProcessedMaxAge },
+		"archiveMaxAge":     func(c *mailbox.Config) *float64 { return &c.ArchiveMaxAge },
+	}
+	for name, field := range keys {
+		for _, v := range []float64{1e10, 1e-9, math.NaN(), math.Inf(1)} {
+			cfg := mailbox.DefaultConfig()
+			cfg.AgentID = "coder"
+			*field(&cfg) = v
+			if name == "heartbeatInterval" && v < 1 {
+				cfg.OfflineAfter = 30
+			}
+			err := cfg.Validate("channels.mailbox")
+			require.Error(t, err, "%s = %v", name, v)
+			assert.Contains(t, err.Error(), "channels.mailbox."+name+": want a number of seconds from ", "%s = %v", name, v)
+		}
+	}
+	cfg := mailbox.DefaultConfig()
+	cfg.AgentID = "coder"
+	cfg.PollInterval, cfg.HeartbeatInterval, cfg.TaskTimeout = 0.01, 0.02, 0.001
+	cfg.ProcessedMaxAge, cfg.ArchiveMaxAge = 0, 365*mailbox.Day
+	assert.NoError(t, cfg.Validate("channels.mailbox"), "the bounds themselves, and 0 for no limit")
 }

@@ -2,13 +2,23 @@ package mailbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
+	"time"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/clock"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/view"
 )
+
+// This file is the agent's presence: its card (registered at Start, kept
+// in step with its tasks, marked offline at Stop), the heartbeat, the
+// cards of crashed agents marked offline, and the directory of agents
+// read from the cards.
 
 // register writes the agent's card: identity from the config, status idle,
 // no current tasks, fresh timestamps.
@@ -47,6 +57,53 @@ func (c *Channel) heartbeatLoop(ctx context.Context, t clock.Ticker) {
 			}
 		}
 	}
+}
+
+// beat renews the agent's heartbeat. A store that can renew a heartbeat
+// alone (store.CanHeartbeat) does so, and the whole card is written again
+// only when it no longer says what it should: lost (another writer
+// dropped it), marked offline, other tasks. Other stores rewrite the card
+// (tasks, status and heartbeat) at every beat, which also heals it.
+func (c *Channel) beat(ctx context.Context) error {
+	if c.renew(ctx) {
+		return nil
+	}
+	return c.syncCard(ctx)
+}
+
+// renew renews the heartbeat through the store's Heartbeat and reports
+// whether the card is as it should be; false when the store cannot renew
+// a heartbeat alone or the heartbeat failed (syncCard then reports the store's
+// error, or repairs what made it fail, a corrupt registry say). It holds
+// c.mu, as syncCard does, so that no heartbeat follows Stop's.
+func (c *Channel) renew(ctx context.Context) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.running {
+		return true // stopped: the card says offline
+	}
+	tasks := c.active.IDs()
+	card, err := c.backend.Heartbeat(ctx, c.cfg.AgentID, c.clk.Now(), c.registryMaxAge())
+	if err != nil {
+		if !errors.Is(err, store.ErrUnknownAgent) && !errors.Is(err, store.ErrNotSupported) && ctx.Err() == nil {
+			c.Logger().Warn("heartbeat failed; rewriting the card", "err", err)
+		}
+		return false
+	}
+	cardTasks := slices.Sorted(slices.Values(card.CurrentTasks))
+	return card.AgentID == c.cfg.AgentID && !card.RegisteredAt.IsZero() &&
+		card.Status == statusOf(tasks) && slices.Equal(cardTasks, tasks)
+}
+
+// registryMaxAge is how old the heartbeat in a store's shared copy of the
+// card may grow before a heartbeat renews it: half of offlineAfter, less
+// when heartbeats are so rare that a reader of that copy could otherwise
+// see one older than offlineAfter (a beat finds it stale up to one
+// interval late, and the renewal carries the agents' last beats, up to one
+// interval old).
+func (c *Channel) registryMaxAge() time.Duration {
+	offline, every := seconds(c.cfg.OfflineAfter), seconds(c.cfg.HeartbeatInterval)
+	return max(0, min(offline/2, offline-2*every))
 }
 
 // syncCard writes the current task list, the status that follows from it
@@ -90,7 +147,127 @@ func (c *Channel) markOffline(ctx context.Context) error {
 	return nil
 }
 
+// statusOf is the status that follows from the current tasks.
+func statusOf(tasks []string) envelope.Status {
+	if len(tasks) > 0 {
+		return envelope.StatusBusy
+	}
+	return envelope.StatusIdle
+}
+
 func hostname() string {
 	h, _ := os.Hostname()
 	return h
+}
+
+// staleLoop marks offline, in the registry, at every tick of t, the cards
+// of the other agents whose heartbeat is older than offlineAfter and that
+// still say idle or busy: an agent that crashed could not say so itself,
+// and nanobot's readers trust a card's status, not its heartbeat. The
+// agents of a store that shares duties (store.CanTakeTurns) take turns at
+// it, one pass per half of offlineAfter for all of them: a pass reads
+// every card, and a thousand agents each reading a thousand cards would
+// keep a machine busy.
+func (c *Channel) staleLoop(ctx context.Context, t clock.Ticker) {
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C():
+			c.markStale(ctx)
+		}
+	}
+}
+
+// staleDuty names the duty of marking stale cards offline.
+const staleDuty = "mark-stale"
+
+// markStale does one pass of staleLoop, when it is this agent's turn.
+// Each change is a compare and set under the registry's lock: a card whose
+// heartbeat moved since it was read (its agent is back), or that says
+// offline already, is left as it is. A live agent that lost the race to
+// such a write finds its card offline at its next heartbeat and writes it
+// back.
+func (c *Channel) markStale(ctx context.Context) {
+	turn, err := c.backend.TakeTurn(ctx, staleDuty, c.clk.Now(), seconds(c.cfg.OfflineAfter)/2)
+	if err != nil {
+		// Sharing failed (an agent not allowed to write the turn's key,
+		// say): do the pass, as every agent did before duties were shared.
+		c.Logger().Debug("stale cards checked without taking turns", "err", err)
+		turn = true
+	}
+	if !turn {
+		return
+	}
+	cards, err := c.backend.Cards(ctx)
+	if err != nil {
+		if ctx.Err() == nil {
+			c.Logger().Warn("stale cards not checked", "err", err)
+		}
+		return
+	}
+	now, limit := c.clk.Now(), seconds(c.cfg.OfflineAfter)
+	for _, card := range cards {
+		seen := card.LastHeartbeat
+		if card.AgentID == c.cfg.AgentID || card.Status == envelope.StatusOffline || now.Sub(seen.Time) <= limit {
+			continue
+		}
+		changed := false
+		_, err := c.backend.UpdateCard(ctx, card.AgentID, func(cur *envelope.Card) {
+			if cur.RegisteredAt.IsZero() || cur.Status == envelope.StatusOffline || cur.LastHeartbeat.After(seen.Time) {
+				return // gone, offline already, or beating again
+			}
+			cur.Status, changed = envelope.StatusOffline, true
+		})
+		switch {
+		case err != nil && ctx.Err() == nil:
+			c.Logger().Warn("stale card not marked offline", "agent", card.AgentID, "err", err)
+		case changed:
+			c.Logger().Info("marked offline: no heartbeat within offlineAfter", "agent", card.AgentID,
+				"last_heartbeat", seen.Time)
+		}
+	}
+}
+
+// Agents lists the registered agents (only online ones with onlineOnly).
+func (c *Channel) Agents(ctx context.Context, onlineOnly bool) ([]view.Agent, error) {
+	be := c.Backend()
+	if be == nil {
+		return nil, ErrNotRunning
+	}
+	return view.ListAgents(ctx, be, c.clk.Now(), seconds(c.cfg.OfflineAfter), onlineOnly)
+}
+
+// FindByCapability returns the online agents other than this one that
+// offer capability, those with the most free task slots first.
+func (c *Channel) FindByCapability(ctx context.Context, capability string) ([]view.Agent, error) {
+	agents, err := c.Agents(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	return view.Holders(agents, c.cfg.AgentID, view.ByCapability(capability)), nil
+}
+
+// FindByRole returns the online agents other than this one that have
+// role, those with the most free task slots first.
+func (c *Channel) FindByRole(ctx context.Context, role string) ([]view.Agent, error) {
+	agents, err := c.Agents(ctx, true)
+	if err != nil {
+		return nil, err
+	}
+	return view.Holders(agents, c.cfg.AgentID, view.ByRole(role)), nil
+}
+
+// PickByCapability returns the least loaded online agent offering
+// capability, or an error wrapping route.ErrNoAgent.
+func (c *Channel) PickByCapability(ctx context.Context, capability string) (view.Agent, error) {
+	agents, err := c.FindByCapability(ctx, capability)
+	if err != nil {
+		return view.Agent{}, err
+	}
+	if len(agents) == 0 {
+		return view.Agent{}, fmt.Errorf("capability %q: %w offers it", capability, route.ErrNoAgent)
+	}
+	return agents[0], nil
 }

@@ -3,6 +3,7 @@ package mailbox_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"os/exec"
@@ -17,7 +18,6 @@ import (
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/clock"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/view"
@@ -115,41 +115,73 @@ func TestStopMarksOffline(t *testing.T) {
 	assert.NoError(t, err, "the injected store stays open")
 }
 
-func TestStartTwiceRefused(t *testing.T) {
+// registryHeartbeat returns agent's last_heartbeat in _registry.json, as
+// nanobot reads it, and the file's identity (each write is a new file).
+func registryHeartbeat(t *testing.T, root, agent string) (time.Time, os.FileInfo) {
+	t.Helper()
+	path := filepath.Join(root, "_registry.json")
+	fi, err := os.Stat(path)
+	require.NoError(t, err)
+	data, err := os.ReadFile(path)
+	require.NoError(t, err)
+	var entries map[string]envelope.Card
+	require.NoError(t, json.Unmarshal(data, &entries))
+	return entries[agent].LastHeartbeat.Time, fi
+}
+
+// Issue 15: the channel's heartbeats on the folder store rewrite the
+// registry about once per offlineAfter/2, not at every beat; the store's
+// readers see every beat, and nanobot's view stays within offlineAfter/2.
+func TestHeartbeatsSpareTheRegistry(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
-	a := e.startAgent(t, "coder")
-	assert.Error(t, a.Start(context.Background()), "already running")
+	start := time.Date(2026, 4, 26, 10, 0, 0, 0, time.UTC)
+	clk := clock.NewManual(start)
+	cfg := e.config("coder")
+	cfg.HeartbeatInterval, cfg.OfflineAfter = 5, 30
+	e.start(t, cfg, mailbox.Options{Clock: clk})
+	e.waitCard(t, "coder", "registered", func(envelope.Card) bool { return true })
+	_, last := registryHeartbeat(t, e.root, "coder")
 
-	b, err := mailbox.New(e.config("coder"), bus.New(1), mailbox.Options{Backend: e.st})
-	require.NoError(t, err)
-	err = b.Start(context.Background())
-	assert.ErrorIs(t, err, store.ErrInboxBusy, "one inbox, one owner")
+	const beats = 36 // three minutes
+	writes := 0
+	for i := 1; i <= beats; i++ {
+		clk.Add(5 * time.Second)
+		now := clk.Now()
+		e.waitCard(t, "coder", "heartbeat", func(c envelope.Card) bool { return c.LastHeartbeat.Equal(now) })
+		assert.True(t, e.card(t, "coder").LastHeartbeat.Equal(now), "a reader sees beat %d at once", i)
+		at, fi := registryHeartbeat(t, e.root, "coder")
+		require.LessOrEqual(t, now.Sub(at), 15*time.Second, "beat %d: nanobot's view", i)
+		if !os.SameFile(last, fi) {
+			writes++
+		}
+		last = fi
+	}
+	assert.LessOrEqual(t, writes, beats*5/15, "at most one registry write per offlineAfter/2")
+	assert.Zero(t, e.store.cards.Count(func(c envelope.Card) bool { return c.Status != envelope.StatusIdle }))
 }
 
-func TestNewRejectsBadConfig(t *testing.T) {
-	cfg := mailbox.DefaultConfig()
-	cfg.AgentID = "../etc"
-	_, err := mailbox.New(cfg, bus.New(1), mailbox.Options{})
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "channels.mailbox.agentId")
-}
+// A card another writer marked offline while the agent runs is written
+// again at the next beat.
+func TestHeartbeatHealsCardMarkedOffline(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	start := time.Date(2026, 4, 26, 10, 0, 0, 0, time.UTC)
+	clk := clock.NewManual(start)
+	cfg := e.config("coder")
+	cfg.HeartbeatInterval, cfg.OfflineAfter = 5, 30
+	e.start(t, cfg, mailbox.Options{Clock: clk})
+	e.waitCard(t, "coder", "registered", func(envelope.Card) bool { return true })
+	_, err := e.store.Store.UpdateCard(testkit.Ctx(t), "coder", func(c *envelope.Card) { c.Status = envelope.StatusOffline })
+	require.NoError(t, err)
 
-func TestStartOpensConfiguredBackend(t *testing.T) {
-	root := t.TempDir() + "/mailboxes"
-	cfg := mailbox.DefaultConfig()
-	cfg.AgentID, cfg.MailboxesRoot, cfg.Fsync = "coder", root, false
-	ch, err := mailbox.New(cfg, bus.New(1), mailbox.Options{})
-	require.NoError(t, err)
-	assert.Nil(t, ch.Backend())
-	_, err = ch.Agents(context.Background(), false)
-	assert.ErrorIs(t, err, mailbox.ErrNotRunning)
-	require.NoError(t, ch.Start(context.Background()))
-	agents, err := ch.Agents(context.Background(), true)
-	require.NoError(t, err)
-	require.Len(t, agents, 1)
-	assert.Equal(t, "coder", agents[0].AgentID)
-	require.NoError(t, ch.Stop(context.Background()))
-	assert.Nil(t, ch.Backend(), "an owned store is closed on Stop")
+	clk.Add(5 * time.Second)
+	now := clk.Now()
+	c := e.waitCard(t, "coder", "healed", func(c envelope.Card) bool {
+		return c.Status == envelope.StatusIdle && c.LastHeartbeat.Equal(now)
+	})
+	assert.True(t, c.RegisteredAt.Equal(start))
+	assert.Equal(t, envelope.StatusIdle, e.card(t, "coder").Status)
 }
 
 // crashEnv names the variable that turns the test binary into an agent
@@ -237,6 +269,36 @@ func TestDefect7CrashedAgentIsOffline(t *testing.T) {
 	for _, a := range online {
 		assert.NotEqual(t, "crashy", a.AgentID)
 	}
+}
+
+// A running agent marks offline, in the registry, a card whose heartbeat
+// is older than offlineAfter and still says idle (its agent crashed), so
+// that nanobot's readers see it offline; a card with a fresh heartbeat,
+// and one that moved on meanwhile, are left alone.
+func TestStaleCardsMarkedOffline(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	start := time.Now().Truncate(time.Second)
+	clk := clock.NewManual(start)
+	put := func(id string, heartbeat time.Time) {
+		_, err := e.store.UpdateCard(context.Background(), id, func(c *envelope.Card) {
+			*c = envelope.Card{AgentID: id, Status: envelope.StatusIdle, MaxConcurrentTasks: 1,
+				CurrentTasks: []string{}, RegisteredAt: envelope.NewTime(start.Add(-time.Hour)),
+				LastHeartbeat: envelope.NewTime(heartbeat)}
+		})
+		require.NoError(t, err)
+	}
+	put("crashed", start.Add(-time.Minute))
+	put("alive", start)
+	cfg := e.config("boss")
+	cfg.HeartbeatInterval, cfg.OfflineAfter = 5, 30
+	e.start(t, cfg, mailbox.Options{Clock: clk})
+
+	put("alive", start.Add(29*time.Second)) // it beats on its own
+	clk.Add(30 * time.Second)
+	e.waitCard(t, "crashed", "marked offline", func(c envelope.Card) bool { return c.Status == envelope.StatusOffline })
+	assert.Equal(t, envelope.StatusIdle, e.card(t, "alive").Status, "a fresh heartbeat is not overwritten")
+	assert.True(t, e.card(t, "crashed").LastHeartbeat.Equal(start.Add(-time.Minute)), "only the status changes")
 }
 
 func TestFindByCapabilityPrefersFreeSlotsAndSkipsSelf(t *testing.T) {

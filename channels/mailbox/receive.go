@@ -10,31 +10,37 @@ import (
 
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/tasks"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/ledger"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/internal/backoff"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/view"
 	"github.com/switchboard-dev/switchboard/tracing"
 )
 
-// This file is the whole receive path. receiveLoop takes each delivery
-// from the inbox and handle runs it through one pipeline:
+// This file is the whole receive path, in the order a delivery takes it.
+// receiveLoop takes each delivery from the inbox and handle runs it
+// through one pipeline:
 //
-//	admit     allowFrom, the loop rule (route.IsLoop), then the sender's
-//	          rate (guard.go); a refused message is set aside with the
-//	          reason (a refused task is answered rejected first)
+//	admit     refusal: allowFrom, the loop rule (route.IsLoop), then the
+//	          sender's rate (guard.go); a refused message is set aside
+//	          with the reason (a refused task is answered rejected first)
 //	classify  by type, one handler per kind, each deciding what the agent
 //	          is handed and whether the delivery is held:
-//	            task         onTask    (task.go)    accept or reject
-//	            task_update  onUpdate  (update.go)  a cancel, or an update
-//	                                                of a task we delegated
-//	            message      onMessage (message.go) plain, request, reply
+//	            task         onTask     accept or reject (the task's
+//	                                    life after that: tasks.go)
+//	            task_update  onUpdate   a cancel, or an update of a task
+//	                                    we delegated (delegated.go)
+//	            message      onMessage  plain, request (replies.go), reply
 //	bus       the verdict's InboundMessage is published (routed to the
-//	          conversation a delegated task began in, for its updates)
-//	ack       the delivery is acknowledged when the agent is done with it
-//	          (bus.InboundMessage.Done, after its turn and answer), or when
-//	          it ends if it is held: a task (FinishTask), a request when it
-//	          is answered (Post); at once when nothing goes to the agent
+//	          conversation a delegated task began in, for its updates),
+//	          framed for the agent (frame.go: its kind, its note)
+//	ack       finish: the delivery is acknowledged when the agent is done
+//	          with it (bus.InboundMessage.Done, after its turn and answer),
+//	          or when it ends if it is held: a task (FinishTask), a
+//	          request when it is answered (Post); at once when nothing
+//	          goes to the agent
 
 // verdict is what a handler decides about one delivery.
 type verdict struct {
@@ -49,29 +55,29 @@ type verdict struct {
 	sweep string
 }
 
+// receiveRetry spaces the retries of a failing store: 100 ms, doubling up
+// to 5 s, jittered.
+var receiveRetry = backoff.Policy{Initial: 100 * time.Millisecond, Max: 5 * time.Second}
+
 // receiveLoop hands every delivery to handle until intake (a child of
 // ctx) ends; the delivery in hand is handled under ctx. A store error is
 // logged and retried after a pause; it never ends the loop.
 func (c *Channel) receiveLoop(ctx, intake context.Context) {
-	pause := 100 * time.Millisecond
+	pauses := receiveRetry.Start()
 	for {
 		d, err := c.inbox.Next(intake)
 		if err != nil {
 			if intake.Err() != nil || errors.Is(err, store.ErrClosed) {
 				return
 			}
+			pause := pauses.Next()
 			c.Logger().Error("mailbox receive failed; retrying", "err", err, "pause", pause)
-			t := c.clk.NewTimer(pause)
-			select {
-			case <-intake.Done():
-				t.Stop()
+			if backoff.Sleep(intake, c.clk, pause) != nil {
 				return
-			case <-t.C():
 			}
-			pause = min(pause*2, 5*time.Second)
 			continue
 		}
-		pause = 100 * time.Millisecond
+		pauses.Reset()
 		if err := c.handle(ctx, d); err != nil && ctx.Err() == nil {
 			c.Logger().Error("mailbox message not handled; it stays claimed and comes back on restart",
 				append(meta.MessageLogAttrs(d.Message), "err", err)...)
@@ -141,6 +147,154 @@ func (c *Channel) handle(ctx context.Context, d *store.Delivery) (err error) {
 	return c.finish(ctx, d, v.sweep)
 }
 
+// refusal returns why m is not admitted ("" when it is): a sender outside
+// allowFrom, a message (not a reply) that already passed through this
+// agent, or a sender over its rate (channels.mailbox.limits.perSender).
+func (c *Channel) refusal(m *envelope.Message) string {
+	if !c.IsAllowed(m.From) {
+		return "unauthorized: sender " + m.From + " not in allowFrom"
+	}
+	if route.IsLoop(m, c.cfg.AgentID) {
+		return route.LoopReason(c.cfg.AgentID, m.Trace)
+	}
+	return c.receiveRefusal(m)
+}
+
+// onTask is the handler of a task request: sender allowed (admitted
+// before), its task tree neither a cycle nor too deep (meta.CheckTaskPath),
+// free capacity, deadline not passed, and the agent's judgement.
+// It answers accepted or rejected with a reason; an accepted task goes to
+// the agent and stays claimed until it ends.
+func (c *Channel) onTask(ctx context.Context, d *store.Delivery, mt meta.Meta, in bus.InboundMessage) (verdict, error) {
+	task := d.Message.Task
+	if c.active.Has(task.ID) { // a duplicate of a task being worked on: nothing new to do
+		return verdict{}, nil
+	}
+	reason := meta.CheckTaskPath(c.cfg.AgentID, d.Message, c.cfg.Limits.MaxTaskDepth)
+	if reason == "" {
+		reason = c.taskRefusal(ctx, task, in)
+	}
+	if reason != "" {
+		c.Logger().Info("task rejected", "task", task.ID, "from", mt.From, "reason", reason)
+		c.answerTask(ctx, mt, envelope.StateRejected, reason)
+		return verdict{sweep: task.ID}, nil
+	}
+	deadline := c.clk.Now().Add(seconds(c.cfg.TaskTimeout))
+	if task.Deadline != nil && task.Deadline.Before(deadline) {
+		deadline = task.Deadline.Time
+	}
+	c.active.Add(task.ID, mt, d, deadline, c.expireTask)
+	c.cardChanged(ctx)
+	c.answerTask(ctx, mt, envelope.StateAccepted, "")
+	return verdict{publish: true, in: in, hold: true, undo: func() { c.active.Take(task.ID, "") }}, nil
+}
+
+// taskRefusal returns why a task is rejected ("" to accept it).
+func (c *Channel) taskRefusal(ctx context.Context, task *envelope.Task, in bus.InboundMessage) string {
+	c.mu.Lock()
+	judge := c.judge
+	c.mu.Unlock()
+	busy := c.active.Len()
+	switch {
+	case task.Deadline != nil && !task.Deadline.After(c.clk.Now()):
+		return "deadline passed"
+	case busy >= c.cfg.MaxConcurrentTasks:
+		return fmt.Sprintf("over capacity (%d of %d tasks running)", busy, c.cfg.MaxConcurrentTasks)
+	case judge != nil:
+		if ok, why := judge(ctx, in); !ok {
+			return "declined: " + why
+		}
+	}
+	return ""
+}
+
+// onUpdate is the handler of a task_update. A cancel from the agent that
+// gave this agent a task ends that task; any other update is about a task
+// this agent delegated: its state is recorded and it is routed to the
+// conversation the task began in, and a terminal one archives the task's
+// messages — only when it comes from the agent the task was sent to: an
+// update from anyone else is handed over as a plain notice and changes
+// nothing.
+func (c *Channel) onUpdate(ctx context.Context, d *store.Delivery, mt meta.Meta, in bus.InboundMessage) (verdict, error) {
+	task := d.Message.Task
+	if task.State == envelope.StateCanceled {
+		if t, ok := c.active.Take(task.ID, mt.From); ok {
+			c.waiting.done(task.ID, "")
+			c.canceled.add(task.ID)
+			c.denyTaskApprovals(ctx, task.ID, mt.From)
+			c.cardChanged(ctx)
+			if err := c.inbox.Ack(ctx, t.Delivery); err != nil {
+				c.Logger().Warn("acknowledge canceled task", "task", task.ID, "err", err)
+			}
+			return verdict{publish: true, in: in, sweep: task.ID}, nil
+		}
+	}
+	v := verdict{publish: true, in: in}
+	rec, ok := c.sent.Lookup(task.ID, mt.From)
+	if ok {
+		if err := c.sent.SetState(ctx, rec.TaskID, task.State); err != nil {
+			c.Logger().Warn("record task state", "task", rec.TaskID, "err", err)
+		}
+		mt.Tree = meta.TreeAt(rec.ParentTask, rec.ParentPath)
+		v.in = routed(in, mt, rec.Callback)
+		c.taskRejected(ctx, mt)
+		if task.State.Terminal() {
+			c.subtaskEnded(ctx, rec, task.Used)
+		}
+		if c.failParent(ctx, rec, task) {
+			// The parent failed with the reason, which travels up the tree;
+			// its conversation is over and has nothing to answer.
+			v.publish = false
+			c.waiting.done(rec.ParentTask, "")
+		}
+	}
+	if task.State.Terminal() && (ok || c.storedTask(ctx, task.ID, mt.From)) {
+		v.sweep = task.ID // the task this agent delegated is over
+	}
+	return v, nil
+}
+
+// storedTask reports whether the store holds the task taskID this agent
+// sent to agent `to`: a task sent on this agent's behalf from elsewhere
+// (the command line) has no record here, and its final update still ends
+// it.
+func (c *Channel) storedTask(ctx context.Context, taskID, to string) bool {
+	found, _ := c.storedIn(ctx, to, func(m *store.Summary) bool {
+		return m.Type == envelope.TypeTask && m.Task != nil && m.Task.ID == taskID &&
+			m.From == c.cfg.AgentID && m.To == to
+	})
+	return found
+}
+
+// onMessage is the handler of a plain message. A message handed over
+// again after a crash or a stop that this agent had answered already (a
+// reply to it is stored) is acknowledged and not handed to the agent again.
+// A request (expects_reply) is held until this agent answers it. A reply to a task or
+// request this agent sent is routed to the conversation it began in.
+func (c *Channel) onMessage(ctx context.Context, d *store.Delivery, mt meta.Meta, in bus.InboundMessage) (verdict, error) {
+	m := d.Message
+	held := holdsForReply(m)
+	if d.Redelivered && c.storedReply(ctx, view.PendingFromMessage(m)) {
+		// Answered before a restart (the answer was sent, the message not
+		// yet acknowledged), or by another process on this agent's behalf:
+		// owed nothing, and not handed to the agent again.
+		return verdict{}, nil
+	}
+	if m.ReplyTo != "" {
+		rec, ok := c.sent.LookupMessage(m.ReplyTo, m.From)
+		cb := rec.Callback
+		if p, answered := c.replies.Answered(ctx, m.ReplyTo, m.From); !ok && answered {
+			cb = p.Callback
+		}
+		in = routed(in, mt, cb)
+	}
+	if !held {
+		return verdict{publish: true, in: in}, nil
+	}
+	c.replies.Hold(d) // acknowledged when answered (see Post and Archive)
+	return verdict{publish: true, in: in, hold: true, undo: func() { c.replies.Release(m.ID, m.From) }}, nil
+}
+
 // finish acknowledges d and archives the messages of task sweep, if any.
 // The acknowledgement is pipelined (store.Inbox.AckPipelined): the receive path
 // goes on while the store makes it durable with others in one group
@@ -157,7 +311,7 @@ func (c *Channel) finish(ctx context.Context, d *store.Delivery, sweep string) e
 		return err
 	}
 	if sweep != "" {
-		tasks.Sweep(ctx, c.inbox, sweep, c.Logger())
+		ledger.Sweep(ctx, c.inbox, sweep, c.Logger())
 	}
 	return nil
 }
@@ -179,63 +333,4 @@ func (c *Channel) ackWhenDone(d *store.Delivery, sweep string, recorded <-chan s
 			}
 		})
 	}
-}
-
-// refusal returns why m is not admitted ("" when it is): a sender outside
-// allowFrom, a message (not a reply) that already passed through this
-// agent, or a sender over its rate (channels.mailbox.limits.perSender).
-func (c *Channel) refusal(m *envelope.Message) string {
-	if !c.IsAllowed(m.From) {
-		return "unauthorized: sender " + m.From + " not in allowFrom"
-	}
-	if route.IsLoop(m, c.cfg.AgentID) {
-		return route.LoopReason(c.cfg.AgentID, m.Trace)
-	}
-	return c.receiveRefusal(m)
-}
-
-// toInbound converts a mailbox message into the bus's InboundMessage of
-// channel "mailbox", chat id = the sender.
-func (c *Channel) toInbound(m *envelope.Message, mt meta.Meta) bus.InboundMessage {
-	return bus.InboundMessage{
-		Channel:     ChannelName,
-		SenderID:    m.From,
-		ChatID:      m.From,
-		Content:     contentOf(m),
-		Media:       filePaths(m),
-		Metadata:    meta.With(nil, mt),
-		Timestamp:   m.Timestamp.Time,
-		ID:          m.ID,
-		Redelivered: mt.Redelivered,
-	}
-}
-
-// contentOf is the text the agent reads: the text parts, or for a
-// task_update without text a sentence saying what happened.
-func contentOf(m *envelope.Message) string {
-	text := m.Text()
-	if m.Type != envelope.TypeTaskUpdate || m.Task == nil {
-		return text
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "[task %s %s by %s", m.Task.ID, m.Task.State, m.From)
-	if m.Task.Reason != "" {
-		fmt.Fprintf(&b, ": %s", m.Task.Reason)
-	}
-	b.WriteString("]")
-	if text != "" {
-		b.WriteString("\n")
-		b.WriteString(text)
-	}
-	return b.String()
-}
-
-func filePaths(m *envelope.Message) []string {
-	var out []string
-	for _, p := range m.Content.Parts {
-		if p.Type == envelope.PartFile && p.Path != "" {
-			out = append(out, p.Path)
-		}
-	}
-	return out
 }

@@ -4,17 +4,31 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/replies"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/internal/ledger"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/view"
 )
+
+// This file keeps the replies owed, both ways (seed 000): a request
+// received is held (claimed, not acknowledged) until this agent answers
+// it or Archive lets it go, and a request sent is recorded until its
+// reply comes, with a notice when the reply does not come in time.
+
+// holdsForReply reports whether a received message is held (claimed, not
+// acknowledged) until this agent answers it: a request other than a task
+// (a task is held until it ends).
+func holdsForReply(m *envelope.Message) bool {
+	return m.ExpectsReply && m.Type != envelope.TypeTask
+}
 
 // awaitReply records, before it is sent, a request this agent sends, so
 // that a reply that does not come in time can be reported. The returned
 // function undoes the record if the send fails.
-func (c *Channel) awaitReply(ctx context.Context, l *replies.Ledger, msg *envelope.Message, cb *envelope.Callback) (undo func(), err error) {
+func (c *Channel) awaitReply(ctx context.Context, l *ledger.Replies, msg *envelope.Message, cb *envelope.Callback) (undo func(), err error) {
 	if !holdsForReply(msg) {
 		return func() {}, nil
 	}
@@ -31,7 +45,7 @@ func (c *Channel) awaitReply(ctx context.Context, l *replies.Ledger, msg *envelo
 
 // releaseAnswered archives the request msg answers, if this agent holds
 // it: the reply was delivered, so nothing is owed any more.
-func (c *Channel) releaseAnswered(ctx context.Context, l *replies.Ledger, msg *envelope.Message) {
+func (c *Channel) releaseAnswered(ctx context.Context, l *ledger.Replies, msg *envelope.Message) {
 	if msg.ReplyTo == "" {
 		return
 	}
@@ -126,4 +140,29 @@ func (c *Channel) PendingReplies(taskID string) view.Pending {
 		}
 	}
 	return out
+}
+
+// replyDeadlines watches the due times of the requests this agent sent.
+// When one passes without a reply, the agent gets a notice (in the
+// conversation the request was sent from, when it has one), once; a late
+// reply is still taken.
+func (c *Channel) replyDeadlines(ctx context.Context, l *ledger.Replies) {
+	ledger.Watch(ctx, c.clk, l.Changed(), l.NextDue,
+		func(p view.PendingReply) time.Time { return p.Due.Time },
+		func(p view.PendingReply) { c.replyOverdue(ctx, l, p) })
+}
+
+func (c *Channel) replyOverdue(ctx context.Context, l *ledger.Replies, p view.PendingReply) {
+	if p.Due.After(c.clk.Now()) {
+		return // the clock moved back: wait again
+	}
+	if err := l.MarkNotified(ctx, p.MessageID); err != nil {
+		c.Logger().Warn("record overdue reply", "id", p.MessageID, "err", err)
+	}
+	mt := meta.Meta{From: p.To, To: c.cfg.AgentID, Type: envelope.TypeMessage, ReplyTo: p.MessageID,
+		ThreadID: p.ThreadID, Subject: p.Subject, TaskID: p.TaskID, Notice: meta.NoticeOverdue}
+	c.Logger().Warn("reply overdue", "id", p.MessageID, "to", p.To, "due", p.Due)
+	c.record(ctx, store.Event{Kind: store.EventOverdue, Agent: p.To, From: c.cfg.AgentID, MessageID: p.MessageID,
+		ThreadID: p.ThreadID, TaskID: p.TaskID, Reason: "no reply by " + p.Due.String()})
+	c.notify(ctx, mt, p.Callback, ledger.ReplyOverdueNotice(p))
 }

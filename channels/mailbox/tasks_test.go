@@ -2,6 +2,7 @@ package mailbox_test
 
 import (
 	"context"
+	"path/filepath"
 	"slices"
 	"sync/atomic"
 	"testing"
@@ -16,6 +17,8 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/clock"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/view"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
@@ -284,4 +287,99 @@ func TestTaskEndingDuringStopLeavesAgentOffline(t *testing.T) {
 	c := e.card(t, "coder")
 	assert.Equal(t, envelope.StatusOffline, c.Status)
 	assert.Empty(t, c.CurrentTasks)
+}
+
+// The answer to a task canceled while its turn ran is dropped quietly:
+// the delegator gets no final update of a task it canceled, and the
+// sender of the answer no error (the turn's message is handled). An
+// answer to a task that simply is not held is still an error.
+func TestAnswerToACanceledTaskIsDropped(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a := e.startAgent(t, "coder")
+	boss := e.peer(t, "boss")
+	req := task("boss", "coder", "t1", "work")
+	e.deliver(t, req)
+	boss.expectUpdate(t, "t1", envelope.StateAccepted)
+	in := a.take(t) // the turn on t1, under way
+	cancel := msg("boss", "coder", envelope.TypeTaskUpdate, "never mind")
+	cancel.Task = &envelope.Task{ID: "t1", State: envelope.StateCanceled}
+	e.deliver(t, cancel)
+	e.waitEvent(t, store.EventProcessed, req.ID)
+	assert.True(t, a.Canceled("t1"))
+	assert.False(t, a.Canceled("t2"))
+
+	ctx := context.Background()
+	require.NoError(t, a.Send(ctx, bus.OutboundMessage{Channel: in.Channel, ChatID: in.ChatID, Content: "done anyway",
+		Metadata: in.Metadata}), "the answer of a canceled task goes nowhere, without an error")
+	_, err := a.FinishTask(ctx, "t9", envelope.StateCompleted, "x", "", nil)
+	assert.ErrorIs(t, err, mailbox.ErrTaskNotActive, "a task never held is still an error")
+
+	// The next message boss gets from coder is the acceptance of t2, not
+	// an update of t1.
+	e.deliver(t, task("boss", "coder", "t2", "next"))
+	next := boss.expect(t, "the next update", func(m *envelope.Message) bool { return m.Type == envelope.TypeTaskUpdate })
+	assert.Equal(t, "t2", next.Task.ID)
+}
+
+// When a task ends, each side's handled messages of the task move to its
+// archive/by-task/<task>/; the conversation stays readable as a thread.
+func TestTaskEndSweepsItsMessages(t *testing.T) {
+	w := newConvWorld(t)
+	lead, coder := w.start("lead"), w.start("coder")
+	taskMsg := lead.post(t, route.Request{To: "coder", Type: envelope.TypeTask, Text: "sort 3 1 2", TaskID: "sort-1"})
+	coder.next(t)
+	accepted := lead.next(t)
+	am, _ := meta.Of(accepted.Metadata)
+	w.seen.waitFor(t, store.EventProcessed, am.MessageID)
+	// A question inside the task, answered before the task ends.
+	q := coder.post(t, route.Request{To: "lead", Text: "ascending?", ExpectsReply: true, TaskID: "sort-1"})
+	qin := lead.next(t)
+	lead.post(t, route.Request{To: "coder", Text: "yes", ReplyTo: q, Parent: func() *meta.Meta { m, _ := meta.Of(qin.Metadata); return m }()})
+	answer := coder.next(t)
+	anm, _ := meta.Of(answer.Metadata)
+	w.seen.waitFor(t, store.EventProcessed, anm.MessageID)
+
+	done, err := coder.FinishTask(context.Background(), "sort-1", envelope.StateCompleted, "1 2 3", "", nil)
+	require.NoError(t, err)
+	final := lead.next(t)
+	assert.Equal(t, "[task sort-1 completed by coder]\n1 2 3", final.Content)
+	for _, id := range []string{taskMsg, anm.MessageID, am.MessageID, q, done.ID} {
+		w.seen.waitFor(t, store.EventSwept, id) // one sweep moves several, in no set order
+	}
+
+	where := map[string]string{}
+	require.NoError(t, w.store.Browse(context.Background(), func(s store.Stored) bool {
+		where[s.Message.ID] = s.Agent + " " + filepath.Dir(s.Ref)
+		return true
+	}))
+	byTask := func(agent string) string { return agent + " " + filepath.Join(agent, "archive", "by-task", "sort-1") }
+	assert.Equal(t, byTask("coder"), where[taskMsg], "the request, at the worker")
+	assert.Equal(t, byTask("coder"), where[anm.MessageID], "the answer to the worker's question")
+	assert.Equal(t, byTask("lead"), where[am.MessageID], "the accepted update, at the delegator")
+	assert.Equal(t, byTask("lead"), where[q], "the worker's question")
+	assert.Equal(t, byTask("lead"), where[done.ID], "the final update")
+
+	chain, err := view.Thread(context.Background(), w.st, done.ID)
+	require.NoError(t, err)
+	var ids []string
+	for _, e := range chain {
+		ids = append(ids, e.Message.ID)
+		assert.Equal(t, store.BoxArchive, e.Box)
+	}
+	assert.Contains(t, ids, taskMsg)
+	assert.Contains(t, ids, done.ID)
+	assert.Empty(t, lead.PendingReplies("sort-1").Awaited)
+	assert.Empty(t, coder.PendingReplies("sort-1").Owed)
+}
+
+// A rejected task is swept at once at the worker.
+func TestRejectedTaskIsSwept(t *testing.T) {
+	w := newConvWorld(t)
+	lead, _ := w.start("lead"), w.start("coder")
+	past := time.Now().Add(-time.Hour)
+	id := lead.post(t, route.Request{To: "coder", Type: envelope.TypeTask, Text: "too late", TaskID: "late-1", Deadline: past})
+	ev := w.seen.waitFor(t, store.EventSwept, id)
+	assert.Equal(t, "coder", ev.Agent)
+	assert.Equal(t, filepath.Join("archive", "by-task", "late-1"), filepath.Dir(ev.Ref))
 }

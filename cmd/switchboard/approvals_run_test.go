@@ -55,7 +55,7 @@ func (r *approvalRig) start(id, approval string) *chatAgent {
 	conf := r.cli.writeConfig(id+".json", fmt.Sprintf(`{
   "agents": {"defaults": {"workspace": "~/.nanobot/%[1]s", "approval": %[2]s}},
   "channels": {
-    "feishu": {"enabled": true, "listen": "127.0.0.1:0", "outbox": "~/.nanobot/%[1]s-outbox.jsonl"},
+    "feishu-stub": {"enabled": true, "listen": "127.0.0.1:0", "outbox": "~/.nanobot/%[1]s-outbox.jsonl"},
     "mailbox": {"enabled": true, "agentId": %[1]q, "capabilities": ["sorting"]%[3]s}
   }
 }`, id, approval, r.mailbox))

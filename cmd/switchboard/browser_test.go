@@ -87,11 +87,11 @@ func screenshot(t *testing.T, ctx context.Context, name string) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644))
 }
 
-// startConsole starts `console --listen 127.0.0.1:0` in s and returns its
-// address with the token and without it.
+// startConsole starts `console --listen 127.0.0.1:0 --read-open` in s
+// and returns its address with the token and without it (read-only).
 func startConsole(t *testing.T, s *sandbox) (withToken, readOnly string) {
 	t.Helper()
-	p := s.start("console", "--listen", "127.0.0.1:0")
+	p := s.start("console", "--listen", "127.0.0.1:0", "--read-open")
 	line := p.next(p.stdout, "the console's address")
 	url, ok := strings.CutPrefix(line, "console ")
 	require.True(t, ok, "first line: %q", line)

@@ -48,14 +48,14 @@ func TestContractFlags(t *testing.T) {
 		"log":     {"agent", "kind", "since", "until", "id", "thread", "task", "json"},
 		"pending": {"task", "overdue", "json"},
 		"recv":    {"count", "json", "log-level", "log-format"},
-		"inbox":   {"json", "limit"},
+		"inbox":   {"json", "limit", "kind", "since"},
 		"agents":  {"capability", "role", "by-role", "json"},
 		"thread":  {"task", "json"},
 		"watch":   {"json", "log-level", "log-format"},
 		"stats":   {"window", "watch", "interval", "json"},
 		"doctor":  {"fix", "json"},
-		"version": {},
-		"mcp":     {"agent", "description", "capability", "listen", "log-level", "log-format"},
+		"version": {"json"},
+		"mcp":     {"agent", "description", "capability", "listen", "token-file", "agent-tokens", "log-level", "log-format"},
 	}
 	for cmd, want := range contract {
 		t.Run(cmd, func(t *testing.T) {

@@ -19,13 +19,13 @@ import (
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
-// The configs of examples/feishu-stub/README.md, with the webhook on a
+// The configs of internal/feishustub/README.md, with the webhook on a
 // free port.
 const (
 	researcherConfig = `{
   "agents": {"defaults": {"workspace": "~/.nanobot/researcher"}},
   "channels": {
-    "feishu": {"enabled": true, "listen": "127.0.0.1:0", "outbox": "~/.nanobot/feishu-outbox.jsonl"},
+    "feishu-stub": {"enabled": true, "listen": "127.0.0.1:0", "outbox": "~/.nanobot/feishu-outbox.jsonl"},
     "mailbox": {"enabled": true, "agentId": "researcher", "capabilities": ["research"],
                 "description": "talks with users on Feishu and hands work to other agents"}
   }
@@ -114,7 +114,7 @@ func readOutbox(t *testing.T, path string) []reply {
 }
 
 // TestTwoAgentProcessesAnswerInTheFeishuChat is the story of
-// examples/feishu-stub/README.md: two `switchboard run` processes with a
+// internal/feishustub/README.md: two `switchboard run` processes with a
 // temporary HOME; a Feishu user's message posted to researcher's webhook
 // over HTTP; researcher delegates to coder through the mailbox; the sorted
 // list arrives in the user's chat.

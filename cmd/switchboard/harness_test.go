@@ -41,14 +41,14 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	bin = filepath.Join(dir, "switchboard")
-	// switchboard hands run, demo, mcp and the NATS backend to
-	// switchboard-full, which it finds beside itself, as the demo finds
-	// switchboard-natsd.
+	// One build of the one program, for every test of this binary; the
+	// demo's NATS server, switchboard-natsd, is built beside it by the same
+	// go build, where the demo finds it.
 	args := append([]string{"build", "-o", dir + string(filepath.Separator), "-ldflags", "-X main.version=" + testVersion}, buildFlags...)
-	build := exec.Command("go", append(args, ".", "../switchboard-full", "../switchboard-natsd")...)
+	build := exec.Command("go", append(args, ".", "../switchboard-natsd")...)
 	build.Stdout, build.Stderr = os.Stdout, os.Stderr
 	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build switchboard and its companions:", err)
+		fmt.Fprintln(os.Stderr, "build switchboard and switchboard-natsd:", err)
 		os.RemoveAll(dir)
 		os.Exit(1)
 	}

@@ -17,7 +17,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
-	feishustub "github.com/switchboard-dev/switchboard/examples/feishu-stub"
+	feishustub "github.com/switchboard-dev/switchboard/internal/feishustub"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
@@ -176,7 +176,7 @@ func TestFeishuMessageTakenSurvivesAStop(t *testing.T) {
 	defer srv.Close()
 	conf := s.writeConfig("bot.json", `{"agents": {"defaults": {"provider": "openai", "workspace": "`+s.home+`/ws"}},
 		"providers": {"openai": {"apiKey": "k", "apiBase": "`+srv.URL+`/v1", "model": "m", "maxRetries": 0}},
-		"channels": {"feishu": {"enabled": true, "listen": "127.0.0.1:0", "outbox": "`+s.home+`/outbox.jsonl"}}}`)
+		"channels": {"feishu-stub": {"enabled": true, "listen": "127.0.0.1:0", "outbox": "`+s.home+`/outbox.jsonl"}}}`)
 
 	host := s.start("--config", conf, "run", "--stop-timeout", "1")
 	m := webhookAttr.FindStringSubmatch(host.awaitLine("host running"))

@@ -7,7 +7,23 @@ import (
 	"syscall"
 
 	"github.com/switchboard-dev/switchboard/internal/cli"
-	"github.com/switchboard-dev/switchboard/internal/companion"
+
+	// The modules switchboard ships. Each registers itself by name (a
+	// provider kind, a mailbox backend, a channel type) when imported;
+	// host and the command line import none of them. A program that
+	// wants fewer or others imports those instead.
+	_ "github.com/switchboard-dev/switchboard/agentloop/provider/anthropic"     // provider kind "anthropic"
+	_ "github.com/switchboard-dev/switchboard/agentloop/provider/openai"        // provider kind "openai" (every OpenAI-compatible server)
+	_ "github.com/switchboard-dev/switchboard/agentloop/provider/scripted"      // provider kind "scripted"
+	_ "github.com/switchboard-dev/switchboard/channels/feishu"                  // channel type "feishu" (Feishu/Lark)
+	_ "github.com/switchboard-dev/switchboard/channels/httpapi"                 // channel type "http" (an API for programs, OpenAI-compatible)
+	_ "github.com/switchboard-dev/switchboard/channels/mailbox"                 // channel type "mailbox"
+	_ "github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"   // mailbox backend "fs"
+	_ "github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore" // mailbox backend "nats"
+	_ "github.com/switchboard-dev/switchboard/channels/slack"                   // channel type "slack"
+	_ "github.com/switchboard-dev/switchboard/channels/telegram"                // channel type "telegram"
+	_ "github.com/switchboard-dev/switchboard/channels/terminal"                // channel type "terminal" (switchboard agent)
+	_ "github.com/switchboard-dev/switchboard/internal/feishustub"              // channel type "feishu-stub" (the demo's stand-in)
 )
 
 // version is set at build time: go build -ldflags "-X main.version=1.2.3".
@@ -33,23 +49,7 @@ func main() {
 	// recv and watch stop cleanly (recv marks the agent offline).
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	env.Delegate = func(args []string) int { return delegate(ctx, args) }
 	code := cli.Main(ctx, os.Args[1:], env)
 	stop()
 	os.Exit(code)
-}
-
-// delegate runs args in switchboard-full: this program is built without
-// the host, the MCP server, the NATS backend and the span exporter (see
-// cli.Extras), which start slowly and weigh on every command.
-func delegate(ctx context.Context, args []string) int {
-	self, err := os.Executable()
-	if err == nil {
-		var full string
-		if full, err = companion.Locate(ctx, self); err == nil {
-			return companion.Exec(full, args)
-		}
-	}
-	os.Stderr.WriteString("switchboard: " + err.Error() + "\n")
-	return cli.ExitFailure
 }

@@ -47,18 +47,19 @@ func TestNanobotConfigsMailboxCommands(t *testing.T) {
 }
 
 // TestNanobotConfigRun: `run` with a nanobot config, the scripted provider
-// set through the environment: telegram is skipped with a warning, the
+// set through the environment: discord is skipped with a warning, the
 // nanobot keys are listed in one INFO line, the mailbox answers.
 func TestNanobotConfigRun(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t)
 	conf := s.nanobotConfig("nanobot-openrouter.json")
-	s.environ = []string{"NANOBOT_AGENTS__DEFAULTS__PROVIDER=scripted", "NANOBOT_AGENTS__DEFAULTS__MEMORY_WINDOW=20"}
+	s.environ = []string{"NANOBOT_AGENTS__DEFAULTS__PROVIDER=scripted", "NANOBOT_AGENTS__DEFAULTS__MEMORY_WINDOW=20",
+		"NANOBOT_CHANNELS__TELEGRAM__ENABLED=false", "NANOBOT_CHANNELS__DISCORD__ENABLED=true"} // telegram would call Telegram
 	host := s.start("--config", conf, "run")
 	host.awaitStderr("host running")
 	logs := host.stderrSoFar()
-	assert.Contains(t, logs, `level=WARN msg="skipped enabled channels of types nanobot has and this build does not" channels=[telegram]`)
-	assert.Regexp(t, `level=INFO msg="config keys switchboard does not use, ignored \(switchboard config check says why\)" keys="\[agents.defaults.memoryWindow .*channels.discord .*tools.restrictToWorkspace.*\]"`, logs)
+	assert.Contains(t, logs, `level=WARN msg="skipped enabled channels of types nanobot has and this build does not" channels=[discord]`)
+	assert.Regexp(t, `level=INFO msg="config keys switchboard does not use, ignored \(switchboard config check says why\)" keys="\[agents.defaults.memoryWindow .*channels.email .*tools.restrictToWorkspace.*\]"`, logs)
 	assert.NotContains(t, logs, "providers.openrouter.extraHeaders", "extraHeaders is used")
 
 	recv := s.start("recv", "alice", "--count", "1", "--json")
@@ -72,13 +73,13 @@ func TestNanobotConfigRun(t *testing.T) {
 func TestNanobotConfigRunRefuses(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t)
-	only := s.writeConfig("telegram.json", `{"channels": {"telegram": {"enabled": true, "token": "x"}, "mailbox": {"enabled": false}}}`)
+	only := s.writeConfig("discord.json", `{"channels": {"discord": {"enabled": true, "token": "x"}, "mailbox": {"enabled": false}}}`)
 	r := s.run("--config", only, "run")
 	assert.Equal(t, 1, r.code)
 	lines := strings.Split(strings.TrimSpace(r.stderr), "\n")
 	require.Len(t, lines, 2, "the skip's warning, then the error")
 	assert.Contains(t, lines[0], `level=WARN msg="skipped enabled channels`)
-	assert.Equal(t, "switchboard: no channel is enabled in "+only+" but channels.telegram, of channel types not in this build: "+
+	assert.Equal(t, "switchboard: no channel is enabled in "+only+" but channels.discord, of channel types not in this build: "+
 		"set channels.mailbox.enabled (or channels.feishu.enabled) to true", lines[1])
 
 	bad := s.writeConfig("bad.json", `{"agents": {"defaults": {"maxTokens": 0}},
@@ -101,8 +102,9 @@ func TestConfigCheck(t *testing.T) {
 	assert.Regexp(t, `(?m)^file +~/nanobot-openrouter.json$`, out)
 	assert.Regexp(t, `(?m)^used +agents.defaults.model$`, out)
 	assert.Regexp(t, `(?m)^ignored +agents.defaults.memoryWindow +nanobot key switchboard does not use$`, out)
-	assert.Regexp(t, `(?m)^ignored +channels.telegram +channel type not in this build$`, out)
-	assert.Regexp(t, `(?m)^ignored +channels.feishu.reactEmoji +nanobot key switchboard does not use$`, out)
+	assert.Regexp(t, `(?m)^ignored +channels.discord +channel type not in this build$`, out)
+	assert.Regexp(t, `(?m)^used +channels.telegram.token$`, out)
+	assert.Regexp(t, `(?m)^used +channels.feishu.reactEmoji$`, out)
 	assert.Regexp(t, `(?m)^used +channels.mailbox.agentId$`, out)
 
 	s.environ = nil

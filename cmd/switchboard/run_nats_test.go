@@ -61,7 +61,7 @@ func TestTwoAgentProcessesOnNATS(t *testing.T) {
 	researcher := s.start("--config", s.writeConfig("researcher.json", `{
   "agents": {"defaults": {"workspace": "~/.nanobot/researcher"}},
   "channels": {
-    "feishu": {"enabled": true, "listen": "127.0.0.1:0", "outbox": "~/.nanobot/feishu-outbox.jsonl"},
+    "feishu-stub": {"enabled": true, "listen": "127.0.0.1:0", "outbox": "~/.nanobot/feishu-outbox.jsonl"},
     "mailbox": {"enabled": true, "agentId": "researcher", "capabilities": ["research"], `+onNATS+`}
   }
 }`), "run")

@@ -130,7 +130,7 @@ func TestRunConfigErrors(t *testing.T) {
 		{"bad apiBase", `{"agents": {"defaults": {"provider": "local"}}, "providers": {"local": {"apiBase": "ftp://x", "model": "m"}}, "channels": {` + mb + `}}`,
 			`providers.local.apiBase: "ftp://x": want an http or https URL`},
 		{"bad feishu key", `{"channels": {"feishu": {"enabled": true, "listn": "x"}}}`, `channels.feishu.listn`},
-		{"feishu port taken", `{"channels": {"feishu": {"enabled": true, "listen": "` + busy.Addr().String() + `"}, ` + mb + `}}`,
+		{"feishu port taken", `{"channels": {"feishu-stub": {"enabled": true, "listen": "` + busy.Addr().String() + `"}, ` + mb + `}}`,
 			`channels.feishu.listen`},
 		{"bad loop setting", `{"agents": {"defaults": {"maxToolIterations": 0}}, "channels": {` + mb + `}}`,
 			`agents.defaults.maxToolIterations`},

@@ -2,6 +2,7 @@ package main_test
 
 import (
 	"os"
+	"os/exec"
 	"regexp"
 	"runtime"
 	"strconv"
@@ -71,4 +72,13 @@ func TestPackagesInitLittle(t *testing.T) {
 		assert.LessOrEqual(t, bytes, maxBytes, "%s allocates %s bytes in %s allocations when the program starts: make it on first use", m[1], m[2], m[3])
 	}
 	assert.NotZero(t, ours, "inittrace lists the packages of this module:\n%s", stderr.String())
+}
+
+// switchboard runs no text/template: cobra's version and usage templates
+// would make the linker keep every exported method of every type.
+func TestNoTemplates(t *testing.T) {
+	t.Parallel()
+	out, err := exec.Command("go", "tool", "nm", bin).Output()
+	require.NoError(t, err)
+	assert.NotContains(t, string(out), "text/template.(*state).evalField")
 }

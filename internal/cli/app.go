@@ -1,8 +1,6 @@
 package cli
 
 import (
-	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -25,14 +23,6 @@ type Env struct {
 	Environ []string
 	// Version is the program's version ("dev" for a plain go build).
 	Version string
-	// Extras are the commands' large parts (see Extras); nil in the
-	// switchboard binary, which then hands the commands that need them
-	// to Delegate.
-	Extras *Extras
-	// Delegate runs the whole command line (args without the program
-	// name) in switchboard-full and returns its exit status; nil when
-	// this binary has Extras or cannot delegate.
-	Delegate func(args []string) int
 }
 
 // app holds one invocation's state: the streams, the global flags and what
@@ -46,10 +36,6 @@ type app struct {
 
 	started bool // a command's RunE began: later errors are not usage errors
 	loaded  *settings
-	// neededFull is set when something asked for what only
-	// switchboard-full has (see Extras), even if the error was dropped,
-	// as completion functions drop theirs.
-	neededFull bool
 }
 
 // Main runs the command line with args (without the program name) and
@@ -67,22 +53,7 @@ func Main(ctx context.Context, args []string, env Env) int {
 	cmd.SetArgs(args)
 	cmd.SetOut(env.Stdout)
 	cmd.SetErr(env.Stderr)
-	// Completion candidates are held back until it is clear that they
-	// did not need switchboard-full (the cards of an agent on NATS).
-	var held *bytes.Buffer
-	if first := commandName(args); env.Extras == nil && (first == cobra.ShellCompRequestCmd || first == cobra.ShellCompNoDescRequestCmd) {
-		held = &bytes.Buffer{}
-		cmd.SetOut(held)
-	}
 	failed, err := cmd.ExecuteContextC(ctx)
-	if errors.Is(err, errNeedsFull) || held != nil && a.neededFull {
-		return delegate(env, args, cmp.Or(err, error(&needsFullError{what: "completion"})))
-	}
-	if held != nil {
-		if _, werr := held.WriteTo(env.Stdout); werr != nil && err == nil {
-			err = werr
-		}
-	}
 	if err == nil || errors.Is(err, syscall.EPIPE) {
 		return ExitOK // EPIPE: whoever read stdout has all it wanted
 	}
@@ -183,6 +154,7 @@ type subcommand struct {
 func (a *app) subcommands() []subcommand {
 	return []subcommand{
 		{"run", a.runCommand},
+		{"agent", a.agentCommand},
 		{"demo", a.demoCommand},
 		{"send", a.sendCommand},
 		{"recv", a.recvCommand},

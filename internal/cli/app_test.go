@@ -72,3 +72,25 @@ func TestStopped(t *testing.T) {
 	assert.True(t, stopped(ctx, errors.Join(errors.New("watch"), context.Canceled)))
 	assert.False(t, stopped(ctx, errors.New("disk full")))
 }
+
+// TestRunHelpNamesTheProviders: help run says the provider is "auto" by
+// default, with nanobot's catalog, not "scripted" (the default) or
+// "openai" alone.
+func TestRunHelpNamesTheProviders(t *testing.T) {
+	code, out, _ := runMain(t, "help", "run")
+	assert.Equal(t, ExitOK, code)
+	flat := oneLine(out)
+	assert.Contains(t, flat, `"auto", the default: chosen as nanobot does`)
+	assert.Contains(t, flat, `"anthropic", "openai", "deepseek"`)
+	assert.NotContains(t, flat, `"scripted" (the default`)
+}
+
+// TestStopTimeoutMustBeFinite: --stop-timeout refuses NaN, infinities,
+// zero and negative numbers, naming the flag.
+func TestStopTimeoutMustBeFinite(t *testing.T) {
+	for v, shown := range map[string]string{"NaN": "NaN", "nan": "NaN", "Inf": "+Inf", "-Inf": "-Inf", "0": "0", "-1": "-1", "3601": "3601"} {
+		code, _, errOut := runMain(t, "run", "--stop-timeout", v)
+		assert.Equal(t, ExitUsage, code, v)
+		assert.Contains(t, errOut, "switchboard: --stop-timeout "+shown+": want a number of seconds above 0, at most 3600", v)
+	}
+}

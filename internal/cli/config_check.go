@@ -10,6 +10,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels"
 	"github.com/switchboard-dev/switchboard/config"
+	"github.com/switchboard-dev/switchboard/host"
 )
 
 func (a *app) configCommand() *cobra.Command {
@@ -61,11 +62,6 @@ type checkLine struct {
 }
 
 func (a *app) configCheck(jsonOut bool) error {
-	// The channel types of run and its providers are linked in with it.
-	x, err := a.extras("config check")
-	if err != nil {
-		return err
-	}
 	path := a.conf
 	if path != "" {
 		expanded, err := config.ExpandHome(path)
@@ -82,7 +78,7 @@ func (a *app) configCheck(jsonOut bool) error {
 		return err // the file cannot be read or parsed
 	}
 	channels.DefaultRegistry().CheckConfig(cfg)
-	if err := x.CheckProvider(cfg, a.env.Environ); err != nil {
+	if _, _, err := host.NewProvider(cfg, host.Options{Environ: a.env.Environ}); err != nil {
 		cfg.Report.Invalid("agents.defaults.provider", err)
 	}
 

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/switchboard-dev/switchboard/internal/cli/demo"
 )
 
 // The demo's mailbox backends (--backend).
@@ -103,13 +105,13 @@ The folder is kept, to look at afterwards.`,
 	return cmd
 }
 
-// demo runs the demo in switchboard-full (package demo): its agents are
-// `run` processes of that program.
+// demo runs the demo (package demo): its agents are `run` processes of
+// this program.
 func (a *app) demo(ctx context.Context, f demoFlags) error {
-	x, err := a.extras("demo")
-	if err != nil {
-		return err
-	}
-	return x.Demo(ctx, DemoOptions{Dir: f.dir, Timeout: f.timeout, Keep: f.keep, Backend: f.backend,
+	err := demo.Run(ctx, demo.Options{Dir: f.dir, Timeout: f.timeout, Keep: f.keep, Backend: f.backend,
 		NATSURL: f.natsURL, Observe: f.observe, Stdout: a.env.Stdout, Environ: a.env.Environ})
+	if demo.IsUsage(err) {
+		return asUsage(err)
+	}
+	return err
 }

@@ -7,8 +7,9 @@
 // on bad usage, and a one-line error on stderr. Main returns the exit
 // status instead of exiting, so the commands can be tested in process.
 //
-// This package links none of the large libraries; the commands that need
-// them reach them through Extras (filled by package full, linked only into
-// cmd/switchboard-full), and cmd/switchboard hands those command lines to
-// switchboard-full (Env.Delegate). See extras.go.
+// Like host, this package imports no provider, no store backend but the
+// folder store (which --root opens) and no channel type: the program that
+// calls Main imports the ones it ships (cmd/switchboard/main.go), and
+// run, config check, the demo's agents and the mailbox commands on another
+// backend find them in their registries.
 package cli

@@ -6,7 +6,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"unicode/utf8"
+
+	"github.com/mattn/go-runewidth"
 )
 
 // fitTable is a table (see table) that fits the terminal: when its rows
@@ -146,47 +147,27 @@ func secondWidest(widths []int, fixed []bool, skip int) int {
 // cut shortens cell c to width w, ending it with "…" when cut. A painted
 // cell is never cut.
 func cut(c string, w int) string {
-	if cellWidth(c) <= w || strings.Contains(c, "\x1b[") {
+	if strings.Contains(c, "\x1b[") {
 		return c
 	}
-	var b strings.Builder
-	n := 0
-	for _, r := range c {
-		rw := runeWidth(r)
-		if n+rw > w-1 {
-			break
-		}
-		b.WriteRune(r)
-		n += rw
-	}
-	return b.String() + "…"
+	return runewidth.Truncate(c, w, "…")
 }
 
-// cellWidth is how many terminal columns c takes: colour codes take none,
-// wide (East Asian) runes two.
+// cellWidth is how many terminal columns c takes (runewidth.StringWidth:
+// wide East Asian runes and emoji two, combining marks none), colour
+// codes none.
 func cellWidth(c string) int {
 	n := 0
-	for i := 0; i < len(c); {
-		if c[i] == '\x1b' {
-			if j := strings.IndexByte(c[i:], 'm'); j >= 0 {
-				i += j + 1
-				continue
-			}
+	for {
+		i := strings.IndexByte(c, '\x1b')
+		if i < 0 {
+			return n + runewidth.StringWidth(c)
 		}
-		r, size := utf8.DecodeRuneInString(c[i:])
-		n += runeWidth(r)
-		i += size
+		n += runewidth.StringWidth(c[:i])
+		j := strings.IndexByte(c[i:], 'm')
+		if j < 0 {
+			return n + runewidth.StringWidth(c[i:])
+		}
+		c = c[i+j+1:]
 	}
-	return n
-}
-
-// runeWidth is 2 for the wide runes of East Asian scripts, else 1.
-func runeWidth(r rune) int {
-	switch {
-	case r >= 0x1100 && r <= 0x115F, r >= 0x2E80 && r <= 0xA4CF, r >= 0xAC00 && r <= 0xD7A3,
-		r >= 0xF900 && r <= 0xFAFF, r >= 0xFE30 && r <= 0xFE4F, r >= 0xFF00 && r <= 0xFF60,
-		r >= 0xFFE0 && r <= 0xFFE6, r >= 0x1F300 && r <= 0x1FAFF, r >= 0x20000 && r <= 0x3FFFD:
-		return 2
-	}
-	return 1
 }

@@ -106,7 +106,7 @@ func TestTableFitsTheWidth(t *testing.T) {
 	row(whole, "01a20cf7-4333-7207-96a8-bc86af99da93", "x")
 	require.NoError(t, whole.Flush())
 	assert.Contains(t, buf.String(), "01a20cf7-4333-7207-96a8-bc86af99da93", "no width: whole")
-	assert.Equal(t, 2, runeWidth('负'))
+	assert.Equal(t, 2, cellWidth("负"), "a wide rune takes two columns")
 }
 
 func TestWriteJSON(t *testing.T) {

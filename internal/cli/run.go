@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"time"
@@ -8,6 +9,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-dev/switchboard/config"
+	"github.com/switchboard-dev/switchboard/host"
+	"github.com/switchboard-dev/switchboard/observe/metrics"
 )
 
 // runCommand is the host: channels, agent loop and provider from config.
@@ -22,9 +25,13 @@ func (a *app) runCommand() *cobra.Command {
 		Long: `Run starts an agent from its config file alone: every channel the config
 enables (channels.mailbox, channels.feishu: the Feishu stub), and the agent
 loop, which answers what the channels receive with the provider that
-agents.defaults.provider names: "scripted" (the default, deterministic, no
-key needed) or "openai" (providers.openai: apiKey, apiBase, model; any
-OpenAI-compatible server). With the mailbox enabled, the loop gets the
+agents.defaults.provider names: one of nanobot's ("anthropic", "openai",
+"deepseek", "openrouter", ..., with providers.<name>: apiKey, apiBase,
+model), any providers entry with an apiBase (an OpenAI-compatible
+server), "scripted" (deterministic, no key needed) or "auto", the default:
+chosen as nanobot does from the model's prefix or keyword, else the first
+provider configured; with no model and no key, "scripted". The chosen
+provider is logged at start. With the mailbox enabled, the loop gets the
 mailbox tools (list_agents, delegate_task, send_message, reply) and decides
 which delegated tasks to accept (the scripted provider accepts the work its
 channels.mailbox.capabilities cover).
@@ -47,7 +54,7 @@ channels.mailbox.mailboxesRoot.`,
   NANOBOT_CHANNELS__MAILBOX__AGENT_ID=coder2 switchboard run --config coder.json`,
 		Args: exactArgs(),
 		RunE: a.action(func(cmd *cobra.Command, _ []string) error {
-			if stopTimeout <= 0 || stopTimeout > 3600 {
+			if !(stopTimeout > 0 && stopTimeout <= 3600) { // NaN fails both
 				return usagef("--stop-timeout %v: want a number of seconds above 0, at most 3600", stopTimeout)
 			}
 			if msg := config.CheckListen(metricsListen); msg != "" {
@@ -62,11 +69,11 @@ channels.mailbox.mailboxesRoot.`,
 	return cmd
 }
 
+// runHost assembles the host of the config, starts tracing for its
+// agent, serves its metrics when metricsListen (or the config's
+// observability.metrics.listen) names an address, and runs it until ctx
+// ends.
 func (a *app) runHost(ctx context.Context, stopTimeout time.Duration, metricsListen string) error {
-	x, err := a.extras("run")
-	if err != nil {
-		return err
-	}
 	s, err := a.settings()
 	if err != nil {
 		return err
@@ -79,9 +86,36 @@ func (a *app) runHost(ctx context.Context, stopTimeout time.Duration, metricsLis
 		metricsListen = cfg.Observability.Metrics.Listen
 	}
 	logger := a.logger(slog.LevelInfo)
-	return x.RunHost(ctx, cfg, HostOptions{Logger: logger, Environ: a.env.Environ, StopTimeout: stopTimeout,
-		MetricsListen: metricsListen,
-		Tracing: func(agent string) (func(), error) {
-			return a.startTracing(ctx, cfg.Observability.Tracing, agent, logger)
-		}})
+	opts := host.Options{Logger: logger, Environ: a.env.Environ, StopTimeout: stopTimeout}
+	var mx *metrics.Metrics
+	if metricsListen != "" { // no metrics, no Prometheus registry: nothing of it runs
+		maxTurn := cmp.Or(cfg.Observability.Metrics.MaxTurnSeconds, config.DefaultMaxTurnSeconds)
+		mx = metrics.New(metrics.Options{MaxTurn: time.Duration(maxTurn * float64(time.Second))})
+		opts.Hooks = append(opts.Hooks, mx.Hook())
+	}
+	h, err := host.New(cfg, opts)
+	if err != nil {
+		return err
+	}
+	stopTracing, err := a.startTracing(ctx, cfg.Observability.Tracing, h.AgentID(), logger)
+	if err != nil {
+		_ = h.Stop()
+		return err
+	}
+	defer stopTracing()
+	if mx != nil {
+		live, ready := mx.Watch(h)
+		srv, err := metrics.Listen(metricsListen, mx, live, ready, logger)
+		if err != nil {
+			_ = h.Stop()
+			return err
+		}
+		logger.Info("metrics listening", "metrics", "http://"+srv.Addr()+"/metrics")
+		defer func() {
+			ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
+			defer cancel()
+			_ = srv.Close(ctx)
+		}()
+	}
+	return h.Run(ctx)
 }

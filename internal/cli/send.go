@@ -108,6 +108,11 @@ func (a *app) send(cmd *cobra.Command, f sendFlags) error {
 	if err := f.conv.apply(&req, now); err != nil {
 		return err
 	}
+	if !f.newAgent {
+		if err := a.rootExists(); err != nil {
+			return err
+		}
+	}
 	m, s, err := a.openMailbox(false)
 	if err != nil {
 		return err

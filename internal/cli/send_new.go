@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/config"
@@ -38,4 +40,21 @@ func knownRecipient(ctx context.Context, m *mailboxStore, to string) error {
 		hint = fmt.Sprintf(" (did you mean %q?)", near)
 	}
 	return usagef("--to %s: no agent %q is registered and it has no inbox%s; pass --new to send to an agent that has not started yet", to, to, hint)
+}
+
+// rootExists refuses a send to a mailbox folder that does not exist (it
+// was removed, or no agent has started there) unless --new says the
+// recipient has not started yet: opening the store would create an empty
+// folder, and the recipient check would only say that no agent is
+// registered.
+func (a *app) rootExists() error {
+	s, err := a.settings()
+	if err != nil || a.backendKind(s) != backendFS {
+		return err
+	}
+	root := s.mailbox.MailboxesRoot
+	if _, err := os.Lstat(root); errors.Is(err, fs.ErrNotExist) {
+		return usagef("the mailbox root %s does not exist (it was removed, or no agent has started there yet); check --root or channels.mailbox.mailboxesRoot, or pass --new to create it for an agent that has not started yet", tilde(root))
+	}
+	return nil
 }

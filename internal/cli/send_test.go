@@ -1,6 +1,10 @@
 package cli
 
 import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -106,4 +110,26 @@ func TestComposeOptionsReplyTo(t *testing.T) {
 	assert.Nil(t, opts.Original)
 	assert.Empty(t, req.ThreadID)
 	assert.Equal(t, s.mailbox.DefaultTTL, opts.DefaultTTL)
+}
+
+// TestSendToARemovedRoot: after the mailbox folder is removed, send says
+// that the root does not exist and where (it said no agent was
+// registered), and creates nothing; --new creates it and delivers.
+func TestSendToARemovedRoot(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "mailboxes")
+	code, _, errOut := runMain(t, "--root", root, "send", "--new", "--from", "lead", "--to", "coder", "--text", "first")
+	require.Equal(t, ExitOK, code, errOut)
+	require.NoError(t, os.RemoveAll(root))
+
+	code, out, errOut := runMain(t, "--root", root, "send", "--from", "lead", "--to", "coder", "--text", "hi")
+	assert.Equal(t, ExitUsage, code)
+	assert.Empty(t, out)
+	assert.Contains(t, errOut, "switchboard: the mailbox root "+root+" does not exist (it was removed, or no agent has started there yet)")
+	assert.NotContains(t, errOut, "registered")
+	_, err := os.Lstat(root)
+	assert.ErrorIs(t, err, fs.ErrNotExist, "nothing created")
+
+	code, out, errOut = runMain(t, "--root", root, "send", "--new", "--from", "lead", "--to", "coder", "--text", "hi")
+	assert.Equal(t, ExitOK, code, errOut)
+	assert.True(t, envelope.IsOwnID(strings.TrimSpace(out)), out)
 }

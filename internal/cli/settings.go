@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
 	"github.com/switchboard-dev/switchboard/config"
 )
@@ -43,18 +42,6 @@ func (a *app) settings() (*settings, error) {
 		return a.loaded, nil
 	}
 	s, err := a.loadSettings()
-	if a.env.Extras == nil {
-		// The other backends, their config sections and the other channel
-		// types are linked into switchboard-full only: it opens those
-		// stores, and it has the last word on a config this binary finds
-		// fault with.
-		switch {
-		case err != nil && !isUsage(err):
-			return nil, a.needsFull("the config (" + oneLine(err.Error()) + ")")
-		case err == nil && !store.Known(a.backendKind(s)):
-			return nil, a.needsFull("the mailbox backend " + a.backendKind(s))
-		}
-	}
 	if err != nil {
 		return nil, err
 	}
@@ -62,7 +49,7 @@ func (a *app) settings() (*settings, error) {
 	return s, nil
 }
 
-// loadSettings is settings without the cache and the hand-over.
+// loadSettings is settings without the cache.
 func (a *app) loadSettings() (*settings, error) {
 	if a.conf != "" {
 		path, err := config.ExpandHome(a.conf)

@@ -3,11 +3,13 @@ package cli
 import (
 	"context"
 	"log/slog"
-	"strings"
 	"time"
+
+	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/switchboard-dev/switchboard/config"
 	"github.com/switchboard-dev/switchboard/tracing"
+	"github.com/switchboard-dev/switchboard/tracing/otlp"
 )
 
 // tracingFlushTimeout bounds the export of the spans still buffered when a
@@ -15,21 +17,15 @@ import (
 const tracingFlushTimeout = 5 * time.Second
 
 // startTracing turns tracing on when observability.tracing or the OTEL_
-// environment variables ask for it (see otlp.Resolve), and returns what
+// environment variables ask for it (see otlp.Start), and returns what
 // flushes the spans at the end. The agent's id ("" for none) is the
-// resource attribute gen_ai.agent.name. The exporter is one of the
-// Extras: without them, a command whose tracing may be on is delegated
-// to switchboard-full (before it does anything), one whose tracing is off
-// goes on.
+// resource attribute gen_ai.agent.name.
 func (a *app) startTracing(ctx context.Context, cfg config.TracingConfig, agent string, logger *slog.Logger) (func(), error) {
-	if a.env.Extras == nil {
-		if !tracingMayBeOn(cfg, a.env.Environ) {
-			return func() {}, nil
-		}
-		return nil, a.needsFull("tracing")
+	var attrs []attribute.KeyValue
+	if agent != "" {
+		attrs = append(attrs, attribute.String("gen_ai.agent.name", agent))
 	}
-	shutdown, where, err := a.env.Extras.StartTracing(ctx, cfg, TracingOptions{
-		Environ: a.env.Environ, Logger: logger, Agent: agent})
+	shutdown, where, err := otlp.Start(ctx, cfg, otlp.Options{Environ: a.env.Environ, Logger: logger, Attributes: attrs})
 	if err != nil {
 		return nil, err
 	}
@@ -43,30 +39,6 @@ func (a *app) startTracing(ctx context.Context, cfg config.TracingConfig, agent 
 			logger.Warn("tracing: spans not flushed", "err", err)
 		}
 	}, nil
-}
-
-// tracingMayBeOn reports whether otlp.Resolve could turn tracing on: the
-// config enables it, or the environment names an OTLP endpoint or the
-// otlp exporter. It errs towards yes (OTEL_SDK_DISABLED, a bad value):
-// switchboard-full then decides exactly.
-func tracingMayBeOn(cfg config.TracingConfig, environ []string) bool {
-	if cfg.Enabled {
-		return true
-	}
-	for _, kv := range environ {
-		k, v, _ := strings.Cut(kv, "=")
-		switch k {
-		case "OTEL_EXPORTER_OTLP_ENDPOINT", "OTEL_EXPORTER_OTLP_TRACES_ENDPOINT":
-			if v != "" {
-				return true
-			}
-		case "OTEL_TRACES_EXPORTER":
-			if v != "" && v != "none" {
-				return true
-			}
-		}
-	}
-	return false
 }
 
 // The environment variables that carry a caller's trace context into a

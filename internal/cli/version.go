@@ -4,23 +4,34 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"runtime"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/spf13/cobra"
 )
 
 func (a *app) versionCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:               "version",
-		Short:             "Print the version of switchboard and of Go it was built with",
+	var jsonOut bool
+	cmd := &cobra.Command{
+		Use:   "version [--json]",
+		Short: "Print the version of switchboard, the revision it was built from, and of Go",
+		Long: `Version prints the program's version (set at build time with -ldflags
+"-X main.version=1.2.3", else the module's version as go install or go
+build recorded it), the Go version and platform, and, when the build
+recorded them, the VCS revision it was built from, its time, and whether
+the tree had uncommitted changes. --json prints them as one object.`,
 		Args:              exactArgs(),
 		ValidArgsFunction: cobra.NoFileCompletions,
 		RunE: a.action(func(_ *cobra.Command, _ []string) error {
+			if jsonOut {
+				return writeJSON(a.env.Stdout, a.versionInfo())
+			}
 			_, err := fmt.Fprint(a.env.Stdout, a.versionLine())
 			return err
 		}),
 	}
+	cmd.Flags().BoolVar(&jsonOut, "json", false, "print the version and build details as one JSON object")
+	return cmd
 }
 
 // IsVersion reports whether args only ask for the version line (version,
@@ -44,9 +55,16 @@ func (a *app) printVersion(command bool) int {
 	return ExitFailure
 }
 
-// versionLine is what version and --version print.
+// versionLine is what version and --version print: "switchboard VERSION
+// GO OS/ARCH", then the revision when the build recorded one.
 func (a *app) versionLine() string {
-	return fmt.Sprintf("switchboard %s %s %s/%s\n", a.env.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return a.versionInfo().String() + "\n"
+}
+
+// versionInfo is the program's version and build details.
+func (a *app) versionInfo() buildVersion {
+	bi, ok := debug.ReadBuildInfo()
+	return newBuildVersion(a.env.Version, bi, ok)
 }
 
 // versionFlag gives root the flag --version (-v), which prints the version

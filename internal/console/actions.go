@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"net/url"
@@ -82,9 +81,14 @@ func (c *Console) serveAction(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	var req ActionRequest
-	dec := json.NewDecoder(io.LimitReader(r.Body, maxActionBody))
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxActionBody))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&req); err != nil {
+		if tooBig := (*http.MaxBytesError)(nil); errors.As(err, &tooBig) {
+			writeError(w, http.StatusRequestEntityTooLarge,
+				fmt.Sprintf("action body is over the limit of %d MiB; send a shorter text", maxActionBody>>20))
+			return
+		}
 		writeError(w, http.StatusBadRequest, "bad action body: "+err.Error())
 		return
 	}

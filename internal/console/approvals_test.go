@@ -31,7 +31,7 @@ func TestApprovalsLiveAndDecided(t *testing.T) {
 	be := store.New(memstore.New(memstore.Options{}), nil)
 	t.Cleanup(func() { be.Close() })
 	now := time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
-	c, err := console.New(console.Config{Store: be, Token: token, RegistryEvery: 10 * time.Millisecond,
+	c, err := console.New(console.Config{Store: be, Token: token, ReadOpen: true, RegistryEvery: 10 * time.Millisecond,
 		Now: func() time.Time { return now }})
 	require.NoError(t, err)
 	go func() { _ = c.Run(ctx) }()

@@ -26,12 +26,22 @@ type Config struct {
 	Store *store.Store
 	// Where names the store for people ("~/.nanobot/mailboxes").
 	Where string
-	// Token allows the operator's actions; a request without it is
-	// read-only. Empty: no action is allowed.
+	// Token allows the operator's actions, and reads. Empty: no action
+	// is allowed, and no read but those ReadOpen allows.
 	Token string
-	// TokenToRead makes every request need the token, reads included (a
-	// console on a non-loopback address).
-	TokenToRead bool
+	// ReadOpen lets a request without the token read (the page is then
+	// read-only), when it reached the console on a loopback address; a
+	// request that came over the network always needs the token. The
+	// default: every read needs the token, since any local user can
+	// reach a loopback port, though the mailbox folder is theirs only.
+	ReadOpen bool
+	// AllowHosts are host names (without port) a request's Host header may
+	// name besides the address it reached (the address itself, its IP
+	// literal, and localhost on loopback, are always allowed): the DNS
+	// name of a console served to the network. A request naming another
+	// host is refused: it is a page of another site that got a name of
+	// its own resolved to this console (DNS rebinding).
+	AllowHosts []string
 	// OfflineAfter is how old a heartbeat may be (default 30s).
 	OfflineAfter time.Duration
 	// ReplyTimeout is when a request without reply_by is overdue (0: never).
@@ -109,7 +119,10 @@ func NewToken() string {
 
 // Handler returns the console's HTTP handler: the page, /api/state (the
 // whole picture as JSON), /api/events (server-sent events telling the page
-// to refresh) and the POST /api/action/... endpoints.
+// to refresh) and the POST /api/action/... endpoints. Every request must
+// name this console in its Host header and, when it has one, come from its
+// own origin (see guard); reads need the token unless ReadOpen allows
+// them, actions always do.
 func (c *Console) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("GET /", c.reader(assetHandler()))
@@ -121,7 +134,7 @@ func (c *Console) Handler() http.Handler {
 		w.Header().Set("Allow", http.MethodPost)
 		writeError(w, http.StatusMethodNotAllowed, "actions are POST requests only")
 	})
-	return secureHeaders(mux)
+	return secureHeaders(c.guard(mux))
 }
 
 // Run follows the store until ctx ends, telling the pages that are open

@@ -1,7 +1,7 @@
 package console_test
 
 import (
-	"context"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -24,7 +24,7 @@ func newConsole(t *testing.T) (*console.Console, *store.Store, *httptest.Server)
 	t.Helper()
 	be := store.New(memstore.New(memstore.Options{}), nil)
 	t.Cleanup(func() { be.Close() })
-	c, err := console.New(console.Config{Store: be, Token: token})
+	c, err := console.New(console.Config{Store: be, Token: token, ReadOpen: true})
 	require.NoError(t, err)
 	srv := httptest.NewServer(c.Handler())
 	t.Cleanup(srv.Close)
@@ -128,29 +128,24 @@ func TestStateAndOperatorActions(t *testing.T) {
 		"canceled task t-sub: told worker in tester's name"}, ops)
 }
 
-// TestTokenToRead: a console on a non-loopback address needs the token to
-// read, but serves its page (which holds no data) to load it.
-func TestTokenToRead(t *testing.T) {
+// TestActionBodyOverTheLimit: an action body over 1 MiB is refused with
+// 413 and says so (it said "unexpected EOF"); nothing is sent.
+func TestActionBodyOverTheLimit(t *testing.T) {
 	t.Parallel()
-	be := store.New(memstore.New(memstore.Options{}), nil)
-	t.Cleanup(func() { be.Close() })
-	c, err := console.New(console.Config{Store: be, Token: token, TokenToRead: true})
+	c, _, srv := newConsole(t)
+	body := `{"to":"coder","text":"` + strings.Repeat("x", 1<<20) + `"}`
+	req, err := http.NewRequestWithContext(testkit.Ctx(t), http.MethodPost, srv.URL+"/api/action/send", strings.NewReader(body))
 	require.NoError(t, err)
-	srv := httptest.NewServer(c.Handler())
-	t.Cleanup(srv.Close)
-	get := func(path string, withToken bool) int {
-		req, err := http.NewRequestWithContext(context.Background(), http.MethodGet, srv.URL+path, nil)
-		require.NoError(t, err)
-		if withToken {
-			req.Header.Set(console.TokenHeader, token)
-		}
-		res, err := http.DefaultClient.Do(req)
-		require.NoError(t, err)
-		res.Body.Close()
-		return res.StatusCode
-	}
-	assert.Equal(t, http.StatusOK, get("/", false))
-	assert.Equal(t, http.StatusOK, get("/app.js", false))
-	assert.Equal(t, http.StatusUnauthorized, get("/api/state", false))
-	assert.Equal(t, http.StatusOK, get("/api/state", true))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set(console.TokenHeader, token)
+	res, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer res.Body.Close()
+	var out struct{ Error string }
+	require.NoError(t, json.NewDecoder(res.Body).Decode(&out))
+	assert.Equal(t, http.StatusRequestEntityTooLarge, res.StatusCode)
+	assert.Equal(t, "action body is over the limit of 1 MiB; send a shorter text", out.Error)
+	st, err := c.State(testkit.Ctx(t))
+	require.NoError(t, err)
+	assert.Empty(t, st.Threads, "nothing sent")
 }

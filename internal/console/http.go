@@ -23,11 +23,13 @@ func (c *Console) hasToken(r *http.Request) bool {
 	return subtle.ConstantTimeCompare([]byte(got), []byte(c.cfg.Token)) == 1
 }
 
-// reader guards a read: open to all, unless TokenToRead asks for the
-// token (the page itself, which holds no data, is always served).
+// reader guards a read: it needs the token, unless ReadOpen allows it
+// and the request reached a loopback address (the page itself, which
+// holds no data, is always served).
 func (c *Console) reader(h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if c.cfg.TokenToRead && r.URL.Path != "/" && !isAsset(r.URL.Path) && !c.hasToken(r) {
+		open := c.cfg.ReadOpen && reachedLoopback(r)
+		if !open && r.URL.Path != "/" && !isAsset(r.URL.Path) && !c.hasToken(r) {
 			writeError(w, http.StatusUnauthorized, "this console needs its token to be read: open the address it printed at start")
 			return
 		}

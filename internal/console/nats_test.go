@@ -32,7 +32,7 @@ func TestLiveOnNATS(t *testing.T) {
 	be, err := natsstore.Open(ctx, opts)
 	require.NoError(t, err)
 	t.Cleanup(func() { be.Close() })
-	c, err := console.New(console.Config{Store: store.New(be, nil), Token: token})
+	c, err := console.New(console.Config{Store: store.New(be, nil), Token: token, ReadOpen: true})
 	require.NoError(t, err)
 	go func() { _ = c.Run(ctx) }()
 	web := httptest.NewServer(c.Handler())

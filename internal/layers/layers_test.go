@@ -64,6 +64,7 @@ func under(pkg, dir string) bool { return pkg == dir || strings.HasPrefix(pkg, d
 func TestImportsPointDown(t *testing.T) {
 	all := imports(t)
 	require.Contains(t, all, "channels/mailbox")
+	require.Contains(t, all, "agentloop")
 	for pkg, imps := range all {
 		for _, imp := range imps {
 			switch {
@@ -80,18 +81,32 @@ func TestImportsPointDown(t *testing.T) {
 				t.Errorf("%s imports %s: it is at the bottom of the layers", pkg, imp)
 			case under(imp, "internal/cli") && !under(pkg, "cmd") && !under(pkg, "internal/cli"):
 				t.Errorf("%s imports the command line %s", pkg, imp)
-			case under(imp, "host") && !under(pkg, "internal/cli") && !under(pkg, "cmd") && !under(pkg, "host") && !under(pkg, "observe"):
+			case under(imp, "host") && !under(pkg, "internal/cli") && !under(pkg, "cmd") && !under(pkg, "host") && !under(pkg, "observe") && !under(pkg, "examples"):
 				t.Errorf("%s imports host, which sits above it", pkg)
 			case under(imp, "observe") && !under(pkg, "internal/cli") && !under(pkg, "cmd") && !under(pkg, "observe"):
 				t.Errorf("%s imports %s: observe sits above host, below the command line", pkg, imp)
 			}
 		}
 	}
-	for _, pkg := range []string{"agentloop", "agentloop/mailboxtools", "agentloop/mcptools", "agentloop/provider/openai", "agentloop/provider/scripted"} {
-		for _, d := range deps(all, pkg) {
-			if d == "channels/mailbox" || isBackend(d) {
-				t.Errorf("%s depends on %s: the agent loop reaches the mailbox through meta, route and view only", pkg, d)
+	for pkg, imps := range all {
+		for _, imp := range imps {
+			if under(imp, "examples") && !under(pkg, "examples") {
+				t.Errorf("%s imports %s: nothing outside examples/ imports an example", pkg, imp)
 			}
+		}
+		if !under(pkg, "agentloop") && pkg != "channels" {
+			continue
+		}
+		for _, d := range deps(all, pkg) {
+			if strings.HasPrefix(d, "channels/") || under(d, "internal/mailbox") {
+				t.Errorf("%s depends on %s: the agent loop and package channels know no channel (a channel offers the loop "+
+					"what it needs through interfaces the loop declares)", pkg, d)
+			}
+		}
+	}
+	for _, d := range deps(all, "host") {
+		if isChannel(d) {
+			t.Errorf("host depends on the channel %s: the program picks the channel types, host finds what they offer the loop", d)
 		}
 	}
 	for _, d := range deps(all, "channels/mailbox") {
@@ -99,6 +114,14 @@ func TestImportsPointDown(t *testing.T) {
 			t.Errorf("the mailbox channel depends on the backend %s: backends register themselves", d)
 		}
 	}
+}
+
+// isChannel reports whether pkg is a channel type's package: a child of
+// channels/ (channels/mailbox, and the chat platforms to come), or the
+// demo's Feishu stub.
+func isChannel(pkg string) bool {
+	rest, ok := strings.CutPrefix(pkg, "channels/")
+	return ok && !strings.Contains(rest, "/") || pkg == "internal/feishustub"
 }
 
 // isBackend reports whether pkg is a mailbox backend (or one's helper).

@@ -3,7 +3,11 @@
 // mailbox agent. It registers a card (Server.Register, or the register
 // tool), heartbeats while the server runs, and uses the mailbox through
 // tools: list_agents, send_message, delegate_task, check_inbox, reply,
-// update_task, thread and pending. Its inbox is also the resource
+// update_task, thread and pending. list_agents, send_message,
+// delegate_task, reply and update_task are the mailbox's tool set
+// (package channels/mailbox/tools), the one the agent loop offers its
+// model, written once; the others belong to the client's session. Its
+// inbox is also the resource
 // switchboard://inbox, which a client can subscribe to and is notified of
 // when mail arrives.
 //

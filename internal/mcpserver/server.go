@@ -42,6 +42,15 @@ type Options struct {
 	MaxQueued int
 	// Version is the server's version, as MCP clients are told.
 	Version string
+	// Auth, when set, is asked whether a client that calls the register
+	// tool is the agent it names (the server over HTTP); nil trusts it
+	// (over stdio the client is whoever started the server, who can use
+	// the mailbox anyway). A client must then give the proof configured
+	// for the agent, and may claim an agent with none configured only
+	// when the mailbox does not know it yet: an agent whose process is
+	// down is not taken over. Register, the operator's (--agent), is not
+	// asked.
+	Auth AgentAuth
 }
 
 // Card is what an agent registers: its id and what it offers.
@@ -116,6 +125,8 @@ func (s *Server) MCP() *mcp.Server { return s.mcp }
 // Register makes the client agent c.AgentID: it starts the mailbox channel
 // (registering the card and heartbeating) and begins taking its mail.
 // Registering again as the same agent does nothing; as another, fails.
+// The caller vouches for the client (the operator's --agent): the
+// register tool asks Options.Auth first.
 func (s *Server) Register(ctx context.Context, c Card) error {
 	if err := envelope.ValidateAgentID(c.AgentID); err != nil {
 		return fmt.Errorf("agent_id: %w", err)
@@ -162,6 +173,23 @@ func (s *Server) Register(ctx context.Context, c Card) error {
 	s.agent = a
 	s.log.Info("mcp client registered", "agent", c.AgentID)
 	return nil
+}
+
+// registerClient is Register for a client that names itself with the
+// register tool, giving proof when Options.Auth asks for it (see
+// authorize). A refusal is logged.
+func (s *Server) registerClient(ctx context.Context, c Card, proof string) error {
+	if err := envelope.ValidateAgentID(c.AgentID); err != nil {
+		return fmt.Errorf("agent_id: %w", err)
+	}
+	if a, err := s.current(); err == nil && a.ch.AgentID() == c.AgentID {
+		return nil // registered as it already
+	}
+	if err := s.authorize(ctx, c.AgentID, proof); err != nil {
+		s.log.Warn("mcp registration refused", "agent", c.AgentID, "err", err)
+		return err
+	}
+	return s.Register(ctx, c)
 }
 
 // current returns the registered agent or ErrNotRegistered.

@@ -10,10 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
-	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/clock"
-	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/view"
 )
 
@@ -68,103 +65,6 @@ func (s *Server) readInbox(_ context.Context, req *mcp.ReadResourceRequest) (*mc
 	}
 	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{
 		{URI: req.Params.URI, MIMEType: "application/json", Text: string(data)}}}, nil
-}
-
-type replyIn struct {
-	MessageID string         `json:"message_id" jsonschema:"the id of the message you answer"`
-	Text      string         `json:"text" jsonschema:"the answer"`
-	Data      map[string]any `json:"data,omitempty" jsonschema:"optional structured data"`
-}
-
-func (s *Server) reply(ctx context.Context, _ *mcp.CallToolRequest, in replyIn) (*mcp.CallToolResult, any, error) {
-	a, err := s.current()
-	if err != nil {
-		return nil, nil, err
-	}
-	if strings.TrimSpace(in.Text) == "" && in.Data == nil {
-		return nil, nil, errors.New("text is empty: write the answer")
-	}
-	mt, ok := a.inbox.lookup(in.MessageID)
-	if !ok {
-		return nil, nil, fmt.Errorf("no message %q was handed to you (check_inbox lists the ids)", in.MessageID)
-	}
-	if mt.IsTask() {
-		return nil, nil, fmt.Errorf("message %s is task %s: end it with update_task (state complete or fail)", mt.MessageID, mt.TaskOf())
-	}
-	msg, err := a.ch.Post(ctx, route.Request{To: mt.From, Text: in.Text, Parts: dataParts(in.Data),
-		ReplyTo: mt.MessageID, Parent: &mt})
-	if err != nil {
-		return nil, nil, err
-	}
-	return result(sent{MessageID: msg.ID, To: []string{msg.To}, ThreadID: msg.ThreadID})
-}
-
-type updateIn struct {
-	TaskID string         `json:"task_id" jsonschema:"the task, as check_inbox shows it"`
-	State  string         `json:"state" jsonschema:"accept, progress, complete or fail"`
-	Text   string         `json:"text,omitempty" jsonschema:"the progress note, the result, or what went wrong"`
-	Data   map[string]any `json:"data,omitempty" jsonschema:"optional structured result"`
-	Reason string         `json:"reason,omitempty" jsonschema:"with fail: why, in a few words"`
-}
-
-// taskStates maps update_task's states to the task states sent.
-var taskStates = map[string]envelope.TaskState{
-	"accept": envelope.StateAccepted, "accepted": envelope.StateAccepted,
-	"progress": envelope.StateWorking, "working": envelope.StateWorking,
-	"complete": envelope.StateCompleted, "completed": envelope.StateCompleted,
-	"fail": envelope.StateFailed, "failed": envelope.StateFailed,
-}
-
-func (s *Server) updateTask(ctx context.Context, _ *mcp.CallToolRequest, in updateIn) (*mcp.CallToolResult, any, error) {
-	a, err := s.current()
-	if err != nil {
-		return nil, nil, err
-	}
-	state, ok := taskStates[strings.ToLower(strings.TrimSpace(in.State))]
-	if !ok {
-		return nil, nil, fmt.Errorf("state %q: want accept, progress, complete or fail", in.State)
-	}
-	reason := in.Reason
-	if state == envelope.StateFailed && reason == "" {
-		reason = in.Text
-	}
-	msg, err := a.ch.FinishTask(ctx, in.TaskID, state, in.Text, reason, dataParts(in.Data))
-	if err != nil {
-		return nil, nil, err
-	}
-	return result(map[string]any{"task_id": in.TaskID, "state": state, "message_id": msg.ID, "to": msg.To})
-}
-
-type threadIn struct {
-	ID string `json:"id" jsonschema:"a message id (or a thread id) of the conversation"`
-}
-
-// threadEntry is one message of a thread as the thread tool shows it.
-type threadEntry struct {
-	Depth   int               `json:"depth"`
-	Agent   string            `json:"mailbox"`
-	Box     store.Box         `json:"box"`
-	Message *envelope.Message `json:"message"`
-}
-
-func (s *Server) thread(ctx context.Context, _ *mcp.CallToolRequest, in threadIn) (*mcp.CallToolResult, any, error) {
-	a, err := s.current()
-	if err != nil {
-		return nil, nil, err
-	}
-	b := a.ch.Backend()
-	if b == nil || !b.Has(store.CanBrowse) {
-		return nil, nil, errors.New("this mailbox store cannot show threads (its backend does not browse messages)")
-	}
-	chain, err := view.Thread(ctx, b, in.ID)
-	if err != nil {
-		return nil, nil, err
-	}
-	out := make([]threadEntry, len(chain))
-	for i, e := range chain {
-		out[i] = threadEntry{Depth: e.Depth, Agent: e.Agent, Box: e.Box, Message: e.Message}
-	}
-	return result(out)
 }
 
 type pendingIn struct {

@@ -4,7 +4,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/switchboard-dev/switchboard/agentloop"
-	"github.com/switchboard-dev/switchboard/agentloop/budget"
+	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/limits"
 )
 
@@ -19,7 +19,7 @@ type Guards struct {
 	// OpenBreakers returns how many circuit breakers are open now.
 	OpenBreakers func() int
 	// Budget returns the provider calls the budget keeper refused.
-	Budget func() budget.Stats
+	Budget func() mailbox.BudgetStats
 	// Approvals returns the approvals asked and how they were decided.
 	Approvals func() agentloop.ApprovalStats
 }

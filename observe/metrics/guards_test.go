@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/agentloop"
-	"github.com/switchboard-dev/switchboard/agentloop/budget"
+	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/limits"
 	"github.com/switchboard-dev/switchboard/observe/metrics"
 )
@@ -27,7 +27,7 @@ func TestGuardMetrics(t *testing.T) {
 	m.CollectGuards(metrics.Guards{
 		Limits:       func() limits.Stats { return lim },
 		OpenBreakers: func() int { return open },
-		Budget:       func() budget.Stats { return budget.Stats{TaskRefusals: 4, DailyRefusals: 6} },
+		Budget:       func() mailbox.BudgetStats { return mailbox.BudgetStats{TaskRefusals: 4, DailyRefusals: 6} },
 		Approvals: func() agentloop.ApprovalStats {
 			return agentloop.ApprovalStats{
 				Tool: agentloop.ApprovalCounts{Asked: 5, Approved: 2, Denied: 1, TimedOut: 1, NotAsked: 1},

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"sync"
 
+	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/host"
 )
@@ -27,7 +28,7 @@ func (m *Metrics) Watch(h *host.Host) (live, ready []Check) {
 		}
 		return nil
 	}}}
-	if mb := h.Mailbox(); mb != nil {
+	if mb := mailboxOf(h); mb != nil {
 		m.agent = mb.AgentID()
 		mb.SetMeter(m.Meter())
 		var (
@@ -54,14 +55,25 @@ func (m *Metrics) Watch(h *host.Host) (live, ready []Check) {
 	}
 	m.Collect(src)
 	guards := Guards{Approvals: h.Loop().ApprovalStats}
-	if mb := h.Mailbox(); mb != nil {
+	if mb := mailboxOf(h); mb != nil {
 		guards.Limits = mb.LimitStats
 		guards.OpenBreakers = func() int { return len(mb.OpenBreakers()) }
-		guards.Budget = h.BudgetStats
+		guards.Budget = mb.BudgetStats
 	}
 	m.CollectGuards(guards)
 	live = []Check{{Name: "loop", Fn: func(context.Context) error { return m.Wedged() }}}
 	return live, ready
+}
+
+// mailboxOf returns h's mailbox channel, or nil when channels.mailbox is
+// not enabled.
+func mailboxOf(h *host.Host) *mailbox.Channel {
+	ch, ok := h.Channel(mailbox.ChannelName)
+	if !ok {
+		return nil
+	}
+	mb, _ := ch.(*mailbox.Channel)
+	return mb
 }
 
 // reachable checks that be answers (store.Store.Ping: the backend's own

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
 )
 
 // Label names. Every metric carries "agent", the mailbox agent id of the
@@ -55,7 +56,7 @@ func New(opts Options) *Metrics {
 		inFlight: map[any]time.Time{}}
 	m.mailbox = newMailboxMetrics(m.reg)
 	m.loop = newLoopMetrics(m.reg)
-	m.reg.MustRegister(prometheus.NewGoCollector(), prometheus.NewProcessCollector(prometheus.ProcessCollectorOpts{}))
+	m.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
 

@@ -12,6 +12,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	_ "github.com/switchboard-dev/switchboard/agentloop/provider/scripted" // the host's modules
+	"github.com/switchboard-dev/switchboard/channels/mailbox"
+	_ "github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
 	"github.com/switchboard-dev/switchboard/config"
 	"github.com/switchboard-dev/switchboard/host"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
@@ -47,9 +50,12 @@ func TestWatchCountsTheHostsGuardRails(t *testing.T) {
 	t.Cleanup(func() { _ = h.Stop() })
 
 	ctx := testkit.Ctx(t)
-	_, err = h.Mailbox().Post(ctx, route.Request{To: "coder", Text: "one"})
+	ch, ok := h.Channel(mailbox.ChannelName)
+	require.True(t, ok)
+	mb := ch.(*mailbox.Channel)
+	_, err = mb.Post(ctx, route.Request{To: "coder", Text: "one"})
 	require.NoError(t, err)
-	_, err = h.Mailbox().Post(ctx, route.Request{To: "coder", Text: "two"})
+	_, err = mb.Post(ctx, route.Request{To: "coder", Text: "two"})
 	require.ErrorIs(t, err, route.ErrRateLimited)
 
 	got := guardSamples(t, m)

@@ -12,6 +12,9 @@ import (
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/proto"
+
+	"github.com/switchboard-dev/switchboard/clock"
+	"github.com/switchboard-dev/switchboard/internal/backoff"
 )
 
 // client is an otlptrace.Client that POSTs ExportTraceServiceRequests to
@@ -23,13 +26,18 @@ type client struct {
 	headers map[string]string
 	timeout time.Duration
 	http    *http.Client
+	clock   clock.Clock // times the waits between retries (nil: the real clock)
 }
 
 var _ otlptrace.Client = (*client)(nil)
 
 // retries is how many times an upload refused as temporary (429, 502,
-// 503, 504) or cut by a network error is tried again, after 0.5 s, 1 s.
+// 503, 504) or cut by a network error is tried again, after up to 0.5 s
+// and 1 s (exportRetry).
 const retries = 2
+
+// exportRetry spaces the retries of an upload.
+var exportRetry = backoff.Policy{Initial: 500 * time.Millisecond, Max: time.Second}
 
 // Start implements otlptrace.Client.
 func (c *client) Start(context.Context) error { return nil }
@@ -46,20 +54,15 @@ func (c *client) UploadTraces(ctx context.Context, spans []*tracepb.ResourceSpan
 	if err != nil {
 		return fmt.Errorf("otlp: encode spans: %w", err)
 	}
-	wait := 500 * time.Millisecond
+	waits := exportRetry.Start()
 	for attempt := 0; ; attempt++ {
 		retry, err := c.post(ctx, body)
 		if err == nil || !retry || attempt == retries {
 			return err
 		}
-		t := time.NewTimer(wait)
-		select {
-		case <-t.C:
-		case <-ctx.Done():
-			t.Stop()
-			return errors.Join(err, ctx.Err())
+		if werr := backoff.Sleep(ctx, c.clock, waits.Next()); werr != nil {
+			return errors.Join(err, werr)
 		}
-		wait *= 2
 	}
 }
 

@@ -146,3 +146,22 @@ func TestResolveNamed(t *testing.T) {
 	assert.Empty(t, c.APIKey)
 	assert.Empty(t, c.KeyFrom)
 }
+
+// A choice's kind names the package that registers it.
+func TestChoiceKind(t *testing.T) {
+	t.Parallel()
+	c, err := resolve("anthropic", "claude-x", map[string]config.ProviderConfig{"anthropic": key("a")})
+	require.NoError(t, err)
+	assert.Equal(t, "anthropic", c.Kind())
+	c, err = resolve("deepseek", "deepseek-chat", map[string]config.ProviderConfig{"deepseek": key("d")})
+	require.NoError(t, err)
+	assert.Equal(t, "openai", c.Kind(), "an OpenAI-compatible provider")
+	c, err = resolve("myProxy", "m", map[string]config.ProviderConfig{"myProxy": {APIBase: "http://127.0.0.1:9/v1"}})
+	require.NoError(t, err)
+	assert.Equal(t, "openai", c.Kind(), "a custom entry")
+	c, err = resolve("scripted", "", nil)
+	require.NoError(t, err)
+	assert.Equal(t, "scripted", c.Kind())
+	assert.Equal(t, "oauth", catalog.OAuth.String())
+	assert.Equal(t, "Kind(9)", catalog.Kind(9).String())
+}

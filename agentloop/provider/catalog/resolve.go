@@ -48,6 +48,15 @@ type Choice struct {
 	Why string
 }
 
+// Kind is the provider kind of the choice, the name its provider package
+// registers (agentloop.RegisterProvider): Scripted, or the Spec's kind.
+func (c Choice) Kind() string {
+	if c.Scripted {
+		return Scripted
+	}
+	return c.Spec.Kind.String()
+}
+
 // resolver holds what Resolve reads.
 type resolver struct {
 	d       config.AgentDefaults

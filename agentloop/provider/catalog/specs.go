@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"strconv"
 	"strings"
 	"unicode"
 )
@@ -17,6 +18,22 @@ const (
 	// OAuth signs in with OAuth, which switchboard does not support.
 	OAuth
 )
+
+// String returns the kind's name: the kind under which the package that
+// speaks its API registers itself (agentloop.RegisterProvider): "openai"
+// (package agentloop/provider/openai), "anthropic", and "oauth", which no
+// package speaks.
+func (k Kind) String() string {
+	switch k {
+	case OpenAICompatible:
+		return "openai"
+	case Anthropic:
+		return "anthropic"
+	case OAuth:
+		return "oauth"
+	}
+	return "Kind(" + strconv.Itoa(int(k)) + ")"
+}
 
 // Spec describes one provider nanobot knows.
 type Spec struct {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sync"
 
 	"github.com/switchboard-dev/switchboard/agent"
 
@@ -13,7 +14,7 @@ import (
 
 // namePattern is what the API accepts as a participant name; other names
 // are left out rather than making the request fail.
-var namePattern = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
+var namePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`) })
 
 // toParams maps an agentloop request to a chat completion request.
 func toParams(model string, req agent.Request) (oai.ChatCompletionNewParams, error) {
@@ -45,7 +46,7 @@ func toMessage(m agent.Message) (oai.ChatCompletionMessageParamUnion, error) {
 	case agent.RoleUser:
 		u := oai.ChatCompletionUserMessageParam{}
 		u.Content.OfString = oai.String(m.Content)
-		if namePattern.MatchString(m.Name) {
+		if namePattern().MatchString(m.Name) {
 			u.Name = oai.String(m.Name)
 		}
 		return oai.ChatCompletionMessageParamUnion{OfUser: &u}, nil

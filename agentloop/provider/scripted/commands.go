@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 type cmdKind int
@@ -22,10 +23,18 @@ type command struct {
 }
 
 var (
-	askSomeone = regexp.MustCompile(`(?is)^\s*(?:please\s+)?ask\s+(?:someone|somebody|anyone|an agent|any agent)\s+(?:who|that)\s+can\s+(.+?)\s+to\s+(.+?)\s*$`)
-	askAgent   = regexp.MustCompile(`(?is)^\s*(?:please\s+)?ask\s+(\S+?)[,:]?\s+to\s+(.+?)\s*$`)
-	listAgents = regexp.MustCompile(`(?i)\b(?:list(?:\s+the)?\s+agents|who\s+is\s+online|who's\s+online)\b`)
-	within     = regexp.MustCompile(`(?i)^(.+?),?\s+within\s+(\d+(?:\.\d+)?)\s*(seconds?|secs?|s|minutes?|mins?|m|hours?|h)$`)
+	askSomeone = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?is)^\s*(?:please\s+)?ask\s+(?:someone|somebody|anyone|an agent|any agent)\s+(?:who|that)\s+can\s+(.+?)\s+to\s+(.+?)\s*$`)
+	})
+	askAgent = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?is)^\s*(?:please\s+)?ask\s+(\S+?)[,:]?\s+to\s+(.+?)\s*$`)
+	})
+	listAgents = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(?:list(?:\s+the)?\s+agents|who\s+is\s+online|who's\s+online)\b`)
+	})
+	within = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^(.+?),?\s+within\s+(\d+(?:\.\d+)?)\s*(seconds?|secs?|s|minutes?|mins?|m|hours?|h)$`)
+	})
 )
 
 // unitSeconds maps the units of "within N <unit>" to seconds.
@@ -35,17 +44,17 @@ var unitSeconds = map[byte]float64{'s': 1, 'm': 60, 'h': 3600}
 // "ask <agent> to <work>" (either may end in "within N seconds", minutes
 // or hours: the task's deadline), "list agents" and "who is online".
 func parseCommand(text string) command {
-	if m := askSomeone.FindStringSubmatch(text); m != nil {
+	if m := askSomeone().FindStringSubmatch(text); m != nil {
 		capability := strings.ToLower(strings.TrimSpace(m[1]))
 		if c, ok := verbCapability[capability]; ok {
 			capability = c // "who can sort" means the capability "sorting"
 		}
 		return delegation(map[string]any{"capability": capability}, m[2])
 	}
-	if m := askAgent.FindStringSubmatch(text); m != nil {
+	if m := askAgent().FindStringSubmatch(text); m != nil {
 		return delegation(map[string]any{"to": m[1]}, m[2])
 	}
-	if listAgents.MatchString(text) {
+	if listAgents().MatchString(text) {
 		return command{kind: cmdList}
 	}
 	return command{}
@@ -55,7 +64,7 @@ func parseCommand(text string) command {
 // the work ends in "within N <unit>", its deadline.
 func delegation(args map[string]any, work string) command {
 	work = cleanWork(work)
-	if m := within.FindStringSubmatch(work); m != nil {
+	if m := within().FindStringSubmatch(work); m != nil {
 		n, _ := strconv.ParseFloat(m[2], 64) // the pattern admits only numbers
 		work = cleanWork(m[1])
 		args["deadline_seconds"] = n * unitSeconds[strings.ToLower(m[3])[0]]

@@ -10,7 +10,7 @@
 //     deadline; a task from another agent worded so is passed on the
 //     same way (a chain: user → lead → coder → reviewer);
 //   - "list agents" and "who is online" call list_agents, then summarise;
-//   - a task or message from another agent (an agentloop.MailboxNote), and
+//   - a task or message from another agent (a bus.Note), and
 //     a user message that is itself work, is done for real (see Work):
 //     "sort 5 3 9 1" → "1 3 5 9", "count words in a b c" → "3",
 //     "compute (1+2)*3" → "9"; work it cannot do is an error, which fails

@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/switchboard-dev/switchboard/agent"
 )
 
-var delegatedResult = regexp.MustCompile(`delegated task (\S+) to (\S+?)[;.,]?(?:\s|$)`)
+var delegatedResult = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`delegated task (\S+) to (\S+?)[;.,]?(?:\s|$)`) })
 
 // agentCard is the part of a list_agents entry the provider reads.
 type agentCard struct {
@@ -54,7 +55,7 @@ func followUp(call agent.ToolCall, result string) string {
 			Task string `json:"task"`
 		}
 		_ = json.Unmarshal([]byte(call.Arguments), &args)
-		m := delegatedResult.FindStringSubmatch(result)
+		m := delegatedResult().FindStringSubmatch(result)
 		if m == nil {
 			return result
 		}

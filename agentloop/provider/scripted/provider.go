@@ -9,10 +9,10 @@ import (
 
 	"github.com/switchboard-dev/switchboard/agent"
 
-	"github.com/switchboard-dev/switchboard/agentloop"
+	"github.com/switchboard-dev/switchboard/bus"
 )
 
-// Names of the tools the provider calls (see package agentloop/mailboxtools).
+// Names of the tools the provider calls (see package channels/mailbox/tools).
 const (
 	toolDelegate   = "delegate_task"
 	toolListAgents = "list_agents"
@@ -82,7 +82,7 @@ func (p *Provider) JudgeTask(_ context.Context, task agent.TaskInfo) (bool, stri
 
 // answer handles a user message (or a mailbox note shown as one).
 func answer(req agent.Request, text string) (*agent.Response, error) {
-	if note, ok := agentloop.ParseMailboxNote(text); ok {
+	if note, ok := bus.ParseNote(text); ok {
 		return answerNote(req, note)
 	}
 	cmd := parseCommand(text)
@@ -109,8 +109,8 @@ func answer(req agent.Request, text string) (*agent.Response, error) {
 }
 
 // answerNote handles a message from another agent. Work that fails is an
-// *agentloop.TaskFailure, so that the task fails visibly with the reason.
-func answerNote(req agent.Request, n agentloop.MailboxNote) (*agent.Response, error) {
+// *agent.TaskFailure, so that the task fails visibly with the reason.
+func answerNote(req agent.Request, n bus.Note) (*agent.Response, error) {
 	switch n.Type {
 	case "task":
 		if cmd := parseCommand(n.Text); cmd.kind == cmdDelegate && hasTool(req.Tools, toolDelegate) {
@@ -135,7 +135,7 @@ func answerNote(req agent.Request, n agentloop.MailboxNote) (*agent.Response, er
 }
 
 // describeUpdate tells the user what a task_update says.
-func describeUpdate(n agentloop.MailboxNote) string {
+func describeUpdate(n bus.Note) string {
 	who := n.From
 	why := n.Reason
 	if why == "" {

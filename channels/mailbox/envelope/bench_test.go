@@ -35,45 +35,31 @@ func BenchmarkDecodeBytes(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		for _, path := range []struct {
-			name   string
-			decode func([]byte) (*envelope.Message, error)
-		}{{"std", envelope.DecodeStd}, {"fast", envelope.DecodeBytes}} {
-			b.Run(bm.name+"/"+path.name, func(b *testing.B) {
-				b.SetBytes(int64(len(data)))
-				b.ReportAllocs()
-				for b.Loop() {
-					if _, err := path.decode(data); err != nil {
-						b.Fatal(err)
-					}
+		b.Run(bm.name, func(b *testing.B) {
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := envelope.DecodeBytes(data); err != nil {
+					b.Fatal(err)
 				}
-			})
-		}
+			}
+		})
 	}
 }
 
-func BenchmarkEncodeCompact(b *testing.B) {
-	benchEncode(b, envelope.EncodeCompactStd, envelope.EncodeCompact)
-}
+func BenchmarkEncodeCompact(b *testing.B) { benchEncode(b, envelope.EncodeCompact) }
 
-func BenchmarkEncode(b *testing.B) {
-	benchEncode(b, envelope.EncodeStd, envelope.Encode)
-}
+func BenchmarkEncode(b *testing.B) { benchEncode(b, envelope.Encode) }
 
-func benchEncode(b *testing.B, std, fast func(*envelope.Message) ([]byte, error)) {
+func benchEncode(b *testing.B, encode func(*envelope.Message) ([]byte, error)) {
 	for _, bm := range benchMessages() {
-		for _, path := range []struct {
-			name   string
-			encode func(*envelope.Message) ([]byte, error)
-		}{{"std", std}, {"fast", fast}} {
-			b.Run(bm.name+"/"+path.name, func(b *testing.B) {
-				b.ReportAllocs()
-				for b.Loop() {
-					if _, err := path.encode(bm.msg); err != nil {
-						b.Fatal(err)
-					}
+		b.Run(bm.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := encode(bm.msg); err != nil {
+					b.Fatal(err)
 				}
-			})
-		}
+			}
+		})
 	}
 }

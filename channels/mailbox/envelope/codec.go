@@ -1,7 +1,6 @@
 package envelope
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -66,33 +65,16 @@ func Decode(r io.Reader, maxBytes int64) (*Message, error) {
 	return DecodeBytes(data)
 }
 
-// DecodeBytes decodes and validates one message held in data.
+// DecodeBytes decodes and validates one message held in data. data must
+// be one JSON value with no object naming a member twice (see
+// checkSyntax); encoding/json decodes it.
 func DecodeBytes(data []byte) (*Message, error) {
-	if !handWritten {
-		return decodeStd(data)
-	}
-	m, ok := decodeFast(data)
-	if !ok {
-		return decodeStd(data)
-	}
-	if err := Validate(m); err != nil {
+	if err := checkSyntax(data); err != nil {
 		return nil, err
 	}
-	return m, nil
-}
-
-// decodeStd is DecodeBytes through encoding/json: the reference that
-// decodeFast must agree with, and the path for every input decodeFast
-// does not take (including all malformed ones, so errors are worded here).
-func decodeStd(data []byte) (*Message, error) {
 	var w wireMessage
-	dec := json.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&w); err != nil {
+	if err := json.Unmarshal(data, &w); err != nil {
 		return nil, fmt.Errorf("%w: %s", ErrMalformed, describeJSONError(err))
-	}
-	// Not dec.More: it reports false for a stray '}' or ']'.
-	if off := dec.InputOffset(); len(bytes.Trim(data[off:], " \t\r\n")) > 0 {
-		return nil, fmt.Errorf("%w: data after the JSON object at byte %d", ErrMalformed, off)
 	}
 	m := &Message{
 		ID: deref(w.ID), From: deref(w.From), To: deref(w.To), Timestamp: w.Timestamp,
@@ -223,62 +205,4 @@ func Validate(m *Message) error {
 		return bad("ttl and hop_count must not be negative")
 	}
 	return nil
-}
-
-// Encode writes m in the wire format: ttl as a number, trace and parts as
-// lists (never null), metadata as an object, reply_to null when empty;
-// indented by two spaces, as in nanobot's message files.
-func Encode(m *Message) ([]byte, error) {
-	if !handWritten {
-		return encodeStd(m)
-	}
-	compact, ok := encodeCompactFast(m)
-	if !ok {
-		return encodeStd(m)
-	}
-	return appendIndented(make([]byte, 0, 2*len(compact)), compact), nil
-}
-
-// encodeStd is Encode through encoding/json, the reference for Encode.
-func encodeStd(m *Message) ([]byte, error) { return json.MarshalIndent(wireForm(m), "", "  ") }
-
-// EncodeCompact writes m in the same wire format as Encode, on one line:
-// for transports no one reads by eye (NATS), where it is cheaper to make
-// and to decode. Decode reads both forms.
-func EncodeCompact(m *Message) ([]byte, error) {
-	if !handWritten {
-		return encodeCompactStd(m)
-	}
-	if out, ok := encodeCompactFast(m); ok {
-		return out, nil
-	}
-	return encodeCompactStd(m)
-}
-
-// encodeCompactStd is EncodeCompact through encoding/json, the reference
-// that encodeCompactFast must agree with byte for byte, and the path for
-// what it leaves out.
-func encodeCompactStd(m *Message) ([]byte, error) { return json.Marshal(wireForm(m)) }
-
-// wireForm is m as Encode and EncodeCompact write it.
-func wireForm(m *Message) any {
-	out := *m
-	if out.Trace == nil {
-		out.Trace = []string{}
-	}
-	if out.Content.Parts == nil {
-		out.Content.Parts = []Part{}
-	}
-	if out.Metadata == nil {
-		out.Metadata = map[string]any{}
-	}
-	type plain Message // no methods, so no recursion
-	w := struct {
-		plain
-		ReplyTo *string `json:"reply_to"`
-	}{plain: plain(out)}
-	if out.ReplyTo != "" {
-		w.ReplyTo = &out.ReplyTo
-	}
-	return w
 }

@@ -14,16 +14,12 @@
 // agent ids must be safe to use in paths. Errors wrap ErrMalformed or
 // ErrTooLarge so callers can quarantine the input with a reason.
 //
-// Every message on the way in and out is decoded and encoded, so both are
-// done by hand for the shapes switchboard and nanobot write (decodeFast,
-// encodeCompactFast), several times cheaper than through reflection. The
-// hand-written paths give up on anything they do not fully understand
-// (a member given twice, a name differing from a field's only in case, an
-// odd number, a value encoding/json refuses) and leave it to encoding/json,
-// which stays the reference: for every input the result is the same
-// message, the same error or the same bytes (FuzzDecodeFast, FuzzEncodeFast).
-// They are kept because they pay for themselves end to end (docs/codec.md);
-// building with -tags envelope_stdjson turns them off (codec_select.go), so
-// that the whole module runs on encoding/json alone and the comparison can
-// be made again.
+// Messages are encoded and decoded by encoding/json, through the struct
+// tags of Message and its blocks, Part's MarshalJSON and Time's methods.
+// Before decoding, the JSON is checked in one pass by jsontext (the syntax
+// layer of encoding/json/v2, from github.com/go-json-experiment/json,
+// which Go ships as encoding/json/jsontext under GOEXPERIMENT=jsonv2): an object that names a member twice is
+// refused with an error naming it, where encoding/json alone would keep
+// the last value silently (checkSyntax). docs/codec.md gives the figures
+// of this codec beside the hand-written one it replaced.
 package envelope

@@ -18,7 +18,8 @@ var ErrBadAgentID = errors.New("invalid agent id")
 // ValidateAgentID checks that id is safe to use as a folder name in the
 // mailbox tree: 1 to 64 bytes of letters, digits, '-', '_' and '.', not
 // starting with '.' or '_' (names the tree reserves for its own files), with
-// no path separators or control characters.
+// no path separators or control characters, and letters of one script
+// (see mixedScripts).
 func ValidateAgentID(id string) error {
 	switch {
 	case id == "":
@@ -34,6 +35,10 @@ func ValidateAgentID(id string) error {
 		}
 		return fmt.Errorf("%w %q: character %q not allowed (use letters, digits, '-', '_', '.')",
 			ErrBadAgentID, id, r)
+	}
+	if x, y := mixedScripts(id); x != "" {
+		return fmt.Errorf("%w %q: mixes %s and %s letters, as a look-alike of another id would; use the letters of one script",
+			ErrBadAgentID, id, x, y)
 	}
 	return nil
 }

@@ -122,3 +122,37 @@ func TestFileNameForeignIDsStayPlain(t *testing.T) {
 		assert.True(t, strings.HasSuffix(name, envelope.MessageSuffix))
 	}
 }
+
+// TestValidateAgentIDRefusesMixedScripts: an id whose letters mix
+// scripts (a Cyrillic "с" in "сeo", which looks like "ceo") is refused,
+// naming both scripts; ids of one script, with ASCII digits and '-', '_',
+// '.', and Latin with the scripts of Japanese, Chinese or Korean, pass.
+func TestValidateAgentIDRefusesMixedScripts(t *testing.T) {
+	t.Parallel()
+	for _, id := range []string{
+		"ceo", "coder-2", "agent_1.v2", "Researcher", // nanobot's ids are ASCII
+		"сео", "исследователь-2", // all Cyrillic
+		"研究员", "研究员_1", "エージェント", "研究エージェント", "とうきょう研究", // Chinese, Japanese
+		"연구원", "연구원-漢", "ㄅㄆ研究", // Korean, Bopomofo with Han
+		"agent研究员", "bot-エージェント", "봇-bot", // Latin with Han, Kana or Hangul
+		"αβγ", "ελληνικά-1", // all Greek
+		"café", "naïve", // Latin with accents
+	} {
+		assert.NoError(t, envelope.ValidateAgentID(id), id)
+	}
+	for _, tt := range []struct{ id, want string }{
+		{"сeo", "mixes Cyrillic and Latin letters"},    // Cyrillic с, Latin e o
+		{"ceо", "mixes Latin and Cyrillic letters"},    // Latin c e, Cyrillic о
+		{"pаypal", "mixes Latin and Cyrillic letters"}, // Cyrillic а
+		{"αdmin", "mixes Greek and Latin letters"},
+		{"エージェント한", "mixes Katakana and Hangul letters"},
+		{"ㄅㄆエ", "mixes Bopomofo and Katakana letters"},
+		{"agent٣", "mixes Latin and Arabic letters"}, // an Arabic-Indic digit
+	} {
+		err := envelope.ValidateAgentID(tt.id)
+		require.Error(t, err, tt.id)
+		assert.ErrorIs(t, err, envelope.ErrBadAgentID)
+		assert.Contains(t, err.Error(), tt.want, tt.id)
+		assert.Contains(t, err.Error(), "use the letters of one script", tt.id)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
+	"unicode/utf8"
 )
 
 // wireLayout is how timestamps are written: Python's isoformat of an aware
@@ -54,7 +55,11 @@ func (t Time) MarshalJSON() ([]byte, error) {
 	if t.IsZero() {
 		return []byte("null"), nil
 	}
-	return json.Marshal(t.String())
+	// The layout's digits and separators need no escaping in JSON.
+	b := make([]byte, 0, len(wireLayout)+2)
+	b = append(b, '"')
+	b = t.UTC().AppendFormat(b, wireLayout)
+	return append(b, '"'), nil
 }
 
 // UnmarshalJSON reads a timestamp string; null leaves t zero.
@@ -64,7 +69,9 @@ func (t *Time) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	var s string
-	if err := json.Unmarshal(b, &s); err != nil {
+	if n := len(b); n >= 2 && b[0] == '"' && b[n-1] == '"' && bytes.IndexByte(b, '\\') < 0 && utf8.Valid(b) {
+		s = string(b[1 : n-1]) // nothing to unescape: the common case, without encoding/json
+	} else if err := json.Unmarshal(b, &s); err != nil {
 		return fmt.Errorf("want an RFC 3339 timestamp string, got %s", b)
 	}
 	parsed, err := ParseTime(s)

@@ -36,8 +36,9 @@ type demoBackend struct {
 
 // openDemoBackend prepares the backend f asks for: with NATS it starts the
 // demo's server in the demo's folder, unless --nats-url names one, which
-// must answer before any agent starts.
-func openDemoBackend(f demoFlags, layout demoLayout) (*demoBackend, error) {
+// must answer before any agent starts. ctx ends the wait for the server
+// (SIGINT).
+func openDemoBackend(ctx context.Context, f demoFlags, layout demoLayout) (*demoBackend, error) {
 	if f.backend != demoNATS {
 		return &demoBackend{kind: demoFS, root: layout.root}, nil
 	}
@@ -48,7 +49,7 @@ func openDemoBackend(f demoFlags, layout demoLayout) (*demoBackend, error) {
 		}
 		return b, nil
 	}
-	url, stop, err := startNATS(filepath.Join(layout.dir, "nats"))
+	url, stop, err := startNATS(ctx, filepath.Join(layout.dir, "nats"))
 	if err != nil {
 		return nil, err
 	}
@@ -58,8 +59,8 @@ func openDemoBackend(f demoFlags, layout demoLayout) (*demoBackend, error) {
 
 // open opens the backend, starts the trace receiver with --observe and
 // writes the configs; on error it leaves nothing running.
-func (d *demoRun) open(f demoFlags) error {
-	be, err := openDemoBackend(f, d.layout)
+func (d *demoRun) open(ctx context.Context, f demoFlags) error {
+	be, err := openDemoBackend(ctx, f, d.layout)
 	if err != nil {
 		return err
 	}

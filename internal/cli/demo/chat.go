@@ -11,7 +11,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
-	feishustub "github.com/switchboard-dev/switchboard/examples/feishu-stub"
+	feishustub "github.com/switchboard-dev/switchboard/internal/feishustub"
 )
 
 // shortEvent is the least of an im.message.receive_v1 event the stub

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	feishustub "github.com/switchboard-dev/switchboard/examples/feishu-stub"
+	feishustub "github.com/switchboard-dev/switchboard/internal/feishustub"
 )
 
 // The demo's conversation.
@@ -65,8 +65,9 @@ type Options struct {
 	Environ []string
 }
 
-// Run runs the demo: the agents are `run` processes of this program, which
-// must therefore be switchboard-full. ctx ends it (SIGINT/SIGTERM).
+// Run runs the demo: the agents are `run` processes of this program
+// (os.Executable), which must therefore be one whose command line is
+// package cli's, as cmd/switchboard. ctx ends it (SIGINT/SIGTERM).
 func Run(ctx context.Context, o Options) error {
 	f := demoFlags{dir: o.Dir, timeout: o.Timeout, keep: o.Keep, backend: o.Backend, natsURL: o.NATSURL, observe: o.Observe}
 	exe, err := os.Executable()
@@ -79,7 +80,7 @@ func Run(ctx context.Context, o Options) error {
 	}
 	layout := newDemoLayout(dir)
 	d := &demoRun{out: o.Stdout, layout: layout}
-	if err := d.open(f); err != nil {
+	if err := d.open(ctx, f); err != nil {
 		if temporary {
 			_ = os.RemoveAll(dir) // nothing ran: nothing to look at
 		}
@@ -180,7 +181,7 @@ func (d *demoRun) start(ctx context.Context, exe string, environ []string) error
 		}
 		ag.running = line
 		desc := "mailbox only, capabilities " + strings.Join(demoCoderCapabilities, ", ")
-		if m := webhookAttr.FindStringSubmatch(line); m != nil {
+		if m := webhookAttr().FindStringSubmatch(line); m != nil {
 			d.webhook = m[1]
 			desc = "Feishu stub at " + d.webhook + " + mailbox"
 		}

@@ -3,7 +3,9 @@
 // the other through the mailbox, the answer back in the chat; with
 // --backend nats on a NATS server it starts (switchboard-natsd), with
 // --observe traced to an OTLP receiver in this process and with their
-// metrics read. It links the OTLP receiver and a Prometheus text parser,
-// so only switchboard-full links it (see cli.Extras); the command line
-// (flags, usage) is package cli's.
+// metrics read. The agents are processes of the running program, which
+// must therefore link the host, the mailbox, its backends and the
+// providers the configs name (cmd/switchboard does); the NATS server is a
+// program of its own, so that no agent process links one. The command
+// line (flags, usage) is package cli's.
 package demo

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"time"
 
-	feishustub "github.com/switchboard-dev/switchboard/examples/feishu-stub"
+	feishustub "github.com/switchboard-dev/switchboard/internal/feishustub"
 )
 
 // keep leaves the agents running until ctx ends or one of them exits.

@@ -63,7 +63,7 @@ func (l demoLayout) configs(backend map[string]any, traces string) map[string]ma
 		demoResearcher: {
 			"agents": workspace(demoResearcher),
 			"channels": map[string]any{
-				"feishu": map[string]any{"enabled": true, "listen": "127.0.0.1:0", "outbox": l.outbox,
+				"feishu-stub": map[string]any{"enabled": true, "listen": "127.0.0.1:0", "outbox": l.outbox,
 					"allowFrom": []string{"*"}},
 				"mailbox": mb(map[string]any{"enabled": true, "agentId": demoResearcher,
 					"description":  "talks with users on Feishu and hands work to other agents",

@@ -19,11 +19,11 @@ import (
 // its channels and loop are running; the demo waits for it.
 const hostRunning = `msg="host running"`
 
-var webhookAttr = regexp.MustCompile(`\bwebhook=(\S+)`)
+var webhookAttr = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bwebhook=(\S+)`) })
 
 // metricsAttr is the address in the log line `switchboard run` writes
 // when it serves metrics (msg="metrics listening"), before "host running".
-var metricsAttr = regexp.MustCompile(`\bmetrics=http://(\S+)/metrics`)
+var metricsAttr = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\bmetrics=http://(\S+)/metrics`) })
 
 // demoAgent is one `switchboard run` child process of the demo. Its
 // stdout and stderr go to its log file.
@@ -86,7 +86,7 @@ func (a *demoAgent) copyLog(r io.Reader, w io.Writer) {
 			a.tail = a.tail[1:]
 		}
 		a.mu.Unlock()
-		if m := metricsAttr.FindStringSubmatch(line); m != nil {
+		if m := metricsAttr().FindStringSubmatch(line); m != nil {
 			a.mu.Lock()
 			a.metrics = m[1]
 			a.mu.Unlock()

@@ -78,7 +78,7 @@
         t.children.length ? el("ul", { class: "tree" }, t.children.map(node)) : null);
       return el("ul", { class: "tree" }, state.tasks.map(node));
     },
-    graph() { return graph(); },
+    graph() { renderGraph(); return null; },
     setaside() {
       if (!state.set_aside.length) return empty("Nothing set aside.");
       return table(["Agent", "When", "Reason", "Message", ""], state.set_aside.map((s) => el("tr", { class: "setaside", data: { ref: s.ref, agent: s.agent } },
@@ -170,32 +170,62 @@
       td("Message", el("span", { class: "mono" }, e.message_id || e.ref || "")), td("Reason", e.reason || "")))) :
       empty(state.missing && state.missing.some((m) => m.includes("audit")) ? "This store keeps no audit log." : "No entries."));
   }
-  function graph() {
+  // renderGraph draws the agents on a circle, an arrow per sender →
+  // recipient, and places every label where it covers no other label nor
+  // an agent: names outside the circle, each edge's label at the first
+  // free point along its curve (measured in the page); a label that finds
+  // no free point is listed under the graph instead.
+  function renderGraph() {
+    const box = $("#view-graph");
     const ids = [...new Set([...state.agents.map((a) => a.id), ...state.edges.flatMap((e) => [e.from, e.to])])];
-    if (!ids.length) return empty("No agents yet.");
-    const ns = "http://www.w3.org/2000/svg", W = 640, H = 420, R = Math.min(W, H) / 2 - 60;
+    if (!ids.length) { box.replaceChildren(empty("No agents yet.")); return; }
+    const ns = "http://www.w3.org/2000/svg", W = 720, H = 520, R = Math.min(W, H) / 2 - 70, node = 22;
     const svg = (tag, attrs, text) => { const e = document.createElementNS(ns, tag);
       for (const [k, v] of Object.entries(attrs)) e.setAttribute(k, v); if (text) e.textContent = text; return e; };
-    const pos = {}; ids.forEach((id, i) => { const a = 2 * Math.PI * i / ids.length - Math.PI / 2;
-      pos[id] = [W / 2 + R * Math.cos(a), H / 2 + R * Math.sin(a)]; });
+    const pos = {}, dir = {}; ids.forEach((id, i) => { const a = 2 * Math.PI * i / ids.length - Math.PI / 2;
+      dir[id] = [Math.cos(a), Math.sin(a)]; pos[id] = [W / 2 + R * dir[id][0], H / 2 + R * dir[id][1]]; });
     const root = svg("svg", { viewBox: `0 0 ${W} ${H}`, role: "img", "aria-label": "messages between agents" });
     const defs = svg("defs", {}); const mk = svg("marker", { id: "arrow", viewBox: "0 0 10 10", refX: "28", refY: "5", markerWidth: "8", markerHeight: "8", orient: "auto" });
-    mk.append(svg("path", { d: "M0,0 L10,5 L0,10 z", class: "edge" })); defs.append(mk); root.append(defs);
-    for (const e of state.edges) {
-      const [x1, y1] = pos[e.from], [x2, y2] = pos[e.to], bend = 18;
-      const mx = (x1 + x2) / 2 + bend * (y2 - y1) / (Math.hypot(x2 - x1, y2 - y1) || 1), my = (y1 + y2) / 2 - bend * (x2 - x1) / (Math.hypot(x2 - x1, y2 - y1) || 1);
-      const g = svg("g", { "data-edge": e.from + ">" + e.to });
-      g.append(svg("path", { d: `M${x1},${y1} Q${mx},${my} ${x2},${y2}`, class: "edge" + (e.recent ? " hot" : ""),
-        "stroke-width": String(1 + Math.min(5, Math.log2(1 + e.count))), "marker-end": "url(#arrow)" }));
-      g.append(svg("text", { x: mx, y: my, class: "rate", "text-anchor": "middle" }, e.count + " msg" + (e.recent ? ", " + e.per_minute.toFixed(1) + "/min" : "")));
-      root.append(g);
-    }
+    mk.append(svg("path", { d: "M0,0 L10,5 L0,10 z", class: "arrow" })); defs.append(mk); root.append(defs);
+    const edges = svg("g", {}), nodes = svg("g", {}), labels = svg("g", {});
+    root.append(edges, nodes, labels);
+    const unplaced = el("ul", { class: "muted graph-more" });
+    box.replaceChildren(el("div", {}, root, unplaced,
+      el("p", { class: "muted" }, "Line width: messages stored; label: recent rate over the last five minutes.")));
+    const taken = [], pad = 3;
+    const free = (b) => !taken.some((o) => b.x - pad < o.x + o.width && o.x - pad < b.x + b.width &&
+      b.y - pad < o.y + o.height && o.y - pad < b.y + b.height);
     for (const id of ids) {
-      const a = state.agents.find((x) => x.id === id), [x, y] = pos[id];
-      root.append(svg("circle", { cx: x, cy: y, r: 22, class: "node" + (a && a.online ? "" : " off") }));
-      root.append(svg("text", { x, y: y + 38, "text-anchor": "middle" }, id));
+      const a = state.agents.find((x) => x.id === id), [x, y] = pos[id], [dx, dy] = dir[id];
+      nodes.append(svg("circle", { cx: x, cy: y, r: node, class: "node" + (a && a.online ? "" : " off") }));
+      taken.push({ x: x - node, y: y - node, width: 2 * node, height: 2 * node });
+      const t = svg("text", { x: x + dx * (node + 8), y: y + dy * (node + 8) + (dy > 0.3 ? 10 : dy < -0.3 ? -2 : 4),
+        "text-anchor": dx > 0.3 ? "start" : dx < -0.3 ? "end" : "middle", class: "name" }, id);
+      labels.append(t); taken.push(t.getBBox());
     }
-    return el("div", {}, root, el("p", { class: "muted" }, "Line width: messages stored; label: recent rate over the last five minutes."));
+    const curves = state.edges.map((e) => {
+      const [x1, y1] = pos[e.from], [x2, y2] = pos[e.to], bend = 18, len = Math.hypot(x2 - x1, y2 - y1) || 1;
+      const cx = (x1 + x2) / 2 + bend * (y2 - y1) / len, cy = (y1 + y2) / 2 - bend * (x2 - x1) / len;
+      const g = svg("g", { "data-edge": e.from + ">" + e.to });
+      g.append(svg("path", { d: `M${x1},${y1} Q${cx},${cy} ${x2},${y2}`, class: "edge" + (e.recent ? " hot" : ""),
+        "stroke-width": String(1 + Math.min(5, Math.log2(1 + e.count))), "marker-end": "url(#arrow)" }));
+      edges.append(g);
+      const at = (t) => [(1 - t) * (1 - t) * x1 + 2 * (1 - t) * t * cx + t * t * x2, (1 - t) * (1 - t) * y1 + 2 * (1 - t) * t * cy + t * t * y2];
+      return { e, g, at, text: e.from + " → " + e.to + ": " + e.count + " msg" + (e.recent ? ", " + e.per_minute.toFixed(1) + "/min" : "") };
+    });
+    curves.sort((a, b) => b.e.count - a.e.count); // the busiest first: they get the middle of their curves
+    const along = [0.5, 0.42, 0.58, 0.34, 0.66, 0.27, 0.73, 0.2, 0.8];
+    for (const c of curves) {
+      const e = c.e, t = svg("text", { class: "rate", "text-anchor": "middle", "dominant-baseline": "central" },
+        e.count + " msg" + (e.recent ? ", " + e.per_minute.toFixed(1) + "/min" : ""));
+      c.g.append(t);
+      const spot = along.find((k) => { const [x, y] = c.at(k); t.setAttribute("x", x); t.setAttribute("y", y); return free(t.getBBox()); });
+      c.g.append(svg("title", {}, c.text));
+      if (spot === undefined) { t.remove(); unplaced.append(el("li", {}, c.text)); continue; }
+      labels.append(t); taken.push(t.getBBox());
+    }
+    const all = root.getBBox(), m = 4; // names may reach past the circle's box
+    root.setAttribute("viewBox", `${Math.min(0, all.x - m)} ${Math.min(0, all.y - m)} ${Math.max(W, all.x + all.width + m) - Math.min(0, all.x - m)} ${Math.max(H, all.y + all.height + m) - Math.min(0, all.y - m)}`);
   }
 
   function show(name) {

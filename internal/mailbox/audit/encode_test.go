@@ -12,9 +12,8 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 )
 
-// The hand-written encoder writes exactly what encoding/json's Encoder
-// writes for an Entry: empty fields, every field, text that needs
-// escaping, odd times.
+// A line is what encoding/json's Encoder writes for an Entry: empty
+// fields, every field, text that needs escaping, odd times.
 func TestAppendEntryMatchesEncodingJSON(t *testing.T) {
 	t.Parallel()
 	at := time.Date(2025, 3, 4, 5, 6, 7, 891000, time.FixedZone("x", 3600+1800))
@@ -36,8 +35,7 @@ func TestAppendEntryMatchesEncodingJSON(t *testing.T) {
 }
 
 // everyField returns an Entry with every field, including any added to
-// store.Event later, set to a value that is not empty: a field the
-// hand-written encoder forgets makes the comparison fail.
+// store.Event later, set to a value that is not empty.
 func everyField() Entry {
 	var e Entry
 	var fill func(v reflect.Value)
@@ -62,4 +60,12 @@ func everyField() Entry {
 	}
 	fill(reflect.ValueOf(&e).Elem())
 	return e
+}
+
+// A time encoding/json cannot write is written as the zero time rather
+// than losing the line.
+func TestAppendEntryOutOfRangeTime(t *testing.T) {
+	t.Parallel()
+	e := Entry{Event: store.Event{Time: time.Date(10000, 1, 1, 0, 0, 0, 0, time.UTC), Kind: store.EventSent, Agent: "a"}}
+	assert.Equal(t, `{"time":"0001-01-01T00:00:00Z","kind":"sent","agent":"a"}`+"\n", string(appendEntry([]byte("x"), e))[1:])
 }

@@ -55,29 +55,8 @@ type Meta struct {
 	TaskPath []string `json:"task_path,omitempty"`
 	// Tree is set on an update routed back to the conversation a task was
 	// delegated from: the task tree that conversation was working in, so
-	// that work delegated from it stays in the tree (see TreeOf).
+	// that work delegated from it stays in the tree (see TreeOf, tree.go).
 	Tree *Tree `json:"tree,omitempty"`
-}
-
-// Tree is the task an agent works on and that task's task_path: a task it
-// delegates meanwhile becomes a subtask, one level deeper.
-type Tree struct {
-	Task string   `json:"task,omitempty"`
-	Path []string `json:"path,omitempty"`
-}
-
-// TreeOf returns the task tree work delegated while handling this message
-// joins: the routed Tree, or the task itself when the message is a task;
-// nil for anything else (new work then starts a tree of its own).
-func (m *Meta) TreeOf() *Tree {
-	if m.Tree != nil {
-		t := *m.Tree
-		return &t
-	}
-	if m.IsTask() && m.Task != nil {
-		return &Tree{Task: m.Task.ID, Path: m.TaskPath}
-	}
-	return nil
 }
 
 // TaskOf returns the task the message belongs to: its task block's id,

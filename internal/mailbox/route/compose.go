@@ -146,7 +146,7 @@ func applyTask(msg *envelope.Message, req Request) error {
 		}
 		msg.ExpectsReply = true
 		msg.Callback = req.Callback // for nanobot workers, which echo it
-		msg.TaskPath = taskPath(TreeOf(req), msg.From, msg.To, msg.Text())
+		msg.TaskPath = meta.TreeOf(req.Tree, req.Parent).TaskPath(msg.From, msg.To, msg.Text())
 		msg.Task.Budget = budgetOf(req)
 	case envelope.TypeTaskUpdate:
 		if req.TaskID == "" {

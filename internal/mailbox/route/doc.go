@@ -10,6 +10,6 @@
 // already passed through the receiver is refused (IsLoop). A task also
 // carries its place in its task tree (task_path): a task that brings the
 // same work back to an agent of the tree, or makes it too deep, is refused
-// (CheckTaskPath, see tree.go). The errors of the guard rails on sends
+// (meta.CheckTaskPath, the task tree). The errors of the guard rails on sends
 // (LimitError) are here too, for the agent loop to read.
 package route

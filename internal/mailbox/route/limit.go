@@ -31,6 +31,7 @@ type LimitError struct {
 	RetryAfter time.Duration
 }
 
+// Error says which limit refused the send and how long to wait.
 func (e *LimitError) Error() string {
 	return fmt.Sprintf("send %s → %s: %v: %s; wait %s before sending to %s again",
 		e.From, e.To, e.Kind, e.Rule, RoundWait(e.RetryAfter), e.To)

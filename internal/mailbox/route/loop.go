@@ -2,7 +2,6 @@ package route
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
@@ -20,21 +19,12 @@ func IsLoop(m *envelope.Message, self string) bool {
 
 // LoopReason is why agent self refuses a message that IsLoop reports:
 // "loop: self already in trace [a b self]". The trace comes from the
-// sender and may be long: it shows at most chainHead agents from the
-// start and chainTail at the end, with how many it leaves out, each name
-// clipped, so that the reason (sent back to a delegator, logged, kept
+// sender and may be long: it is shown as meta.ChainText shows a chain
+// (the start and the end, with how many it leaves out, each name
+// clipped), so that the reason (sent back to a delegator, logged, kept
 // beside the set-aside message) stays one readable line.
 func LoopReason(self string, trace []string) string {
-	shown := trace
-	if n := len(trace); n > chainHead+chainTail+1 {
-		shown = append(append(trace[:chainHead:chainHead], fmt.Sprintf("… %d more …", n-chainHead-chainTail)),
-			trace[n-chainTail:]...)
-	}
-	names := make([]string, len(shown))
-	for i, a := range shown {
-		names[i] = clipName(a)
-	}
-	return fmt.Sprintf("loop: %s already in trace [%s]", self, strings.Join(names, " "))
+	return fmt.Sprintf("loop: %s already in trace [%s]", self, meta.ChainText(trace, " "))
 }
 
 // Original is the send side's question "is req a reply, and to what?": it

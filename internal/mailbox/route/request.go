@@ -32,7 +32,7 @@ type Request struct {
 	// forward or delegation inherits its trace and ttl.
 	Parent *meta.Meta
 	// Tree is the task tree a new task joins, when it is not that of
-	// Parent (see TreeOf): the routed conversation of a delegated task.
+	// Parent (see meta.TreeOf): the routed conversation of a delegated task.
 	Tree *meta.Tree
 	// TTL overrides the hop budget of a new message (0: the default).
 	TTL int

@@ -3,6 +3,8 @@ package route_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -241,3 +243,38 @@ func TestComposeOffline(t *testing.T) {
 
 // convT0 is the time the conversation tests start at.
 var convT0 = time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
+
+func TestComposeTaskPath(t *testing.T) {
+	t.Parallel()
+	root, err := route.Compose("lead", route.Request{To: "coder", Type: envelope.TypeTask, Text: "Sort  it"}, route.ComposeOptions{})
+	assert.NoError(t, err)
+	fp := meta.WorkFingerprint("sort it")
+	assert.Equal(t, []string{"lead>coder:" + fp}, root.TaskPath, "case and spacing do not change the work")
+	parent := meta.FromMessage(root, false)
+	sub, err := route.Compose("coder", route.Request{To: "reviewer", Type: envelope.TypeTask, Text: "check", Parent: &parent},
+		route.ComposeOptions{})
+	assert.NoError(t, err)
+	assert.Equal(t, []string{"lead>coder:" + fp, "coder>reviewer:" + meta.WorkFingerprint("check")}, sub.TaskPath)
+	msg, err := route.Compose("coder", route.Request{To: "reviewer", Text: "a note", Parent: &parent}, route.ComposeOptions{})
+	assert.NoError(t, err)
+	assert.Nil(t, msg.TaskPath, "only tasks carry a path")
+	routed := &meta.Tree{Task: "t0", Path: []string{"x>coder:1234"}}
+	sub, err = route.Compose("coder", route.Request{To: "reviewer", Type: envelope.TypeTask, Text: "check", Tree: routed},
+		route.ComposeOptions{})
+	assert.NoError(t, err)
+	assert.Equal(t, []string{"x>coder:1234", "coder>reviewer:" + meta.WorkFingerprint("check")}, sub.TaskPath)
+}
+
+func TestLoopReason(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, "loop: coder already in trace [lead coder]", route.LoopReason("coder", []string{"lead", "coder"}))
+	trace := make([]string, 0, 41)
+	for i := range 40 {
+		trace = append(trace, fmt.Sprintf("a%d", i))
+	}
+	trace = append(trace, "coder")
+	assert.Equal(t, "loop: coder already in trace [a0 a1 a2 a3 … 32 more … a36 a37 a38 a39 coder]",
+		route.LoopReason("coder", trace), "a long trace is clipped")
+	assert.Equal(t, "loop: coder already in trace ["+strings.Repeat("x", 64)+"… coder]",
+		route.LoopReason("coder", []string{strings.Repeat("x", 100000), "coder"}), "so is a long name")
+}

@@ -36,8 +36,9 @@ const (
 
 	// EventApproval is a step of a human approval: asked, approved or
 	// denied (by whom is in Reason, "operator" when the operator decided
-	// from the command line or the console). Agent is the agent that
-	// waits, Ref the approval's id.
+	// from the command line or the console), or an answer refused because
+	// its sender may not decide (another agent: From and MessageID are
+	// its). Agent is the agent that waits, Ref the approval's id.
 	EventApproval EventKind = "approval"
 )
 

@@ -4,23 +4,22 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/switchboard-dev/switchboard/clock"
+	"github.com/switchboard-dev/switchboard/internal/backoff"
 )
 
 // registryLockName is the lock file every registry writer holds while it
 // reads, changes and replaces _registry.json.
 const registryLockName = "_registry.lock"
 
-// Backoff between attempts to take a busy registry lock.
-const (
-	lockRetryMin = 500 * time.Microsecond
-	lockRetryMax = 20 * time.Millisecond
-)
+// lockRetry spaces the attempts to take a busy registry lock.
+var lockRetry = backoff.Policy{Initial: 500 * time.Microsecond, Max: 20 * time.Millisecond}
 
 // registryProcessLocks holds, for each store root of the process (by its real
 // path, shared by every Store opened on it), the lock its registry writers
@@ -140,8 +139,7 @@ func openLockFile(path string) (*os.File, error) {
 // context: a blocking flock in a goroutine would outlive a cancelled
 // caller and could take the lock after the caller gave up.
 func pollLock(ctx context.Context, f *os.File) error {
-	wait := lockRetryMin
-	var timer *time.Timer
+	waits := lockRetry.Start()
 	for {
 		locked, err := tryLock(f)
 		if err != nil {
@@ -150,19 +148,9 @@ func pollLock(ctx context.Context, f *os.File) error {
 		if locked {
 			return nil
 		}
-		// Jitter keeps waiting writers from retrying in lock step.
-		d := wait/2 + rand.N(wait/2+1)
-		if timer == nil {
-			timer = time.NewTimer(d)
-			defer timer.Stop()
-		} else {
-			timer.Reset(d)
+		// The jitter keeps waiting writers from retrying in lock step.
+		if err := backoff.Sleep(ctx, clock.Real, waits.Next()); err != nil {
+			return err
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-timer.C:
-		}
-		wait = min(2*wait, lockRetryMax)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -140,8 +141,8 @@ func DecodeSection(s config.Section) (Config, error) {
 }
 
 var (
-	nameRE   = regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`)
-	prefixRE = regexp.MustCompile(`^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$`)
+	nameRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]{1,64}$`) })
+	prefixRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$`) })
 )
 
 // Validate checks the values; every error names its key.
@@ -166,7 +167,7 @@ func (c *Config) Validate() error {
 	if c.Credentials != "" && c.NKey != "" {
 		bad("nkey", "give credentials or nkey, not both")
 	}
-	if c.InboxPrefix != "" && !prefixRE.MatchString(c.InboxPrefix) {
+	if c.InboxPrefix != "" && !prefixRE().MatchString(c.InboxPrefix) {
 		bad("inboxPrefix", "%q: want subject tokens of letters, digits, '-' or '_' joined by '.'", c.InboxPrefix)
 	}
 	for name, path := range map[string]string{"credentials": c.Credentials, "nkey": c.NKey,
@@ -181,10 +182,10 @@ func (c *Config) Validate() error {
 	if (c.TLS.Cert == "") != (c.TLS.Key == "") {
 		bad("tls", "cert and key go together: give both or neither")
 	}
-	if !nameRE.MatchString(c.Stream) {
+	if !nameRE().MatchString(c.Stream) {
 		bad("stream", "%q: want 1 to 64 letters, digits, '-' or '_'", c.Stream)
 	}
-	if !nameRE.MatchString(c.HistoryStream) {
+	if !nameRE().MatchString(c.HistoryStream) {
 		bad("historyStream", "%q: want 1 to 64 letters, digits, '-' or '_'", c.HistoryStream)
 	} else if c.HistoryStream == c.Stream {
 		bad("historyStream", "%q is also %s; the history needs its own stream", c.HistoryStream, key("stream"))
@@ -195,13 +196,13 @@ func (c *Config) Validate() error {
 	if v := c.HistoryMaxBytes; v != 0 && v != -1 && v < minHistoryBytes {
 		bad("historyMaxBytes", "want at least %d bytes (0 or -1: no bound), got %d", minHistoryBytes, v)
 	}
-	if !prefixRE.MatchString(c.SubjectPrefix) {
+	if !prefixRE().MatchString(c.SubjectPrefix) {
 		bad("subjectPrefix", "%q: want subject tokens of letters, digits, '-' or '_' joined by '.'", c.SubjectPrefix)
 	}
 	buckets := map[string]string{}
 	for _, b := range [][2]string{{"registryBucket", c.RegistryBucket}, {"presenceBucket", c.PresenceBucket},
 		{"stateBucket", c.StateBucket}, {"lockBucket", c.LockBucket}} {
-		if !nameRE.MatchString(b[1]) {
+		if !nameRE().MatchString(b[1]) {
 			bad(b[0], "%q: want 1 to 64 letters, digits, '-' or '_'", b[1])
 		} else if other, dup := buckets[b[1]]; dup {
 			bad(b[0], "%q is also %s; each bucket needs its own name", b[1], key(other))

@@ -2,7 +2,6 @@ package natsstore_test
 
 import (
 	"context"
-	"strconv"
 	"testing"
 	"time"
 
@@ -137,5 +136,3 @@ func connectAs(t *testing.T, url, user, password string) (*nats.Conn, natsstore.
 	require.NoError(t, err)
 	return nc, cfg
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }
