@@ -72,6 +72,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	var missed []string
 	for _, name := range o.backends {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		be, err := openBackend(ctx, name, o)
 		if err != nil {
 			return fmt.Errorf("%s: %w", name, err)
@@ -86,7 +89,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			}
 		}
 		if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+			// The next backend is still measured: one that failed says
+			// nothing of the others.
+			fmt.Fprintf(stderr, "procs: %s: %v\n", name, err)
+			missed = append(missed, fmt.Sprintf("%s: %v", name, err))
 		}
 	}
 	if len(missed) > 0 {
@@ -157,9 +163,7 @@ func openBackend(ctx context.Context, name string, o options) (backend, error) {
 }
 
 // buildSwitchboard builds ./cmd/switchboard of the module the current
-// folder is in into dir/bin, with ./cmd/switchboard-full beside it where
-// the module still has that companion (which runs the NATS store for
-// switchboard), and returns the path of switchboard.
+// folder is in into dir/bin and returns the binary's path.
 func buildSwitchboard(ctx context.Context, dir string) (string, error) {
 	out, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
 	if err != nil {
@@ -169,19 +173,11 @@ func buildSwitchboard(ctx context.Context, dir string) (string, error) {
 	if mod == "" || mod == os.DevNull {
 		return "", errors.New("run procs inside the switchboard module (or give -bin)")
 	}
-	modDir := filepath.Dir(mod)
-	pkgs := []string{"./cmd/switchboard"}
-	if _, err := os.Stat(filepath.Join(modDir, "cmd", "switchboard-full")); err == nil {
-		pkgs = append(pkgs, "./cmd/switchboard-full")
-	}
-	bin := filepath.Join(dir, "bin")
-	if err := os.MkdirAll(bin, 0o755); err != nil {
-		return "", err
-	}
-	cmd := exec.CommandContext(ctx, "go", append([]string{"build", "-o", bin + string(filepath.Separator)}, pkgs...)...)
-	cmd.Dir = modDir
+	bin := filepath.Join(dir, "bin", "switchboard")
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/switchboard")
+	cmd.Dir = filepath.Dir(mod)
 	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build %s: %w\n%s", strings.Join(pkgs, " "), err, b)
+		return "", fmt.Errorf("go build ./cmd/switchboard: %w\n%s", err, b)
 	}
-	return filepath.Join(bin, "switchboard"), nil
+	return bin, nil
 }

@@ -36,7 +36,11 @@ func (r *result) print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "registry      %s; %d writes while they started, %s over %s idle (%s)\n",
 		reg, r.startWrites, rate(r.idleWrites, r.idle), r.idle, r.writesHow)
-	if r.inotify >= 0 && strings.HasPrefix(r.what, "folder") {
+	if r.folder() {
+		fmt.Fprintf(w, "              rewrites of _registry.json   target ≤ %d while starting (one per agent) and ≤ %d idle (one per %s, whatever the number of agents): %s   raw: one per agent per heartbeat, %d over %s idle\n",
+			r.n, idleWritesBound(r.idle), idleWriteEvery, verdict(r.writesMet()), r.n*int(r.idle/heartbeatEvery), r.idle)
+	}
+	if r.inotify >= 0 && r.folder() {
 		fmt.Fprintf(w, "inotify       %d instance(s) held by the agents (max_user_instances %d)\n", r.inotify, r.inotifyLimit)
 	}
 	if cpuSupported && r.idle > 0 {
@@ -71,6 +75,24 @@ func (r *result) print(w io.Writer) {
 	}
 }
 
+// idleWriteEvery is the fewest seconds between two idle rewrites of a
+// folder root's registry the target allows: with the default offlineAfter
+// of 30 s, the heartbeats renew the registry's copy every 15 s.
+const idleWriteEvery = 10 * time.Second
+
+// idleWritesBound is the most rewrites of _registry.json the target allows
+// over an idle window.
+func idleWritesBound(idle time.Duration) int { return 1 + int(idle/idleWriteEvery) }
+
+// folder reports whether the run was on a folder root.
+func (r *result) folder() bool { return strings.HasPrefix(r.what, "folder") }
+
+// writesMet reports whether the registry's rewrites stayed within their
+// bounds (only a folder root has one file that every update rewrites).
+func (r *result) writesMet() bool {
+	return !r.folder() || (r.startWrites <= r.n && r.idleWrites <= idleWritesBound(r.idle))
+}
+
 func (r *result) startMet() bool { return r.listening == r.n && r.lastListening <= startTarget }
 
 func (r *result) idlePct() float64 { return pct(r.idleCPU, r.idle) }
@@ -87,6 +109,9 @@ func (r *result) missed() []string {
 	}
 	if cpuSupported && r.idle > 0 && r.idlePct() >= idleTarget {
 		out = append(out, "idle CPU")
+	}
+	if !r.writesMet() {
+		out = append(out, "registry rewrites")
 	}
 	if !r.latencyMet() {
 		out = append(out, "latency")

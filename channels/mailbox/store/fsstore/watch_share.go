@@ -348,15 +348,26 @@ func (h *watchHub) migrate(sh *rootShare, from source) {
 	}
 	h.adding++ // keeps the process's own watcher open while folders move to it
 	h.mu.Unlock()
-	var src source
-	var err error
+	next := sh.source
 	if readOnly {
-		src, err = sh.readerSource()
-	} else {
-		src, err = sh.source()
+		next = sh.readerSource
 	}
+	src, err := next()
 	for dir, d := range moving {
-		added := err == nil && src.add(dir) == nil
+		// The next watcher may go away too while the folders move to it
+		// (killed as it took over, say): then ask for the one after it,
+		// as add does, lest the folder be left with no source at all.
+		added := false
+		for attempt := 1; err == nil && !added && attempt <= 3; attempt++ {
+			aerr := src.add(dir)
+			added = aerr == nil
+			if aerr != nil && !errors.Is(aerr, errShareLost) {
+				break
+			}
+			if !added {
+				src, err = next()
+			}
+		}
 		h.mu.Lock()
 		switch {
 		case h.dirs[dir] != d && added: // removed meanwhile

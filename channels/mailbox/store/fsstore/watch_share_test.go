@@ -231,3 +231,42 @@ func TestSharedWatcherReaderWritesNothing(t *testing.T) {
 	assert.Nil(t, reader2.hub.local, "the reader asked the server")
 	reader2.hub.mu.Unlock()
 }
+
+// A serving process that dies (its socket left behind, its lock and
+// connections released by the kernel) is replaced by one of its clients,
+// which still wakes for new mail.
+func TestSharedWatcherServerDies(t *testing.T) {
+	t.Parallel()
+	root := filepath.Join(t.TempDir(), "mb")
+	server := sharedStore(t, root, watchShared, true)
+	client := sharedStore(t, root, watchShared, true)
+	sender := sharedStore(t, root, watchLocal, false)
+	_, err := server.OpenInbox(context.Background(), "server")
+	require.NoError(t, err)
+	serving := make(chan string, 1)
+	client.hub.onServe = func(root string) { serving <- root }
+	in := openTestInbox(t, client, "bob")
+	client.hub.mu.Lock()
+	require.Nil(t, client.hub.local, "a client first")
+	client.hub.mu.Unlock()
+
+	// What the kernel does when the server is killed.
+	sh := server.hub.shares[root]
+	sh.mu.Lock()
+	srv := sh.server
+	sh.mu.Unlock()
+	srv.mu.Lock()
+	srv.stopped = true
+	for c := range srv.conns {
+		c.conn.Close()
+	}
+	srv.mu.Unlock()
+	srv.ln.Close()
+	require.NoError(t, releaseLock(srv.lock))
+
+	got := nextWhenWaiting(t, in)
+	m := newMsg("alice", "bob", "after the server died")
+	deliver(t, sender, m)
+	assert.Equal(t, m.ID, receive(t, got).Message.ID)
+	assert.Equal(t, client.root, testkit.Recv(t, serving, "the client taking over"))
+}
