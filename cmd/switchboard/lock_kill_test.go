@@ -122,6 +122,7 @@ func TestKilledLockHoldersAreTakenOver(t *testing.T) {
 		awaitLine(t, p, p.stderr, deadline, func(l string) bool { return strings.HasPrefix(l, "listening as ") }, idOf[p]+" listening after the kills")
 		registered[idOf[p]] = true
 	}
+	t.Logf("killed %d agents holding _registry.lock; %d of the crowd registered", killed, len(registered))
 	cards := readCards(t, s.root)
 	for id := range registered {
 		assert.Contains(t, cards, id, "%s said it listens: its card is in the registry", id)
