@@ -22,7 +22,10 @@
 // Usage:
 //
 //	go run ./bench/procs [-n 1000] [-backend fs|nats|cluster|all] [-watch shared|poll|local]
-//	                     [-idle 30s] [-warmup 10s] [-sends 200] [-bin PATH] [-root DIR]
+//	                     [-idle 30s] [-warmup 10s] [-sends 200] [-start-limit 2m] [-bin PATH] [-root DIR]
+//
+// One backend that fails (its agents do not all listen within
+// -start-limit) is reported as far as it went, and the next is measured.
 //
 // It needs, for -n agents, about 2n+100 open files in this process (Go
 // raises the soft limit to the hard one by itself) and as many in the
