@@ -19,6 +19,7 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox/tools"
 	"github.com/switchboard-dev/switchboard/clock"
 	"github.com/switchboard-dev/switchboard/config"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/keys"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/limits"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/view"
@@ -71,6 +72,12 @@ type Channel struct {
 
 	keeperOnce sync.Once
 	kept       atomic.Pointer[budget.Keeper] // the budget keeper, once made (see Hooks)
+
+	// key signs what the agent sends, checker judges who sent what
+	// arrives (signing.go); both made by Start.
+	key          *keys.Key
+	keySignature string
+	checker      *keys.Checker
 
 	mu      sync.Mutex
 	judge   Judge
@@ -211,6 +218,9 @@ func (c *Channel) Start(ctx context.Context) error {
 	var owed *ledger.Replies
 	if err == nil {
 		owed, err = loadState(ctx, c, ledger.RepliesKey, ledger.LoadReplies)
+	}
+	if err == nil {
+		err = c.startSigning(ctx)
 	}
 	if err == nil {
 		err = c.register(ctx)

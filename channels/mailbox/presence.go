@@ -42,6 +42,7 @@ func (c *Channel) fillIdentity(card *envelope.Card, now envelope.Time) {
 	card.Roles, card.AllowFrom = slices.Clone(c.cfg.Roles), slices.Clone(c.cfg.AllowFrom)
 	card.MaxConcurrentTasks = c.cfg.MaxConcurrentTasks
 	card.PID, card.Host = os.Getpid(), hostname()
+	c.fillKey(card)
 }
 
 // heartbeatLoop renews the heartbeat at every tick of t (see beat).
@@ -91,7 +92,7 @@ func (c *Channel) renew(ctx context.Context) bool {
 		return false
 	}
 	cardTasks := slices.Sorted(slices.Values(card.CurrentTasks))
-	return card.AgentID == c.cfg.AgentID && !card.RegisteredAt.IsZero() &&
+	return card.AgentID == c.cfg.AgentID && !card.RegisteredAt.IsZero() && card.PublicKey == c.key.Public &&
 		card.Status == statusOf(tasks) && slices.Equal(cardTasks, tasks)
 }
 
@@ -119,7 +120,7 @@ func (c *Channel) syncCard(ctx context.Context) error {
 	tasks := c.active.IDs()
 	now := envelope.NewTime(c.clk.Now())
 	_, err := c.backend.UpdateCard(ctx, c.cfg.AgentID, func(card *envelope.Card) {
-		if card.AgentID == "" || card.RegisteredAt.IsZero() {
+		if card.AgentID == "" || card.RegisteredAt.IsZero() || card.PublicKey != c.key.Public {
 			c.fillIdentity(card, now)
 		}
 		card.CurrentTasks, card.Status, card.LastHeartbeat = tasks, statusOf(tasks), now

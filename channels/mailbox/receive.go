@@ -23,9 +23,12 @@ import (
 // receiveLoop takes each delivery from the inbox and handle runs it
 // through one pipeline:
 //
-//	admit     refusal: allowFrom, the loop rule (route.IsLoop), then the
-//	          sender's rate (guard.go); a refused message is set aside
-//	          with the reason (a refused task is answered rejected first)
+//	admit     senderRefusal (signing.go): signed by the key pinned for
+//	          its sender, or unsigned from one allowed to (marked
+//	          unverified); then refusal: allowFrom, the loop rule
+//	          (route.IsLoop), the sender's rate (guard.go); a refused
+//	          message is set aside with the reason (a refused task is
+//	          answered rejected first, unless its sender is in doubt)
 //	classify  by type, one handler per kind, each deciding what the agent
 //	          is handed and whether the delivery is held:
 //	            task         onTask     accept or reject (the task's
@@ -93,7 +96,13 @@ func (c *Channel) handle(ctx context.Context, d *store.Delivery) (err error) {
 	defer func() { end(err) }()
 	mt := meta.FromMessage(m, d.Redelivered)
 
-	// admit
+	// admit: who sent it first (signing.go), then the rules that trust it
+	if reason, err := c.senderRefusal(ctx, m, &mt); err != nil || reason != "" {
+		if err != nil {
+			return err
+		}
+		return c.inbox.Quarantine(ctx, d, reason)
+	}
 	if reason := c.refusal(m); reason != "" {
 		c.Logger().Warn("mailbox message refused", append(meta.MessageLogAttrs(m), "reason", reason)...)
 		if m.Type == envelope.TypeTask && m.Task != nil {

@@ -111,6 +111,9 @@ func (c *Channel) Post(ctx context.Context, req route.Request) (_ *envelope.Mess
 			return nil, err
 		}
 	}
+	if err := c.sign(msg); err != nil {
+		return nil, err
+	}
 	recorded := false
 	if msg.Type == envelope.TypeTask {
 		if err := sent.Add(ctx, delegation(msg, req)); err != nil {

@@ -157,7 +157,7 @@ func TestNATSWatchServerLost(t *testing.T) {
 	startNATSOn(t, port, dir)
 	watch.awaitStderr("switchboard: connected to NATS at " + url + " again")
 	s.sendID("--from", "lead", "--to", "coder", "--text", "after the outage")
-	assert.Regexp(t, `^\d\d:\d\d:\d\d lead → coder after the outage$`, watch.next(watch.stdout, "watch"))
+	assert.Regexp(t, `^\d\d:\d\d:\d\d lead \(unverified\) → coder after the outage$`, watch.next(watch.stdout, "watch"))
 	watch.signal(os.Interrupt)
 	require.Equal(t, 0, watch.wait(), watch.stderrSoFar())
 }

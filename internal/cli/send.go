@@ -63,7 +63,14 @@ trace and joins its thread; naming another message, it joins its thread.
 
 The message goes into the configured store (channels.mailbox.backend: the
 mailbox folder, or NATS with the channels.mailbox.nats settings); --root
-names a mailbox folder instead.`,
+names a mailbox folder instead.
+
+The message is signed with A's key when it can be read here (A's state on
+the mailbox folder, channels.mailbox.keyFile when the config's agentId is
+A, the key of NATS credentials that are A's, or ~/.nanobot/keys/A.nk): a
+user who can read an agent's key can send as that agent. Otherwise it goes
+unsigned, and send says so on stderr: receivers that pinned A's key refuse
+it (see docs/security.md).`,
 		Example: `  switchboard send --from researcher --to coder --text "hi"
   switchboard send --from lead --to cap:review --text "please look at #12" --expects-reply --subject code-review
   switchboard send --from lead --to 'coder-*' --text "standup in 5" --priority 2
@@ -122,6 +129,10 @@ func (a *app) send(cmd *cobra.Command, f sendFlags) error {
 	if err != nil {
 		return err
 	}
+	unsigned, err := a.signAs(cmd.Context(), m, s, msgs)
+	if err != nil {
+		return err
+	}
 	if !f.newAgent && len(msgs) == 1 {
 		if err := knownRecipient(cmd.Context(), m, msgs[0].To); err != nil {
 			return err
@@ -148,6 +159,9 @@ func (a *app) send(cmd *cobra.Command, f sendFlags) error {
 		if _, err := fmt.Fprintln(a.env.Stdout, msg.ID); err != nil {
 			return err
 		}
+	}
+	if failed == nil && unsigned != "" {
+		fmt.Fprint(a.env.Stderr, unsigned)
 	}
 	return failed
 }

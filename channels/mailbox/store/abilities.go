@@ -55,6 +55,12 @@ const (
 	// CanTakeTurns: TakeTurn shares a periodic duty among the agents;
 	// without it every caller is told to do the duty.
 	CanTakeTurns Ability = "share duties"
+	// CanKeepSecrets: an agent's state records are private to the user
+	// who runs the agents (KeepsSecrets).
+	CanKeepSecrets Ability = "keep secrets in agent records"
+	// CanUseCredentialKey: CredentialSeed gives the key the store connects
+	// with.
+	CanUseCredentialKey Ability = "connect with an agent's key"
 	// CanSweep (an Inbox's): SweepTask archives a task's messages.
 	CanSweep Ability = "sweep tasks"
 	// CanPrune (an Inbox's): Prune applies a Retention.
@@ -94,6 +100,10 @@ func (s *Store) Has(a Ability) bool {
 		_, ok = s.be.(driver.Pinger)
 	case CanTakeTurns:
 		_, ok = s.be.(driver.TurnTaker)
+	case CanKeepSecrets:
+		_, ok = s.be.(driver.SecretKeeper)
+	case CanUseCredentialKey:
+		_, ok = s.be.(driver.CredentialKeys)
 	}
 	return ok
 }

@@ -1,6 +1,7 @@
 package natsstore
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"time"
@@ -53,6 +54,7 @@ func OpenBackend(cfg driver.Config) (driver.Backend, error) {
 	opts.AuditLog, opts.Agent = cfg.AuditLog, cfg.AgentID
 	opts.Observer, opts.Logger = cfg.Observer, cfg.Logger
 	opts.NoCreate = cfg.NoCreate
+	opts.KeyFile = cmp.Or(nc.Credentials, nc.NKey)
 	s, err := openPatiently(opts, seconds(nc.ConnectTimeout)+requestTimeout)
 	if err != nil {
 		conn.Close()
