@@ -84,7 +84,8 @@ func (c *Channel) renew(ctx context.Context) bool {
 		return true // stopped: the card says offline
 	}
 	tasks := c.active.IDs()
-	card, err := c.backend.Heartbeat(ctx, c.cfg.AgentID, c.clk.Now(), c.registryMaxAge())
+	now := c.clk.Now()
+	card, err := c.backend.Heartbeat(ctx, c.cfg.AgentID, now, c.registryMaxAge())
 	if err != nil {
 		if !errors.Is(err, store.ErrUnknownAgent) && !errors.Is(err, store.ErrNotSupported) && ctx.Err() == nil {
 			c.Logger().Warn("heartbeat failed; rewriting the card", "err", err)
@@ -93,7 +94,8 @@ func (c *Channel) renew(ctx context.Context) bool {
 	}
 	cardTasks := slices.Sorted(slices.Values(card.CurrentTasks))
 	return card.AgentID == c.cfg.AgentID && !card.RegisteredAt.IsZero() && card.PublicKey == c.key.Public &&
-		card.Status == statusOf(tasks) && slices.Equal(cardTasks, tasks)
+		card.Status == statusOf(tasks) && slices.Equal(cardTasks, tasks) &&
+		envelope.HeartbeatFresh(card.LastHeartbeat.Time, now, seconds(c.cfg.OfflineAfter)) // not from the future
 }
 
 // registryMaxAge is how old the heartbeat in a store's shared copy of the
@@ -211,7 +213,7 @@ func (c *Channel) markStale(ctx context.Context) {
 	now, limit := c.clk.Now(), seconds(c.cfg.OfflineAfter)
 	for _, card := range cards {
 		seen := card.LastHeartbeat
-		if card.AgentID == c.cfg.AgentID || card.Status == envelope.StatusOffline || now.Sub(seen.Time) <= limit {
+		if card.AgentID == c.cfg.AgentID || card.Status == envelope.StatusOffline || envelope.HeartbeatFresh(seen.Time, now, limit) {
 			continue
 		}
 		changed := false

@@ -65,6 +65,8 @@ const (
 	CanSweep Ability = "sweep tasks"
 	// CanPrune (an Inbox's): Prune applies a Retention.
 	CanPrune Ability = "prune"
+	// CanPick (an Inbox's): Pick hands out one message by its Ref.
+	CanPick Ability = "hand out a message out of turn"
 	// CanAckPipelined (an Inbox's): AckPipelined does not wait for the
 	// acknowledgement to be durable; emulated with Ack.
 	CanAckPipelined Ability = "acknowledge pipelined"
@@ -109,7 +111,7 @@ func (s *Store) Has(a Ability) bool {
 }
 
 // Has reports whether the inbox does a itself (CanSweep, CanPrune,
-// CanAckPipelined).
+// CanAckPipelined, CanPick).
 func (i *Inbox) Has(a Ability) bool {
 	var ok bool
 	switch a {
@@ -119,6 +121,8 @@ func (i *Inbox) Has(a Ability) bool {
 		_, ok = i.in.(driver.Pruner)
 	case CanAckPipelined:
 		_, ok = i.in.(driver.PipelinedAcker)
+	case CanPick:
+		_, ok = i.in.(driver.Picker)
 	}
 	return ok
 }
