@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -96,6 +97,9 @@ func (s *Store) startConsumer(ctx context.Context, agent string, l lane) (consum
 // consumerAttempts is how many times createConsumer asks.
 const consumerAttempts = 6
 
+// consumerRetry spaces createConsumer's attempts.
+var consumerRetry = backoff.Policy{Initial: time.Second, Max: 8 * time.Second}
+
 // createConsumer creates or updates the consumer of cfg on the main
 // stream, asking again (up to consumerAttempts, after a jittered wait)
 // when the server did not answer in time: on a cluster every consumer is
@@ -103,7 +107,7 @@ const consumerAttempts = 6
 // inboxes at once queue a few thousand of them. Asking again is safe: the
 // request creates the consumer or finds it as asked.
 func (s *Store) createConsumer(ctx context.Context, cfg jetstream.ConsumerConfig) (jetstream.Consumer, error) {
-	waits := openRetry.Start()
+	waits := consumerRetry.Start()
 	for attempt := 1; ; attempt++ {
 		cons, err := s.js.CreateOrUpdateConsumer(ctx, s.opts.Stream, cfg)
 		if err == nil || !errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil || attempt == consumerAttempts {

@@ -12,8 +12,6 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
-	"github.com/switchboard-dev/switchboard/clock"
-	"github.com/switchboard-dev/switchboard/internal/backoff"
 )
 
 // BackendName is the value of channels.mailbox.backend that selects this
@@ -53,6 +51,7 @@ func OpenBackend(cfg driver.Config) (driver.Backend, error) {
 		return openWatchOnly(conn, nc.SubjectPrefix, cfg.MaxMessageBytes, cfg.Logger), nil
 	}
 	opts := nc.Options(conn)
+	opts.OwnConn = true
 	opts.PresenceTTL = cfg.OfflineAfter
 	opts.MaxMessageBytes = cfg.MaxMessageBytes
 	opts.AuditLog, opts.Agent = cfg.AuditLog, cfg.AgentID
@@ -60,40 +59,13 @@ func OpenBackend(cfg driver.Config) (driver.Backend, error) {
 	opts.NoCreate = cfg.NoCreate
 	opts.KeyFile = cmp.Or(nc.Credentials, nc.NKey)
 	wait := seconds(nc.ConnectTimeout) + requestTimeout
-	s, err := openPatiently(opts, wait)
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	defer cancel()
+	st, err := Open(ctx, opts)
 	if err != nil {
-		conn.Close()
 		return nil, setUpError(nc.URL, wait, err)
 	}
-	s.opts.OwnConn = true
-	return s, nil
-}
-
-// openAttempts is how many times openPatiently tries.
-const openAttempts = 4
-
-// openRetry spaces openPatiently's attempts.
-var openRetry = backoff.Policy{Initial: time.Second, Max: 8 * time.Second}
-
-// openPatiently opens the store, each attempt within limit, trying again
-// (up to openAttempts, after a jittered wait) when an attempt ran out of
-// time: a thousand agents that start at once ask the server's JetStream
-// API ten thousand questions, and the last in line wait longer than one
-// request may; those that try again later find it free.
-func openPatiently(opts Options, limit time.Duration) (*Store, error) {
-	waits := openRetry.Start()
-	for attempt := 1; ; attempt++ {
-		ctx, cancel := context.WithTimeout(context.Background(), limit)
-		s, err := Open(ctx, opts)
-		cancel()
-		if err == nil || !errors.Is(err, context.DeadlineExceeded) || attempt == openAttempts {
-			return s, err
-		}
-		if opts.Logger != nil {
-			opts.Logger.Warn("the NATS server did not answer in time; trying again", "attempt", attempt, "err", err)
-		}
-		_ = backoff.Sleep(context.Background(), clock.Real, waits.Next())
-	}
+	return st, nil
 }
 
 // setUpError is the error of opening the store on a connection made to
