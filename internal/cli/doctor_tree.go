@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
 	"github.com/switchboard-dev/switchboard/internal/fileinfo"
 )
 
@@ -55,7 +56,8 @@ func (d *doctorRun) checkTree() {
 			return nil
 		}
 		if t := e.Type(); !t.IsDir() && !t.IsRegular() {
-			if !inInbox(rel) {
+			ownSocket := rel == fsstore.WatchSocketName && t&fs.ModeSocket != 0 // the root's shared watcher
+			if !inInbox(rel) && !ownSocket {
 				d.addForeign(agent, path, t)
 			}
 			return nil

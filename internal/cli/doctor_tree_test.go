@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"net"
 	"os"
 	"path/filepath"
 	"testing"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
 )
 
 // mode returns the permission bits of path.
@@ -73,6 +75,10 @@ func TestDoctorForeign(t *testing.T) {
 	require.NoError(t, os.Symlink("/etc/passwd", filepath.Join(tr.root, "b", "processed", "2_a.msg.json")))
 	require.NoError(t, os.Symlink("/etc/passwd", filepath.Join(tr.root, "b", "inbox", "3_a.msg.json"))) // the inbox check's
 	mkfifo(t, filepath.Join(tr.root, "b", "pipe"))
+	// The root's shared watcher's socket is the mailbox's own.
+	ln, err := net.Listen("unix", filepath.Join(tr.root, fsstore.WatchSocketName))
+	require.NoError(t, err)
+	defer ln.Close()
 
 	all := tr.doctor()
 	got := problems(all, "foreign")

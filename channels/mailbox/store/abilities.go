@@ -52,6 +52,9 @@ const (
 	CanHeartbeat Ability = "renew heartbeats"
 	// CanPing: Ping asks the backend; emulated by reading the cards.
 	CanPing Ability = "ping"
+	// CanTakeTurns: TakeTurn shares a periodic duty among the agents;
+	// without it every caller is told to do the duty.
+	CanTakeTurns Ability = "share duties"
 	// CanKeepSecrets: an agent's state records are private to the user
 	// who runs the agents (KeepsSecrets).
 	CanKeepSecrets Ability = "keep secrets in agent records"
@@ -106,6 +109,8 @@ func (s *Store) Has(a Ability) bool {
 		_, ok = s.be.(driver.Artifacts)
 	case CanUpdateRecords:
 		_, ok = s.be.(driver.RecordUpdater)
+	case CanTakeTurns:
+		_, ok = s.be.(driver.TurnTaker)
 	case CanKeepSecrets:
 		_, ok = s.be.(driver.SecretKeeper)
 	case CanUseCredentialKey:

@@ -4,7 +4,14 @@
 // Layout under the root (default ~/.nanobot/mailboxes):
 //
 //	_registry.json            agent cards keyed by agent id (nanobot's file)
-//	_registry.lock            flock taken by every registry writer
+//	_registry.lock            flock held by whoever rewrites the registry (a merge)
+//	_registry.queue/          card updates waiting to be merged, <agent>@<seq>.json
+//	                          (registry_queue.go)
+//	_registry.locks/          each card's writers' flock, <agent>.lock
+//	_turn.<duty>              the time of a shared duty's last turn (turns.go)
+//	_watch.lock, _watch.sock  the root's shared watcher: flock held by the process
+//	                          that watches for all, and the socket it serves
+//	                          (watch_share.go)
 //	<agent>/inbox/            pending messages, <unix-ms>_<from>_<unique>.msg.json
 //	<agent>/processed/        handled messages, moved here with the same name
 //	<agent>/tmp/              staging files, linked into inbox/ when whole

@@ -8,22 +8,20 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
-// heartbeatName is the file in <agent>/state/ that holds the agent's
-// latest heartbeat. It can never be a state record's name: state keys
+// heartbeatName is the file in <agent>/state/ whose modification time is
+// the agent's latest heartbeat. It can never be a state record's name: state keys
 // begin with a letter or digit.
 const heartbeatName = "_heartbeat.json"
 
-// maxHeartbeatBytes caps a heartbeat file when it is read.
-const maxHeartbeatBytes = 4 << 10
-
-// heartbeatFile is what a heartbeat file holds.
+// heartbeatFile is what a heartbeat file holds: the agent, and the time
+// and process of the beat that made it (later beats change only its
+// modification time).
 type heartbeatFile struct {
 	AgentID       string        `json:"agent_id"`
 	LastHeartbeat envelope.Time `json:"last_heartbeat"`
@@ -32,15 +30,18 @@ type heartbeatFile struct {
 
 var _ driver.Heartbeater = (*Store)(nil)
 
-// Heartbeat implements driver.Heartbeater. It replaces the agent's
-// heartbeat file (<agent>/state/_heartbeat.json, mode 0600, written beside
-// and renamed in, never synced: a heartbeat lost in a machine crash does
-// not matter), which Card and Cards read. _registry.json is rewritten only
+// Heartbeat implements driver.Heartbeater. It sets the modification time
+// of the agent's heartbeat file (<agent>/state/_heartbeat.json, mode 0600,
+// never synced: a heartbeat lost in a machine crash does not matter) to
+// now, which Card and Cards read as the agent's latest heartbeat. _registry.json is rewritten only
 // when the agent's card there says a heartbeat older than maxAge, and
 // then once for every agent whose heartbeat file is newer than its card:
 // with many agents on one root, one write renews them all, and nanobot's
 // readers, which read only the registry, see every live agent's heartbeat
-// at most about maxAge old.
+// at most about maxAge old. That rewrite is a merge of the registry's
+// queue (registry_merge.go); a heartbeat never waits for one: when
+// _registry.lock is held, it leaves a marker that asks the next merge to
+// renew every heartbeat.
 func (s *Store) Heartbeat(ctx context.Context, agentID string, now time.Time, maxAge time.Duration) (envelope.Card, error) {
 	if err := envelope.ValidateAgentID(agentID); err != nil {
 		return envelope.Card{}, fmt.Errorf("heartbeat: %w", err)
@@ -59,8 +60,14 @@ func (s *Store) Heartbeat(ctx context.Context, agentID string, now time.Time, ma
 		return envelope.Card{}, fmt.Errorf("heartbeat of %q: %w", agentID, err)
 	}
 	if now.Sub(card.LastHeartbeat.Time) > maxAge {
-		if err := s.renewRegistry(ctx, agentID, now.Add(-maxAge)); err != nil {
+		// Never waits: while a merge is under way, the renew marker asks
+		// the next to renew every heartbeat.
+		merged, err := s.tryMerge(mergeRequest{stale: &staleCheck{agent: agentID, before: now.Add(-maxAge)}})
+		if err != nil {
 			return envelope.Card{}, fmt.Errorf("heartbeat of %q: %w", agentID, err)
+		}
+		if !merged {
+			s.askRenewal()
 		}
 	}
 	if now.After(card.LastHeartbeat.Time) {
@@ -69,52 +76,61 @@ func (s *Store) Heartbeat(ctx context.Context, agentID string, now time.Time, ma
 	return card, nil
 }
 
+// askRenewal leaves the renew marker for the next merge.
+func (s *Store) askRenewal() {
+	if s.ensureQueueDir() != nil {
+		return
+	}
+	f, err := os.OpenFile(filepath.Join(s.queueDir(), renewMarker), os.O_WRONLY|os.O_CREATE|noFollow, 0o600)
+	if err == nil {
+		f.Close()
+	}
+}
+
 func (s *Store) heartbeatPath(agentID string) string {
 	return filepath.Join(s.root, agentID, stateDir, heartbeatName)
 }
 
-// writeHeartbeat replaces agentID's heartbeat file.
+// writeHeartbeat sets the time of agentID's heartbeat file to now: one
+// system call, where writing a file and renaming it in costs the creation
+// of a file in the agent's folder at every beat. The file is made (with
+// the agent's id, the time and the process) when it is missing.
 func (s *Store) writeHeartbeat(agentID string, now time.Time) error {
+	path := s.heartbeatPath(agentID)
+	err := touch(path, now)
+	if !errors.Is(err, fs.ErrNotExist) {
+		return err
+	}
 	data, err := json.Marshal(heartbeatFile{AgentID: agentID, LastHeartbeat: envelope.NewTime(now), PID: os.Getpid()})
 	if err != nil {
 		return err
 	}
-	path := s.heartbeatPath(agentID)
 	err = writeFileAtomic(path, data, false)
 	if errors.Is(err, fs.ErrNotExist) { // the agent's folders are not there (yet, or any more)
 		if _, err = s.ensureAgentDirs(agentID, stateDir); err == nil {
 			err = writeFileAtomic(path, data, false)
 		}
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	return touch(path, now)
 }
 
-// readHeartbeat returns the time in agentID's heartbeat file; ok is false
-// when there is none or it cannot be read. Neither the agent folder nor
-// state/ nor the file is followed if it is a symlink.
+// readHeartbeat returns the time of agentID's last heartbeat, the
+// modification time of its heartbeat file; ok is false when there is
+// none, or what is there is not a regular file. Neither the agent folder
+// nor state/ nor the file is followed if it is a symlink.
 func (s *Store) readHeartbeat(agentID string) (t time.Time, ok bool) {
 	path := s.heartbeatPath(agentID)
 	if checkDir(filepath.Dir(path)) != nil || checkDir(filepath.Dir(filepath.Dir(path))) != nil {
 		return time.Time{}, false
 	}
-	// O_NONBLOCK: a FIFO put in the file's place must not hang the reader.
-	f, err := os.OpenFile(path, os.O_RDONLY|noFollow|syscall.O_NONBLOCK, 0)
-	if err != nil {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() {
 		return time.Time{}, false
 	}
-	defer f.Close()
-	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
-		return time.Time{}, false
-	}
-	data, err := readAllCapped(f, maxHeartbeatBytes)
-	if err != nil {
-		return time.Time{}, false
-	}
-	var hb heartbeatFile
-	if json.Unmarshal(data, &hb) != nil || hb.AgentID != agentID {
-		return time.Time{}, false
-	}
-	return hb.LastHeartbeat.Time, !hb.LastHeartbeat.IsZero()
+	return fi.ModTime(), true
 }
 
 // withHeartbeat sets card's last_heartbeat to its heartbeat file's time

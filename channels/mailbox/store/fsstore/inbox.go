@@ -45,13 +45,12 @@ type Inbox struct {
 	dir    string   // <root>/<agent>
 	lock   *os.File // holds the flock on <agent>/.lock
 	log    *slog.Logger
-	watch  *watcher
+	watch  *watcher      // watches inbox/ and priority/
 	batch  int           // names kept per scan, at least
 	keep   int           // names the next scan of inbox/ keeps (keepFor), 0 before the first
 	sem    chan struct{} // held by the running Next (and by Close, for good)
 	notify chan struct{} // inbox/ may have changed; buffered 1
 	prio   chan struct{} // priority/ may have changed; buffered 1
-	pwatch *watcher      // watches priority/
 	done   chan struct{} // closed by Close
 	once   sync.Once
 	onWait func() // tests: called when Next starts waiting
@@ -145,8 +144,8 @@ func (s *Store) OpenInbox(ctx context.Context, agentID string) (driver.Inbox, er
 	// The watch starts before the first scan (which Next makes), so no
 	// file that arrives in between goes unnoticed.
 	hub := s.watchHub()
-	in.watch = startWatcher(hub, filepath.Join(dir, inboxDir), s.opts.PollInterval, in.notify, in.log)
-	in.pwatch = startWatcher(hub, filepath.Join(dir, priorityDir), s.opts.PollInterval, in.prio, in.log)
+	in.watch = startWatcher(hub, s.root, s.opts.PollInterval, in.log,
+		folder{filepath.Join(dir, inboxDir), in.notify}, folder{filepath.Join(dir, priorityDir), in.prio})
 	in.pokePriority() // read the markers before the first pending name
 	if err := s.inboxes.Add(in); err != nil {
 		return nil, err
@@ -180,7 +179,6 @@ func (in *Inbox) Close() error {
 			errs = append(errs, h.close())
 		}
 		in.watch.stop()
-		in.pwatch.stop()
 		err = errors.Join(append(errs, releaseLock(in.lock))...)
 		in.s.inboxes.Remove(in)
 	})

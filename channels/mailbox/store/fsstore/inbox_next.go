@@ -134,7 +134,7 @@ func (in *Inbox) refreshFolders() error {
 		return fmt.Errorf("open the folders of %q: %w", in.agent, err)
 	}
 	if reopened {
-		in.watch.rewatch(in.log)
+		in.watch.rewatch(filepath.Join(in.dir, inboxDir), in.log)
 	}
 	return nil
 }

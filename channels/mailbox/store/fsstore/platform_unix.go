@@ -6,6 +6,9 @@ import (
 	"errors"
 	"os"
 	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // noFollow makes open refuse a symlink as the last path element.
@@ -38,4 +41,11 @@ func tryLock(f *os.File) (bool, error) {
 func releaseLock(f *os.File) error {
 	_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN) // closing releases it too, but not for a copy
 	return f.Close()
+}
+
+// touch sets the modification (and access) time of the file at path to
+// t, without following a symlink there.
+func touch(path string, t time.Time) error {
+	ts := unix.NsecToTimespec(t.UnixNano())
+	return unix.UtimesNanoAt(unix.AT_FDCWD, path, []unix.Timespec{ts, ts}, unix.AT_SYMLINK_NOFOLLOW)
 }

@@ -2,6 +2,7 @@ package fsstore
 
 import (
 	"os"
+	"time"
 )
 
 // noFollow is zero: windows has no O_NOFOLLOW. Open refuses before any
@@ -17,3 +18,6 @@ func tryLock(*os.File) (bool, error) { return false, ErrUnsupportedPlatform }
 
 // releaseLock closes f (no lock is taken on windows).
 func releaseLock(f *os.File) error { return f.Close() }
+
+// touch sets the modification time of the file at path to t.
+func touch(path string, t time.Time) error { return os.Chtimes(path, t, t) }

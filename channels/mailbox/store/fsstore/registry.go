@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -23,13 +24,21 @@ var _ driver.Registry = (*Store)(nil)
 
 // UpdateCard implements driver.Registry on nanobot's _registry.json.
 //
-// Under an exclusive flock on _registry.lock it reads the registry, applies
-// update to agentID's card (a zero card with AgentID set if there is none)
-// and renames a new file over the old one, so readers, which take no lock,
-// see the old or the new file and never a torn one. Every other entry,
-// nanobot's cards and keys switchboard does not know, is written back as
-// the JSON it was read as. update runs once, under the lock; it must not
-// call the registry.
+// Under agentID's card lock (which only writers of this card take) it
+// reads the card as it stands, its newest queued update or else the
+// registry's entry (a zero card with AgentID set if there is none),
+// applies update and queues the new card; then it waits until the card is
+// merged into the registry, merging the queue itself whenever no one else
+// is (see registry_queue.go): many writers at once share a few rewrites
+// of the registry, and none waits for another's turn at a lock. update
+// runs once, under the card lock; it must not call the registry. When ctx
+// ends first, the queued card is withdrawn and UpdateCard fails with ctx's
+// error (a merge that had read it already still writes it).
+//
+// A merge renames a new file over the registry, so readers, which take no
+// lock, see the old or the new file and never a torn one; every other
+// entry, nanobot's cards and keys switchboard does not know, is written
+// back as the JSON it was read as.
 //
 // The card is written in the types nanobot reads: AgentID is agentID,
 // capabilities, allow_from and current_tasks are lists ([] when empty), an
@@ -38,7 +47,7 @@ var _ driver.Registry = (*Store)(nil)
 // zero last_heartbeat is registered_at. The card returned is the card as
 // written.
 //
-// nanobot's writer does not take the lock. An update that finds the file
+// nanobot's writer does not take the lock. A merge that finds the file
 // replaced between its read and its rename starts over from the new file,
 // which narrows, but cannot close, the window in which one of the two
 // writers loses the other's change. A corrupt registry is kept as
@@ -57,39 +66,106 @@ func (s *Store) UpdateCard(ctx context.Context, agentID string, update func(*env
 	if err := ctx.Err(); err != nil {
 		return envelope.Card{}, fmt.Errorf("update card %q: %w", agentID, err)
 	}
-	unlock, err := s.lockRegistry(ctx)
+	name, card, err := s.queueUpdate(ctx, agentID, update)
 	if err != nil {
 		return envelope.Card{}, fmt.Errorf("update card %q: %w", agentID, err)
+	}
+	if name == "" {
+		return card, nil // merged at once
+	}
+	if err := s.awaitMerge(ctx, name); err != nil {
+		s.withdraw(name)
+		return envelope.Card{}, fmt.Errorf("update card %q: %w", agentID, err)
+	}
+	return card, nil
+}
+
+// queueUpdate applies update to agentID's card as it stands, under the
+// card's lock, and writes the result: at once, with the queue, when
+// _registry.lock is free (name is ""), else by queueing it. It returns the
+// queued file's name and the card as written.
+func (s *Store) queueUpdate(ctx context.Context, agentID string, update func(*envelope.Card)) (string, envelope.Card, error) {
+	unlock, err := s.lockCard(ctx, agentID)
+	if err != nil {
+		return "", envelope.Card{}, err
 	}
 	defer unlock()
-
-	path := s.registryPath()
-	snap, entries, err := s.loadRegistryForUpdate(path)
+	queue, card, err := s.currentCard(agentID)
 	if err != nil {
-		return envelope.Card{}, fmt.Errorf("update card %q: %w", agentID, err)
+		return "", envelope.Card{}, err
 	}
-	card := s.ownCard(path, entries, agentID)
 	now := s.opts.Now()
 	update(&card)
 	raw, card, err := driver.FinishCard(card, agentID, now)
 	if err != nil {
-		return envelope.Card{}, fmt.Errorf("update card %q: %w", agentID, err)
+		return "", envelope.Card{}, err
 	}
-	for attempt := 1; ; attempt++ {
-		entries[agentID] = raw
-		err := s.commitRegistry(path, entries, snap.info, attempt < registryAttempts)
-		if !errors.Is(err, errRegistryChanged) {
-			if err != nil {
-				return envelope.Card{}, fmt.Errorf("update card %q: %w", agentID, err)
+	merged, err := s.tryMerge(mergeRequest{agent: agentID, card: raw})
+	if err != nil || merged {
+		return "", card, err
+	}
+	name, err := s.enqueueCard(queue, agentID, raw)
+	if err == nil && s.onQueued != nil {
+		s.onQueued(name)
+	}
+	return name, card, err
+}
+
+// currentCard returns agentID's card as the next update must see it: its
+// newest queued card, else its entry in the registry, else a new card;
+// and the queue as listed. The caller holds the card's lock. The queue is
+// listed before the registry is read: a queued card is removed only after
+// the registry that holds it is in place. The registry is read afresh,
+// not from the view heartbeats use: a file renamed in can reuse the inode
+// of the one it replaced, with the same size and time.
+func (s *Store) currentCard(agentID string) ([]queuedCard, envelope.Card, error) {
+	for range registryAttempts {
+		queue, err := s.listQueue()
+		if err != nil {
+			return nil, envelope.Card{}, err
+		}
+		q, ok := newestQueued(queue, agentID)
+		if !ok {
+			card, err := s.registryCard(agentID)
+			return queue, card, err
+		}
+		data, err := s.readQueued(q.name)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue // merged meanwhile: look again
+		}
+		if err == nil {
+			var card envelope.Card
+			if card, err = decodeCard(agentID, data); err == nil {
+				return queue, card, nil
 			}
-			return card, nil
 		}
-		// Only our own entry is ours to decide; take everyone else's
-		// from the file that replaced the one we read.
-		if snap, entries, err = s.loadRegistryForUpdate(path); err != nil {
-			return envelope.Card{}, fmt.Errorf("update card %q: %w", agentID, err)
-		}
+		s.opts.Logger.Warn("queued card not read; starting from the registry's", "file", q.name, "err", err)
+		card, err := s.registryCard(agentID)
+		return queue, card, err
 	}
+	return nil, envelope.Card{}, errors.New("the registry's queue kept changing; try again")
+}
+
+// registryCard reads agentID's card from the registry file for an update
+// (as far as the file can be read when it is corrupt: the merge then
+// keeps a copy and rewrites it), or a new card.
+func (s *Store) registryCard(agentID string) (envelope.Card, error) {
+	path := s.registryPath()
+	snap, err := readRegistryFile(path)
+	if err != nil {
+		return envelope.Card{}, err
+	}
+	switch raw, _, found := findEntryAt(snap.data, agentID); found {
+	case entryFound:
+		return s.ownCard(path, map[string]json.RawMessage{agentID: raw}, agentID), nil
+	case entryAbsent: // a new agent: no need to parse a thousand others
+		return envelope.Card{AgentID: agentID}, nil
+	}
+	entries, err := parseRegistry(snap.data)
+	if err != nil {
+		entries = salvageRegistry(snap.data)
+	}
+	return s.ownCard(path, entries, agentID), nil
 }
 
 // Card implements driver.Registry: agentID's card as the registry holds it,

@@ -63,6 +63,17 @@ func (l *processLock) lock(ctx context.Context) error {
 	}
 }
 
+// tryLock takes l if it is free and reports whether it did.
+func (l *processLock) tryLock() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.held {
+		return false
+	}
+	l.held = true
+	return true
+}
+
 // unlock releases l and wakes its waiters.
 func (l *processLock) unlock() {
 	l.mu.Lock()
@@ -96,29 +107,13 @@ func (s *Store) lockRegistry(ctx context.Context) (unlock func(), err error) {
 			plock.unlock()
 		}
 	}()
-	path := filepath.Join(s.root, registryLockName)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|noFollow, 0o600)
+	f, err := openLockFile(filepath.Join(s.root, registryLockName))
 	if err != nil {
-		if errors.Is(err, syscall.ELOOP) {
-			return nil, fmt.Errorf("lock registry: %s is a symlink; refusing to follow it", path)
-		}
 		return nil, fmt.Errorf("lock registry: %w", err)
 	}
-	waits := lockRetry.Start()
-	for {
-		locked, err := tryLock(f)
-		if err != nil {
-			f.Close()
-			return nil, fmt.Errorf("lock registry %s: %w", path, err)
-		}
-		if locked {
-			break
-		}
-		// The jitter keeps waiting writers from retrying in lock step.
-		if err := backoff.Sleep(ctx, clock.Real, waits.Next()); err != nil {
-			f.Close()
-			return nil, fmt.Errorf("lock registry: %w", err)
-		}
+	if err := pollLock(ctx, f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock registry: %w", err)
 	}
 	return func() {
 		// Closing the descriptor releases the flock; then the next
@@ -126,4 +121,36 @@ func (s *Store) lockRegistry(ctx context.Context) (unlock func(), err error) {
 		f.Close()
 		plock.unlock()
 	}, nil
+}
+
+// openLockFile opens (creating it 0600) the lock file at path, never
+// through a symlink.
+func openLockFile(path string) (*os.File, error) {
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|noFollow, 0o600)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, fmt.Errorf("%s is a symlink; refusing to follow it", path)
+	}
+	return f, err
+}
+
+// pollLock takes the exclusive flock on f, trying it without waiting and,
+// while another open file holds it, sleeping a short, growing, jittered
+// backoff that also watches ctx. flock(2) cannot be interrupted by a
+// context: a blocking flock in a goroutine would outlive a cancelled
+// caller and could take the lock after the caller gave up.
+func pollLock(ctx context.Context, f *os.File) error {
+	waits := lockRetry.Start()
+	for {
+		locked, err := tryLock(f)
+		if err != nil {
+			return fmt.Errorf("%s: %w", f.Name(), err)
+		}
+		if locked {
+			return nil
+		}
+		// The jitter keeps waiting writers from retrying in lock step.
+		if err := backoff.Sleep(ctx, clock.Real, waits.Next()); err != nil {
+			return err
+		}
+	}
 }

@@ -227,21 +227,39 @@ func TestRegistryCancelledContext(t *testing.T) {
 func TestRegistryContextEndsWhileWaitingForLock(t *testing.T) {
 	t.Parallel()
 	s, _ := openRegistryStore(t)
-	unlock, err := s.lockRegistry(context.Background())
-	require.NoError(t, err)
 
+	// The card's lock serialises the writers of one card: the update
+	// never runs without it.
+	unlockCard, err := s.lockCard(context.Background(), "gopher")
+	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	_, err = s.UpdateCard(ctx, "gopher", func(*envelope.Card) { t.Error("update ran without the lock") })
 	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	unlockCard()
+
+	// While another writer holds the registry's lock and so never merges
+	// the queue, the context ends: the card is withdrawn, nothing changed.
+	unlock, err := s.lockRegistry(context.Background())
+	require.NoError(t, err)
+	ctx, cancel = context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, err = s.UpdateCard(ctx, "gopher", func(c *envelope.Card) { c.Description = "withdrawn" })
+	assert.ErrorIs(t, err, context.DeadlineExceeded)
+	queue, err := s.listQueue()
+	require.NoError(t, err)
+	assert.Empty(t, queue, "the card is withdrawn")
+	_, err = os.Lstat(s.registryPath())
+	assert.ErrorIs(t, err, os.ErrNotExist, "the registry is not written")
 
 	// Readers take no lock.
 	_, err = s.Cards(context.Background())
 	assert.NoError(t, err)
 
 	unlock()
-	_, err = s.UpdateCard(context.Background(), "gopher", func(*envelope.Card) {})
+	card, err := s.UpdateCard(context.Background(), "gopher", func(*envelope.Card) {})
 	assert.NoError(t, err, "the lock is free again")
+	assert.Empty(t, card.Description, "the withdrawn update is not built on")
 }
 
 func TestRegistryClosedStore(t *testing.T) {

@@ -89,6 +89,11 @@ type Store struct {
 	inboxSyncs inboxSyncs // shares inbox fsyncs among concurrent Delivers
 
 	hub *watchHub // nil: processHub, the process's one fsnotify watcher
+
+	// Tests: called when a card is queued, and after a merge wrote the
+	// registry with the cards it merged.
+	onQueued func(name string)
+	onMerged func(cards int)
 }
 
 // watchHub returns the fsnotify watcher the store's inboxes and watches

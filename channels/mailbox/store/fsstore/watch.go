@@ -132,6 +132,10 @@ func (w *follower) event(ev fsnotify.Event) {
 	}
 }
 
+// readOnly makes the follower a reader: Watch writes nothing in the tree,
+// so it never serves the root's shared watcher.
+func (w *follower) readOnly() bool { return true }
+
 // rescan implements subscriber: events were lost.
 func (w *follower) rescan(err error) {
 	select {
@@ -143,7 +147,7 @@ func (w *follower) rescan(err error) {
 // subscribe watches dir, or falls back to polling when it cannot. It
 // reports whether dir is there to be looked at.
 func (w *follower) subscribe(dir string) bool {
-	err := w.hub.add(dir, w, w.s.opts.Logger)
+	err := w.hub.add(w.s.root, dir, w, w.s.opts.Logger)
 	switch {
 	case err == nil:
 		w.dirs = append(w.dirs, dir)

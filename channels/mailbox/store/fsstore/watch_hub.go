@@ -9,64 +9,144 @@ import (
 	"github.com/fsnotify/fsnotify"
 )
 
-// processHub is the one fsnotify watcher of this process, shared by every
-// Store, Inbox and Watch: on Linux each watcher is an inotify instance, of
-// which a user has 128 by default, so a watcher per inbox would run out
-// from the 65th agent on one machine.
-var processHub = newWatchHub(fsnotify.NewWatcher)
+// processHub is the one watch hub of this process, shared by every Store,
+// Inbox and Watch. On Linux an fsnotify watcher is an inotify instance,
+// of which a user has 128 by default: a watcher per inbox would run out
+// from the 65th agent on one machine, and a watcher per process from the
+// 128th agent process. So the hub shares one watcher among the folders of
+// the process, and (watchShared, the default) the processes of a root
+// share the watcher of one of them (watch_share.go).
+var processHub = newWatchHub(watchModeFromEnv(), fsnotify.NewWatcher)
 
 // subscriber receives what the hub sees in the folders it subscribed to.
-// Both methods run on the hub's goroutine and must not block.
+// Both methods run on a source's goroutine and must not block.
 type subscriber interface {
 	// event is a change in one of the subscriber's folders.
 	event(ev fsnotify.Event)
 	// rescan says that events may have been lost (the kernel's queue
-	// overflowed, or the watcher failed): look at the folders again.
+	// overflowed, the watcher failed, the root's shared watcher went
+	// away): look at the folders again.
 	rescan(err error)
 }
 
-// watchHub multiplexes one fsnotify watcher to many subscribers, each
-// watching some folders. It holds the watcher only while some folder is
-// watched, and each folder is added to the watcher once, however many
-// subscribers it has.
+// reader is a subscriber that must write nothing in the tree (Watch, for
+// the read-only commands): it uses the root's shared watcher when one
+// serves, and never becomes it.
+type reader interface {
+	readOnly() bool
+}
+
+func isReader(s subscriber) bool {
+	r, ok := s.(reader)
+	return ok && r.readOnly()
+}
+
+// source is where the events of the folders added to it come from: the
+// process's own watcher (fsnotify or, without it, a poller) or the
+// root's shared watcher in another process. It hands them to the hub
+// (dispatch, broadcast).
+type source interface {
+	// add watches dir; it fails, changing nothing, when dir cannot be
+	// watched (missing: an error wrapping fs.ErrNotExist).
+	add(dir string) error
+	// readd watches dir again after it was removed and made anew.
+	readd(dir string) error
+	// remove stops watching dir.
+	remove(dir string)
+}
+
+// watchHub hands the events of many folders to their subscribers. Each
+// folder is added once to one source, however many subscribers it has.
 type watchHub struct {
+	mode       watchMode
 	newWatcher func() (*fsnotify.Watcher, error)
 
-	mu   sync.Mutex
-	fw   *fsnotify.Watcher              // nil while nothing is watched
-	subs map[string]map[subscriber]bool // folder → its subscribers
-	log  *slog.Logger                   // the last subscriber's, for the hub's own warnings
+	mu     sync.Mutex
+	dirs   map[string]*watchedDir // folder → its subscribers and source
+	local  localSource            // the process's own watcher; nil while it watches nothing
+	nlocal int                    // folders on local
+	adding int                    // adds under way, which may be adding to local
+	shares map[string]*rootShare  // root → how its processes share a watcher
+	log    *slog.Logger           // the last subscriber's, for the hub's own warnings
+
+	onServe func(root string) // tests: called when this process starts serving a root
 }
 
-func newWatchHub(newWatcher func() (*fsnotify.Watcher, error)) *watchHub {
-	return &watchHub{newWatcher: newWatcher, subs: map[string]map[subscriber]bool{}}
+// watchedDir is one folder the hub watches.
+type watchedDir struct {
+	root  string
+	subs  map[subscriber]bool
+	src   source        // nil while being added or moved to another source
+	ready chan struct{} // closed once the first add ended
+	err   error         // of the first add; the folder is not watched then
 }
 
-// add makes s receive the events of folder dir. It fails, changing
-// nothing, when no watcher can be made or dir cannot be watched (it is
-// missing, or the system's limit on watches is reached).
-func (h *watchHub) add(dir string, s subscriber, log *slog.Logger) error {
+func newWatchHub(mode watchMode, newWatcher func() (*fsnotify.Watcher, error)) *watchHub {
+	return &watchHub{mode: mode, newWatcher: newWatcher, dirs: map[string]*watchedDir{},
+		shares: map[string]*rootShare{}}
+}
+
+// add makes s receive the events of folder dir, under the store root
+// root. It fails, changing nothing, when dir cannot be watched (it is
+// missing, no watcher can be made, the system's limit on watches is
+// reached).
+func (h *watchHub) add(root, dir string, s subscriber, log *slog.Logger) error {
+	return h.addVia(root, dir, s, log, nil)
+}
+
+// addVia is add with the folder's source given (nil: the root's).
+func (h *watchHub) addVia(root, dir string, s subscriber, log *slog.Logger, via source) error {
 	dir = filepath.Clean(dir)
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.fw == nil {
-		fw, err := h.newWatcher()
-		if err != nil {
-			return err
-		}
-		h.fw = fw
-		go h.run(fw)
+	if log != nil {
+		h.log = log
 	}
-	h.log = log
-	if len(h.subs[dir]) == 0 {
-		if err := h.fw.Add(dir); err != nil {
-			h.closeIfIdle()
-			return err
+	if d := h.dirs[dir]; d != nil {
+		d.subs[s] = true
+		h.countSub(d.root, s, 1)
+		h.mu.Unlock()
+		<-d.ready
+		if d.err != nil {
+			h.remove(dir, s)
 		}
-		h.subs[dir] = map[subscriber]bool{}
+		return d.err
 	}
-	h.subs[dir][s] = true
-	return nil
+	d := &watchedDir{root: root, subs: map[subscriber]bool{s: true}, ready: make(chan struct{})}
+	h.dirs[dir] = d
+	h.countSub(root, s, 1)
+	h.adding++ // keeps local open until this add counted its folder
+	h.mu.Unlock()
+
+	src, err := via, error(nil)
+	for attempt := 1; ; attempt++ {
+		if via == nil {
+			src, err = h.sourceFor(root, isReader(s))
+		}
+		if err == nil {
+			err = src.add(dir)
+		}
+		if via != nil || !errors.Is(err, errShareLost) || attempt == 3 {
+			break
+		}
+	}
+	h.mu.Lock()
+	d.err = err
+	if err == nil {
+		d.src = src
+		h.noteAdded(src)
+	} else {
+		delete(h.dirs, dir)
+		for sub := range d.subs {
+			h.countSub(root, sub, -1)
+		}
+	}
+	close(d.ready)
+	h.adding--
+	h.closeLocalIfIdle()
+	end := h.idle(root)
+	h.mu.Unlock()
+	end.endIfIdle()
+	return err
 }
 
 // readd watches dir again after it was removed and created anew (the
@@ -74,88 +154,84 @@ func (h *watchHub) add(dir string, s subscriber, log *slog.Logger) error {
 func (h *watchHub) readd(dir string) error {
 	dir = filepath.Clean(dir)
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.fw == nil || len(h.subs[dir]) == 0 {
+	d := h.dirs[dir]
+	h.mu.Unlock()
+	if d == nil {
 		return errors.New("folder not watched")
 	}
-	return h.fw.Add(dir)
+	<-d.ready
+	h.mu.Lock()
+	src := d.src
+	h.mu.Unlock()
+	if src == nil {
+		return errors.New("folder not watched")
+	}
+	return src.readd(dir)
 }
 
 // remove stops s receiving the events of dir. The last subscriber of a
-// folder removes its watch, and the last of all closes the watcher.
+// folder removes its watch; the last folder of a root ends the root's
+// share, and the last folder of all closes the process's watcher.
 func (h *watchHub) remove(dir string, s subscriber) {
 	dir = filepath.Clean(dir)
 	h.mu.Lock()
+	d := h.dirs[dir]
+	h.mu.Unlock()
+	if d == nil {
+		return
+	}
+	<-d.ready
+	h.mu.Lock()
+	if h.dirs[dir] != d || !d.subs[s] {
+		h.mu.Unlock()
+		return
+	}
+	delete(d.subs, s)
+	h.countSub(d.root, s, -1)
+	if len(d.subs) == 0 {
+		delete(h.dirs, dir)
+		if d.src != nil {
+			d.src.remove(dir) // fails when the folder is gone, and so is its watch
+			h.noteRemoved(d.src)
+		}
+	}
+	end := h.idle(d.root)
+	h.mu.Unlock()
+	end.endIfIdle()
+}
+
+// dispatch hands an event of src to the subscribers of the folder it
+// happened in.
+func (h *watchHub) dispatch(src source, ev fsnotify.Event) {
+	h.mu.Lock()
 	defer h.mu.Unlock()
-	subs := h.subs[dir]
-	if !subs[s] {
-		return
-	}
-	delete(subs, s)
-	if len(subs) == 0 {
-		delete(h.subs, dir)
-		_ = h.fw.Remove(dir) // fails when the folder is gone, and so is its watch
-	}
-	h.closeIfIdle()
-}
-
-// closeIfIdle closes the watcher when no folder is watched. h.mu is held:
-// fsnotify's Close waits for its reader goroutine, which gives up sending
-// once the watcher is closing and never waits for h.mu; run, which does
-// wait for h.mu, needs nothing more from this watcher.
-func (h *watchHub) closeIfIdle() {
-	if len(h.subs) > 0 || h.fw == nil {
-		return
-	}
-	_ = h.fw.Close()
-	h.fw = nil
-}
-
-// run hands fw's events to the subscribers of the folder they happen in,
-// and its errors to every subscriber, until fw is closed.
-func (h *watchHub) run(fw *fsnotify.Watcher) {
-	events, errs := fw.Events, fw.Errors
-	for events != nil || errs != nil {
-		select {
-		case ev, ok := <-events:
-			if !ok {
-				events = nil
-				continue
-			}
-			h.dispatch(fw, ev)
-		case err, ok := <-errs:
-			if !ok {
-				errs = nil
-				continue
-			}
-			h.broadcast(fw, err)
+	if d := h.dirs[filepath.Dir(ev.Name)]; d != nil && d.src == src {
+		for s := range d.subs {
+			s.event(ev)
 		}
 	}
 }
 
-func (h *watchHub) dispatch(fw *fsnotify.Watcher, ev fsnotify.Event) {
+// broadcast tells every subscriber of a folder on src that events were
+// lost.
+func (h *watchHub) broadcast(src source, err error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if h.fw != fw {
-		return // a closed watcher's last events: its subscribers are gone
-	}
-	for s := range h.subs[filepath.Dir(ev.Name)] {
-		s.event(ev)
-	}
-}
-
-func (h *watchHub) broadcast(fw *fsnotify.Watcher, err error) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.fw != fw {
-		return
-	}
 	if !errors.Is(err, fsnotify.ErrEventOverflow) && h.log != nil {
 		h.log.Warn("fsnotify error; rescanning", "err", err)
 	}
+	h.rescanLocked(func(d *watchedDir) bool { return d.src == src }, err)
+}
+
+// rescanLocked tells each subscriber of the folders that match, once,
+// to look again. h.mu is held.
+func (h *watchHub) rescanLocked(match func(*watchedDir) bool, err error) {
 	seen := map[subscriber]bool{}
-	for _, subs := range h.subs {
-		for s := range subs {
+	for _, d := range h.dirs {
+		if !match(d) {
+			continue
+		}
+		for s := range d.subs {
 			if !seen[s] {
 				seen[s] = true
 				s.rescan(err)
@@ -168,5 +244,5 @@ func (h *watchHub) broadcast(fw *fsnotify.Watcher, err error) {
 func (h *watchHub) watching() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return len(h.subs)
+	return len(h.dirs)
 }

@@ -3,6 +3,7 @@ package fsstore
 import (
 	"errors"
 	"log/slog"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -17,21 +18,28 @@ import (
 func fakeHub(t *testing.T) (*watchHub, chan fsnotify.Event, chan error) {
 	t.Helper()
 	events, errs := make(chan fsnotify.Event), make(chan error)
-	h := newWatchHub(func() (*fsnotify.Watcher, error) { return nil, errors.New("not in this test") })
-	fw := &fsnotify.Watcher{Events: events, Errors: errs}
-	h.fw = fw
-	go h.run(fw)
+	h := newWatchHub(watchLocal, func() (*fsnotify.Watcher, error) { return nil, errors.New("not in this test") })
+	src := &fsnotifySource{h: h, fw: &fsnotify.Watcher{Events: events, Errors: errs}}
+	h.local = src
+	go src.run()
 	t.Cleanup(func() { close(events); close(errs) })
 	return h, events, errs
 }
 
-// subscribe puts a watcher of dir on h without a real watch; its pokes
-// come on the returned channel.
-func subscribe(h *watchHub, dir string) (*watcher, chan struct{}) {
+// newSub returns a subscriber of dir, on no hub yet; its pokes come on the
+// returned channel.
+func newSub(dir string) (*folderSub, chan struct{}) {
 	notify := make(chan struct{}, 1)
-	w := &watcher{hub: h, dir: dir, notify: notify, subscribed: true}
-	h.subs[dir] = map[subscriber]bool{w: true}
-	return w, notify
+	return &folderSub{folder: folder{dir, notify}, subscribed: true}, notify
+}
+
+// subscribe puts a subscriber of dir on h without a real watch.
+func subscribe(h *watchHub, dir string) (*folderSub, chan struct{}) {
+	f, notify := newSub(dir)
+	ready := make(chan struct{})
+	close(ready)
+	h.dirs[dir] = &watchedDir{root: "/r", subs: map[subscriber]bool{f: true}, src: h.local, ready: ready}
+	return f, notify
 }
 
 // Events go to the subscribers of the folder they happen in, only new
@@ -70,26 +78,27 @@ func TestWatchHubDispatchesByFolder(t *testing.T) {
 func TestWatchHubSharesOneWatcher(t *testing.T) {
 	t.Parallel()
 	made := 0
-	h := newWatchHub(func() (*fsnotify.Watcher, error) { made++; return fsnotify.NewWatcher() })
+	h := newWatchHub(watchLocal, func() (*fsnotify.Watcher, error) { made++; return fsnotify.NewWatcher() })
 	dir := t.TempDir()
-	a, _ := subscribe(newWatchHub(nil), dir) // two subscribers, not on h yet
-	b, _ := subscribe(newWatchHub(nil), dir)
+	root := filepath.Dir(dir)
+	a, _ := newSub(dir) // two subscribers, not on h yet
+	b, _ := newSub(dir)
 	log := discardLogger()
-	require.NoError(t, h.add(dir, a, log))
-	require.NoError(t, h.add(dir, b, log))
-	assert.Error(t, h.add(dir+"/missing", a, log))
+	require.NoError(t, h.add(root, dir, a, log))
+	require.NoError(t, h.add(root, dir, b, log))
+	assert.Error(t, h.add(root, dir+"/missing", a, log))
 	assert.Equal(t, 1, made)
 	assert.Equal(t, 1, h.watching())
 
 	h.remove(dir, a)
-	require.NotNil(t, h.fw, "b still watches")
+	require.NotNil(t, h.local, "b still watches")
 	require.NoError(t, h.readd(dir))
 	h.remove(dir, b)
 	h.remove(dir, b) // twice is harmless
-	assert.Nil(t, h.fw, "nothing watched: the watcher is closed")
+	assert.Nil(t, h.local, "nothing watched: the watcher is closed")
 	assert.Error(t, h.readd(dir))
 
-	require.NoError(t, h.add(dir, a, log))
+	require.NoError(t, h.add(root, dir, a, log))
 	assert.Equal(t, 2, made, "a new watcher when watching starts again")
 	h.remove(dir, a)
 }
@@ -102,7 +111,7 @@ func TestInboxWithoutFsnotifyPolls(t *testing.T) {
 		o.PollInterval = 10 * time.Millisecond // only the rescan can find the message
 		o.Logger = slog.New(slog.NewTextHandler(logs, nil))
 	})
-	s.hub = newWatchHub(func() (*fsnotify.Watcher, error) { return nil, errors.New("too many open files") })
+	s.hub = newWatchHub(watchLocal, func() (*fsnotify.Watcher, error) { return nil, errors.New("too many open files") })
 	in := openTestInbox(t, s, "bob")
 	got := nextWhenWaiting(t, in)
 	m := newMsg("alice", "bob", "found by polling")

@@ -20,7 +20,7 @@ import (
 func TestWatchWithoutFsnotifyPolls(t *testing.T) {
 	t.Parallel()
 	s, _ := openMsgStore(t, func(o *Options) { o.PollInterval = 10 * time.Millisecond })
-	s.hub = newWatchHub(func() (*fsnotify.Watcher, error) { return nil, errors.New("too many open files") })
+	s.hub = newWatchHub(watchLocal, func() (*fsnotify.Watcher, error) { return nil, errors.New("too many open files") })
 	deliver(t, s, newMsg("alice", "bob", "before"))
 
 	w := storetest.StartWatch(t, s, "")

@@ -3,12 +3,17 @@ package natsstore
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/switchboard-dev/switchboard/clock"
+	"github.com/switchboard-dev/switchboard/internal/backoff"
 )
 
 // lane is one of the two durable consumers of an inbox: ordinary messages
@@ -68,7 +73,7 @@ type consumerStart struct {
 // once and in stream order, before anything newer.
 func (s *Store) startConsumer(ctx context.Context, agent string, l lane) (consumerStart, error) {
 	cfg := s.consumerConfig(agent, l)
-	cons, err := s.js.CreateOrUpdateConsumer(ctx, s.opts.Stream, cfg)
+	cons, err := s.createConsumer(ctx, cfg)
 	if err != nil {
 		return consumerStart{}, fmt.Errorf("consumer %s: %w", cfg.Durable, err)
 	}
@@ -87,6 +92,32 @@ func (s *Store) startConsumer(ctx context.Context, agent string, l lane) (consum
 		st.pending = reset.NumPending
 	}
 	return st, nil
+}
+
+// consumerAttempts is how many times createConsumer asks.
+const consumerAttempts = 6
+
+// consumerRetry spaces createConsumer's attempts.
+var consumerRetry = backoff.Policy{Initial: time.Second, Max: 8 * time.Second}
+
+// createConsumer creates or updates the consumer of cfg on the main
+// stream, asking again (up to consumerAttempts, after a jittered wait)
+// when the server did not answer in time: on a cluster every consumer is
+// a replicated group of its own, and a thousand agents that open their
+// inboxes at once queue a few thousand of them. Asking again is safe: the
+// request creates the consumer or finds it as asked.
+func (s *Store) createConsumer(ctx context.Context, cfg jetstream.ConsumerConfig) (jetstream.Consumer, error) {
+	waits := consumerRetry.Start()
+	for attempt := 1; ; attempt++ {
+		cons, err := s.js.CreateOrUpdateConsumer(ctx, s.opts.Stream, cfg)
+		if err == nil || !errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil || attempt == consumerAttempts {
+			return cons, err
+		}
+		s.opts.Logger.Warn("the NATS server did not answer in time; asking again", "consumer", cfg.Durable, "attempt", attempt)
+		if err := backoff.Sleep(ctx, clock.Real, waits.Next()); err != nil {
+			return nil, err
+		}
+	}
 }
 
 // receiveUrgent checks a message of the priority lane and queues it in

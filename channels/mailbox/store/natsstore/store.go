@@ -196,6 +196,13 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	return s, nil
 }
 
+// streamMaxConsumers is the main stream's limit on consumers, set when
+// the store creates it. Every agent that listens holds two (its inbox's
+// and its priority messages'), and recent versions of nats-server give a
+// stream that sets no limit of its own a default of 1,000
+// (default_max_consumers), which 500 agents reach.
+const streamMaxConsumers = 1 << 20
+
 // setUp finds or creates the streams and the buckets. A new history
 // stream comes before a new main stream, to take the copies of its first
 // messages.
@@ -214,7 +221,7 @@ func (s *Store) setUp(ctx context.Context) error {
 		cfg := jetstream.StreamConfig{
 			Name: o.Stream, Subjects: s.names.streamSubjects(),
 			Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage,
-			Duplicates: o.DuplicateWindow, Replicas: o.Replicas,
+			Duplicates: o.DuplicateWindow, Replicas: o.Replicas, MaxConsumers: streamMaxConsumers,
 			Description: "switchboard mailbox: inboxes and dead letters",
 		}
 		if !o.NoHistory {

@@ -1,0 +1,192 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+)
+
+// result is what one run measured.
+type result struct {
+	what    string // the backend's description
+	n       int
+	rawIdle bool // the raw idle processes were measured
+
+	rawStart      time.Duration
+	rawStartCPU   time.Duration // what the raw processes used, all together
+	startCPU      int64         // nanoseconds the agents used until all listened
+	listening     int
+	lastListening time.Duration
+	launched      time.Duration   // starting every process took
+	eachListening []time.Duration // each agent's own start to its listening
+	registered    int
+	regErr        error
+	startWrites   int
+	writesHow     string
+	inotify       int
+	inotifyLimit  int
+
+	idle, rawIdleWindow time.Duration
+	idleCPU, rawCPU     int64         // nanoseconds over the window
+	benchCPU            time.Duration // of this process (and the servers it embeds) over the window
+	idleWrites          int
+
+	latencies, rawLatencies []time.Duration
+	rawWhat                 string
+	rawErr                  error
+	lost                    int
+
+	broadcastGot  int
+	broadcastLast time.Duration
+	broadcastErr  error
+
+	stopFailed int
+	stopTook   time.Duration
+	notes      map[string]int // the agents' other stderr lines, by what they say
+}
+
+// measure runs the whole measurement on be.
+func measure(ctx context.Context, o options, be backend, bin, self string, log io.Writer) (*result, error) {
+	r := &result{what: be.describe(), n: o.n, idle: o.idle, inotifyLimit: inotifyLimit()}
+	env := append(isolatedEnv(o.work), be.env()...)
+
+	fmt.Fprintf(log, "raw: starting %d × switchboard version\n", o.n)
+	var err error
+	if r.rawStart, r.rawStartCPU, err = rawStart(ctx, bin, o.n, env); err != nil {
+		return nil, err
+	}
+	if cpuSupported && o.idle > 0 {
+		r.rawIdleWindow = min(o.idle, 20*time.Second)
+		fmt.Fprintf(log, "raw: %d idle processes for %s\n", o.n, r.rawIdleWindow)
+		if r.rawCPU, err = rawIdle(ctx, self, o.n, 3*time.Second, r.rawIdleWindow); err != nil {
+			return nil, err
+		}
+		r.rawIdle = true
+	}
+
+	fmt.Fprintf(log, "starting %d agents on %s\n", o.n, r.what)
+	writes0, _ := be.writes()
+	f, err := startFleet(ctx, bin, o.n, be.agentArgs, env)
+	if err != nil {
+		return nil, err
+	}
+	stopped := false
+	defer func() {
+		if !stopped {
+			f.stop(ctx)
+		}
+	}()
+	r.listening, r.lastListening, r.eachListening = f.awaitListening(ctx, o.startLimit)
+	r.launched = f.launched
+	r.startCPU = cpuNanos(f.pids())
+	w, how := be.writes()
+	r.startWrites, r.writesHow = w-writes0, how
+	r.registered, r.regErr = be.registered(ctx)
+	r.inotify = inotifyInstances(f.pids())
+	if r.listening < o.n {
+		r.notes = f.noteCounts()
+		return r, fmt.Errorf("only %d of %d agents listen after %s", r.listening, o.n, o.startLimit)
+	}
+
+	fmt.Fprintf(log, "all listen after %s; idle for %s after %s\n", r.lastListening.Round(time.Millisecond), o.idle, o.warmup)
+	if err := sleep(ctx, o.warmup); err != nil {
+		return nil, err
+	}
+	pids := f.pids()
+	cpu0, w0, self0 := cpuNanos(pids), writesNow(be), selfCPU()
+	if err := sleep(ctx, o.idle); err != nil {
+		return nil, err
+	}
+	r.idleCPU, r.idleWrites, r.benchCPU = cpuNanos(pids)-cpu0, writesNow(be)-w0, selfCPU()-self0
+
+	fmt.Fprintf(log, "latency: %d sends, one at a time\n", o.sends)
+	for i := range o.sends {
+		to := agentID((i * 7919) % o.n)
+		id := envelope.NewID()
+		got := f.expect(id)
+		begin := time.Now()
+		if err := be.send(ctx, to, id, "ping "+id); err != nil {
+			return nil, fmt.Errorf("send to %s: %w", to, err)
+		}
+		select {
+		case at := <-got:
+			r.latencies = append(r.latencies, at.Sub(begin))
+		case <-time.After(10 * time.Second):
+			r.lost++
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if err := sleep(ctx, o.gap); err != nil {
+			return nil, err
+		}
+	}
+	r.rawLatencies, r.rawWhat, r.rawErr = be.rawLatency(ctx, self, o.sends, o.gap)
+
+	fmt.Fprintln(log, "broadcast: send --to all")
+	token := "broadcast " + envelope.NewID()
+	done, arrivals := f.expectEverywhere(token)
+	begin := time.Now()
+	cmd := exec.CommandContext(ctx, bin, be.broadcastArgs(token)...)
+	cmd.Env = append(env, broadcastEnv)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		r.broadcastErr = fmt.Errorf("%w: %s", err, firstLine(out))
+	}
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	for _, at := range arrivals() {
+		if !at.IsZero() {
+			r.broadcastGot++
+			r.broadcastLast = max(r.broadcastLast, at.Sub(begin))
+		}
+	}
+
+	fmt.Fprintln(log, "stopping the agents")
+	stopped = true
+	r.stopFailed, r.stopTook = f.stop(ctx)
+	r.notes = f.noteCounts()
+	return r, nil
+}
+
+// selfCPU is the CPU this process used so far.
+func selfCPU() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+func writesNow(be backend) int {
+	n, _ := be.writes()
+	return n
+}
+
+func firstLine(b []byte) string {
+	s, _, _ := strings.Cut(strings.TrimSpace(string(b)), "\n")
+	return s
+}
+
+// isolatedEnv is this process's environment without the user's nanobot
+// settings and home (so no config of the user's is read).
+func isolatedEnv(dir string) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "NANOBOT_") || strings.HasPrefix(kv, "HOME=") ||
+			strings.HasPrefix(kv, "SWITCHBOARD_WATCH=") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, "HOME="+dir+"/home")
+}
