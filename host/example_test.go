@@ -16,17 +16,17 @@ import (
 	"github.com/switchboard-dev/switchboard/host"
 )
 
-// terminal is a custom chat platform: lines a user types go to the bus
+// mychat is a custom chat platform: lines a user types go to the bus
 // through Base (which checks allowFrom), and the agent's answers are
 // collected for the example to print.
-type terminal struct {
+type mychat struct {
 	channels.Base
 	answers chan string
 }
 
-func (t *terminal) Start(context.Context) error { return nil }
-func (t *terminal) Stop(context.Context) error  { return nil }
-func (t *terminal) Send(_ context.Context, m bus.OutboundMessage) error {
+func (t *mychat) Start(context.Context) error { return nil }
+func (t *mychat) Stop(context.Context) error  { return nil }
+func (t *mychat) Send(_ context.Context, m bus.OutboundMessage) error {
 	t.answers <- m.Content
 	return nil
 }
@@ -40,14 +40,14 @@ func Example() {
 	defer cancel()
 
 	// The wiring: register the channel type, load a config, run the host.
-	term := &terminal{answers: make(chan string, 1)}
-	channels.Register("terminal", func(_ config.Section, deps channels.Deps) (channels.Channel, error) {
-		term.Base = channels.NewBase("terminal", []string{"*"}, deps.Bus, deps.Logger)
+	term := &mychat{answers: make(chan string, 1)}
+	channels.Register("mychat", func(_ config.Section, deps channels.Deps) (channels.Channel, error) {
+		term.Base = channels.NewBase("mychat", []string{"*"}, deps.Bus, deps.Logger)
 		return term, nil
 	})
 	conf := filepath.Join(dir, "config.json")
 	os.WriteFile(conf, fmt.Appendf(nil, `{"agents": {"defaults": {"workspace": %q}},
-		"channels": {"terminal": {"enabled": true},
+		"channels": {"mychat": {"enabled": true},
 		"mailbox": {"enabled": true, "agentId": "helper", "mailboxesRoot": %q}}}`,
 		filepath.Join(dir, "ws"), filepath.Join(dir, "mailboxes")), 0o600)
 	cfg, err := config.Load(config.LoadOptions{Path: conf})
@@ -64,7 +64,7 @@ func Example() {
 	defer h.Stop()
 
 	// A user types a line; the agent answers in the same chat.
-	term.HandleMessage(ctx, bus.InboundMessage{Channel: "terminal", SenderID: "ada", ChatID: "ada", Content: "sort 5 3 9 1"})
+	term.HandleMessage(ctx, bus.InboundMessage{Channel: "mychat", SenderID: "ada", ChatID: "ada", Content: "sort 5 3 9 1"})
 	fmt.Println(<-term.answers)
 	fmt.Println("mailbox agent:", h.AgentID())
 	// Output:
