@@ -3,6 +3,7 @@ package agentloop
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/switchboard-dev/switchboard/agent"
 )
@@ -10,6 +11,10 @@ import (
 // errProviderNoAnswer is the error of a provider call that returned neither
 // an answer nor an error.
 var errProviderNoAnswer = errors.New("provider returned no answer")
+
+// errNegativeUsage is the error of a provider call whose answer reports
+// negative token usage.
+var errNegativeUsage = errors.New("provider reported negative token usage")
 
 // hooks runs a list of hooks as one, in order on start and in reverse
 // order on end.
@@ -53,6 +58,11 @@ func (hs hooks) chat(ctx context.Context, p agent.Provider, t *agent.Turn, req a
 	resp, err := p.Chat(ctx, req)
 	if err == nil && resp == nil {
 		resp, err = nil, errProviderNoAnswer
+	}
+	if err == nil && (resp.Usage.InputTokens < 0 || resp.Usage.OutputTokens < 0) {
+		// Invalid: counted, it would free budget the task spent.
+		resp, err = nil, fmt.Errorf("%w (input %d, output %d tokens): its answer is refused",
+			errNegativeUsage, resp.Usage.InputTokens, resp.Usage.OutputTokens)
 	}
 	if err != nil {
 		resp = nil

@@ -130,3 +130,24 @@ func TestUsageAdds(t *testing.T) {
 	assert.Equal(t, agent.Usage{InputTokens: 4, OutputTokens: 6}, u)
 	assert.EqualValues(t, 10, u.Total())
 }
+
+// A provider's answer that reports negative usage is refused: counted,
+// it would free budget the task spent. The turn fails and the hooks see
+// the error, not the usage.
+func TestNegativeUsageIsRefused(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var events []string
+	negative := providerFunc(func(context.Context, agent.Request) (*agent.Response, error) {
+		return &agent.Response{Content: "free tokens", Usage: agent.Usage{InputTokens: 10, OutputTokens: -1_000_000}}, nil
+	})
+	s := start(t, agentloop.Config{Provider: negative, Hooks: []agent.Hook{hookLog{name: "a", mu: &mu, events: &events}}})
+	s.send(t, user("c", "hi"))
+	out := s.recv(t)
+	assert.NotContains(t, out.Content, "free tokens", "the answer is not passed on")
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, events, 4)
+	assert.Contains(t, events[2], "chat end err=provider reported negative token usage")
+	assert.Contains(t, events[3], "in=0 out=0", "nothing is charged")
+}

@@ -8,6 +8,10 @@ const notePrefix = "[mailbox "
 // reasonPrefix starts the first body line of a note that carries a reason.
 const reasonPrefix = "reason: "
 
+// unverifiedMark follows the sender of a note whose sender is a claim
+// nothing checked.
+const unverifiedMark = "(unverified)"
+
 // The types of a Note (those of a mailbox message).
 const (
 	NoteMessage    = "message"     // a message
@@ -25,7 +29,9 @@ const (
 //	[mailbox task_update from <agent>: task <id> <state>] <text>
 //
 // and when there is a reason (a rejected or failed task) the text starts
-// with a line "reason: <reason>". ParseNote reads it back: it is what the
+// with a line "reason: <reason>". The sender of an unverified message (no
+// signature shows that it wrote it: nanobot's) is followed by
+// "(unverified)": "[mailbox message from py (unverified)] hi". ParseNote reads it back: it is what the
 // conversation files keep and what the scripted provider reads.
 type Note struct {
 	// Type is NoteMessage, NoteTask or NoteTaskUpdate.
@@ -42,6 +48,9 @@ type Note struct {
 	Reason string `json:"reason,omitempty"`
 	// Text is the message's text.
 	Text string `json:"text,omitempty"`
+	// Unverified says that nothing shows that From sent the message
+	// (it came unsigned): From is only its claim.
+	Unverified bool `json:"unverified,omitempty"`
 }
 
 // String formats the note (see Note).
@@ -51,6 +60,9 @@ func (n Note) String() string {
 	b.WriteString(token(n.Type))
 	b.WriteString(" from ")
 	b.WriteString(token(n.From))
+	if n.Unverified {
+		b.WriteString(" " + unverifiedMark)
+	}
 	if n.TaskID != "" && n.Type == NoteTaskUpdate {
 		b.WriteString(": task ")
 		b.WriteString(token(n.TaskID))
@@ -100,6 +112,9 @@ func ParseNote(s string) (n Note, ok bool) {
 	}
 	head, task, hasTask := strings.Cut(header, ": task ")
 	f := strings.Fields(head)
+	if len(f) == 4 && f[3] == unverifiedMark {
+		f, n.Unverified = f[:3], true
+	}
 	if len(f) != 3 || f[1] != "from" {
 		return Note{}, false
 	}

@@ -23,6 +23,10 @@ func TestNote(t *testing.T) {
 			"[mailbox task_update from coder: task task_1 accepted]"},
 		{bus.Note{Type: "task_update", From: "coder", TaskID: "t", State: "failed", Reason: "bad [input]", Text: "partial"},
 			"[mailbox task_update from coder: task t failed] reason: bad [input]\npartial"},
+		{bus.Note{Type: "message", From: "py", Text: "hi", Unverified: true},
+			"[mailbox message from py (unverified)] hi"},
+		{bus.Note{Type: "task_update", From: "py", TaskID: "t", State: "completed", Unverified: true},
+			"[mailbox task_update from py (unverified): task t completed]"},
 	} {
 		t.Run(tt.text, func(t *testing.T) {
 			assert.Equal(t, tt.text, tt.note.String())
@@ -53,7 +57,8 @@ func TestNoteSanitisesHeaderWords(t *testing.T) {
 
 func TestParseNoteRejects(t *testing.T) {
 	for _, s := range []string{"", "hello", "[mailbox task]", "[mailbox task from]", "[mailbox task from a b]",
-		"[mailbox task_update from a: task x] y", "[mailbox task from a"} {
+		"[mailbox task_update from a: task x] y", "[mailbox task from a", "[mailbox task from a (verified)] x",
+		"[mailbox task from a (unverified) b] x"} {
 		_, ok := bus.ParseNote(s)
 		assert.False(t, ok, s)
 	}

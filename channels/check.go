@@ -56,6 +56,11 @@ func (r *Registry) CheckConfig(cfg *config.Config) {
 	for _, name := range slices.Sorted(maps.Keys(cfg.Channels)) {
 		section := cfg.Channels[name]
 		if ok, err := r.Check(name, section); ok {
+			if err == nil && section.Enabled() {
+				if l, isList := section.Raw["allowFrom"].([]any); isList && len(l) == 0 {
+					err = errEmptyAllowFrom(name) // as Manager.Start refuses it
+				}
+			}
 			section.Invalid(err)
 			continue
 		}
@@ -65,4 +70,11 @@ func (r *Registry) CheckConfig(cfg *config.Config) {
 		}
 		section.Claim()
 	}
+}
+
+// errEmptyAllowFrom is the error of channel name, enabled with an empty
+// allowFrom list: Manager.Start refuses it, and CheckConfig reports it.
+func errEmptyAllowFrom(name string) error {
+	return fmt.Errorf("channels.%s.allowFrom: empty list denies every sender; "+
+		"list the allowed sender ids, or [\"*\"] to allow all", name)
 }

@@ -178,8 +178,7 @@ func (m *Manager) Start(ctx context.Context) error {
 	}
 	for _, name := range m.order {
 		if al, ok := m.channels[name].ch.(AllowLister); ok && len(al.AllowFrom()) == 0 {
-			return fmt.Errorf("channels.%s.allowFrom: empty list denies every sender; "+
-				"list the allowed sender ids, or [\"*\"] to allow all", name)
+			return errEmptyAllowFrom(name)
 		}
 	}
 	for i, name := range m.order {

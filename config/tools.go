@@ -31,6 +31,23 @@ type MCPServerConfig struct {
 	// ToolTimeout is the limit of one tool call in seconds; zero means
 	// DefaultMCPToolTimeout.
 	ToolTimeout float64 `json:"toolTimeout"`
+	// ConnectTimeout (switchboard's own key) is the limit of one
+	// connection in seconds: starting the server, the MCP handshake and
+	// listing its tools (a server started with `npx -y` may first
+	// download itself); zero means the host's default (20 s). The host
+	// serves meanwhile: the server connects in the background.
+	ConnectTimeout float64 `json:"connectTimeout"`
+}
+
+// MaxMCPConnectTimeout bounds MCPServerConfig.ConnectTimeout: a day.
+const MaxMCPConnectTimeout = 86400
+
+// ConnectLimit returns ConnectTimeout as a duration, def when it is zero.
+func (s MCPServerConfig) ConnectLimit(def time.Duration) time.Duration {
+	if s.ConnectTimeout <= 0 {
+		return def
+	}
+	return time.Duration(s.ConnectTimeout * float64(time.Second))
 }
 
 // The transports of MCPServerConfig.Type.
@@ -116,6 +133,10 @@ func (s MCPServerConfig) check(path string) error {
 	}
 	if s.ToolTimeout < 0 {
 		return fmt.Errorf("%s.toolTimeout: want a number of seconds of 0 or more, got %s", path, show(s.ToolTimeout))
+	}
+	if !(s.ConnectTimeout >= 0 && s.ConnectTimeout <= MaxMCPConnectTimeout) {
+		return fmt.Errorf("%s.connectTimeout: want a number of seconds from 0 (the default, 20) to %d (a day), got %s",
+			path, MaxMCPConnectTimeout, show(s.ConnectTimeout))
 	}
 	return nil
 }

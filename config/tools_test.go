@@ -31,6 +31,12 @@ func TestMCPServers(t *testing.T) {
 		{name: "neither", tools: map[string]any{"mcpServers": map[string]any{"x": map[string]any{}}}, err: "tools.mcpServers.x.url"},
 		{name: "unknown key", tools: map[string]any{"mcpServers": map[string]any{"x": map[string]any{"command": "a", "cmd": "b"}}}, err: "tools.mcpServers.x.cmd"},
 		{name: "sse", tools: map[string]any{"mcpServers": map[string]any{"x": map[string]any{"type": "sse", "url": "u"}}}, err: `"sse" is not supported`},
+		{name: "connect limit", tools: map[string]any{"mcpServers": map[string]any{"x": map[string]any{"command": "npx", "connectTimeout": 120}}},
+			want: map[string]config.MCPServerConfig{"x": {Command: "npx", ConnectTimeout: 120}}},
+		{name: "connect limit negative", tools: map[string]any{"mcpServers": map[string]any{"x": map[string]any{"command": "npx", "connectTimeout": -1}}},
+			err: "tools.mcpServers.x.connectTimeout: want a number of seconds from 0"},
+		{name: "connect limit past a day", tools: map[string]any{"mcpServers": map[string]any{"x": map[string]any{"command": "npx", "connectTimeout": 1e300}}},
+			err: "tools.mcpServers.x.connectTimeout"},
 		{name: "not an object", tools: map[string]any{"mcpServers": []any{}}, err: "tools.mcpServers: want an object"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
@@ -52,6 +58,8 @@ func TestMCPServers(t *testing.T) {
 	assert.Equal(t, config.DefaultMCPToolTimeout, s.Timeout())
 	assert.Equal(t, 1500*time.Millisecond, config.MCPServerConfig{URL: "u", ToolTimeout: 1.5}.Timeout())
 	assert.Equal(t, config.MCPStreamableHTTP, config.MCPServerConfig{URL: "u"}.Transport())
+	assert.Equal(t, 20*time.Second, s.ConnectLimit(20*time.Second), "the host's default")
+	assert.Equal(t, 2*time.Minute, config.MCPServerConfig{Command: "a", ConnectTimeout: 120}.ConnectLimit(20*time.Second))
 }
 
 func TestMCPServersReportedUsed(t *testing.T) {

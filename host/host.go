@@ -112,8 +112,8 @@ func New(cfg *config.Config, opts Options) (*Host, error) {
 	if err := h.manager.Build(opts.Registry, cfg); err != nil {
 		return fail(err)
 	}
-	if len(h.manager.Names()) == 0 {
-		return fail(noChannel(cfg, h.manager.Skipped()))
+	if err := CheckChannels(opts.Registry, cfg); err != nil {
+		return fail(err)
 	}
 	logIgnored(h.log, cfg, h.manager.Skipped())
 	lc := agentloop.FromDefaults(cfg.Agents.Defaults)
@@ -156,6 +156,13 @@ func (h *Host) Start(ctx context.Context) error {
 		return err
 	}
 	if err := h.startMCP(ctx); err != nil {
+		// The channels started: stop them (the mailbox marks the agent
+		// offline), since Stop knows only a host whose loop ran.
+		sctx, cancel := context.WithTimeout(context.Background(), h.stopTimeout)
+		defer cancel()
+		if serr := h.manager.Stop(sctx); serr != nil {
+			h.log.Warn("channels not stopped after a failed start", "err", serr)
+		}
 		return err
 	}
 	if h.providerNote.msg != "" {

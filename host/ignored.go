@@ -3,9 +3,11 @@ package host
 import (
 	"fmt"
 	"log/slog"
+	"maps"
 	"slices"
 	"strings"
 
+	"github.com/switchboard-dev/switchboard/channels"
 	"github.com/switchboard-dev/switchboard/config"
 )
 
@@ -23,6 +25,23 @@ func logIgnored(log *slog.Logger, cfg *config.Config, skipped []string) {
 	if len(keys) > 0 {
 		log.Info("config keys switchboard does not use, ignored (switchboard config check says why)", "keys", keys)
 	}
+}
+
+// CheckChannels returns the error run stops with when cfg enables no
+// channel of a type reg has (enabled sections of other types are skipped
+// with a warning): the one check of it, which config check shares.
+func CheckChannels(reg *channels.Registry, cfg *config.Config) error {
+	var skipped []string
+	for _, name := range slices.Sorted(maps.Keys(cfg.Channels)) {
+		if !cfg.Channels[name].Enabled() {
+			continue
+		}
+		if _, err := reg.Lookup(name); err == nil {
+			return nil
+		}
+		skipped = append(skipped, name)
+	}
+	return noChannel(cfg, skipped)
 }
 
 // noChannel is the error of a config that enables no channel this build

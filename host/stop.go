@@ -12,10 +12,24 @@ const defaultStopTimeout = 10 * time.Second
 
 // Run starts the host and runs it until ctx ends, then stops it (see
 // Stop). It returns early, with an error, when the agent loop ends on its
-// own.
+// own. A ctx that ends before the host is running (a SIGTERM while it
+// starts) is a stop asked for, not a failure: what started is stopped and
+// Run returns nil.
 func (h *Host) Run(ctx context.Context) error {
-	if err := h.Start(ctx); err != nil {
+	if ctx.Err() != nil {
 		_ = h.Stop()
+		h.log.Info("host stopped before it started: asked to stop")
+		return nil
+	}
+	if err := h.Start(ctx); err != nil {
+		stopErr := h.Stop()
+		if ctx.Err() != nil {
+			h.log.Info("host stopped while it started: asked to stop", "start", err)
+			if stopErr != nil {
+				return fmt.Errorf("stop: %w", stopErr)
+			}
+			return nil
+		}
 		return err
 	}
 	h.log.Info("host running", h.Describe()...)

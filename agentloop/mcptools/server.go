@@ -82,7 +82,7 @@ func (s *server) connect(ctx context.Context) (*mcp.ClientSession, error) {
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.opts.ConnectTimeout)
+	ctx, cancel := context.WithTimeout(ctx, s.cfg.ConnectLimit(s.opts.ConnectTimeout))
 	defer cancel()
 	client := mcp.NewClient(clientInfo, nil)
 	session, err := client.Connect(ctx, transport, nil)

@@ -22,6 +22,7 @@ const (
 	DefaultMinBackoff     = 500 * time.Millisecond
 	DefaultMaxBackoff     = 30 * time.Second
 	DefaultConnectTimeout = 20 * time.Second
+	DefaultStartWait      = 5 * time.Second
 )
 
 // Options are the extras of New; zero values take defaults.
@@ -39,9 +40,13 @@ type Options struct {
 	// starts again from MinBackoff after a server ran for MaxBackoff.
 	MinBackoff, MaxBackoff time.Duration
 	// ConnectTimeout bounds one connection: starting the server, the MCP
-	// handshake and listing its tools. Start waits at most this long for
-	// the first attempt of every server.
+	// handshake and listing its tools; a server's connectTimeout
+	// (config.MCPServerConfig) overrides it.
 	ConnectTimeout time.Duration
+	// StartWait bounds how long Start waits for the first attempts (so
+	// that the tools of quick servers are there from the first turn);
+	// slower servers go on connecting in the background.
+	StartWait time.Duration
 	// Connected, when set, is called each time a server is connected and
 	// its tools are offered (the remote names).
 	Connected func(server string, tools []string)
@@ -66,6 +71,9 @@ func (o *Options) setDefaults() {
 	}
 	if o.ConnectTimeout <= 0 {
 		o.ConnectTimeout = DefaultConnectTimeout
+	}
+	if o.StartWait <= 0 {
+		o.StartWait = DefaultStartWait
 	}
 	if o.Connected == nil {
 		o.Connected = func(string, []string) {}
@@ -112,9 +120,9 @@ func (s *Servers) Names() []string {
 }
 
 // Start starts every server in the background and waits (at most
-// ConnectTimeout, or until ctx ends) for each one's first connection
-// attempt, so that the tools of the servers that came up are offered from
-// the first turn. A server that fails is logged and retried; Start itself
+// StartWait, or until ctx ends) for each one's first connection attempt,
+// so that the tools of the quick servers are offered from the first turn;
+// the others connect in the background, each within its connect limit. A server that fails is logged and retried; Start itself
 // fails only when called twice.
 func (s *Servers) Start(ctx context.Context) error {
 	s.mu.Lock()
@@ -132,15 +140,25 @@ func (s *Servers) Start(ctx context.Context) error {
 			srv.run(runCtx)
 		}()
 	}
-	wait := s.opts.Clock.NewTimer(s.opts.ConnectTimeout)
+	wait := s.opts.Clock.NewTimer(s.opts.StartWait)
 	defer wait.Stop()
+	waiting := true
 	for _, srv := range s.servers {
+		if waiting {
+			select {
+			case <-srv.tried:
+				continue
+			case <-wait.C():
+				waiting = false // the others are not waited for either
+			case <-ctx.Done():
+				return nil
+			}
+		}
 		select {
 		case <-srv.tried:
-		case <-wait.C():
-			s.opts.Logger.Warn("mcp server still starting; its tools are offered once it is up", "server", srv.name)
-		case <-ctx.Done():
-			return nil
+		default:
+			s.opts.Logger.Warn("mcp server still starting; its tools are offered once it is up", "server", srv.name,
+				"connect_timeout", srv.cfg.ConnectLimit(s.opts.ConnectTimeout))
 		}
 	}
 	return nil

@@ -165,3 +165,48 @@ func TestToolName(t *testing.T) {
 	assert.Len(t, a, 64)
 	assert.NotEqual(t, a, b)
 }
+
+// TestStartDoesNotWaitForASlowServer: a server that takes long to connect
+// (npx downloading itself) keeps Start no longer than StartWait, however
+// long its connect limit: every server after it is still waited for
+// no further, and its connection goes on in the background within its
+// own connectTimeout.
+func TestStartDoesNotWaitForASlowServer(t *testing.T) {
+	t.Parallel()
+	srv := newToolServer()
+	quick := srv.transport(t)
+	hang := func(name string, cfg config.MCPServerConfig) (mcp.Transport, error) {
+		if name == "quick" {
+			return quick(name, cfg)
+		}
+		ct, st := mcp.NewInMemoryTransports()
+		conn, err := st.Connect(context.Background())
+		if err != nil {
+			return nil, err
+		}
+		go func() { // reads the handshake and never answers it
+			defer conn.Close()
+			for {
+				if _, err := conn.Read(context.Background()); err != nil {
+					return
+				}
+			}
+		}()
+		return ct, nil
+	}
+	cfgs := map[string]config.MCPServerConfig{
+		"a-slow": {Command: "npx", ConnectTimeout: 3600},
+		"b-slow": {Command: "npx", ConnectTimeout: 3600},
+		"quick":  {Command: "tools"},
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		start(t, cfgs, mcptools.Options{Transport: hang, StartWait: 10 * time.Millisecond})
+	}()
+	select {
+	case <-done:
+	case <-time.After(testkit.WaitLimit):
+		t.Fatal("Start waited for servers that connect slowly")
+	}
+}

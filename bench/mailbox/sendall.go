@@ -178,7 +178,8 @@ func writeRegistry(root string, n int) error {
 // printed n ids.
 func (t *tools) sendAll(ctx context.Context, root string, n int, fsync bool, text string) (time.Duration, error) {
 	cmd := exec.CommandContext(ctx, t.switchboard, "--root", root, "send", "--from", "lead", "--to", "all", "--text", text)
-	cmd.Env = append(t.environ(), "NANOBOT_CHANNELS__MAILBOX__MAX_FANOUT="+strconv.Itoa(n))
+	cmd.Env = append(t.environ(), "NANOBOT_CHANNELS__MAILBOX__MAX_FANOUT="+strconv.Itoa(n),
+		"NANOBOT_CHANNELS__MAILBOX__LIMITS__PER_AGENT__RATE=0") // n sends at once, over perAgent's burst
 	if !fsync {
 		cmd.Env = append(cmd.Env, "NANOBOT_CHANNELS__MAILBOX__FSYNC=false")
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox/tools"
 	"github.com/switchboard-dev/switchboard/clock"
 	"github.com/switchboard-dev/switchboard/config"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/keys"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/limits"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/view"
@@ -72,11 +73,19 @@ type Channel struct {
 	keeperOnce sync.Once
 	kept       atomic.Pointer[budget.Keeper] // the budget keeper, once made (see Hooks)
 
+	// key signs what the agent sends, checker judges who sent what
+	// arrives (signing.go); both made by Start.
+	key          *keys.Key
+	keySignature string
+	checker      *keys.Checker
+
 	mu      sync.Mutex
 	judge   Judge
 	budgets Budgets           // see SetBudgets
 	sent    *ledger.Delegated // tasks this agent delegated
 	replies *ledger.Replies   // requests owed a reply, both ways
+	unsent  *ledger.Unsent    // answers the store did not take yet (unsent.go)
+	after   afterSent         // what waits for them
 	inbox   *store.Inbox
 	guard   *limits.Guard // rate limits and breakers, made by Start
 	intake  intake        // the receive loop, which StopReceiving ends first
@@ -212,6 +221,13 @@ func (c *Channel) Start(ctx context.Context) error {
 	if err == nil {
 		owed, err = loadState(ctx, c, ledger.RepliesKey, ledger.LoadReplies)
 	}
+	var unsent *ledger.Unsent
+	if err == nil {
+		unsent, err = loadState(ctx, c, ledger.UnsentKey, ledger.LoadUnsent)
+	}
+	if err == nil {
+		err = c.startSigning(ctx)
+	}
 	if err == nil {
 		err = c.register(ctx)
 	}
@@ -220,7 +236,7 @@ func (c *Channel) Start(ctx context.Context) error {
 		c.closeOwnedBackend()
 		return err
 	}
-	c.inbox, c.sent, c.replies = inbox, sent, owed
+	c.inbox, c.sent, c.replies, c.unsent = inbox, sent, owed, unsent
 	c.waiting.resume(sent.List())
 	c.tidyOwnApprovals(ctx)
 	c.guard = limits.New(c.cfg.Limits, c.cfg.AgentID, c.clk, c.backend, c.Logger())
@@ -233,6 +249,7 @@ func (c *Channel) Start(ctx context.Context) error {
 	prune := c.clk.NewTicker(seconds(c.cfg.PruneInterval))
 	stale := c.clk.NewTicker(seconds(c.cfg.OfflineAfter))
 	c.wg.Go(func() { c.heartbeatLoop(runCtx, beat) })
+	c.wg.Go(func() { c.sendUnsent(runCtx) })
 	c.wg.Go(func() { c.staleLoop(runCtx, stale) })
 	c.wg.Go(func() { c.delegatedDeadlines(runCtx, sent) })
 	lost := c.clk.NewTicker(seconds(c.cfg.OfflineAfter) / 2)
@@ -246,6 +263,8 @@ func (c *Channel) Start(ctx context.Context) error {
 
 // Stop stops receiving, marks the agent offline and releases the inbox.
 // Tasks still in progress stay claimed and come back on the next start.
+// Answers the store did not take (unsent.go) are kept for the next start,
+// and Stop's error wraps ErrUnsent with how many.
 func (c *Channel) Stop(ctx context.Context) error {
 	c.mu.Lock()
 	if !c.running {
@@ -266,7 +285,7 @@ func (c *Channel) Stop(ctx context.Context) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.active.Clear()
-	errs := []error{c.markOffline(ctx), c.inbox.Close()}
+	errs := []error{c.unsentReport(), c.markOffline(ctx), c.inbox.Close()}
 	c.closeOwnedBackend()
 	return errors.Join(errs...)
 }

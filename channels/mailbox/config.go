@@ -66,6 +66,8 @@ type Config struct {
 	Conversations
 	// Work holds the keys of budgets and of work that is stuck or lost.
 	Work
+	// Signing holds the keys of message signatures (signing.go).
+	Signing
 }
 
 // DefaultConfig returns the defaults: allowFrom ["*"], 3 concurrent tasks,
@@ -280,6 +282,7 @@ func (c *Config) Validate(prefix string) error {
 	}
 	errs = append(errs, c.Conversations.validate(key)...)
 	errs = append(errs, c.Work.validate(key)...)
+	errs = append(errs, c.Signing.validate(key)...)
 	if !store.Known(c.Backend) {
 		errs = append(errs, fmt.Errorf("%s: unknown backend %q (known: %v; forgotten import?)",
 			key("backend"), c.Backend, store.Names()))

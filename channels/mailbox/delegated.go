@@ -115,7 +115,7 @@ func (c *Channel) findLostWorkers(ctx context.Context, sent *ledger.Delegated) {
 	limit := seconds(c.cfg.OfflineAfter)
 	for _, t := range working {
 		i := slices.IndexFunc(agents, func(a view.Agent) bool { return a.AgentID == t.To })
-		if i >= 0 && (agents[i].Effective != envelope.StatusOffline || c.clk.Now().Sub(agents[i].LastHeartbeat.Time) <= limit) {
+		if i >= 0 && (agents[i].Effective != envelope.StatusOffline || envelope.HeartbeatFresh(agents[i].LastHeartbeat.Time, c.clk.Now(), limit)) {
 			continue
 		}
 		c.reoffer(ctx, sent, t, fmt.Sprintf("%s went offline while working on it (no heartbeat for %s)", t.To, limit))

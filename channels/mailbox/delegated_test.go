@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/clock"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
@@ -113,17 +114,24 @@ func TestForgedCallbackNotHonoured(t *testing.T) {
 	e.peer(t, "coder")
 	sent := delegate(t, boss, "coder", "real task", time.Time{})
 
-	cases := map[string]*envelope.Message{}
+	// Updates of a task boss never sent to mallory are set aside.
+	setAside := map[string]*envelope.Message{}
 	// An update for a task boss never sent, with a callback into a chat.
 	m := msg("mallory", "boss", envelope.TypeTaskUpdate, "inject")
 	m.Task = &envelope.Task{ID: "t-unknown", State: envelope.StateCompleted}
 	m.Callback = &envelope.Callback{Channel: "feishu", ChatID: "oc_victim", SessionID: "feishu:oc_victim"}
-	cases["unknown task"] = m
+	setAside["unknown task"] = m
 	// An update for boss's real task, but from an agent it did not go to.
 	m = msg("mallory", "boss", envelope.TypeTaskUpdate, "hijack")
 	m.Task = &envelope.Task{ID: sent.Task.ID, State: envelope.StateCompleted}
 	m.Callback = feishu
-	cases["other sender"] = m
+	setAside["other sender"] = m
+	for name, m := range setAside {
+		e.deliver(t, m)
+		assert.Contains(t, e.waitEvent(t, store.EventRefused, m.ID).Reason, "which boss did not send to mallory", name)
+	}
+
+	cases := map[string]*envelope.Message{}
 	// A message replying to the task request, but from another agent.
 	m = msg("mallory", "boss", envelope.TypeMessage, "reply hijack")
 	m.ReplyTo, m.Callback = sent.ID, feishu
@@ -343,4 +351,33 @@ func TestTaskWaitsForItsSubtaskAcrossARestart(t *testing.T) {
 		Content: "coder finished: 1 3 5 9", Metadata: result.Metadata}))
 	done := boss.expectUpdate(t, "t1", envelope.StateCompleted)
 	assert.Equal(t, "coder finished: 1 3 5 9", done.Text())
+}
+
+// allowFrom names who may send this agent work and messages; the updates
+// of a task it delegated are answers to it, and reach the conversation the
+// task began in whoever the worker is. Anything else from that worker is
+// still refused.
+func TestUpdatesOfOurTaskPassAllowFrom(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	boss := e.startAgent(t, "boss", func(c *mailbox.Config) { c.AllowFrom = []string{"lead"} })
+	coder := e.startAgent(t, "coder")
+	sent := delegate(t, boss, "coder", "write sort", time.Time{})
+
+	in := coder.consume(t)
+	assert.Equal(t, envelope.StateAccepted, assertRouted(t, boss.consume(t)).Task.State)
+	coder.answer(t, in, "sorted", in.Metadata)
+	res := boss.consume(t)
+	assert.Equal(t, envelope.StateCompleted, assertRouted(t, res).Task.State)
+	assert.Contains(t, res.Content, "sorted")
+
+	// A new message, and an update of a task boss did not send to coder,
+	// are refused as before.
+	plain := msg("coder", "boss", envelope.TypeMessage, "hello")
+	e.deliver(t, plain)
+	assert.Contains(t, e.waitEvent(t, store.EventRefused, plain.ID).Reason, "not in allowFrom")
+	other := msg("coder", "boss", envelope.TypeTaskUpdate, "")
+	other.Task = &envelope.Task{ID: sent.Task.ID + "-other", State: envelope.StateCompleted}
+	e.deliver(t, other)
+	assert.Contains(t, e.waitEvent(t, store.EventRefused, other.ID).Reason, "not in allowFrom")
 }

@@ -49,6 +49,7 @@
 //	              message, routing into the conversation work began in
 //	send.go       Send, Post, PostTo and the recent messages replies need
 //	replies.go    replies owed both ways: held requests, awaited replies
+//	unsent.go     answers the store did not take: kept, sent again
 //	tasks.go      the life of a task this agent works on, its subtasks
 //	delegated.go  the tasks it delegated: deadlines, lost workers, reoffer
 //	presence.go   the card, the heartbeat, stale cards, the directory

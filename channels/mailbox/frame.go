@@ -52,7 +52,7 @@ var kinds = map[meta.Kind]bus.Kind{meta.KindChat: bus.KindChat, meta.KindTask: b
 // noteOf is how the model is shown the mailbox message in: its type, its
 // sender, the task it is about and its text.
 func noteOf(in bus.InboundMessage, mt *meta.Meta) *bus.Note {
-	n := &bus.Note{Type: string(mt.Type), From: mt.From, Text: textOf(in, mt), TaskID: mt.TaskOf()}
+	n := &bus.Note{Type: string(mt.Type), From: mt.From, Text: textOf(in, mt), TaskID: mt.TaskOf(), Unverified: mt.Unverified}
 	if n.From == "" {
 		n.From = in.SenderID
 	}

@@ -58,6 +58,7 @@ func TestReceivedMessagesAreFramedForTheAgent(t *testing.T) {
 	assert.Equal(t, bus.KindChat, in.Kind, "routed to the user's conversation")
 	assert.Equal(t, &bus.Note{Type: "task_update", From: "boss", TaskID: sent.Task.ID, State: "completed", Text: "looks good"}, in.Note)
 
+	e.deliver(t, task("coder", "boss", "t-unknown", "old work")) // sent on coder's behalf from elsewhere
 	stray := msg("boss", "coder", envelope.TypeTaskUpdate, "")
 	stray.Task = &envelope.Task{ID: "t-unknown", State: envelope.StateFailed, Reason: "no such thing"}
 	e.deliver(t, stray)

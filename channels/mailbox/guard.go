@@ -38,8 +38,14 @@ func (c *Channel) allowSend(msg *envelope.Message) error {
 }
 
 // receiveRefusal returns why message m is set aside by the perSender
-// limit ("" to take it).
+// limit ("" to take it). A copy an operator put back (switchboard
+// redeliver: metadata redelivered_from) is the operator's decision and is
+// taken: judged by its sender's original timestamp, it would be set aside
+// again at once, for ever.
 func (c *Channel) receiveRefusal(m *envelope.Message) string {
+	if _, redelivered := m.Metadata[store.MetaRedeliveredFrom]; redelivered {
+		return ""
+	}
 	if g := c.limiter(); g != nil {
 		return g.AllowReceive(m)
 	}

@@ -264,3 +264,33 @@ func newTestMessage(t *testing.T, from, to string) *envelope.Message {
 }
 
 var _ driver.Pruner = (*fsstore.Inbox)(nil)
+
+// A message set aside by perSender and put back by an operator (the
+// store's Redeliver, as switchboard redeliver does) is taken: redelivery
+// is the operator's decision, and the copy keeps the sender's timestamp,
+// by which the limit would set it aside again at once, for ever.
+func TestRedeliveredCopyPassesPerSender(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	first := msg("flood", "coder", envelope.TypeMessage, "one")
+	second := msg("flood", "coder", envelope.TypeMessage, "two")
+	e.deliver(t, first)
+	e.deliver(t, second)
+	clk := clock.NewManual(time.Now()) // never moves: no token comes back
+	cfg := e.config("coder")
+	cfg.Limits.PerSender = limits.Rate{Rate: 1, Per: "hour", Burst: 1}
+	a := e.start(t, cfg, mailbox.Options{Clock: clk})
+	assert.Equal(t, "one", a.consume(t).Content)
+	ev := e.waitEvent(t, store.EventRefused, second.ID)
+
+	_, err := e.st.Redeliver(testkit.Ctx(t), "coder", ev.Ref)
+	require.NoError(t, err)
+	in := a.consume(t)
+	assert.Equal(t, "two", in.Content)
+	assert.NotEqual(t, second.ID, in.ID, "the copy, under a fresh id")
+	assert.Equal(t, second.ID, e.waitEvent(t, store.EventProcessed, in.ID).ThreadID)
+
+	third := msg("flood", "coder", envelope.TypeMessage, "three")
+	e.deliver(t, third)
+	assert.Contains(t, e.waitEvent(t, store.EventRefused, third.ID).Reason, "rate limit", "the sender's own messages are still limited")
+}

@@ -2,6 +2,7 @@ package mailbox_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,6 +21,7 @@ import (
 	_ "github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"   // registers the backend "fs"
 	_ "github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore" // registers the backend "nats"
 	"github.com/switchboard-dev/switchboard/clock"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/keys"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
@@ -166,8 +168,21 @@ type peer struct {
 	seen  *testkit.Log[*envelope.Message]
 }
 
-// peer opens id's inbox and keeps every message that arrives there.
+// peer opens id's inbox and keeps every message that arrives there. The
+// peer has a signing key, pinned as a switchboard agent's is at its first
+// start, with which deliver signs what it sends.
 func (e *env) peer(t *testing.T, id string) *peer {
+	t.Helper()
+	key, err := keys.Load(context.Background(), e.st, id, keys.Source{Create: true})
+	require.NoError(t, err)
+	_, err = keys.PinOwn(context.Background(), e.st, id, key, keys.Policy{}, time.Now())
+	require.NoError(t, err)
+	return e.nanobot(t, id)
+}
+
+// nanobot is a peer that has no key, as a nanobot agent: what it sends
+// comes unsigned.
+func (e *env) nanobot(t *testing.T, id string) *peer {
 	t.Helper()
 	in, err := e.store.OpenInbox(context.Background(), id)
 	require.NoError(t, err)
@@ -221,10 +236,24 @@ func task(from, to, id, text string) *envelope.Message {
 	return m
 }
 
-// deliver stores m in its recipient's inbox.
+// deliver stores m in its recipient's inbox, signed by its sender when
+// the sender has a key on the tree (a peer, an agent that ran), as that
+// agent would send it; unsigned otherwise, as nanobot sends.
 func (e *env) deliver(t *testing.T, m *envelope.Message) {
 	t.Helper()
+	signIfKeyed(t, e.st, m)
 	require.NoError(t, e.store.Deliver(context.Background(), m))
+}
+
+// signIfKeyed signs m with the key of its sender when st keeps one.
+func signIfKeyed(t *testing.T, st *store.Store, m *envelope.Message) {
+	t.Helper()
+	key, err := keys.Load(context.Background(), st, m.From, keys.Source{})
+	if errors.Is(err, keys.ErrNoKey) {
+		return
+	}
+	require.NoError(t, err)
+	require.NoError(t, envelope.Sign(m, key))
 }
 
 var rawSeq atomic.Int64

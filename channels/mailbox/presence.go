@@ -42,6 +42,7 @@ func (c *Channel) fillIdentity(card *envelope.Card, now envelope.Time) {
 	card.Roles, card.AllowFrom = slices.Clone(c.cfg.Roles), slices.Clone(c.cfg.AllowFrom)
 	card.MaxConcurrentTasks = c.cfg.MaxConcurrentTasks
 	card.PID, card.Host = os.Getpid(), hostname()
+	c.fillKey(card)
 }
 
 // heartbeatLoop renews the heartbeat at every tick of t (see beat).
@@ -83,7 +84,8 @@ func (c *Channel) renew(ctx context.Context) bool {
 		return true // stopped: the card says offline
 	}
 	tasks := c.active.IDs()
-	card, err := c.backend.Heartbeat(ctx, c.cfg.AgentID, c.clk.Now(), c.registryMaxAge())
+	now := c.clk.Now()
+	card, err := c.backend.Heartbeat(ctx, c.cfg.AgentID, now, c.registryMaxAge())
 	if err != nil {
 		if !errors.Is(err, store.ErrUnknownAgent) && !errors.Is(err, store.ErrNotSupported) && ctx.Err() == nil {
 			c.Logger().Warn("heartbeat failed; rewriting the card", "err", err)
@@ -91,8 +93,9 @@ func (c *Channel) renew(ctx context.Context) bool {
 		return false
 	}
 	cardTasks := slices.Sorted(slices.Values(card.CurrentTasks))
-	return card.AgentID == c.cfg.AgentID && !card.RegisteredAt.IsZero() &&
-		card.Status == statusOf(tasks) && slices.Equal(cardTasks, tasks)
+	return card.AgentID == c.cfg.AgentID && !card.RegisteredAt.IsZero() && card.PublicKey == c.key.Public &&
+		card.Status == statusOf(tasks) && slices.Equal(cardTasks, tasks) &&
+		envelope.HeartbeatFresh(card.LastHeartbeat.Time, now, seconds(c.cfg.OfflineAfter)) // not from the future
 }
 
 // registryMaxAge is how old the heartbeat in a store's shared copy of the
@@ -119,7 +122,7 @@ func (c *Channel) syncCard(ctx context.Context) error {
 	tasks := c.active.IDs()
 	now := envelope.NewTime(c.clk.Now())
 	_, err := c.backend.UpdateCard(ctx, c.cfg.AgentID, func(card *envelope.Card) {
-		if card.AgentID == "" || card.RegisteredAt.IsZero() {
+		if card.AgentID == "" || card.RegisteredAt.IsZero() || card.PublicKey != c.key.Public {
 			c.fillIdentity(card, now)
 		}
 		card.CurrentTasks, card.Status, card.LastHeartbeat = tasks, statusOf(tasks), now
@@ -192,7 +195,7 @@ func (c *Channel) markStale(ctx context.Context) {
 	now, limit := c.clk.Now(), seconds(c.cfg.OfflineAfter)
 	for _, card := range cards {
 		seen := card.LastHeartbeat
-		if card.AgentID == c.cfg.AgentID || card.Status == envelope.StatusOffline || now.Sub(seen.Time) <= limit {
+		if card.AgentID == c.cfg.AgentID || card.Status == envelope.StatusOffline || envelope.HeartbeatFresh(seen.Time, now, limit) {
 			continue
 		}
 		changed := false

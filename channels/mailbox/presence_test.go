@@ -324,3 +324,37 @@ func TestFindByCapabilityPrefersFreeSlotsAndSkipsSelf(t *testing.T) {
 	_, err = boss.PickByCapability(context.Background(), "translate")
 	assert.ErrorIs(t, err, route.ErrNoAgent)
 }
+
+// A heartbeat from the future is distrusted: another agent's card that
+// says 2099 is marked offline like a stale one, and an agent whose own
+// card says 2099 writes its true heartbeat at the next beat.
+func TestHeartbeatFromTheFuture(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	start := time.Now().Truncate(time.Second)
+	future := envelope.NewTime(time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC))
+	clk := clock.NewManual(start)
+	_, err := e.store.UpdateCard(context.Background(), "ghost", func(c *envelope.Card) {
+		*c = envelope.Card{AgentID: "ghost", Status: envelope.StatusIdle, MaxConcurrentTasks: 1, Capabilities: []string{"sorting"},
+			CurrentTasks: []string{}, RegisteredAt: envelope.NewTime(start.Add(-time.Hour)), LastHeartbeat: future}
+	})
+	require.NoError(t, err)
+	cfg := e.config("coder")
+	cfg.HeartbeatInterval, cfg.OfflineAfter = 5, 30
+	coder := e.start(t, cfg, mailbox.Options{Clock: clk})
+	e.waitCard(t, "coder", "registered", func(envelope.Card) bool { return true })
+	_, err = e.store.Store.UpdateCard(testkit.Ctx(t), "coder", func(c *envelope.Card) { c.LastHeartbeat = future })
+	require.NoError(t, err)
+
+	agents, err := coder.Agents(testkit.Ctx(t), true)
+	require.NoError(t, err)
+	for _, a := range agents {
+		assert.NotEqual(t, "ghost", a.AgentID, "a heartbeat in 2099 is not taken for a live agent")
+	}
+
+	clk.Add(5 * time.Second)
+	now := clk.Now()
+	e.waitCard(t, "coder", "its true heartbeat", func(c envelope.Card) bool { return c.LastHeartbeat.Equal(now) })
+	clk.Add(25 * time.Second) // the check of stale cards, every offlineAfter
+	e.waitCard(t, "ghost", "marked offline", func(c envelope.Card) bool { return c.Status == envelope.StatusOffline })
+}

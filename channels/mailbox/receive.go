@@ -23,15 +23,21 @@ import (
 // receiveLoop takes each delivery from the inbox and handle runs it
 // through one pipeline:
 //
-//	admit     refusal: allowFrom, the loop rule (route.IsLoop), then the
+//	admit     senderRefusal (signing.go): signed by the key pinned for
+//	          its sender, or unsigned from one allowed to (marked
+//	          unverified); then refusal: allowFrom (not for the updates
+//	          of a task we delegated), the loop rule (route.IsLoop), the
 //	          sender's rate (guard.go); a refused message is set aside
-//	          with the reason (a refused task is answered rejected first)
+//	          with the reason (a refused task is answered rejected first,
+//	          unless its sender is in doubt)
 //	classify  by type, one handler per kind, each deciding what the agent
 //	          is handed and whether the delivery is held:
 //	            task         onTask     accept or reject (the task's
 //	                                    life after that: tasks.go)
 //	            task_update  onUpdate   a cancel, or an update of a task
-//	                                    we delegated (delegated.go)
+//	                                    we delegated (delegated.go); one
+//	                                    of a task we never sent to its
+//	                                    sender is set aside
 //	            message      onMessage  plain, request (replies.go), reply
 //	bus       the verdict's InboundMessage is published (routed to the
 //	          conversation a delegated task began in, for its updates),
@@ -53,6 +59,9 @@ type verdict struct {
 	undo func()
 	// sweep is the task whose messages are archived once acknowledged.
 	sweep string
+	// setAside, when not empty, is why the delivery is set aside
+	// (store.Inbox.Quarantine) rather than handed over.
+	setAside string
 }
 
 // receiveRetry spaces the retries of a failing store: 100 ms, doubling up
@@ -93,7 +102,13 @@ func (c *Channel) handle(ctx context.Context, d *store.Delivery) (err error) {
 	defer func() { end(err) }()
 	mt := meta.FromMessage(m, d.Redelivered)
 
-	// admit
+	// admit: who sent it first (signing.go), then the rules that trust it
+	if reason, err := c.senderRefusal(ctx, m, &mt); err != nil || reason != "" {
+		if err != nil {
+			return err
+		}
+		return c.inbox.Quarantine(ctx, d, reason)
+	}
 	if reason := c.refusal(m); reason != "" {
 		c.Logger().Warn("mailbox message refused", append(meta.MessageLogAttrs(m), "reason", reason)...)
 		if m.Type == envelope.TypeTask && m.Task != nil {
@@ -122,6 +137,10 @@ func (c *Channel) handle(ctx context.Context, d *store.Delivery) (err error) {
 	if err != nil {
 		return err
 	}
+	if v.setAside != "" {
+		c.Logger().Warn("mailbox message set aside", append(meta.MessageLogAttrs(m), "reason", v.setAside)...)
+		return c.inbox.Quarantine(ctx, d, v.setAside)
+	}
 
 	// bus
 	if v.publish {
@@ -143,6 +162,9 @@ func (c *Channel) handle(ctx context.Context, d *store.Delivery) (err error) {
 		return nil // acknowledged when the agent is done with it, or when it ends (held)
 	}
 
+	if v.hold {
+		return nil // answered, its answer not sent yet: acknowledged when it is (unsent.go)
+	}
 	// ack: nothing for the agent (a duplicate, a rejected task)
 	return c.finish(ctx, d, v.sweep)
 }
@@ -150,14 +172,28 @@ func (c *Channel) handle(ctx context.Context, d *store.Delivery) (err error) {
 // refusal returns why m is not admitted ("" when it is): a sender outside
 // allowFrom, a message (not a reply) that already passed through this
 // agent, or a sender over its rate (channels.mailbox.limits.perSender).
+// An update of a task this agent delegated to m.From is an answer, not
+// news from a new sender: allowFrom does not apply to it (answersOurTask).
 func (c *Channel) refusal(m *envelope.Message) string {
-	if !c.IsAllowed(m.From) {
+	if !c.IsAllowed(m.From) && !c.answersOurTask(m) {
 		return "unauthorized: sender " + m.From + " not in allowFrom"
 	}
 	if route.IsLoop(m, c.cfg.AgentID) {
 		return route.LoopReason(c.cfg.AgentID, m.Trace)
 	}
 	return c.receiveRefusal(m)
+}
+
+// answersOurTask reports whether m is a task_update of a task this agent
+// delegated to m.From, as its record says (the record that routes the
+// update to the conversation the task began in): the worker answers the
+// task it was given, whoever allowFrom lets send new work.
+func (c *Channel) answersOurTask(m *envelope.Message) bool {
+	if m.Type != envelope.TypeTaskUpdate || m.Task == nil {
+		return false
+	}
+	_, ok := c.sent.Lookup(m.Task.ID, m.From)
+	return ok
 }
 
 // onTask is the handler of a task request: sender allowed (admitted
@@ -169,6 +205,16 @@ func (c *Channel) onTask(ctx context.Context, d *store.Delivery, mt meta.Meta, i
 	task := d.Message.Task
 	if c.active.Has(task.ID) { // a duplicate of a task being worked on: nothing new to do
 		return verdict{}, nil
+	}
+	if d.Redelivered {
+		// Answered before a restart: its final update is stored, or
+		// waits to go out (unsent.go). Not worked on again.
+		if c.holdForUnsent(d.Message.ID, func() { c.finishLate(d, task.ID) }) {
+			return verdict{hold: true}, nil
+		}
+		if c.storedFinal(ctx, task.ID, mt.From) {
+			return verdict{sweep: task.ID}, nil
+		}
 	}
 	reason := meta.CheckTaskPath(c.cfg.AgentID, d.Message, c.cfg.Limits.MaxTaskDepth)
 	if reason == "" {
@@ -212,9 +258,11 @@ func (c *Channel) taskRefusal(ctx context.Context, task *envelope.Task, in bus.I
 // gave this agent a task ends that task; any other update is about a task
 // this agent delegated: its state is recorded and it is routed to the
 // conversation the task began in, and a terminal one archives the task's
-// messages — only when it comes from the agent the task was sent to: an
-// update from anyone else is handed over as a plain notice and changes
-// nothing.
+// messages — only when it comes from the agent the task was sent to. An
+// update of a task this agent sent to that agent but no longer waits for
+// (it ended, or went to another worker) is handed over as a plain notice
+// and changes nothing; one of a task it never sent to that agent (nor
+// received from it, for a cancel) is set aside with the reason.
 func (c *Channel) onUpdate(ctx context.Context, d *store.Delivery, mt meta.Meta, in bus.InboundMessage) (verdict, error) {
 	task := d.Message.Task
 	if task.State == envelope.StateCanceled {
@@ -248,10 +296,44 @@ func (c *Channel) onUpdate(ctx context.Context, d *store.Delivery, mt meta.Meta,
 			c.waiting.done(rec.ParentTask, "")
 		}
 	}
-	if task.State.Terminal() && (ok || c.storedTask(ctx, task.ID, mt.From)) {
-		v.sweep = task.ID // the task this agent delegated is over
+	if ok {
+		if task.State.Terminal() {
+			v.sweep = task.ID // the task this agent delegated is over
+		}
+		return v, nil
+	}
+	switch {
+	case c.storedTask(ctx, task.ID, mt.From):
+		if task.State.Terminal() {
+			v.sweep = task.ID
+		}
+	case task.State == envelope.StateCanceled && c.receivedTask(ctx, task.ID, mt.From):
+		// A cancel of a task this agent no longer works on: it ended first.
+	default:
+		return verdict{setAside: fmt.Sprintf("task_update of task %s, which %s did not send to %s",
+			task.ID, c.cfg.AgentID, mt.From)}, nil
 	}
 	return v, nil
+}
+
+// storedFinal reports whether the store holds this agent's final update
+// of task taskID, sent to agent `to` (its delegator).
+func (c *Channel) storedFinal(ctx context.Context, taskID, to string) bool {
+	found, _ := c.storedIn(ctx, to, func(m *store.Summary) bool {
+		return m.Type == envelope.TypeTaskUpdate && m.Task != nil && m.Task.ID == taskID &&
+			m.Task.State.Terminal() && m.From == c.cfg.AgentID && m.To == to
+	})
+	return found
+}
+
+// receivedTask reports whether the store holds the task taskID that agent
+// `from` sent this agent.
+func (c *Channel) receivedTask(ctx context.Context, taskID, from string) bool {
+	found, _ := c.storedIn(ctx, c.cfg.AgentID, func(m *store.Summary) bool {
+		return m.Type == envelope.TypeTask && m.Task != nil && m.Task.ID == taskID &&
+			m.From == from && m.To == c.cfg.AgentID
+	})
+	return found
 }
 
 // storedTask reports whether the store holds the task taskID this agent
@@ -268,17 +350,22 @@ func (c *Channel) storedTask(ctx context.Context, taskID, to string) bool {
 
 // onMessage is the handler of a plain message. A message handed over
 // again after a crash or a stop that this agent had answered already (a
-// reply to it is stored) is acknowledged and not handed to the agent again.
+// reply to it is stored), and a request answered from elsewhere on this
+// agent's behalf before it came to read it, is acknowledged and not handed
+// to the agent.
 // A request (expects_reply) is held until this agent answers it. A reply to a task or
 // request this agent sent is routed to the conversation it began in.
 func (c *Channel) onMessage(ctx context.Context, d *store.Delivery, mt meta.Meta, in bus.InboundMessage) (verdict, error) {
 	m := d.Message
 	held := holdsForReply(m)
-	if d.Redelivered && c.storedReply(ctx, view.PendingFromMessage(m)) {
+	if (d.Redelivered || held) && c.storedReply(ctx, view.PendingFromMessage(m)) {
 		// Answered before a restart (the answer was sent, the message not
 		// yet acknowledged), or by another process on this agent's behalf:
 		// owed nothing, and not handed to the agent again.
 		return verdict{}, nil
+	}
+	if d.Redelivered && c.holdForUnsent(m.ID, func() { c.finishLate(d, "") }) {
+		return verdict{hold: true}, nil // answered; the answer waits to go out (unsent.go)
 	}
 	if m.ReplyTo != "" {
 		rec, ok := c.sent.LookupMessage(m.ReplyTo, m.From)
@@ -316,6 +403,16 @@ func (c *Channel) finish(ctx context.Context, d *store.Delivery, sweep string) e
 	return nil
 }
 
+// finishLate acknowledges d (see finish) outside the receive path.
+func (c *Channel) finishLate(d *store.Delivery, sweep string) {
+	ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
+	defer cancel()
+	if err := c.finish(ctx, d, sweep); err != nil {
+		c.Logger().Warn("handled message not acknowledged; it comes back on restart",
+			append(meta.MessageLogAttrs(d.Message), "err", err)...)
+	}
+}
+
 // ackWhenDone is the bus.InboundMessage.Ack of delivery d: the agent says
 // it has finished with the message, and only then is it acknowledged (so a
 // crash or a stop mid-turn brings it back). A second call does nothing.
@@ -325,12 +422,10 @@ func (c *Channel) ackWhenDone(d *store.Delivery, sweep string, recorded <-chan s
 	return func() {
 		once.Do(func() {
 			<-recorded // the receive path has logged the hand-over
-			ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
-			defer cancel()
-			if err := c.finish(ctx, d, sweep); err != nil {
-				c.Logger().Warn("handled message not acknowledged; it comes back on restart",
-					append(meta.MessageLogAttrs(d.Message), "err", err)...)
+			if c.holdForUnsent(d.Message.ID, func() { c.finishLate(d, sweep) }) {
+				return // its answer is not sent yet: acknowledged when it is
 			}
+			c.finishLate(d, sweep)
 		})
 	}
 }

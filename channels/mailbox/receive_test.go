@@ -107,6 +107,9 @@ func TestReceiveTaskCarriesTaskAndCallback(t *testing.T) {
 func TestReceiveTaskUpdateContentSaysWhatHappened(t *testing.T) {
 	e := newEnv(t)
 	a := e.startAgent(t, "boss")
+	// Tasks sent on boss's behalf from elsewhere (the command line).
+	e.deliver(t, task("boss", "coder", "t1", "one"))
+	e.deliver(t, task("boss", "coder", "t2", "two"))
 	u := msg("coder", "boss", envelope.TypeTaskUpdate, "")
 	u.Task = &envelope.Task{ID: "t1", State: envelope.StateFailed, Reason: "disk full"}
 	e.deliver(t, u)
@@ -239,8 +242,8 @@ func TestMessageNotHandedOffComesBackAfterRestart(t *testing.T) {
 
 // A terminal task_update from an agent the task was never sent to changes
 // nothing: the delegator's task stays open (its messages are not archived,
-// its record still routes the real result), and the forgery reaches the
-// agent as a plain notice, not in the user's chat.
+// its record still routes the real result), and the forgery is set aside
+// with the reason, never in the user's chat.
 func TestForeignTerminalUpdateLeavesTheTaskAlone(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -257,9 +260,8 @@ func TestForeignTerminalUpdateLeavesTheTaskAlone(t *testing.T) {
 	forged := msg("mallory", "boss", envelope.TypeTaskUpdate, "")
 	forged.Task = &envelope.Task{ID: sent.Task.ID, State: envelope.StateCompleted}
 	e.deliver(t, forged)
-	in := boss.consume(t)
-	assert.Equal(t, mailbox.ChannelName, in.Channel, "not routed to the user's chat")
-	e.waitEvent(t, store.EventProcessed, forged.ID)
+	assert.Equal(t, "task_update of task "+sent.Task.ID+", which boss did not send to mallory",
+		e.waitEvent(t, store.EventRefused, forged.ID).Reason, "not routed to the user's chat")
 	assert.Equal(t, store.BoxProcessed, e.boxOf(t, "boss", accepted.ID), "the task's messages stay where they are")
 
 	done := msg("coder", "boss", envelope.TypeTaskUpdate, "result")

@@ -108,6 +108,7 @@ func TestArchiveAfterAReplySentElsewhere(t *testing.T) {
 	req := meta.FromMessage(&envelope.Message{ID: id, From: "critic", To: "executor", Type: envelope.TypeMessage, TTL: 2}, false)
 	reply, err := route.Compose("executor", route.Request{To: "critic", Text: "because"}, route.ComposeOptions{Original: &req})
 	require.NoError(t, err)
+	signIfKeyed(t, w.st, reply) // as the command line sends as executor
 	require.NoError(t, w.store.Deliver(context.Background(), reply))
 	require.NoError(t, executor.Archive(context.Background(), id))
 	assert.Equal(t, store.BoxProcessed, w.boxOf("executor", id))
@@ -145,6 +146,7 @@ func TestAnsweredHeldRequestIsNotHandedAgain(t *testing.T) {
 	req := meta.FromMessage(&envelope.Message{ID: id, From: "critic", To: "executor", Type: envelope.TypeMessage, TTL: 2}, false)
 	reply, err := route.Compose("executor", route.Request{To: "critic", Text: "because"}, route.ComposeOptions{Original: &req})
 	require.NoError(t, err)
+	signIfKeyed(t, w.st, reply) // as the command line sends as executor
 	require.NoError(t, w.store.Deliver(context.Background(), reply))
 
 	executor = w.start("executor")

@@ -66,6 +66,9 @@ func (c *Channel) Send(ctx context.Context, out bus.OutboundMessage) error {
 		}
 	}
 	_, err := c.Post(ctx, req)
+	if u := (*undelivered)(nil); errors.As(err, &u) && c.owe(ctx, u, nil) {
+		return nil // kept and sent again; the message it answers waits for it (ackWhenDone)
+	}
 	return err
 }
 
@@ -111,6 +114,9 @@ func (c *Channel) Post(ctx context.Context, req route.Request) (_ *envelope.Mess
 			return nil, err
 		}
 	}
+	if err := c.sign(msg); err != nil {
+		return nil, err
+	}
 	recorded := false
 	if msg.Type == envelope.TypeTask {
 		if err := sent.Add(ctx, delegation(msg, req)); err != nil {
@@ -133,7 +139,7 @@ func (c *Channel) Post(ctx context.Context, req route.Request) (_ *envelope.Mess
 		if ctx.Err() == nil {
 			c.deliveryFailed(ctx, msg.To, err)
 		}
-		return nil, fmt.Errorf("send to %q: %w", msg.To, err)
+		return nil, &undelivered{msg: msg, err: fmt.Errorf("send to %q: %w", msg.To, err)}
 	}
 	if m := c.meterOf(); m != nil {
 		m.Sent(msg)

@@ -302,11 +302,12 @@ func TestDefect4NullTraceAndTTLCanBeAnswered(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			e := newEnv(t)
 			a := e.startAgent(t, "coder")
-			p := e.peer(t, "researcher")
+			p := e.nanobot(t, "researcher")
 			e.deliverRaw(t, "coder", "researcher", raw)
 			in := a.consume(t)
 			assert.Equal(t, name, in.Content)
 			md := metaOf(t, in)
+			assert.True(t, md.Unverified, "nanobot's message comes unsigned")
 			assert.Empty(t, md.Trace)
 			assert.Equal(t, envelope.DefaultTTL, md.TTL, "a missing ttl is the default budget")
 

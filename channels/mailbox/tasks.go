@@ -2,6 +2,7 @@ package mailbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sync"
 
@@ -55,9 +56,27 @@ func (c *Channel) FinishTask(ctx context.Context, taskID string, state envelope.
 	c.waiting.done(taskID, "")
 	c.cardChanged(ctx)
 	budget, used := c.spent(ctx, taskID)
-	msg, err := c.Post(ctx, route.Request{To: t.Meta.From, Type: envelope.TypeTaskUpdate, TaskID: taskID,
+	final := route.Request{To: t.Meta.From, Type: envelope.TypeTaskUpdate, TaskID: taskID,
 		TaskState: state, Reason: reason, Text: text, Parts: parts, Parent: &t.Meta, ReplyTo: t.Meta.MessageID,
-		Budget: budget, Used: used})
+		Budget: budget, Used: used}
+	msg, err := c.Post(ctx, final)
+	var u *undelivered
+	if errors.As(err, &u) && permanent(u.err) {
+		// The answer itself cannot be sent (too large, say): the task
+		// fails with why, rather than end without a word.
+		c.Logger().Warn("task's answer cannot be sent; the task fails with why", "task", taskID, "err", u.err)
+		final.TaskState, final.Reason, final.Text, final.Parts = envelope.StateFailed, "its answer could not be sent: "+u.err.Error(), "", nil
+		msg, err = c.Post(ctx, final)
+	}
+	if errors.As(err, &u) && c.owe(ctx, u, func() {
+		ctx, cancel := context.WithTimeout(context.Background(), stopTimeout)
+		defer cancel()
+		c.recordTaskTotal(ctx, u.msg)
+		c.ackEnded(ctx, t, taskID)
+	}) {
+		// Kept and sent again; the request stays claimed until it goes.
+		return u.msg, nil
+	}
 	if err == nil {
 		c.recordTaskTotal(ctx, msg)
 	}

@@ -193,11 +193,12 @@ func TestTaskCanceledBySender(t *testing.T) {
 	a.consume(t)
 	e.waitCard(t, "coder", "busy", tasksAre("t1"))
 
-	// A cancel from someone else is not honoured.
+	// A cancel from someone else is not honoured: it is set aside.
 	forged := msg("mallory", "coder", envelope.TypeTaskUpdate, "")
 	forged.Task = &envelope.Task{ID: "t1", State: envelope.StateCanceled}
 	e.deliver(t, forged)
-	a.consume(t)
+	assert.Equal(t, "task_update of task t1, which coder did not send to mallory",
+		e.waitEvent(t, store.EventRefused, forged.ID).Reason)
 	assert.Equal(t, []string{"t1"}, e.card(t, "coder").CurrentTasks)
 
 	cancel := msg("boss", "coder", envelope.TypeTaskUpdate, "never mind")

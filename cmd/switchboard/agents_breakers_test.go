@@ -23,7 +23,7 @@ func TestAgentsShowsOpenBreakers(t *testing.T) {
 		`{"by":"researcher","to":"newcomer","until":%q,"reason":"expired"}]}`, until, past))
 
 	human := s.ok("agents")
-	assert.Regexp(t, `(?m)^coder +idle, breaker open \(researcher 1m(29|30)s\) +1 +0/3 `, human)
+	assert.Regexp(t, `(?m)^coder \(unverified\) +idle, breaker open \(researcher 1m(29|30)s\) +1 +0/3 `, human)
 	assert.NotContains(t, human, "expired")
 
 	byID := map[string]map[string]any{}

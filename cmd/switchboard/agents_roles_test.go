@@ -66,10 +66,10 @@ func TestAgentsRoles(t *testing.T) {
 
 	human := s.ok("agents")
 	assert.Regexp(t, `(?m)^AGENT +STATUS +INBOX +TASKS +CAPABILITIES +ROLES +HEARTBEAT +DESCRIPTION$`, human)
-	assert.Regexp(t, `(?m)^reviewer-a +idle +0 +0/2 +review +reviewer,planner +(just now|\d+s ago) +-$`, human)
-	assert.Regexp(t, `(?m)^reviewer-b +busy +0 +1/3 +review,code_write +reviewer +(just now|\d+s ago) +-$`, human)
-	assert.Regexp(t, `(?m)^planner-off +offline +0 +0/4 +plan +planner +1h ago +-$`, human)
-	assert.Regexp(t, `(?m)^coder +idle +0 +0/3 +code_write,test_run,review +- +(just now|\d+s ago) +负责代码编写和修改的 agent$`, human)
+	assert.Regexp(t, `(?m)^reviewer-a \(unverified\) +idle +0 +0/2 +review +reviewer,planner +(just now|\d+s ago) +-$`, human)
+	assert.Regexp(t, `(?m)^reviewer-b \(unverified\) +busy +0 +1/3 +review,code_write +reviewer +(just now|\d+s ago) +-$`, human)
+	assert.Regexp(t, `(?m)^planner-off \(unverified\) +offline +0 +0/4 +plan +planner +1h ago +-$`, human)
+	assert.Regexp(t, `(?m)^coder \(unverified\) +idle +0 +0/3 +code_write,test_run,review +- +(just now|\d+s ago) +负责代码编写和修改的 agent$`, human)
 }
 
 func TestAgentsFilters(t *testing.T) {

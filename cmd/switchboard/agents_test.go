@@ -48,8 +48,8 @@ func TestAgents(t *testing.T) {
 
 	human := s.ok("agents")
 	assert.Regexp(t, `(?m)^AGENT +STATUS +INBOX +TASKS +CAPABILITIES +ROLES +HEARTBEAT +DESCRIPTION$`, human)
-	assert.Regexp(t, `(?m)^coder +idle +1 +0/3 +code_write,test_run,review +- +(just now|\d+s ago) +负责代码编写和修改的 agent$`, human)
-	assert.Regexp(t, `(?m)^researcher +offline +0 +1/3 +web_search,code_analysis,summarization +- +\d+d ago +负责信息检索和分析的 agent$`, human)
+	assert.Regexp(t, `(?m)^coder \(unverified\) +idle +1 +0/3 +code_write,test_run,review +- +(just now|\d+s ago) +负责代码编写和修改的 agent$`, human)
+	assert.Regexp(t, `(?m)^researcher \(unverified\) +offline +0 +1/3 +web_search,code_analysis,summarization +- +\d+d ago +负责信息检索和分析的 agent$`, human)
 	assert.Regexp(t, `(?m)^newcomer +unregistered +1 +- +- +- +never +-$`, human)
 	assert.NotContains(t, human, "\x1b[", "no colour when stdout is not a terminal")
 }
@@ -112,12 +112,12 @@ func TestAgentsStatusFromHeartbeats(t *testing.T) {
 	assert.Equal(t, map[string]string{"busy-one": "busy", "crashed": "offline", "stopped": "offline", "quiet": "idle"}, status)
 
 	human := s.ok("agents")
-	assert.Regexp(t, `(?m)^busy-one +busy +0 +1/2 +review +- +\d+s ago +-$`, human)
-	assert.Regexp(t, `(?m)^crashed +offline +0 +1/2 +review +- +10m ago +-$`, human)
-	assert.Regexp(t, `(?m)^quiet +idle +0 +0/2 +review +- +\d+s ago +-$`, human)
+	assert.Regexp(t, `(?m)^busy-one \(unverified\) +busy +0 +1/2 +review +- +\d+s ago +-$`, human)
+	assert.Regexp(t, `(?m)^crashed \(unverified\) +offline +0 +1/2 +review +- +10m ago +-$`, human)
+	assert.Regexp(t, `(?m)^quiet \(unverified\) +idle +0 +0/2 +review +- +\d+s ago +-$`, human)
 
 	// A shorter offlineAfter in the config makes the quiet agent offline.
 	conf := filepath.Join(s.home, "strict.json")
 	require.NoError(t, os.WriteFile(conf, []byte(`{"channels": {"mailbox": {"offlineAfter": 10}}}`), 0o600))
-	assert.Regexp(t, `(?m)^quiet +offline `, s.ok("--config", conf, "agents"))
+	assert.Regexp(t, `(?m)^quiet \(unverified\) +offline `, s.ok("--config", conf, "agents"))
 }

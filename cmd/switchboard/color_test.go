@@ -70,14 +70,14 @@ func TestColourOnlyOnTerminal(t *testing.T) {
 	assert.Contains(t, agents, green, "idle in green")
 	assert.Contains(t, agents, grey, "offline in grey")
 	assert.Regexp(t, `(?m)^AGENT +\x1b\[39mSTATUS\x1b\[0m +INBOX`, agents, "the header is painted too, so columns stay aligned")
-	assert.Regexp(t, `(?m)^coder +\x1b\[32midle\x1b\[0m +1 +0/3 `, agents)
-	assert.Regexp(t, `(?m)^researcher +\x1b\[90moffline\x1b\[0m +0 +1/3 `, agents)
+	assert.Regexp(t, `(?m)^coder \(unverified\) +\x1b\[32midle\x1b\[0m +1 +0/3 `, agents)
+	assert.Regexp(t, `(?m)^researcher \(unverified\) +\x1b\[90moffline\x1b\[0m +0 +1/3 `, agents)
 	assert.Contains(t, s.runOnTerminal(nil, "doctor"), yellow, "warnings in yellow")
 
 	for _, env := range [][]string{{"NO_COLOR=1"}, {"NO_COLOR="}} {
 		plain := s.runOnTerminal(env, "agents")
 		assert.NotContains(t, plain, "\x1b[", "%v turns colour off", env)
-		assert.Regexp(t, `(?m)^coder +idle +1 +0/3 `, plain)
+		assert.Regexp(t, `(?m)^coder \(unverified\) +idle +1 +0/3 `, plain)
 	}
 	assert.NotContains(t, s.ok("agents"), "\x1b[", "no colour into a pipe")
 	assert.NotContains(t, s.ok("doctor"), "\x1b[", "no colour into a pipe")

@@ -56,7 +56,7 @@ func TestCompletionCandidates(t *testing.T) {
 	_, directive := s.complete("send", "--file", "")
 	assert.Equal(t, ":0", directive, "--file completes file names")
 	got, directive = s.complete("agents", "")
-	assert.Empty(t, got)
+	assert.Equal(t, []string{"trust\tPin the key an agent's card names now (accept a key rotation)"}, got)
 	assert.Equal(t, noFiles, directive)
 
 	empty := newSandbox(t)

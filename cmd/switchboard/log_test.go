@@ -9,11 +9,13 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// kindsOf returns the kind and message id of each log --json line.
+// kindsOf returns the kind and message id of each log --json line (the
+// id empty for an entry about no message: a key pinned).
 func kindsOf(lines []map[string]any) []string {
 	var out []string
 	for _, l := range lines {
-		out = append(out, l["kind"].(string)+" "+l["message_id"].(string))
+		id, _ := l["message_id"].(string)
+		out = append(out, l["kind"].(string)+" "+id)
 	}
 	return out
 }
@@ -29,8 +31,9 @@ func TestLogRecordsSendsAndReceives(t *testing.T) {
 
 	all := decodeLines(t, s.ok("log", "--json"))
 	got := kindsOf(all)
-	require.Len(t, got, 8)
-	assert.Equal(t, []string{"sent " + first, "sent " + second}, got[:2])
+	require.Len(t, got, 9)
+	assert.Equal(t, []string{"sent " + first, "sent " + second, "key "}, got[:3], "coder pins its key when it first starts")
+	assert.Regexp(t, `^pinned U[A-Z0-9]{55} by itself$`, all[2]["reason"])
 	// Each message in the order of its life; recv may take the second
 	// before it has printed (and so acknowledged) the first.
 	for _, id := range []string{first, second} {
@@ -56,7 +59,7 @@ func TestLogRecordsSendsAndReceives(t *testing.T) {
 	sent := decodeLines(t, s.ok("log", "--kind", "sent,processed", "--id", first, "--json"))
 	assert.Equal(t, []string{"sent " + first, "processed " + first}, kindsOf(sent))
 	assert.Empty(t, s.ok("log", "--since", "2099-01-01T00:00:00Z", "--json"))
-	assert.Len(t, decodeLines(t, s.ok("log", "--since", "1h", "--json")), 8)
+	assert.Len(t, decodeLines(t, s.ok("log", "--since", "1h", "--json")), 9)
 
 	human := strings.Split(strings.TrimSuffix(s.ok("log", "--kind", "sent"), "\n"), "\n")
 	require.Len(t, human, 3)

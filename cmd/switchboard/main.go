@@ -7,6 +7,7 @@ import (
 	"syscall"
 
 	"github.com/switchboard-dev/switchboard/internal/cli"
+	"github.com/switchboard-dev/switchboard/internal/stopsignal"
 
 	// The modules switchboard ships. Each registers itself by name (a
 	// provider kind, a mailbox backend, a channel type) when imported;
@@ -48,7 +49,10 @@ func main() {
 	// writes to stdout fail with EPIPE instead of killing the process, so
 	// recv and watch stop cleanly (recv marks the agent offline).
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGINT and SIGTERM are caught from the program's first moments (the
+	// initialiser of stopsignal): one that comes while the program starts
+	// stops it cleanly, as later.
+	ctx, stop := stopsignal.Context(context.Background())
 	code := cli.Main(ctx, os.Args[1:], env)
 	stop()
 	os.Exit(code)

@@ -1,6 +1,7 @@
 package main_test
 
 import (
+	"encoding/json"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/nats-io/nkeys"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -93,6 +95,47 @@ func TestMCPOverTheNetwork(t *testing.T) {
 	assert.Contains(t, s.ok("agents", "--json"), `"codex"`)
 	assert.Contains(t, srv.stderrSoFar(), "mcp registration refused")
 
+	srv.signal(os.Interrupt)
+	assert.Equal(t, 0, srv.wait())
+}
+
+// TestMCPRegisterWithKey: a client proves it is coder, whose process is
+// down, with coder's key: it signs the challenge tool's nonce with
+// `switchboard keys prove` where the key is. A proof made with another
+// key (a config naming a key file of its own) is refused.
+func TestMCPRegisterWithKey(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	const serverToken = "server-token-0123456789"
+	s.startStop("coder")
+	assert.Regexp(t, `^U[A-Z0-9]{55}\tstore\tcoder/state/signing-key\n$`, s.ok("keys", "show", "coder"))
+
+	s.environ = []string{"SWITCHBOARD_MCP_TOKEN=" + serverToken}
+	srv := s.start("mcp", "--listen", "127.0.0.1:0", "--log-level", "warn")
+	port := regexp.MustCompile(`http://\S+:(\d+)/mcp`).FindStringSubmatch(srv.awaitLine("serving MCP on"))
+	require.NotNil(t, port)
+	c := connectMCP(t, &mcp.StreamableClientTransport{Endpoint: "http://127.0.0.1:" + port[1] + "/mcp",
+		HTTPClient: bearerClient(serverToken), MaxRetries: -1})
+	nonce := func() string {
+		var out struct{ Nonce string }
+		require.NoError(t, json.Unmarshal([]byte(c.call("challenge", map[string]any{})), &out))
+		return out.Nonce
+	}
+
+	mallory, err := nkeys.CreateUser()
+	require.NoError(t, err)
+	seed, err := mallory.Seed()
+	require.NoError(t, err)
+	keyFile := filepath.Join(s.home, "mallory.nk")
+	require.NoError(t, os.WriteFile(keyFile, seed, 0o600))
+	forger := s.writeConfig("forger.json", `{"channels": {"mailbox": {"agentId": "coder", "keyFile": "`+keyFile+`"}}}`)
+	forged := strings.TrimSpace(s.ok("--config", forger, "keys", "prove", "coder", nonce()))
+	text, isErr := c.try("register", map[string]any{"agent_id": "coder", "token": forged})
+	assert.True(t, isErr)
+	assert.Contains(t, text, "not a signature of the challenge by the agent's key")
+
+	proof := strings.TrimSpace(s.ok("keys", "prove", "coder", nonce()))
+	c.call("register", map[string]any{"agent_id": "coder", "token": proof})
 	srv.signal(os.Interrupt)
 	assert.Equal(t, 0, srv.wait())
 }

@@ -68,6 +68,7 @@ type inboxMsg struct {
 	TaskID       string `json:"task_id"`
 	TaskState    string `json:"task_state"`
 	ExpectsReply bool   `json:"expects_reply"`
+	Next         string `json:"next"`
 }
 
 // awaitMail waits for inbox notifications and takes the mail until a
@@ -182,4 +183,22 @@ func TestMCPBadAgentIsAUsageError(t *testing.T) {
 	t.Parallel()
 	s := newSandbox(t)
 	assertOneLineError(t, s.run("mcp", "--agent", "../x"), 2, "--agent")
+}
+
+// TestMCPCanceledTask: a task the client was given is canceled by its
+// sender; check_inbox says so, not that it is an update of a task the
+// client delegated.
+func TestMCPCanceledTask(t *testing.T) {
+	t.Parallel()
+	s := newSandbox(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	c := connectMCP(t, &mcp.CommandTransport{Command: s.command(ctx, "mcp", "--agent", "claude")})
+
+	s.ok("send", "--from", "bob", "--to", "claude", "--type", "task", "--task-id", "t-1", "--text", "write a sort")
+	c.awaitMail("bob's task", func(m inboxMsg) bool { return m.TaskID == "t-1" && m.Type == "task" })
+	assert.Contains(t, s.ok("cancel", "t-1", "--reason", "not needed"), "canceled task t-1 (bob → claude)")
+	got := c.awaitMail("the cancel", func(m inboxMsg) bool { return m.TaskID == "t-1" && m.TaskState == "canceled" })
+	assert.Equal(t, "bob", got.From)
+	assert.Equal(t, "task t-1 was canceled by its sender bob: stop working on it; nothing to answer", got.Next)
 }

@@ -133,7 +133,7 @@ func TestNATSWatch(t *testing.T) {
 		assert.Equal(t, want, line["id"])
 		assert.Regexp(t, `^mailbox\.(critic|coder)\.inbox\.lead$`, line["file"], "the subject")
 	}
-	assert.Regexp(t, `^\d\d:\d\d:\d\d lead → coder second$`, one.next(one.stdout, "watch coder"))
+	assert.Regexp(t, `^\d\d:\d\d:\d\d lead \(unverified\) → coder second$`, one.next(one.stdout, "watch coder"))
 	for _, p := range []*proc{all, one} {
 		p.signal(os.Interrupt)
 		require.Equal(t, 0, p.wait(), p.stderrSoFar())

@@ -67,7 +67,7 @@ func TestNATSThreadPendingInbox(t *testing.T) {
 	require.Len(t, inbox, 1)
 	assert.Equal(t, q, inbox[0]["id"])
 	assert.Equal(t, "which order?", inbox[0]["text"])
-	assert.Regexp(t, `(?m)^`+ageColumn+` +lead +message +`+q+` +which order\?$`, w.ok("inbox", "coder"))
+	assert.Regexp(t, `(?m)^`+ageColumn+` +lead \(unverified\) +message +`+q+` +which order\?$`, w.ok("inbox", "coder"))
 	pending := decodeLines(t, w.ok("pending", "coder", "--json"))
 	require.Len(t, pending, 1)
 	assert.Equal(t, q, pending[0]["message_id"])
@@ -81,8 +81,8 @@ func TestNATSThreadPendingInbox(t *testing.T) {
 	assert.Equal(t, q, chain[1]["thread_id"], "the reply joined the request's thread")
 	assert.Equal(t, float64(1), chain[1]["hop_count"])
 	table := w.ok("thread", a)
-	assert.Regexp(t, `(?m)^`+ageColumn+` +lead +coder +message +`+q+` +which order\?$`, table)
-	assert.Regexp(t, `(?m)^`+ageColumn+` +  coder +lead +message +`+a+` +ascending$`, table)
+	assert.Regexp(t, `(?m)^`+ageColumn+` +lead \(unverified\) +coder +message +`+q+` +which order\?$`, table)
+	assert.Regexp(t, `(?m)^`+ageColumn+` +  coder \(unverified\) +lead +message +`+a+` +ascending$`, table)
 	assert.Empty(t, w.ok("pending", "--json"), "answered")
 
 	agents := agentsByID(t, w.sandbox)
@@ -136,7 +136,7 @@ func TestNATSWithoutHistory(t *testing.T) {
 
 	r := w.run("agents")
 	require.Equal(t, 0, r.code, r.stderr)
-	assert.Regexp(t, `(?m)^coder +idle +- +`, r.stdout)
+	assert.Regexp(t, `(?m)^coder \(unverified\) +idle +- +`, r.stdout)
 	assert.Regexp(t, `^switchboard: inbox depths not shown: .*MAILBOX_HISTORY.*\n$`, r.stderr)
 	assertOneLineError(t, w.run("thread", "x"), 1, "MAILBOX_HISTORY")
 }

@@ -1,7 +1,9 @@
 package main_test
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"strings"
@@ -157,7 +159,76 @@ func TestNATSWatchServerLost(t *testing.T) {
 	startNATSOn(t, port, dir)
 	watch.awaitStderr("switchboard: connected to NATS at " + url + " again")
 	s.sendID("--from", "lead", "--to", "coder", "--text", "after the outage")
-	assert.Regexp(t, `^\d\d:\d\d:\d\d lead → coder after the outage$`, watch.next(watch.stdout, "watch"))
+	assert.Regexp(t, `^\d\d:\d\d:\d\d lead \(unverified\) → coder after the outage$`, watch.next(watch.stdout, "watch"))
 	watch.signal(os.Interrupt)
 	require.Equal(t, 0, watch.wait(), watch.stderrSoFar())
+}
+
+// muteJetStreamURL returns the URL of a server that speaks the NATS
+// handshake (INFO, PONG) and answers no request, as a server whose
+// JetStream is down (a cluster without a quorum) does.
+func muteJetStreamURL(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var conns []net.Conn
+	wg.Go(func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			mu.Lock()
+			conns = append(conns, c)
+			mu.Unlock()
+			wg.Go(func() {
+				_, _ = fmt.Fprintf(c, `INFO {"server_id":"mute","version":"2.10.0","proto":1,"headers":true,"max_payload":1048576}`+"\r\n")
+				sc := bufio.NewScanner(c)
+				for sc.Scan() {
+					if strings.HasPrefix(sc.Text(), "PING") {
+						_, _ = io.WriteString(c, "PONG\r\n")
+					}
+				}
+			})
+		}
+	})
+	t.Cleanup(func() {
+		l.Close()
+		mu.Lock()
+		for _, c := range conns {
+			c.Close()
+		}
+		mu.Unlock()
+		wg.Wait()
+	})
+	return "nats://" + l.Addr().String()
+}
+
+// A host whose NATS server is down, or takes connections while its
+// JetStream does not answer, fails to start with one line that names the
+// server and the key once.
+func TestRunNATSDown(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name, url, more, want string
+	}{
+		{"server down", closedURL(t), "", " (channels.mailbox.nats.url): nats: no servers available for connection"},
+		{"JetStream mute", muteJetStreamURL(t), `"connectTimeout": 1`,
+			" (channels.mailbox.nats.url): the server took the connection but its JetStream did not answer within 11s"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			s := newSandbox(t)
+			keys := fmt.Sprintf(`"url": %q`, tt.url)
+			if tt.more != "" {
+				keys += ", " + tt.more
+			}
+			conf := s.writeConfig("host.json", `{"channels": {"mailbox": {"enabled": true, "agentId": "host", "backend": "nats", "nats": {`+keys+`}}}}`)
+			r := s.run("--config", conf, "run")
+			assertOneLineError(t, r, 1, tt.url+tt.want)
+			assert.Equal(t, 1, strings.Count(r.stderr, tt.url), "the server is named once: %s", r.stderr)
+		})
+	}
 }

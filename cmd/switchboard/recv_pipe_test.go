@@ -33,7 +33,7 @@ func TestRecvReaderGoesAway(t *testing.T) {
 	s.sendID("--from", "researcher", "--to", "worker", "--text", "first")
 	line, err := bufio.NewReader(out).ReadString('\n')
 	require.NoError(t, err)
-	assert.Regexp(t, `^\d\d:\d\d:\d\d researcher first\n$`, line)
+	assert.Regexp(t, `^\d\d:\d\d:\d\d researcher \(unverified\) first\n$`, line)
 	require.NoError(t, out.Close()) // the reader is gone
 
 	second := s.sendID("--from", "researcher", "--to", "worker", "--text", "second")

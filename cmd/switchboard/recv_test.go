@@ -76,9 +76,9 @@ func TestRecvHumanOutput(t *testing.T) {
 	s.sendID("--from", "writer", "--to", "coder", "--text", "line one\nline two")
 
 	task := recv.next(recv.stdout, "recv output") // nanobot's task was waiting
-	assert.Regexp(t, `^\d\d:\d\d:\d\d researcher \[task msg_1745659200_researcher pending\] 帮我写排序函数$`, task)
+	assert.Regexp(t, `^\d\d:\d\d:\d\d researcher \(unverified\) \[task msg_1745659200_researcher pending\] 帮我写排序函数$`, task)
 	msg := recv.next(recv.stdout, "recv output")
-	assert.Regexp(t, `^\d\d:\d\d:\d\d writer line one ⏎ line two$`, msg)
+	assert.Regexp(t, `^\d\d:\d\d:\d\d writer \(unverified\) line one ⏎ line two$`, msg)
 	assert.Equal(t, 0, recv.wait())
 }
 

@@ -79,7 +79,7 @@ func TestSendThenInbox(t *testing.T) {
 
 	human := s.ok("inbox", "coder")
 	assert.Regexp(t, `(?m)^AGE +FROM +TYPE +ID +TEXT$`, human)
-	assert.Regexp(t, `(?m)^(just now|\d+s ago) +researcher +message +`+id+` +hi \{"n":1\}$`, human)
+	assert.Regexp(t, `(?m)^(just now|\d+s ago) +researcher \(unverified\) +message +`+id+` +hi \{"n":1\}$`, human)
 	assert.Contains(t, human, "task msg_1745659200_researcher pending")
 }
 

@@ -34,9 +34,9 @@ func TestThread(t *testing.T) {
 	rows := strings.Split(strings.TrimSuffix(human, "\n"), "\n")
 	require.Len(t, rows, 4)
 	assert.Regexp(t, `^AGE +FROM +TO +TYPE +ID +TEXT$`, rows[0])
-	assert.Regexp(t, `^\d+d ago +researcher +coder +task msg_1745659200_researcher pending +msg_1745659200_researcher +帮我写排序函数$`, rows[1])
-	assert.Regexp(t, `^\d+d ago +  coder +researcher +task_update msg_1745659200_researcher accepted +msg_1745659260_coder +收到, 正在处理$`, rows[2])
-	assert.Regexp(t, `^(just now|\d+s ago) +    researcher +coder +message +`+thanks+` +谢谢$`, rows[3])
+	assert.Regexp(t, `^\d+d ago +researcher \(unverified\) +coder +task msg_1745659200_researcher pending +msg_1745659200_researcher +帮我写排序函数$`, rows[1])
+	assert.Regexp(t, `^\d+d ago +  coder \(unverified\) +researcher +task_update msg_1745659200_researcher accepted +msg_1745659260_coder +收到, 正在处理$`, rows[2])
+	assert.Regexp(t, `^(just now|\d+s ago) +    researcher \(unverified\) +coder +message +`+thanks+` +谢谢$`, rows[3])
 }
 
 func TestThreadNotFound(t *testing.T) {

@@ -137,7 +137,7 @@ func TestRecvContinuesTrace(t *testing.T) {
 	recv.awaitStderr("listening as worker")
 	s.environ = append(s.environ, "TRACEPARENT=00-"+callerTrace+"-"+callerSpan+"-01")
 	id := s.sendID("--from", "lead", "--to", "worker", "--text", "hello")
-	assert.Contains(t, recv.next(recv.stdout, "recv output"), "lead hello")
+	assert.Contains(t, recv.next(recv.stdout, "recv output"), "lead (unverified) hello", "lead never ran: it has no key to sign with")
 	require.Equal(t, 0, recv.wait(), "stderr:\n%s", recv.stderrSoFar())
 
 	traces := otlpcollector.Traces(col.Spans()) // both processes flushed their spans before they exited

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/keys"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/limits"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/view"
 )
@@ -32,7 +33,14 @@ creates nothing: a NATS server without the mailbox's stream has no agents.
 --capability and --role keep only the agents whose card holds it (repeat a
 flag to require several). --by-role prints instead one line per role: its
 agents online of total, the free task slots of its online agents and the
-ids of its agents; agents without a role are counted under "-".`,
+ids of its agents; agents without a role are counted under "-".
+
+Each agent's signing key is compared with the key pinned for it
+(key_state in --json: none, unpinned, pinned, changed, or "pinned, not on
+card"; pinned_key). An agent whose messages come unverified (no key: a
+nanobot agent or an older switchboard) or are refused (its key changed)
+is followed by "(unverified)"; a changed key is also said in STATUS, until
+` + "`switchboard agents trust ID`" + ` accepts it (see docs/security.md).`,
 		Example: `  switchboard agents
   switchboard agents --json | jq -r 'select(.effective_status != "offline") | .agent_id'
   switchboard agents --capability review --role reviewer
@@ -50,6 +58,7 @@ ids of its agents; agents without a role are counted under "-".`,
 	cmd.Flags().StringArrayVar(&f.capabilities, "capability", nil, "only agents offering capability `X` (repeat: each required)")
 	cmd.Flags().StringArrayVar(&f.roles, "role", nil, "only agents having role `X` (repeat: each required)")
 	cmd.Flags().BoolVar(&f.byRole, "by-role", false, "print a summary by role instead of the agents")
+	cmd.AddCommand(a.agentsTrustCommand())
 	return cmd
 }
 
@@ -64,6 +73,10 @@ type agentLine struct {
 	// Breakers are the circuit breakers other agents hold open against
 	// this one: their sends to it fail fast until the breaker's until.
 	Breakers []limits.Open `json:"breakers,omitempty"`
+	// KeyState compares the card's key with the one pinned (PinnedKey):
+	// see keys.KeyState; empty for an agent without a card.
+	KeyState  keys.KeyState `json:"key_state,omitempty"`
+	PinnedKey string        `json:"pinned_key,omitempty"`
 	// depthUnknown: the store cannot count the inbox (InboxDepth is 0).
 	depthUnknown bool
 }
@@ -106,6 +119,9 @@ func (a *app) agents(cmd *cobra.Command, f agentsFlags) error {
 			status = "unregistered"
 		}
 		status += breakerNote(now, l.Breakers)
+		if l.KeyState == keys.KeyChanged {
+			status += ", key changed"
+		}
 		tasks := fmt.Sprintf("%d/%d", len(l.CurrentTasks), l.MaxConcurrentTasks)
 		if !l.Registered {
 			tasks = "-"
@@ -114,10 +130,20 @@ func (a *app) agents(cmd *cobra.Command, f agentsFlags) error {
 		if l.depthUnknown {
 			depth = "-"
 		}
-		row(w, l.AgentID, p.paint(statusColor(status), status), depth, tasks,
+		row(w, l.AgentID+keyMark(l.KeyState), p.paint(statusColor(status), status), depth, tasks,
 			list(l.Capabilities), list(l.Roles), ago(now, l.LastHeartbeat.Time), clip(orDash(l.Description), 50))
 	}
 	return w.Flush()
+}
+
+// keyMark follows the id of an agent whose messages do not verify: it
+// has no key, or not the one pinned.
+func keyMark(state keys.KeyState) string {
+	switch state {
+	case keys.KeyNone, keys.KeyChanged, keys.KeyPinnedOnly:
+		return " " + unverifiedMark
+	}
+	return ""
 }
 
 // statusColor is the colour of an agent status.

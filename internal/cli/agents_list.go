@@ -9,6 +9,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/keys"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/view"
 )
 
@@ -53,6 +54,9 @@ func listAgents(ctx context.Context, m *mailboxStore, now time.Time, offlineAfte
 			InboxDepth: depths[ag.AgentID], depthUnknown: !known})
 	}
 	addBreakers(ctx, m.be, lines, now, warn)
+	if err := addKeyStates(ctx, m.be, lines); err != nil {
+		return nil, err
+	}
 	var waiting []string
 	for id, n := range depths {
 		if n > 0 && !slices.Contains(ids, id) {
@@ -86,4 +90,25 @@ func inboxDepths(ctx context.Context, m *mailboxStore, registered []string) (dep
 		return nil, false, err
 	}
 	return depths, true, nil
+}
+
+// addKeyStates sets the key state of each registered agent of lines: its
+// card's key against the key pinned for it.
+func addKeyStates(ctx context.Context, st *store.Store, lines []agentLine) error {
+	for i := range lines {
+		l := &lines[i]
+		pin, err := keys.LoadPin(ctx, st, l.AgentID)
+		if errors.Is(err, store.ErrCorruptState) {
+			l.KeyState = keys.KeyChanged
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		l.KeyState = keys.StateOf(l.Card, pin)
+		if pin != nil {
+			l.PinnedKey = pin.PublicKey
+		}
+	}
+	return nil
 }

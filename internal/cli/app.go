@@ -173,6 +173,7 @@ func (a *app) subcommands() []subcommand {
 		{"archive", a.archiveCommand},
 		{"cancel", a.cancelCommand},
 		{"approvals", a.approvalsCommand},
+		{"keys", a.keysCommand},
 		{"version", a.versionCommand},
 		{"config", a.configCommand},
 	}

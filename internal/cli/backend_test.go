@@ -57,7 +57,7 @@ func TestCommandsOnPlainStore(t *testing.T) {
 	id := strings.TrimSpace(out)
 	code, out, _ = run("agents")
 	assert.Equal(t, ExitOK, code)
-	assert.Regexp(t, `(?m)^coder +idle +- +0/0 `, out, "the depth is unknown")
+	assert.Regexp(t, `(?m)^coder \(unverified\) +idle +- +0/0 `, out, "the depth is unknown")
 
 	for _, tt := range []struct {
 		args []string

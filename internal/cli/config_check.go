@@ -41,8 +41,10 @@ command does, and prints each key path with what switchboard makes of it:
   error    an unknown key (with the closest known one) or a bad value
 
 Every channel section is checked, enabled or not, and so is the provider
-that agents.defaults.provider names, as run builds it. It changes nothing.
-Exit status 1 when there is an error.`,
+that agents.defaults.provider names, as run builds it. What run refuses
+is an error here too: an enabled channel with an empty allowFrom list, a
+config whose enabled channels are all of types not in this build. It
+changes nothing. Exit status 1 when there is an error.`,
 		Example: `  switchboard config check
   switchboard --config coder.json config check --json | jq -r 'select(.status=="error") | .path'`,
 		Args: exactArgs(),
@@ -78,6 +80,9 @@ func (a *app) configCheck(jsonOut bool) error {
 		return err // the file cannot be read or parsed
 	}
 	channels.DefaultRegistry().CheckConfig(cfg)
+	if err := host.CheckChannels(channels.DefaultRegistry(), cfg); err != nil {
+		cfg.Report.Invalid("channels", err) // run stops there too
+	}
 	if _, _, err := host.NewProvider(cfg, host.Options{Environ: a.env.Environ}); err != nil {
 		cfg.Report.Invalid("agents.defaults.provider", err)
 	}

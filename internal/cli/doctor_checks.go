@@ -151,7 +151,7 @@ func (d *doctorRun) checkRootStaging() { d.staging("", d.root, true) }
 // staging reports the old regular files of dir (only *.tmp ones with
 // onlyTmp) as orphan staging files, and removes them with --fix.
 func (d *doctorRun) staging(agent, dir string, onlyTmp bool) {
-	ents, _ := os.ReadDir(dir) // a missing folder has nothing to check
+	ents := readDirUnder(d.root, dir) // a missing folder has nothing to check
 	for _, e := range ents {
 		if !e.Type().IsRegular() || (onlyTmp && !strings.HasSuffix(e.Name(), tmpSuffix)) {
 			continue
@@ -182,7 +182,7 @@ func (d *doctorRun) staging(agent, dir string, onlyTmp bool) {
 // with the reasons from the .reason.json files.
 func (d *doctorRun) checkRejected(agent string) {
 	dir := filepath.Join(d.root, agent, "rejected")
-	ents, _ := os.ReadDir(dir)
+	ents := readDirUnder(d.root, dir)
 	reasons := map[string]int{}
 	n := 0
 	for _, e := range ents {
@@ -228,7 +228,7 @@ func quarantineReason(path string) string {
 // agent, and returns how many files wait there.
 func (d *doctorRun) checkInbox(agent string) int {
 	dir := filepath.Join(d.root, agent, "inbox")
-	ents, _ := os.ReadDir(dir)
+	ents := readDirUnder(d.root, dir)
 	claimed := claimedNames(d.root, agent)
 	pending := 0
 	for _, e := range ents {

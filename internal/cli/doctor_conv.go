@@ -55,7 +55,7 @@ func (d *doctorRun) gone(agent string, cards map[string]envelope.Card) (bool, ti
 	}
 	var newest time.Time
 	for _, box := range []string{"inbox", "claimed"} {
-		for _, f := range messageFiles(filepath.Join(d.root, agent, box)) {
+		for _, f := range messageFiles(d.root, filepath.Join(d.root, agent, box)) {
 			if f.mod.After(newest) {
 				newest = f.mod
 			}
@@ -69,7 +69,7 @@ func (d *doctorRun) gone(agent string, cards map[string]envelope.Card) (bool, ti
 func (d *doctorRun) checkOrphan(agent string, since time.Time) {
 	var files []string
 	for _, box := range []string{"inbox", "claimed"} {
-		for _, f := range messageFiles(filepath.Join(d.root, agent, box)) {
+		for _, f := range messageFiles(d.root, filepath.Join(d.root, agent, box)) {
 			files = append(files, f.path)
 		}
 	}
@@ -128,7 +128,7 @@ func (d *doctorRun) moveOrphans(agent string, files []string, dst string) (int, 
 // were moved before the claim log).
 func (d *doctorRun) checkClaims(agent string, cards map[string]envelope.Card) {
 	var since []time.Time // when each was claimed
-	for _, f := range messageFiles(filepath.Join(d.root, agent, "claimed")) {
+	for _, f := range messageFiles(d.root, filepath.Join(d.root, agent, "claimed")) {
 		since = append(since, f.claimed)
 	}
 	claims, err := fsstore.Claims(d.root, agent)
@@ -193,9 +193,10 @@ type messageFile struct {
 	mod, claimed time.Time // written, and last renamed (claimed)
 }
 
-// messageFiles lists the regular message files of dir.
-func messageFiles(dir string) []messageFile {
-	ents, _ := os.ReadDir(dir) // a missing folder has none
+// messageFiles lists the regular message files of dir, a folder of the
+// tree at root (see readDirUnder).
+func messageFiles(root, dir string) []messageFile {
+	ents := readDirUnder(root, dir) // a missing folder has none
 	var out []messageFile
 	for _, e := range ents {
 		if !e.Type().IsRegular() || !strings.HasSuffix(e.Name(), envelope.MessageSuffix) {

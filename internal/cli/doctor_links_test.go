@@ -36,3 +36,31 @@ func TestDoctorFixLeavesHardLinksAlone(t *testing.T) {
 	assert.False(t, got[0].Fixed)
 	assert.Empty(t, problems(all, "permissions"), "a hard link is not counted as a file to make private")
 }
+
+// TestDoctorFixNeverFollowsASymlinkOutOfTheRoot: an agent's tmp/ (or
+// inbox/, or a whole agent folder) that is a symlink to a folder outside
+// the tree is reported as foreign, and --fix deletes nothing there, though
+// the old files there look like orphan staging files.
+func TestDoctorFixNeverFollowsASymlinkOutOfTheRoot(t *testing.T) {
+	t.Parallel()
+	tr := newTree(t)
+	outside := t.TempDir()
+	old := time.Now().Add(-time.Hour)
+	for _, name := range []string{"precious", "notes.tmp", "1_a.msg.json"} {
+		p := filepath.Join(outside, name)
+		require.NoError(t, os.WriteFile(p, []byte(message), 0o600))
+		require.NoError(t, os.Chtimes(p, old, old))
+	}
+	require.NoError(t, os.MkdirAll(filepath.Join(tr.root, "b"), 0o700))
+	require.NoError(t, os.Symlink(outside, filepath.Join(tr.root, "b", "tmp")))
+	require.NoError(t, os.Symlink(outside, filepath.Join(tr.root, "b", "inbox")))
+	require.NoError(t, os.Symlink(outside, filepath.Join(tr.root, "c")))
+
+	d := doctorRun{root: tr.root, fix: true, now: time.Now(), offlineAfter: 30 * time.Second, maxBytes: 1 << 20}
+	all := d.run()
+	for _, name := range []string{"precious", "notes.tmp", "1_a.msg.json"} {
+		assert.FileExists(t, filepath.Join(outside, name), "nothing outside the tree is touched")
+	}
+	assert.Empty(t, problems(all, "staging"), "nothing outside the tree is taken for staging files")
+	assert.Len(t, problems(all, "foreign"), 3, "the symlinks are reported")
+}

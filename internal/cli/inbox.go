@@ -73,11 +73,12 @@ has not acknowledged yet: pending, and claimed by a running receiver.`,
 }
 
 func (a *app) inbox(cmd *cobra.Command, agent string, jsonOut bool, limit int, filter inboxFilter) error {
-	m, _, err := a.openMailbox(true)
+	m, s, err := a.openMailbox(true)
 	if err != nil {
 		return err
 	}
 	defer m.close()
+	who := a.senders(cmd.Context(), m.be, s)
 	var lines []messageLine
 	var writeErr error
 	shown, total := 0, -1 // total: how many wait, when more than shown (-1: unknown yet)
@@ -99,6 +100,9 @@ func (a *app) inbox(cmd *cobra.Command, agent string, jsonOut bool, limit int, f
 			}
 			shown++
 			line := newMessageLine(name, msg, err)
+			if msg != nil {
+				line = line.checked(who.check(msg))
+			}
 			if jsonOut {
 				writeErr = writeJSON(a.env.Stdout, line)
 				return writeErr == nil
@@ -136,7 +140,11 @@ func (a *app) inbox(cmd *cobra.Command, agent string, jsonOut bool, limit int, f
 			continue
 		}
 		m := l.Message
-		row(w, ago(now, m.Timestamp.Time), m.From, kindLabel(m.Type, m.Task), m.ID, clip(envelope.OneLine(m.Content.Parts), 60))
+		from := m.From
+		if l.Verified != nil && !*l.Verified {
+			from += " " + unverifiedMark
+		}
+		row(w, ago(now, m.Timestamp.Time), from, kindLabel(m.Type, m.Task), m.ID, clip(envelope.OneLine(m.Content.Parts), 60))
 	}
 	if err := w.Flush(); err != nil {
 		return err

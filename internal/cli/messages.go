@@ -25,6 +25,10 @@ type messageLine struct {
 	Error string `json:"error,omitempty"`
 	// Text is the message's text parts joined by newlines.
 	Text string `json:"text,omitempty"`
+	// Verified says whether the message was signed by the key pinned for
+	// its sender (see senders); Unverified says why not.
+	Verified   *bool  `json:"verified,omitempty"`
+	Unverified string `json:"unverified,omitempty"`
 	// Message is the message read (nil with Error).
 	Message *envelope.Message `json:"-"`
 }

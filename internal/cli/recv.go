@@ -216,6 +216,7 @@ func (a *app) recvConfig(agent string) (cfg mailbox.Config, where string, err er
 		def := mailbox.DefaultConfig()
 		cfg.AgentID = agent
 		cfg.Description, cfg.Capabilities, cfg.Roles = def.Description, def.Capabilities, def.Roles
+		cfg.KeyFile = def.KeyFile // the section's keyFile is its agent's key
 	}
 	if !s.perSenderSet {
 		// recv takes every message: the receiving rate limit guards an
@@ -249,6 +250,9 @@ func (a *app) printInbound(w io.Writer, in bus.InboundMessage, jsonOut bool) err
 	}
 	line := in.Timestamp.Local().Format(time.TimeOnly) + " " + in.SenderID
 	text := ""
+	if mt != nil && mt.Unverified {
+		line += " " + unverifiedMark
+	}
 	if mt != nil {
 		if mt.Type != envelope.TypeMessage {
 			line += " [" + kindLabel(mt.Type, mt.Task) + "]"

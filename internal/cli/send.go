@@ -16,6 +16,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/limits"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/mailtrace"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
 )
@@ -63,7 +65,14 @@ trace and joins its thread; naming another message, it joins its thread.
 
 The message goes into the configured store (channels.mailbox.backend: the
 mailbox folder, or NATS with the channels.mailbox.nats settings); --root
-names a mailbox folder instead.`,
+names a mailbox folder instead.
+
+The message is signed with A's key when it can be read here (A's state on
+the mailbox folder, channels.mailbox.keyFile when the config's agentId is
+A, the key of NATS credentials that are A's, or ~/.nanobot/keys/A.nk): a
+user who can read an agent's key can send as that agent. Otherwise it goes
+unsigned, and send says so on stderr: receivers that pinned A's key refuse
+it (see docs/security.md).`,
 		Example: `  switchboard send --from researcher --to coder --text "hi"
   switchboard send --from lead --to cap:review --text "please look at #12" --expects-reply --subject code-review
   switchboard send --from lead --to 'coder-*' --text "standup in 5" --priority 2
@@ -118,7 +127,11 @@ func (a *app) send(cmd *cobra.Command, f sendFlags) error {
 		return err
 	}
 	defer m.close()
-	msgs, err := a.composeAll(cmd.Context(), m, s, f.from, f.to, req, now)
+	msgs, replies, err := a.composeAll(cmd.Context(), m, s, f.from, f.to, req, now)
+	if err != nil {
+		return err
+	}
+	unsigned, err := a.signAs(cmd.Context(), m, s, msgs)
 	if err != nil {
 		return err
 	}
@@ -136,7 +149,14 @@ func (a *app) send(cmd *cobra.Command, f sendFlags) error {
 	// Several recipients get their copies together; the ids of all those
 	// delivered are printed in recipient order, and the first failure
 	// (which stops the deliveries not started yet) is the error.
+	limited, err := sendLimits(ctx, m.be, s.mailbox.Limits, f.from, msgs, replies, now)
+	if err != nil {
+		return err
+	}
 	errs := route.Each(ctx, len(msgs), route.FanoutParallel, func(ctx context.Context, i int) error {
+		if limited[i] != nil {
+			return limited[i] // over a rate limit: not sent
+		}
 		return mailtrace.Deliver(ctx, nil, m.be, msgs[i])
 	})
 	var failed error
@@ -148,6 +168,9 @@ func (a *app) send(cmd *cobra.Command, f sendFlags) error {
 		if _, err := fmt.Fprintln(a.env.Stdout, msg.ID); err != nil {
 			return err
 		}
+	}
+	if failed == nil && unsigned != "" {
+		fmt.Fprint(a.env.Stderr, unsigned)
 	}
 	return failed
 }
@@ -269,4 +292,28 @@ func parseDeadline(s string, now time.Time) (time.Time, error) {
 		return t.Time, nil
 	}
 	return time.Time{}, fmt.Errorf("want an RFC 3339 time (2026-04-26T11:00:00Z) or a duration from now (10m), got %q", s)
+}
+
+// sendLimits applies the send rate limits of channels.mailbox.limits
+// (perEdge, perAgent) to msgs, the new messages and tasks of agent from,
+// with the buckets kept in the store between invocations
+// (limits.Sends): for each message, nil or the error that refuses it. A
+// reply or a task_update is not counted (docs/guardrails.md).
+func sendLimits(ctx context.Context, st *store.Store, cfg limits.Config, from string, msgs []*envelope.Message, replies []bool, now time.Time) ([]error, error) {
+	out := make([]error, len(msgs))
+	var to []string
+	var at []int
+	for i, msg := range msgs {
+		if limits.Counted(msg.Type) && !replies[i] {
+			to, at = append(to, msg.To), append(at, i)
+		}
+	}
+	refused, err := limits.Sends(ctx, cfg, st, from, to, now)
+	if err != nil {
+		return nil, err
+	}
+	for k, err := range refused {
+		out[at[k]] = err
+	}
+	return out, nil
 }

@@ -112,39 +112,40 @@ func replyToCopies(ctx context.Context, ms *mailboxStore, id string) ([]*envelop
 
 // composeAll composes the message from `from` for each agent target
 // names, before any is delivered (so that a bad one writes nothing); the
-// copies share one thread.
-func (a *app) composeAll(ctx context.Context, ms *mailboxStore, s *settings, from, target string, req route.Request, now time.Time) ([]*envelope.Message, error) {
+// copies share one thread. replies[i] says that msgs[i] answers a message
+// its recipient sent `from` (a reply, which the rate limits do not count).
+func (a *app) composeAll(ctx context.Context, ms *mailboxStore, s *settings, from, target string, req route.Request, now time.Time) (msgs []*envelope.Message, replies []bool, err error) {
 	t, err := route.ParseTarget(target)
 	if err != nil {
-		return nil, usagef("--to: %v", err)
+		return nil, nil, usagef("--to: %v", err)
 	}
 	to, err := route.Resolve(ctx, ms.be, from, t, route.ResolveOptions{Now: now,
 		OfflineAfter: seconds(s.mailbox.OfflineAfter), MaxFanout: s.mailbox.MaxFanout,
 		HasInbox: ms.hasInbox(ctx)})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if len(to) > 1 && req.Type == envelope.TypeTask && req.TaskID != "" {
-		return nil, usagef("--task-id names one task, for one agent; --to %s names %d (leave --task-id out)", target, len(to))
+		return nil, nil, usagef("--task-id names one task, for one agent; --to %s names %d (leave --task-id out)", target, len(to))
 	}
 	copies, err := replyToCopies(ctx, ms, req.ReplyTo)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var msgs []*envelope.Message
 	for _, rcpt := range to {
 		r := req
 		r.To = rcpt
 		if len(msgs) > 0 && r.ThreadID == "" {
 			r.ThreadID = msgs[0].ThreadID
 		}
-		msg, err := route.Compose(from, r, composeOptions(s, from, &r, copies, now))
+		opts := composeOptions(s, from, &r, copies, now)
+		msg, err := route.Compose(from, r, opts)
 		if err != nil {
-			return nil, asUsage(err)
+			return nil, nil, asUsage(err)
 		}
-		msgs = append(msgs, msg)
+		msgs, replies = append(msgs, msg), append(replies, opts.Original != nil)
 	}
-	return msgs, nil
+	return msgs, replies, nil
 }
 
 // hasInbox is ResolveOptions.HasInbox for the store: whether an agent

@@ -50,7 +50,7 @@ mailbox folder instead), on any store that can list its messages.`,
 
 func (a *app) thread(ctx context.Context, id string, task, jsonOut bool) error {
 	defer a.tightenGC()()
-	m, _, err := a.openMailbox(true)
+	m, s, err := a.openMailbox(true)
 	if err != nil {
 		return err
 	}
@@ -75,9 +75,10 @@ func (a *app) thread(ctx context.Context, id string, task, jsonOut bool) error {
 	if err != nil {
 		return err
 	}
+	who := a.senders(ctx, m.be, s)
 	if jsonOut {
 		for _, e := range chain {
-			line := newMessageLine(e.Ref, e.Message, nil)
+			line := newMessageLine(e.Ref, e.Message, nil).checked(who.check(e.Message))
 			line.Depth = &e.Depth
 			line.TraceID = tracing.TraceID(e.Message.Traceparent)
 			if err := writeJSON(a.env.Stdout, line); err != nil {
@@ -91,7 +92,7 @@ func (a *app) thread(ctx context.Context, id string, task, jsonOut bool) error {
 	row(w, "AGE", "FROM", "TO", "TYPE", "ID", "TEXT")
 	for _, e := range chain {
 		m := e.Message
-		row(w, ago(now, m.Timestamp.Time), strings.Repeat("  ", e.Depth)+m.From, m.To,
+		row(w, ago(now, m.Timestamp.Time), strings.Repeat("  ", e.Depth)+who.from(m, who.check(m)), m.To,
 			kindLabel(m.Type, m.Task), m.ID, clip(envelope.OneLine(m.Content.Parts), 60))
 	}
 	if err := w.Flush(); err != nil {

@@ -8,6 +8,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/switchboard-dev/switchboard/internal/stopsignal"
 )
 
 func (a *app) versionCommand() *cobra.Command {
@@ -38,9 +40,7 @@ the tree had uncommitted changes. --json prints them as one object.`,
 // --version or -v), which Main prints without building the command tree:
 // a program may skip the rest of its set-up for it (signal handling), so
 // that the command starts as fast as a program can.
-func IsVersion(args []string) bool {
-	return len(args) == 1 && (args[0] == "version" || args[0] == "--version" || args[0] == "-v")
-}
+func IsVersion(args []string) bool { return stopsignal.Skip(args) }
 
 // printVersion prints the version line for IsVersion's arguments, with
 // the exit status of the command (version: a failed write fails, but for

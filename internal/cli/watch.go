@@ -9,6 +9,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/keys"
 )
 
 func (a *app) watchCommand() *cobra.Command {
@@ -52,9 +53,11 @@ func (a *app) watch(cmd *cobra.Command, agent string, jsonOut bool) error {
 	if !m.be.Has(store.CanWatch) {
 		return m.lacks("watch", "cannot follow new messages")
 	}
+	who, done := a.watchSenders(cmd.Context(), m)
+	defer done()
 	err = m.be.Watch(cmd.Context(), agent, store.WatchFuncs{
 		Arrived: func(got store.Watched) error {
-			return a.printWatched(got.Ref, got.Message, got.Err, jsonOut)
+			return a.printWatched(got.Ref, got.Message, got.Err, jsonOut, who)
 		},
 		Ready: func() { // said once nothing new can be missed
 			fmt.Fprintf(a.env.Stderr, "watching %s %s (Ctrl-C to stop)\n", watched(agent), m.at())
@@ -91,17 +94,23 @@ func watched(agent string) string {
 }
 
 // printWatched prints one message watch saw: a message line with --json,
-// else "TIME FROM → TO [TYPE] TEXT", or "TIME unreadable WHERE: REASON".
-func (a *app) printWatched(where string, msg *envelope.Message, readErr error, jsonOut bool) error {
+// else "TIME FROM → TO [TYPE] TEXT" (FROM followed by "(unverified)"
+// unless who finds it signed by the key pinned for it), or "TIME
+// unreadable WHERE: REASON".
+func (a *app) printWatched(where string, msg *envelope.Message, readErr error, jsonOut bool, who *senders) error {
+	var res keys.Result
+	if msg != nil {
+		res = who.check(msg)
+	}
 	if jsonOut {
-		return writeJSON(a.env.Stdout, newMessageLine(where, msg, readErr))
+		return writeJSON(a.env.Stdout, newMessageLine(where, msg, readErr).checked(res))
 	}
 	if msg == nil {
 		_, err := fmt.Fprintf(a.env.Stdout, "%s unreadable %s\n", time.Now().Format(time.TimeOnly),
 			safeText(fmt.Sprintf("%s: %v", where, readErr)))
 		return err
 	}
-	line := msg.Timestamp.Local().Format(time.TimeOnly) + " " + msg.From + " → " + msg.To
+	line := msg.Timestamp.Local().Format(time.TimeOnly) + " " + who.from(msg, res) + " → " + msg.To
 	if msg.Type != envelope.TypeMessage {
 		line += " [" + kindLabel(msg.Type, msg.Task) + "]"
 	}

@@ -45,6 +45,10 @@ func Run(t *testing.T, f storetest.Factory, features storetest.Features) {
 	t.Run("LostWorkerTaskReoffered", testkit.Parallel(s.testChannelLostWorkerReoffered))
 	t.Run("LostWorkerTaskFailed", testkit.Parallel(s.testChannelLostWorkerFailed))
 	t.Run("UsageRecorded", testkit.Parallel(s.testChannelUsageRecorded))
+	t.Run("ForgedSenderSetAside", testkit.Parallel(s.testChannelForgedSender))
+	t.Run("UnsignedMarkedUnverified", testkit.Parallel(s.testChannelUnsigned))
+	t.Run("KeyChangeRefusedUntilTrusted", testkit.Parallel(s.testChannelKeyChange))
+	t.Run("OperatorKeyVouches", testkit.Parallel(s.testChannelOperatorKey))
 }
 
 // agent is one running mailbox channel with its own bus and backend.
@@ -60,7 +64,7 @@ func (w *world) startAgent(t *testing.T, id string, tune func(*mailbox.Config)) 
 	t.Helper()
 	ev := testkit.NewEvents()
 	be := w.open(t, ev.Observe)
-	return startOn(t, be, ev, id, tune)
+	return w.startOn(t, be, ev, id, tune)
 }
 
 // startClocked starts a mailbox channel for id on a new backend of w,
@@ -68,21 +72,22 @@ func (w *world) startAgent(t *testing.T, id string, tune func(*mailbox.Config)) 
 func (w *world) startClocked(t *testing.T, id string, clk clock.Clock, tune func(*mailbox.Config)) *agent {
 	t.Helper()
 	ev := testkit.NewEvents()
-	return startWith(t, w.open(t, ev.Observe), ev, id, tune, clk)
+	return w.startWith(t, w.open(t, ev.Observe), ev, id, tune, clk)
 }
 
 // startOn starts a mailbox channel for id on be.
-func startOn(t *testing.T, be *store.Store, ev *testkit.Events, id string, tune func(*mailbox.Config)) *agent {
+func (w *world) startOn(t *testing.T, be *store.Store, ev *testkit.Events, id string, tune func(*mailbox.Config)) *agent {
 	t.Helper()
-	return startWith(t, be, ev, id, tune, nil)
+	return w.startWith(t, be, ev, id, tune, nil)
 }
 
 // startWith starts a mailbox channel for id on be, with clock clk (nil:
 // the real one).
-func startWith(t *testing.T, be *store.Store, ev *testkit.Events, id string, tune func(*mailbox.Config), clk clock.Clock) *agent {
+func (w *world) startWith(t *testing.T, be *store.Store, ev *testkit.Events, id string, tune func(*mailbox.Config), clk clock.Clock) *agent {
 	t.Helper()
 	cfg := mailbox.DefaultConfig()
 	cfg.Enabled, cfg.AgentID, cfg.MailboxesRoot = true, id, "unused-with-an-explicit-backend"
+	cfg.KeyFile = w.keySource(be, id).File
 	if tune != nil {
 		tune(&cfg)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/storetest"
 	"github.com/switchboard-dev/switchboard/clock"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/keys"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/view"
@@ -129,12 +130,15 @@ func (s *suite) testChannelRepliesOwed(t *testing.T) {
 // replyFromElsewhere stores through be the reply agent `from` owes to
 // request id of agent `to`, as the command line sends one on from's
 // behalf, and returns its id.
-func replyFromElsewhere(t *testing.T, be *store.Store, from, to, id string) string {
+func (w *world) replyFromElsewhere(t *testing.T, be *store.Store, from, to, id string) string {
 	t.Helper()
 	req := meta.FromMessage(&envelope.Message{ID: id, From: to, To: from, Type: envelope.TypeMessage, TTL: 2}, false)
 	reply, err := route.Compose(from, route.Request{To: to, Text: "answered elsewhere"},
 		route.ComposeOptions{Original: &req})
 	require.NoError(t, err)
+	key, err := keys.Load(testkit.Ctx(t), be, from, w.keySource(be, from)) // as the command line signs as from
+	require.NoError(t, err)
+	require.NoError(t, envelope.Sign(reply, key))
 	storetest.Deliver(t, be, reply)
 	return reply.ID
 }
@@ -150,11 +154,11 @@ func (s *suite) testChannelReplyElsewhere(t *testing.T) {
 	critic := w.startAgent(t, "critic", nil)
 	ev := testkit.NewEvents()
 	be := w.open(t, ev.Observe)
-	executor := startOn(t, be, ev, "executor", nil)
+	executor := w.startOn(t, be, ev, "executor", nil)
 
 	first := critic.post(t, route.Request{To: "executor", Text: "why?", ExpectsReply: true})
 	executor.recv(t)
-	reply := replyFromElsewhere(t, w.open(t, nil), "executor", "critic", first)
+	reply := w.replyFromElsewhere(t, w.open(t, nil), "executor", "critic", first)
 	require.NoError(t, executor.ch.Archive(testkit.Ctx(t), first))
 	s.feat.AssertBoxes(t, b, "executor", map[string]store.Box{first: store.BoxProcessed})
 	assert.Empty(t, executor.ch.PendingReplies("").Owed)
@@ -164,8 +168,8 @@ func (s *suite) testChannelReplyElsewhere(t *testing.T) {
 	second := critic.post(t, route.Request{To: "executor", Text: "and this?", ExpectsReply: true})
 	require.Equal(t, second, metaOf(t, executor.recv(t)).MessageID)
 	executor.stop(t)
-	replyFromElsewhere(t, w.open(t, nil), "executor", "critic", second)
-	executor = startOn(t, be, ev, "executor", nil)
+	w.replyFromElsewhere(t, w.open(t, nil), "executor", "critic", second)
+	executor = w.startOn(t, be, ev, "executor", nil)
 	ev.WaitKind(t, store.EventProcessed, testkit.ByID(second))
 	s.feat.AssertBoxes(t, b, "executor", map[string]store.Box{second: store.BoxProcessed})
 	assert.Empty(t, executor.ch.PendingReplies("").Owed)

@@ -81,7 +81,8 @@ func (s *suite) testChannelTask(t *testing.T) {
 }
 
 // testChannelForgedCallback: a task_update with a callback, for a task the
-// receiver never sent, is not routed into any chat.
+// receiver never sent, is not routed into any chat: it is set aside with
+// the reason.
 func (s *suite) testChannelForgedCallback(t *testing.T) {
 	w := s.world(t)
 	alice := w.startAgent(t, "alice", nil)
@@ -90,9 +91,11 @@ func (s *suite) testChannelForgedCallback(t *testing.T) {
 	m.Task = &envelope.Task{ID: "task-never-sent", State: envelope.StateCompleted}
 	m.Callback = &envelope.Callback{Channel: "feishu", ChatID: "victim", SessionID: "feishu:victim"}
 	storetest.Deliver(t, alice.be, m)
-	in := alice.recv(t)
-	assert.Equal(t, mailbox.ChannelName, in.Channel, "not routed")
-	assert.Equal(t, "mallory", in.ChatID)
+	ev := alice.events.WaitKind(t, store.EventRefused, func(e store.Event) bool { return e.MessageID == m.ID })
+	assert.Equal(t, "task_update of task task-never-sent, which alice did not send to mallory", ev.Reason)
+	hello := storetest.NewMessage("mallory", "alice", "hello")
+	storetest.Deliver(t, alice.be, hello)
+	assert.Equal(t, hello.ID, alice.recv(t).ID, "nothing was published before it")
 }
 
 // testChannelAllowFrom: a task from a sender outside allowFrom is refused,

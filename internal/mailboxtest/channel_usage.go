@@ -40,7 +40,7 @@ func (s *suite) testChannelUsageRecorded(t *testing.T) {
 	alice.stop(t)
 	_, err := alice.ch.LoadState(ctx, "usage-today")
 	assert.ErrorIs(t, err, mailbox.ErrNotRunning)
-	again := startOn(t, w.open(t, nil), testkit.NewEvents(), "alice", nil)
+	again := w.startOn(t, w.open(t, nil), testkit.NewEvents(), "alice", nil)
 	data, err := again.ch.LoadState(ctx, "usage-today")
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"day":"2026-05-02","tokens":7}`, string(data), "kept across a restart")

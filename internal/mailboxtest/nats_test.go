@@ -2,6 +2,7 @@ package mailboxtest_test
 
 import (
 	"log/slog"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -23,10 +24,12 @@ import (
 // keep (ending a task sweeps its messages when the store can).
 func TestTaskWithoutHistory(t *testing.T) {
 	ts := natstest.Start(t, "")
+	keyDir := t.TempDir()
 	start := func(id string) (*mailbox.Channel, *bus.Bus, *testkit.Buffer) {
 		var log testkit.Buffer
 		cfg := mailbox.DefaultConfig()
 		cfg.Enabled, cfg.AgentID, cfg.Backend = true, id, natsstore.BackendName
+		cfg.KeyFile = filepath.Join(keyDir, id+".nk")
 		cfg.Stores = natsSection(map[string]any{"url": ts.URL(), "history": false})
 		b := bus.New(16)
 		ch, err := mailbox.New(cfg, b, mailbox.Options{Logger: slog.New(slog.NewTextHandler(&log, nil))})
@@ -61,9 +64,11 @@ func TestTaskWithoutHistory(t *testing.T) {
 // embedded server, through the store registry.
 func TestChannelsOnTheNATSBackendFromConfig(t *testing.T) {
 	ts := natstest.Start(t, "")
+	keyDir := t.TempDir()
 	start := func(id string) (*mailbox.Channel, *bus.Bus) {
 		cfg := mailbox.DefaultConfig()
 		cfg.AgentID, cfg.Backend = id, natsstore.BackendName
+		cfg.KeyFile = filepath.Join(keyDir, id+".nk")
 		cfg.Stores = natsSection(map[string]any{"url": ts.URL()})
 		b := bus.New(16)
 		ch, err := mailbox.New(cfg, b, mailbox.Options{})

@@ -1,10 +1,12 @@
 package mailboxtest
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/storetest"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/keys"
 )
 
 type suite struct {
@@ -15,11 +17,24 @@ type suite struct {
 // world is one store under test with the backends a test opened on it.
 type world struct {
 	h *storetest.Harness
+	// keys is the folder of the agents' key files, for a store that keeps
+	// no keys itself (keyFile).
+	keys string
 }
 
 func (s *suite) world(t *testing.T) *world {
 	t.Helper()
-	return &world{h: s.f(t)}
+	return &world{h: s.f(t), keys: t.TempDir()}
+}
+
+// keySource is where agent id's signing key is on be: the store's own
+// records when it keeps secrets, else a file of the world's, as
+// channels.mailbox.keyFile names one.
+func (w *world) keySource(be *store.Store, id string) keys.Source {
+	if be.KeepsSecrets() {
+		return keys.Source{}
+	}
+	return keys.Source{File: filepath.Join(w.keys, id+".nk")}
 }
 
 // open opens a backend and closes it when the test ends, and returns the

@@ -9,6 +9,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/keys"
 	"github.com/switchboard-dev/switchboard/internal/token"
 )
 
@@ -24,8 +25,9 @@ var (
 )
 
 // AgentAuth decides whether a client that registers may be the agent it
-// names. Today the proof is a token configured for the agent (TokenDir);
-// an agent's signing key can serve as well, behind the same interface.
+// names with a token configured for the agent (TokenDir). A proof made
+// with the agent's signing key ("key:..."; keyproof.go) is checked by the
+// server itself, whatever the AgentAuth.
 type AgentAuth interface {
 	// Verify returns nil when proof shows that the client is agent id, an
 	// error wrapping ErrNoCredential when nothing is configured for id,
@@ -64,13 +66,17 @@ func (d TokenDir) Verify(_ context.Context, id, proof string) error {
 }
 
 // authorize decides whether a client may register as c.AgentID with
-// proof (see Options.Auth): the proof must match what is configured for
-// the agent, and an agent for which nothing is configured may be claimed
+// proof (see Options.Auth): the proof must be a signature by the agent's
+// key of a nonce this server gave (keyproof.go) or match what is
+// configured for the agent, and an agent for which nothing is configured may be claimed
 // only when the mailbox does not know it yet (no card, no inbox), so that
 // no client takes over an agent whose process is down.
 func (s *Server) authorize(ctx context.Context, id, proof string) error {
 	if s.opts.Auth == nil {
 		return nil
+	}
+	if keys.IsKeyProof(proof) {
+		return s.verifyKeyProof(ctx, id, proof)
 	}
 	err := s.opts.Auth.Verify(ctx, id, proof)
 	if !errors.Is(err, ErrNoCredential) {
@@ -90,14 +96,7 @@ func (s *Server) authorize(ctx context.Context, id, proof string) error {
 // known reports whether the mailbox knows agent id: it has a card, or an
 // inbox (mail sent to it before it registered).
 func (s *Server) known(ctx context.Context, id string) (bool, error) {
-	cfg, err := s.opts.Config(id)
-	if err != nil {
-		return false, err
-	}
-	cfg.AgentID = id
-	sc := cfg.StoreConfig()
-	sc.Logger = s.log
-	st, err := store.Open(cfg.Backend, sc)
+	st, err := s.openStore(id)
 	if err != nil {
 		return false, err
 	}
@@ -114,4 +113,16 @@ func (s *Server) known(ctx context.Context, id string) (bool, error) {
 		return false, nil
 	}
 	return has, err
+}
+
+// openStore opens the store of agent id's settings, to read it.
+func (s *Server) openStore(id string) (*store.Store, error) {
+	cfg, err := s.opts.Config(id)
+	if err != nil {
+		return nil, err
+	}
+	cfg.AgentID = id
+	sc := cfg.StoreConfig()
+	sc.Logger = s.log
+	return store.Open(cfg.Backend, sc)
 }

@@ -26,8 +26,8 @@ type HTTPOptions struct {
 // address with another Host (DNS rebinding) is refused, and so is a
 // browser's cross-origin request.
 func (s *Server) HTTPHandler(o HTTPOptions) http.Handler {
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp },
-		&mcp.StreamableHTTPOptions{CrossOriginProtection: http.NewCrossOriginProtection()})
+	h := http.NewCrossOriginProtection().Handler(
+		mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, nil))
 	mux := http.NewServeMux()
 	mux.Handle(HTTPPath, h)
 	if o.Token == "" {

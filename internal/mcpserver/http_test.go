@@ -70,3 +70,21 @@ func TestHTTPOnLoopbackWithoutToken(t *testing.T) {
 	assert.Equal(t, http.StatusOK, post(t, url, "", "").StatusCode)
 	assert.Equal(t, http.StatusForbidden, post(t, url, "", "evil.example:80").StatusCode)
 }
+
+// TestHTTPRefusesABrowsersCrossOriginRequest: a page on another origin
+// cannot drive the server through the visitor's browser.
+func TestHTTPRefusesABrowsersCrossOriginRequest(t *testing.T) {
+	t.Parallel()
+	r := newRig(t)
+	hs := httptest.NewServer(r.server(nil).HTTPHandler(mcpserver.HTTPOptions{}))
+	t.Cleanup(hs.Close)
+	req, err := http.NewRequestWithContext(t.Context(), http.MethodPost, hs.URL+mcpserver.HTTPPath, strings.NewReader(`{}`))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Sec-Fetch-Site", "cross-site")
+	req.Header.Set("Origin", "https://evil.example")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusForbidden, resp.StatusCode)
+}

@@ -117,6 +117,19 @@ func (in *inbox) lookup(id string) (meta.Meta, bool) {
 	return mt, ok
 }
 
+// given reports whether the client was handed task taskID from agent
+// `from`.
+func (in *inbox) given(taskID, from string) bool {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	for _, mt := range in.seen {
+		if mt.IsTask() && mt.TaskOf() == taskID && mt.From == from {
+			return true
+		}
+	}
+	return false
+}
+
 // idOf is the message's mailbox id (the bus id when it has no details).
 func idOf(m bus.InboundMessage) string {
 	if mt, ok := meta.Of(m.Metadata); ok && mt.MessageID != "" {

@@ -31,8 +31,10 @@ type Message struct {
 	Next string `json:"next,omitempty"`
 }
 
-// render returns the client's view of an inbound message.
-func render(in bus.InboundMessage) Message {
+// render returns the client's view of an inbound message; given says
+// whether the client was handed task taskID from agent `from` (a cancel of
+// it is news about its own work, not about a task it delegated).
+func render(in bus.InboundMessage, given func(taskID, from string) bool) Message {
 	m := Message{ID: in.ID, From: in.SenderID, Type: envelope.TypeMessage, Text: in.Content, Files: in.Media}
 	if !in.Timestamp.IsZero() {
 		m.Timestamp = envelope.NewTime(in.Timestamp).String()
@@ -53,17 +55,22 @@ func render(in bus.InboundMessage) Message {
 	if t := mt.Task; t != nil {
 		m.TaskState, m.Reason, m.Deadline = string(t.State), t.Reason, t.Deadline
 	}
-	m.Next = next(mt)
+	canceled := mt.Type == envelope.TypeTaskUpdate && mt.Task != nil && mt.Task.State == envelope.StateCanceled &&
+		given != nil && given(mt.Task.ID, mt.From)
+	m.Next = next(mt, canceled)
 	return m
 }
 
-// next says what a message asks of its receiver.
-func next(mt *meta.Meta) string {
+// next says what a message asks of its receiver; canceled says that it
+// cancels a task the receiver was given.
+func next(mt *meta.Meta, canceled bool) string {
 	switch {
 	case mt.Notice == meta.NoticeOverdue:
 		return "a reply you wait for is overdue; nothing to answer"
 	case mt.IsTask():
 		return "a task you accepted: do it, then update_task with task_id " + mt.TaskOf() + " and state complete (or fail); progress is optional"
+	case canceled:
+		return "task " + mt.Task.ID + " was canceled by its sender " + mt.From + ": stop working on it; nothing to answer"
 	case mt.Type == envelope.TypeTaskUpdate:
 		return "an update of a task you delegated; nothing to answer"
 	case mt.ExpectsReply:

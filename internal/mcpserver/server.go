@@ -70,6 +70,8 @@ type Server struct {
 	mu     sync.Mutex
 	agent  *agent // nil until registered
 	closed bool
+	// nonces are the challenge tool's, each until it expires (keyproof.go).
+	nonces map[string]time.Time
 }
 
 // agent is the registered mailbox agent: its channel, the bus it

@@ -18,6 +18,8 @@ func (s *Server) addTools() {
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: "register", Description: "Become a mailbox agent: register a card with your id, " +
 		"a description and capabilities, and heartbeat while this session lives. Needed once, unless the server was started with --agent."},
 		s.register)
+	mcp.AddTool(s.mcp, &mcp.Tool{Name: "challenge", Description: "Get a nonce to prove you are your agent with its signing key: " +
+		"sign it with `switchboard keys prove ID NONCE` where the key is, and give the result as register's token."}, s.challenge)
 	add(s, tools.ListAgents)
 	add(s, tools.SendMessage)
 	add(s, tools.DelegateTask)
@@ -74,7 +76,7 @@ type registerIn struct {
 	AgentID      string   `json:"agent_id" jsonschema:"your agent id: letters, digits, '-', '_' or '.'"`
 	Description  string   `json:"description,omitempty" jsonschema:"what you do, for other agents"`
 	Capabilities []string `json:"capabilities,omitempty" jsonschema:"what you can be given tasks for, e.g. code-review"`
-	Token        string   `json:"token,omitempty" jsonschema:"the agent's token, when the server's operator configured one for your agent id"`
+	Token        string   `json:"token,omitempty" jsonschema:"the agent's token, when the server's operator configured one for your agent id; or key:... from switchboard keys prove, to prove it with the agent's key (see the challenge tool)"`
 }
 
 func (s *Server) register(ctx context.Context, _ *mcp.CallToolRequest, in registerIn) (*mcp.CallToolResult, any, error) {

@@ -46,7 +46,7 @@ func (s *Server) checkInbox(_ context.Context, _ *mcp.CallToolRequest, in checkI
 	}
 	out := inboxOut{Messages: []Message{}}
 	for _, m := range a.inbox.take(in.Max, in.Ack) {
-		out.Messages = append(out.Messages, render(m))
+		out.Messages = append(out.Messages, render(m, a.inbox.given))
 	}
 	return result(out)
 }
@@ -56,7 +56,7 @@ func (s *Server) readInbox(_ context.Context, req *mcp.ReadResourceRequest) (*mc
 	msgs := []Message{}
 	if a, err := s.current(); err == nil {
 		for _, m := range a.inbox.peek() {
-			msgs = append(msgs, render(m))
+			msgs = append(msgs, render(m, a.inbox.given))
 		}
 	}
 	data, err := json.MarshalIndent(map[string]any{"messages": msgs}, "", "  ")

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nkeys"
+
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 )
 
@@ -57,6 +59,49 @@ func benchEncode(b *testing.B, encode func(*envelope.Message) ([]byte, error)) {
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := encode(bm.msg); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkSign is what a sender adds per message: the canonical form
+// (RFC 8785) of the message and an ed25519 signature of it.
+func BenchmarkSign(b *testing.B) {
+	kp, err := nkeys.CreateUser()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, bm := range benchMessages() {
+		b.Run(bm.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				m := *bm.msg
+				if err := envelope.Sign(&m, kp); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkVerifySignature is what a receiver adds per message, the
+// sender's key in hand: the canonical form and the ed25519 check.
+func BenchmarkVerifySignature(b *testing.B) {
+	kp, err := nkeys.CreateUser()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, bm := range benchMessages() {
+		m := *bm.msg
+		if err := envelope.Sign(&m, kp); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(bm.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := envelope.VerifySignature(&m, kp); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -33,6 +33,10 @@ func TestCardEffectiveStatus(t *testing.T) {
 		{"explicit offline with a fresh heartbeat", envelope.Card{Status: envelope.StatusOffline, LastHeartbeat: ago(0)}, envelope.StatusOffline},
 		{"zero heartbeat", envelope.Card{Status: envelope.StatusIdle}, envelope.StatusOffline},
 		{"heartbeat from a clock ahead of ours", envelope.Card{Status: envelope.StatusIdle, LastHeartbeat: ago(-time.Minute)}, envelope.StatusIdle},
+		{"heartbeat just within MaxHeartbeatAhead", envelope.Card{Status: envelope.StatusIdle, LastHeartbeat: ago(-envelope.MaxHeartbeatAhead)}, envelope.StatusIdle},
+		{"heartbeat further ahead is distrusted", envelope.Card{Status: envelope.StatusIdle, LastHeartbeat: ago(-envelope.MaxHeartbeatAhead - time.Second)}, envelope.StatusOffline},
+		{"heartbeat in 2099", envelope.Card{Status: envelope.StatusIdle,
+			LastHeartbeat: envelope.NewTime(time.Date(2099, 1, 1, 0, 0, 0, 0, time.UTC))}, envelope.StatusOffline},
 		{"empty status, fresh", envelope.Card{LastHeartbeat: ago(0)}, envelope.StatusIdle},
 	}
 	for _, tt := range tests {

@@ -42,6 +42,7 @@ type wireMessage struct {
 	Traceparent  *string        `json:"traceparent"`
 	Tracestate   *string        `json:"tracestate"`
 	TaskPath     []string       `json:"task_path"`
+	Signature    *Signature     `json:"signature"`
 }
 
 // Decode reads one message from r, refusing more than maxBytes (0 means no
@@ -84,6 +85,7 @@ func DecodeBytes(data []byte) (*Message, error) {
 		ExpectsReply: deref(w.ExpectsReply), Priority: deref(w.Priority), HopCount: deref(w.HopCount),
 		TaskID: deref(w.TaskID), ReplyBy: w.ReplyBy, TaskPath: w.TaskPath,
 		Traceparent: deref(w.Traceparent), Tracestate: deref(w.Tracestate),
+		Signature: w.Signature,
 	}
 	if w.TTL != nil {
 		m.TTL = *w.TTL

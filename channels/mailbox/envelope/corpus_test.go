@@ -42,6 +42,8 @@ func fullMessage() *envelope.Message {
 		Traceparent: "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01",
 		Tracestate:  "vendor=opaque \"value\"",
 		TaskPath:    []string{"planner:0123456789abcdef", "researcher:fedcba9876543210"},
+		Signature: &envelope.Signature{Alg: envelope.SignatureAlg, Key: "UDXU4RCSJNZOIQHZNWXHXORDPRTGNJAHAHFRGZNEEJCPQTT2M7NLCNF4",
+			Sig: "c2lnbmF0dXJlIG9mIHNpeHR5LWZvdXIgYnl0ZXMsIHBhZGRlZCB3aXRoIG5vdGhpbmcgYnV0IHplcm9zLi4uLg"},
 	}
 }
 
@@ -59,6 +61,7 @@ var optionalFields = map[string]func(m, full *envelope.Message){
 		m.Type, m.Task = envelope.TypeTaskUpdate, &envelope.Task{ID: "t", State: envelope.StateCompleted, Used: &envelope.Budget{Tokens: 42}}
 	},
 	"callback":      func(m, f *envelope.Message) { m.Callback = f.Callback },
+	"signature":     func(m, f *envelope.Message) { m.Signature = f.Signature },
 	"callback_bare": func(m, f *envelope.Message) { m.Callback = &envelope.Callback{Channel: "cli"} },
 	"parts":         func(m, f *envelope.Message) { m.Content = f.Content },
 	"text":          func(m, f *envelope.Message) { m.Content.Parts = f.Content.Parts[:1] },

@@ -197,6 +197,10 @@ type Message struct {
 	// handed the work on and a fingerprint of that work (see
 	// package route: TaskPath). Only tasks carry it.
 	TaskPath []string `json:"task_path,omitempty"`
+	// Signature is the sender's detached signature over the message's
+	// canonical form (see Sign, sign.go); nil on an unsigned message
+	// (nanobot's, or one sent by a process without the sender's key).
+	Signature *Signature `json:"signature,omitempty"`
 }
 
 // Text joins the message's text parts with newlines.
@@ -247,6 +251,15 @@ type Card struct {
 	// PID and Host tell which process runs the agent.
 	PID  int    `json:"pid,omitempty"`
 	Host string `json:"host,omitempty"`
+	// PublicKey is the agent's signing key, an nkeys user public key
+	// ("U..."): receivers pin it on first sight and check the signature
+	// of every message from the agent against the pinned key.
+	PublicKey string `json:"public_key,omitempty"`
+	// KeySignature, when set, is an operator key's signature over the
+	// agent id and PublicKey (see CardStatement), by which receivers that
+	// trust that operator key accept the key, on first sight and when it
+	// changes.
+	KeySignature string `json:"key_signature,omitempty"`
 }
 
 // Status is an agent's availability.

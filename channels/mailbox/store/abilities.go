@@ -52,10 +52,18 @@ const (
 	CanHeartbeat Ability = "renew heartbeats"
 	// CanPing: Ping asks the backend; emulated by reading the cards.
 	CanPing Ability = "ping"
+	// CanKeepSecrets: an agent's state records are private to the user
+	// who runs the agents (KeepsSecrets).
+	CanKeepSecrets Ability = "keep secrets in agent records"
+	// CanUseCredentialKey: CredentialSeed gives the key the store connects
+	// with.
+	CanUseCredentialKey Ability = "connect with an agent's key"
 	// CanSweep (an Inbox's): SweepTask archives a task's messages.
 	CanSweep Ability = "sweep tasks"
 	// CanPrune (an Inbox's): Prune applies a Retention.
 	CanPrune Ability = "prune"
+	// CanPick (an Inbox's): Pick hands out one message by its Ref.
+	CanPick Ability = "hand out a message out of turn"
 	// CanAckPipelined (an Inbox's): AckPipelined does not wait for the
 	// acknowledgement to be durable; emulated with Ack.
 	CanAckPipelined Ability = "acknowledge pipelined"
@@ -89,12 +97,16 @@ func (s *Store) Has(a Ability) bool {
 		_, ok = s.be.(driver.Heartbeater)
 	case CanPing:
 		_, ok = s.be.(driver.Pinger)
+	case CanKeepSecrets:
+		_, ok = s.be.(driver.SecretKeeper)
+	case CanUseCredentialKey:
+		_, ok = s.be.(driver.CredentialKeys)
 	}
 	return ok
 }
 
 // Has reports whether the inbox does a itself (CanSweep, CanPrune,
-// CanAckPipelined).
+// CanAckPipelined, CanPick).
 func (i *Inbox) Has(a Ability) bool {
 	var ok bool
 	switch a {
@@ -104,6 +116,8 @@ func (i *Inbox) Has(a Ability) bool {
 		_, ok = i.in.(driver.Pruner)
 	case CanAckPipelined:
 		_, ok = i.in.(driver.PipelinedAcker)
+	case CanPick:
+		_, ok = i.in.(driver.Picker)
 	}
 	return ok
 }

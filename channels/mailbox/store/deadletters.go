@@ -12,14 +12,16 @@ import (
 )
 
 // MetaRedeliveredFrom is the metadata key of a redelivered copy that names
-// the id of the message it copies.
-const MetaRedeliveredFrom = "redelivered_from"
+// the id of the message it copies (envelope.MetaRedeliveredFrom).
+const MetaRedeliveredFrom = envelope.MetaRedeliveredFrom
 
 // RedeliveryCopy returns the copy of set-aside message m that Redeliver
 // stores: the same message under a fresh id, because a receiver drops an
 // id it has handled and setting a message aside counts as handling it.
 // The thread (the original id when m started it), the task, reply_to and
-// the trace stay; metadata redelivered_from names the original id.
+// the trace stay; metadata redelivered_from names the original id (the
+// first message's, for a copy of a copy), and the signature stays: the
+// copy verifies as its original (envelope.VerifySignature).
 func RedeliveryCopy(m *envelope.Message) *envelope.Message {
 	c := *m
 	c.ID = envelope.NewID()
@@ -28,7 +30,9 @@ func RedeliveryCopy(m *envelope.Message) *envelope.Message {
 	if c.Metadata == nil {
 		c.Metadata = map[string]any{}
 	}
-	c.Metadata[MetaRedeliveredFrom] = m.ID
+	if from, ok := c.Metadata[MetaRedeliveredFrom].(string); !ok || from == "" {
+		c.Metadata[MetaRedeliveredFrom] = m.ID
+	}
 	return &c
 }
 

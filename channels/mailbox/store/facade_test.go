@@ -58,7 +58,7 @@ func TestHas(t *testing.T) {
 	}{
 		{"folder", openFS(t), []store.Ability{store.CanBrowse, store.CanSkim, store.CanCount, store.CanListPending,
 			store.CanFindInbox, store.CanWatch, store.CanAudit, store.CanReadAudit, store.CanDeadLetters,
-			store.CanHeartbeat, store.CanPing}, []store.Ability{store.CanSweep, store.CanPrune, store.CanAckPipelined}},
+			store.CanHeartbeat, store.CanPing}, []store.Ability{store.CanSweep, store.CanPrune, store.CanAckPipelined, store.CanPick}},
 		{"memory", memstore.New(memstore.Options{}), []store.Ability{store.CanBrowse, store.CanAudit, store.CanReadAudit},
 			[]store.Ability{store.CanSweep, store.CanPrune}},
 		{"plain", plain{memstore.New(memstore.Options{})}, nil, nil},
@@ -71,7 +71,7 @@ func TestHas(t *testing.T) {
 		}
 		in, err := st.OpenInbox(ctx, "bob")
 		require.NoError(t, err)
-		for _, a := range []store.Ability{store.CanSweep, store.CanPrune, store.CanAckPipelined, store.CanBrowse} {
+		for _, a := range []store.Ability{store.CanSweep, store.CanPrune, store.CanAckPipelined, store.CanPick, store.CanBrowse} {
 			assert.Equal(t, slices.Contains(tt.inbox, a), in.Has(a), "%s inbox: %s", tt.name, a)
 		}
 		require.NoError(t, in.Close())
@@ -345,4 +345,44 @@ func TestSetAsideOfEveryAgent(t *testing.T) {
 	assert.ErrorIs(t, err, store.ErrNotSetAside, "redelivered once")
 	_, err = st.Redeliver(ctx, "bob", all[1].Ref)
 	assert.ErrorIs(t, err, store.ErrNotSetAside, "another agent's")
+}
+
+// Settle handles a message out of turn for an agent that does not run:
+// pending, or left claimed by an owner that is gone. While the agent's
+// inbox is open it fails with ErrInboxBusy; a store whose inboxes cannot
+// hand out a message out of turn fails with ErrNotSupported.
+func TestSettle(t *testing.T) {
+	t.Parallel()
+	ctx := testkit.Ctx(t)
+	st := store.New(openFS(t), nil)
+	first, second, third := storetest.NewMessage("alice", "bob", "one"), storetest.NewMessage("alice", "bob", "two"),
+		storetest.NewMessage("alice", "bob", "three")
+	storetest.Deliver(t, st, first, second, third)
+	refs := map[string]string{}
+	boxes := func() map[string]store.Box {
+		out := map[string]store.Box{}
+		require.NoError(t, st.Browse(ctx, func(s store.Stored) bool {
+			out[s.Message.ID], refs[s.Message.ID] = s.Box, s.Ref
+			return true
+		}))
+		return out
+	}
+	boxes()
+	in, err := st.OpenInbox(ctx, "bob")
+	require.NoError(t, err)
+	require.Equal(t, first.ID, storetest.Next(t, in).Message.ID) // claimed, never acknowledged
+	assert.ErrorIs(t, st.Settle(ctx, "bob", refs[second.ID]), store.ErrInboxBusy, "bob's process holds its inbox")
+	require.NoError(t, in.Close())
+
+	require.NoError(t, st.Settle(ctx, "bob", refs[second.ID]))
+	require.NoError(t, st.Settle(ctx, "bob", refs[first.ID]))
+	assert.Equal(t, map[string]store.Box{first.ID: store.BoxProcessed, second.ID: store.BoxProcessed, third.ID: store.BoxInbox}, boxes())
+	assert.ErrorIs(t, st.Settle(ctx, "bob", refs[second.ID]), fs.ErrNotExist, "handled already")
+	assert.ErrorIs(t, st.Settle(ctx, "carol", refs[third.ID]), fs.ErrNotExist, "not carol's")
+	in = storetest.OpenInbox(t, st, "bob")
+	storetest.ExpectNext(t, in, third.ID) // the others are not handed out again
+
+	mem := store.New(memstore.New(memstore.Options{}), nil)
+	storetest.Deliver(t, mem, storetest.NewMessage("alice", "bob", "x"))
+	assert.ErrorIs(t, mem.Settle(ctx, "bob", "bob/1"), store.ErrNotSupported)
 }

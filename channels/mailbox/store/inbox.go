@@ -64,6 +64,34 @@ func (i *Inbox) Prune(ctx context.Context, r Retention) (PruneReport, error) {
 	return p.Prune(ctx, r)
 }
 
+// Settle marks agent's message ref (its Ref in Browse: pending, or left
+// claimed by an owner that is gone) as handled without handing it to
+// anyone: what an operator does to a request answered from elsewhere
+// while its agent does not run. It opens the agent's inbox, so it fails
+// with ErrInboxBusy while the agent runs (its process settles what it
+// holds), and with ErrNotSupported on a backend that cannot hand out a
+// message out of turn (driver.Picker).
+func (s *Store) Settle(ctx context.Context, agent, ref string) (err error) {
+	in, err := s.OpenInbox(ctx, agent)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cerr := in.Close(); err == nil {
+			err = cerr
+		}
+	}()
+	p, ok := in.in.(driver.Picker)
+	if !ok {
+		return notSupported(CanPick)
+	}
+	d, err := p.Pick(ctx, ref)
+	if err != nil {
+		return err
+	}
+	return in.Ack(ctx, d)
+}
+
 // Close releases the inbox; claimed but unacknowledged deliveries come
 // back when it is next opened.
 func (i *Inbox) Close() error { return i.in.Close() }

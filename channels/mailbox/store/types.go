@@ -78,6 +78,7 @@ const (
 	EventOperator    = driver.EventOperator
 	EventUsage       = driver.EventUsage
 	EventApproval    = driver.EventApproval
+	EventKey         = driver.EventKey
 )
 
 // Errors a store's calls wrap (see package driver for each).

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
@@ -18,7 +17,7 @@ type DelegateArgs struct {
 	Capability      string         `json:"capability,omitempty" jsonschema:"a capability the agent must offer (or give to)"`
 	Task            string         `json:"task" jsonschema:"the work to do, in plain words"`
 	Data            map[string]any `json:"data,omitempty" jsonschema:"optional structured input of the task"`
-	DeadlineSeconds float64        `json:"deadline_seconds,omitempty" jsonschema:"optional: seconds until the task must be done"`
+	DeadlineSeconds float64        `json:"deadline_seconds,omitempty" jsonschema:"optional: seconds until the task must be done (at most a year: 31536000)"`
 }
 
 // DelegateTask is the delegate_task tool: it sends a task to an agent, or
@@ -47,8 +46,10 @@ func delegateTask(ctx context.Context, c Caller, in DelegateArgs) (_ Result, err
 		return Result{}, errors.New("give the agent id (to) or a capability")
 	case in.To != "" && in.Capability != "":
 		return Result{}, errors.New("give either to or capability, not both")
-	case in.DeadlineSeconds < 0:
-		return Result{}, errors.New("deadline_seconds must be positive")
+	}
+	wait, err := waitOf("deadline_seconds", in.DeadlineSeconds)
+	if err != nil {
+		return Result{}, err
 	}
 	var budget *envelope.Budget
 	sent := "" // the id of the task sent, for settle
@@ -69,8 +70,8 @@ func delegateTask(ctx context.Context, c Caller, in DelegateArgs) (_ Result, err
 	if in.Capability != "" {
 		req.Via = "any:" + in.Capability // offered to another holder if it is not taken up
 	}
-	if in.DeadlineSeconds > 0 {
-		req.Deadline = c.now().Add(time.Duration(in.DeadlineSeconds * float64(time.Second)))
+	if wait > 0 {
+		req.Deadline = c.now().Add(wait)
 	}
 	msg, err := c.Mailbox.Post(ctx, req)
 	if err != nil {

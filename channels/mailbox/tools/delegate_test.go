@@ -101,6 +101,8 @@ func TestDelegateErrorsAreReadable(t *testing.T) {
 		{"neither", `{"task":"sort 1"}`, nil, "give the agent id (to) or a capability", nil},
 		{"no task", `{"to":"coder","task":"  "}`, nil, "task is empty", nil},
 		{"bad deadline", `{"to":"coder","task":"x","deadline_seconds":-1}`, nil, "deadline_seconds must be positive", nil},
+		{"deadline past a year", `{"to":"coder","task":"x","deadline_seconds":1e300}`, nil,
+			"deadline_seconds is 1e+300: at most 31536000 (a year)", nil},
 		{"bad json", `{"to":`, nil, "arguments of delegate_task are not the JSON object", nil},
 		{"loop refused", `{"to":"coder","task":"sort 1"}`, func(f *fakeMailbox) {
 			f.postErr = fmt.Errorf("send to %q (trace [coder researcher]): %w", "coder", route.ErrLoop)

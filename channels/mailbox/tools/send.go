@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
 )
@@ -17,7 +16,7 @@ type SendArgs struct {
 	Data         map[string]any `json:"data,omitempty" jsonschema:"optional structured data sent with the text"`
 	Subject      string         `json:"subject,omitempty" jsonschema:"optional kebab-case topic"`
 	ExpectsReply bool           `json:"expects_reply,omitempty" jsonschema:"the receiver owes a reply"`
-	ReplyWithin  float64        `json:"reply_within_seconds,omitempty" jsonschema:"with expects_reply: seconds until the reply is due"`
+	ReplyWithin  float64        `json:"reply_within_seconds,omitempty" jsonschema:"with expects_reply: seconds until the reply is due (at most a year: 31536000)"`
 	ThreadID     string         `json:"thread_id,omitempty" jsonschema:"join an existing thread"`
 	Priority     int            `json:"priority,omitempty" jsonschema:"0 (default) to 3; higher is taken first"`
 }
@@ -44,8 +43,12 @@ func sendMessage(ctx context.Context, c Caller, in SendArgs) (Result, error) {
 	to := strings.TrimSpace(in.To)
 	req := route.Request{Text: in.Text, Parts: dataParts(in.Data), Parent: c.parent(), Subject: in.Subject,
 		ExpectsReply: in.ExpectsReply, ThreadID: in.ThreadID, Priority: in.Priority}
-	if in.ReplyWithin > 0 {
-		req.ReplyBy = c.now().Add(time.Duration(in.ReplyWithin * float64(time.Second)))
+	within, err := waitOf("reply_within_seconds", in.ReplyWithin)
+	if err != nil {
+		return Result{}, err
+	}
+	if within > 0 {
+		req.ReplyBy = c.now().Add(within)
 	}
 	group, err := c.isGroup(ctx, to)
 	if err != nil {

@@ -187,3 +187,18 @@ func TestReplyErrors(t *testing.T) {
 		})
 	}
 }
+
+// A wait in seconds is bounded by a year: past it the deadline would
+// overflow (1e300 seconds wrapped to a deadline in 1734).
+func TestReplyWithinIsBounded(t *testing.T) {
+	fake := newFake()
+	_, err := run(t, tool(t, fake, "send_message"), fromUser(), `{"to":"coder","text":"hi","expects_reply":true,"reply_within_seconds":1e300}`)
+	assert.EqualError(t, err, "reply_within_seconds is 1e+300: at most 31536000 (a year)")
+	_, err = run(t, tool(t, fake, "send_message"), fromUser(), `{"to":"coder","text":"hi","expects_reply":true,"reply_within_seconds":-5}`)
+	assert.EqualError(t, err, "reply_within_seconds must be positive")
+	assert.Empty(t, fake.posts())
+
+	_, err = run(t, tool(t, fake, "send_message"), fromUser(), `{"to":"coder","text":"hi","expects_reply":true,"reply_within_seconds":31536000}`)
+	require.NoError(t, err)
+	assert.Equal(t, clock.Add(tools.MaxWait), fake.posts()[0].ReplyBy, "a year is allowed")
+}

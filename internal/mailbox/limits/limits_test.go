@@ -177,3 +177,41 @@ func TestConfigValidate(t *testing.T) {
 	assert.NoError(t, off.Validate("x"), "0 turns a limit off")
 	assert.Equal(t, "no limit", off.PerEdge.String())
 }
+
+// Sends, with its buckets in the store between calls (a process each),
+// gives the answers of the in-memory guard (TestSendPerEdgeAndPerAgent).
+func TestSendsKeptInTheStore(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st := store.New(memstore.NewHub().Open(memstore.Options{}), nil)
+	now := t0
+	send := func(to ...string) []error {
+		t.Helper()
+		errs, err := limits.Sends(ctx, config(), st, "lead", to, now)
+		require.NoError(t, err)
+		return errs
+	}
+	assert.Equal(t, []error{nil, nil}, send("coder", "coder"))
+	errs := send("coder")
+	require.ErrorIs(t, errs[0], route.ErrRateLimited, "burst 2 to one agent")
+	wait, _ := route.RetryAfter(errs[0])
+	assert.Equal(t, 10*time.Second, wait, "6 a minute: one every 10 s")
+	assert.EqualError(t, errs[0], "send lead → coder: rate limited: over 6/minute, burst 2 to one agent (channels.mailbox.limits.perEdge); wait 10s before sending to coder again")
+
+	errs = send("reviewer", "tester")
+	assert.NoError(t, errs[0], "another edge has its own bucket")
+	require.ErrorIs(t, errs[1], route.ErrRateLimited, "perAgent burst 3 spent")
+	assert.Contains(t, errs[1].Error(), "over 1/second, burst 3 in all (channels.mailbox.limits.perAgent)")
+	now = now.Add(time.Second)
+	assert.Equal(t, []error{nil}, send("tester"), "the refused send took no perEdge token")
+	now = now.Add(10 * time.Second)
+	assert.Equal(t, []error{nil}, send("coder"), "a token back after 10 s")
+
+	require.NoError(t, st.SaveState(ctx, "lead", limits.SendsKey, []byte("{")))
+	assert.Equal(t, []error{nil}, send("coder"), "an unreadable record starts full")
+	off := config()
+	off.PerEdge, off.PerAgent = limits.Rate{}, limits.Rate{}
+	errs, err := limits.Sends(ctx, off, st, "lead", []string{"coder", "coder", "coder", "coder"}, now)
+	require.NoError(t, err)
+	assert.Equal(t, make([]error, 4), errs, "rate 0: no limit")
+}

@@ -47,6 +47,10 @@ type Meta struct {
 	// so that a nanobot sender can route them.
 	TaskCallback *envelope.Callback `json:"task_callback,omitempty"`
 	Redelivered  bool               `json:"redelivered,omitempty"`
+	// Unverified is set on a message taken without a signature that
+	// shows who sent it (unsigned, from an agent allowed to send so: see
+	// channels.mailbox.allowUnsigned): From is only its claim.
+	Unverified bool `json:"unverified,omitempty"`
 	// Notice is set on what the channel itself tells the agent rather
 	// than a message it received: NoticeOverdue.
 	Notice string `json:"notice,omitempty"`

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/switchboard-dev/switchboard/internal/mailbox/keys"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/mailtrace"
 	"github.com/switchboard-dev/switchboard/tracing"
 
@@ -72,6 +73,11 @@ func (o *Operator) Cancel(ctx context.Context, taskID, reason string) (Canceled,
 		}
 		msg.Callback = task.Callback
 		msg.Metadata = map[string]any{MetaSentBy: Actor}
+		// Signed with dir[0]'s key when it can be read here (the folder);
+		// else unsigned, and refused by a receiver that pinned that key.
+		if _, _, err := keys.SignAs(ctx, o.cfg.Store, msg, keys.Source{}); err != nil {
+			return out, err
+		}
 		// the cancel joins the task's trace
 		tctx := tracing.WithParent(ctx, task.Traceparent, task.Tracestate)
 		if err := mailtrace.Deliver(tctx, nil, o.cfg.Store, msg); err != nil {

@@ -40,6 +40,14 @@ const (
 	// its sender may not decide (another agent: From and MessageID are
 	// its). Agent is the agent that waits, Ref the approval's id.
 	EventApproval EventKind = "approval"
+
+	// EventKey is a step of an agent's signing key (docs/security.md):
+	// pinned on first sight, a changed key refused, a change accepted
+	// (by the operator's `switchboard agents trust`, or vouched for by
+	// the operator key). Agent is the agent whose key it is, Reason says
+	// what happened and names the keys; From and MessageID name the
+	// message that showed a changed key, when one did.
+	EventKey EventKind = "key"
 )
 
 // Event describes one thing a backend did with a message. Backends pass
@@ -65,7 +73,7 @@ type Event struct {
 // EventKinds lists every kind, in the order of a message's life.
 func EventKinds() []EventKind {
 	return []EventKind{EventSent, EventClaimed, EventDelivered, EventProcessed, EventRefused,
-		EventQuarantined, EventDuplicate, EventSwept, EventOverdue, EventPruned, EventOrphaned, EventOperator, EventUsage, EventApproval}
+		EventQuarantined, EventDuplicate, EventSwept, EventOverdue, EventPruned, EventOrphaned, EventOperator, EventUsage, EventApproval, EventKey}
 }
 
 // Observer receives events. It is called synchronously and must not block.

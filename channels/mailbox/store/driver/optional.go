@@ -79,6 +79,16 @@ type PruneReport struct {
 	Bytes int64
 }
 
+// Picker is an Inbox that can hand out one of its agent's messages out of
+// turn, named by the Ref Browse gives it (pending, or left claimed by an
+// owner that is gone): what an operator settles from outside the agent,
+// with the inbox open in its own process (so the agent is not running).
+// A ref that names nothing of this inbox fails with an error wrapping
+// fs.ErrNotExist.
+type Picker interface {
+	Pick(ctx context.Context, ref string) (*Delivery, error)
+}
+
 // Pruner is an Inbox that can apply a Retention to its agent's handled
 // and archived messages.
 type Pruner interface {

@@ -61,6 +61,9 @@ var (
 	// ErrRecordExists is wrapped by CreateRecord when the record is there
 	// already.
 	ErrRecordExists = errors.New("the record exists already")
+	// ErrNoCredentialKey is wrapped by CredentialKeys.CredentialSeed when
+	// the backend connects with no key of the agent asked about.
+	ErrNoCredentialKey = errors.New("no key of the agent among the store's credentials")
 )
 
 // String returns "shelf/key", for errors.

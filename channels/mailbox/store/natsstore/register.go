@@ -1,7 +1,14 @@
 package natsstore
 
 import (
+	"cmp"
 	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
@@ -50,7 +57,30 @@ func OpenBackend(cfg driver.Config) (driver.Backend, error) {
 	opts.AuditLog, opts.Agent = cfg.AuditLog, cfg.AgentID
 	opts.Observer, opts.Logger = cfg.Observer, cfg.Logger
 	opts.NoCreate = cfg.NoCreate
-	ctx, cancel := context.WithTimeout(context.Background(), seconds(nc.ConnectTimeout)+requestTimeout)
+	opts.KeyFile = cmp.Or(nc.Credentials, nc.NKey)
+	wait := seconds(nc.ConnectTimeout) + requestTimeout
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
-	return Open(ctx, opts)
+	st, err := Open(ctx, opts)
+	if err != nil {
+		return nil, setUpError(nc.URL, wait, err)
+	}
+	return st, nil
+}
+
+// setUpError is the error of opening the store on a connection made to
+// the server at url: it names the server and the key once, and says what a
+// request that timed out means (the server takes connections, its
+// JetStream does not answer). An error that names the server already (no
+// JetStream), or that callers test for (driver.ErrNoStore), is kept.
+func setUpError(url string, wait time.Duration, err error) error {
+	switch {
+	case errors.Is(err, driver.ErrNoStore), errors.Is(err, nats.ErrNoResponders),
+		errors.Is(err, jetstream.ErrJetStreamNotEnabled):
+		return err
+	case errors.Is(err, context.DeadlineExceeded), errors.Is(err, nats.ErrTimeout):
+		return fmt.Errorf("NATS at %s (%s.url): the server took the connection but its JetStream did not answer within %s "+
+			"(a server still starting, a cluster without a quorum): %w", url, ConfigPath, wait, err)
+	}
+	return fmt.Errorf("NATS at %s (%s.url): %w", url, ConfigPath, err)
 }

@@ -25,8 +25,9 @@ func (s *Store) DeadLetterAgents(ctx context.Context) ([]string, error) {
 	}
 	var out []string
 	for subject, n := range info.State.Subjects {
-		tok, ok := strings.CutPrefix(subject, s.names.prefix+".")
-		if tok, ok = strings.CutSuffix(tok, ".dead"); !ok || n == 0 {
+		tok, prefixed := strings.CutPrefix(subject, s.names.prefix+".")
+		tok, dead := strings.CutSuffix(tok, ".dead")
+		if !prefixed || !dead || n == 0 {
 			continue
 		}
 		if agent, ok := agentOfToken(tok); ok {

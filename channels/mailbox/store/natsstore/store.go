@@ -79,6 +79,10 @@ type Options struct {
 	Observer driver.Observer
 	// Logger receives warnings; nil discards.
 	Logger *slog.Logger
+	// KeyFile is the credentials or nkey seed file the connection
+	// authenticates with (Config.Credentials or Config.NKey), if any: its
+	// user key is Agent's signing key (see CredentialSeed).
+	KeyFile string
 	// Now is the clock (default time.Now).
 	Now func() time.Time
 }

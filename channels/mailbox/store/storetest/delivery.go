@@ -25,6 +25,7 @@ func (s *suite) runDelivery(t *testing.T) {
 	t.Run("InvalidRefused", testkit.Parallel(s.testInvalidRefused))
 	t.Run("TooLargeRefused", testkit.Parallel(s.testTooLarge))
 	t.Run("Events", testkit.Parallel(s.testEvents))
+	t.Run("SignedVerifies", testkit.Parallel(s.testSignedVerifies))
 }
 
 // testRoundTrip: every field of a message survives delivery.
