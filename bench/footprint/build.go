@@ -72,9 +72,13 @@ func moduleDir(ctx context.Context) (string, error) {
 	return filepath.Dir(mod), nil
 }
 
+// buildFlags are extra go build flags: the tests add -race when they run
+// with it, so that the build reuses the packages go test compiled.
+var buildFlags []string
+
 // goBuild runs go build -o out pkg in dir.
 func goBuild(ctx context.Context, dir, out, pkg string) error {
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", out, pkg)
+	cmd := exec.CommandContext(ctx, "go", append(append([]string{"build"}, buildFlags...), "-o", out, pkg)...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "GOWORK=off")
 	if b, err := cmd.CombinedOutput(); err != nil {

@@ -2,18 +2,45 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
 
+// switchboardBin is the switchboard binary TestMain builds once for the
+// tests that time it (-switchboard), instead of a build in each.
+var switchboardBin string
+
+// raceFlags is -race when the tests run with it (race_test.go): the build
+// then reuses the packages go test compiled, instead of compiling the
+// whole program a second time.
+var raceFlags []string
+
 // TestMain runs the receiver when the harness re-executes the test binary
-// as its child process.
+// as its child process; otherwise it builds switchboard and runs the tests.
 func TestMain(m *testing.M) {
 	if os.Getenv(envChild) == "1" {
 		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 	}
-	os.Exit(m.Run())
+	dir, err := os.MkdirTemp("", "bench-mailbox-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	switchboardBin = filepath.Join(dir, "switchboard")
+	build := exec.Command("go", append(append([]string{"build"}, raceFlags...), "-o", switchboardBin, switchboardPackage)...)
+	build.Stdout, build.Stderr = os.Stdout, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build switchboard:", err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
 }
 
 // TestHarnessAllModes runs every mode with a few messages across two real

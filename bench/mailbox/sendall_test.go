@@ -9,14 +9,14 @@ import (
 )
 
 // TestHarnessSendMode runs the send mode to a few agents: the harness
-// builds the switchboard binary, registers the agents, runs send --to all
+// times the switchboard binary TestMain built, registers the agents, runs send --to all
 // (checking that every agent got every copy) beside the raw peers, and
 // prints one row per durability; nothing is left behind in -root.
 func TestHarnessSendMode(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	var out, errOut bytes.Buffer
-	code := run([]string{"-mode", "send", "-n", "5", "-root", root}, &out, &errOut)
+	code := run([]string{"-mode", "send", "-n", "5", "-root", root, "-switchboard", switchboardBin}, &out, &errOut)
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())
 	}

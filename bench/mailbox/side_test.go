@@ -12,7 +12,7 @@ import (
 
 // TestHarnessNanobotMode runs the side-by-side mode with a few messages:
 // nanobot's algorithm in Python writes the tree and drains a copy, the
-// switchboard binary (built by the harness) drains another with fsync on
+// switchboard binary (built once by TestMain) drains another with fsync on
 // and off, the raw renames the rest; every drain is checked by the
 // harness, and the JSON file holds every contender with a rate and its
 // ratios. Without python3 it skips, except on CI (CI=true), where .ci/run
@@ -28,7 +28,8 @@ func TestHarnessNanobotMode(t *testing.T) {
 	root := t.TempDir()
 	jsonFile := filepath.Join(t.TempDir(), "side.json")
 	var out, errOut bytes.Buffer
-	code := run([]string{"-mode", "nanobot", "-n", "12", "-rounds", "2", "-root", root, "-json", jsonFile, "-timeout", "2m"},
+	code := run([]string{"-mode", "nanobot", "-n", "12", "-rounds", "2", "-root", root, "-json", jsonFile, "-timeout", "2m",
+		"-switchboard", switchboardBin},
 		&out, &errOut)
 	if code != 0 {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())

@@ -19,6 +19,7 @@ import (
 	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/view"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // boxOf returns which of agent's folders holds a file of message id.
@@ -242,7 +243,7 @@ func convTake(t *testing.T, s *fsstore.Store, m *envelope.Message) (driver.Inbox
 	in, err := s.OpenInbox(ctx, m.To)
 	require.NoError(t, err)
 	t.Cleanup(func() { in.Close() })
-	wait, cancel := context.WithTimeout(ctx, 20*time.Second)
+	wait, cancel := context.WithTimeout(ctx, testkit.WaitLimit)
 	defer cancel()
 	d, err := in.Next(wait)
 	require.NoError(t, err)

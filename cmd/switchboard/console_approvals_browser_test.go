@@ -35,8 +35,7 @@ func TestConsoleApprovalInBrowser(t *testing.T) {
 	assertText(t, ctx, row+` td[data-label="Asks to"]`, "tool run tool list_agents")
 	assertText(t, ctx, row+` td[data-label="Detail"]`, "{}")
 	assertText(t, ctx, row+` td[data-label="Chat"]`, "feishu:oc_alice")
-	var countdown string
-	run(t, ctx, "countdown", chromedp.Text(row+` .countdown`, &countdown))
+	countdown := textOf(t, ctx, row+` .countdown`)
 	assert.Regexp(t, `^\d+m left$`, countdown)
 	assertText(t, ctx, `#approvals-count`, "1")
 	screenshot(t, ctx, "console-approvals")

@@ -137,9 +137,22 @@ func setAside(t *testing.T, s *sandbox, agent, text string) string {
 // assertText checks the text of the first element sel matches.
 func assertText(t *testing.T, ctx context.Context, sel, want string) {
 	t.Helper()
+	assert.Equal(t, want, strings.TrimSpace(textOf(t, ctx, sel)))
+}
+
+// textOf waits until sel is visible and returns the text of the first
+// element it matches, found and read in one evaluation in the page: the
+// console renders a view anew on every update (a countdown's tick, an
+// event), and a node found by one call (as chromedp.Text does) may be
+// replaced before the next reads it, reading as "".
+func textOf(t *testing.T, ctx context.Context, sel string) string {
+	t.Helper()
+	quoted, err := json.Marshal(sel)
+	require.NoError(t, err)
 	var got string
-	run(t, ctx, "read "+sel, chromedp.Text(sel, &got))
-	assert.Equal(t, want, strings.TrimSpace(got))
+	run(t, ctx, "read "+sel, chromedp.WaitVisible(sel),
+		chromedp.Evaluate(`document.querySelector(`+string(quoted)+`).innerText`, &got))
+	return got
 }
 
 // assertNoReload checks the page was not reloaded since it was opened.

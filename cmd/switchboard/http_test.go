@@ -35,7 +35,7 @@ func TestChatFrontEndTalksToTheTeam(t *testing.T) {
 	coder.awaitStderr("host running")
 
 	client := openai.NewClient(option.WithBaseURL(m[1]+"/v1"), option.WithAPIKey("t0ken"), option.WithMaxRetries(0))
-	ctx := testkit.Ctx(t)
+	ctx := testkit.CtxFor(t, testkit.Steps(4)) // the answer waits for a delegation to coder and its reply
 	models, err := client.Models.List(ctx)
 	require.NoError(t, err)
 	require.Len(t, models.Data, 1)

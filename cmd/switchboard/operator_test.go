@@ -54,8 +54,9 @@ func quarantined(t *testing.T, be *store.Store, agent, text string) *envelope.Me
 	return msg
 }
 
+// operatorCommands runs some thirty commands: each operation of the test
+// on the store has a limit of its own (testkit.Ctx), never one for all.
 func operatorCommands(t *testing.T, s *sandbox, be *store.Store, fs bool) {
-	ctx := testkit.Ctx(t)
 	assert.Contains(t, s.ok("dead"), "nothing set aside")
 
 	// dead lists, redeliver puts back a copy that names the original.
@@ -69,13 +70,13 @@ func operatorCommands(t *testing.T, s *sandbox, be *store.Store, fs bool) {
 	assert.Empty(t, strings.TrimSpace(s.ok("dead", "critic", "--json")))
 	assert.Contains(t, s.ok("redeliver", msg.ID), "redelivered coder/")
 	assert.Empty(t, strings.TrimSpace(s.ok("dead", "--json")), "no longer set aside")
-	in, err := be.OpenInbox(ctx, "coder")
+	in, err := be.OpenInbox(testkit.Ctx(t), "coder")
 	require.NoError(t, err)
-	d, err := in.Next(ctx)
+	d, err := in.Next(testkit.Ctx(t))
 	require.NoError(t, err)
 	assert.Equal(t, msg.ID, d.Message.Metadata[store.MetaRedeliveredFrom], "a copy that names the original")
 	assert.Equal(t, "hello from outside", d.Message.Content.Parts[0].Text)
-	require.NoError(t, in.Ack(ctx, d))
+	require.NoError(t, in.Ack(testkit.Ctx(t), d))
 	require.NoError(t, in.Close())
 
 	other := quarantined(t, be, "coder", "drop me")
@@ -87,7 +88,7 @@ func operatorCommands(t *testing.T, s *sandbox, be *store.Store, fs bool) {
 	s.ok("send", "--from", "lead", "--to", "coder", "--type", "task", "--task-id", "t1", "--text", "build it")
 	assert.Contains(t, s.ok("cancel", "t1", "--reason", "wrong repository"), "canceled task t1 (lead → coder)")
 	var updates []string
-	require.NoError(t, be.Browse(ctx, func(st store.Stored) bool {
+	require.NoError(t, be.Browse(testkit.Ctx(t), func(st store.Stored) bool {
 		if m := st.Message; m.Type == envelope.TypeTaskUpdate && m.Task != nil && m.Task.ID == "t1" {
 			assert.Equal(t, envelope.StateCanceled, m.Task.State)
 			assert.Equal(t, "wrong repository", m.Task.Reason)
@@ -115,7 +116,7 @@ func operatorCommands(t *testing.T, s *sandbox, be *store.Store, fs bool) {
 	now := time.Now()
 	ap := agent.Approval{ID: envelope.NewID(), Agent: "coder", Kind: "tool", Action: "run tool deploy",
 		Detail: `{"env":"prod"}`, Channel: "feishu", ChatID: "oc_1", Created: now, Deadline: now.Add(time.Hour)}
-	require.NoError(t, ab.PutApproval(ctx, ap))
+	require.NoError(t, ab.PutApproval(testkit.Ctx(t), ap))
 	table := s.ok("approvals")
 	assert.Contains(t, table, ap.ID)
 	assert.Contains(t, table, "run tool deploy")
@@ -124,7 +125,7 @@ func operatorCommands(t *testing.T, s *sandbox, be *store.Store, fs bool) {
 	require.NoError(t, json.Unmarshal([]byte(s.ok("approvals", "--json")), &line))
 	assert.Equal(t, "waiting", line["state"])
 	assert.Contains(t, s.ok("approvals", "approve", ap.ID), "approved: run tool deploy for coder")
-	got, err := ab.GetApproval(ctx, ap.ID)
+	got, err := ab.GetApproval(testkit.Ctx(t), ap.ID)
 	require.NoError(t, err)
 	require.NotNil(t, got.Decision)
 	assert.True(t, got.Decision.Allow)

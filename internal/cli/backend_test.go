@@ -15,6 +15,7 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/memstore"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // plainStore is a real in-memory store with only the abilities every
@@ -45,7 +46,7 @@ func TestCommandsOnPlainStore(t *testing.T) {
 	assert.Equal(t, ExitOK, code, errOut)
 	assert.Equal(t, "no agents in the plain store\n", out)
 
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)
 	defer cancel()
 	_, err := plainStore{plainHub.Open(memstore.Options{})}.UpdateCard(ctx, "coder", func(c *envelope.Card) {
 		c.Status, c.LastHeartbeat = envelope.StatusIdle, envelope.NewTime(time.Now())

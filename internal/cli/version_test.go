@@ -61,6 +61,9 @@ func TestVersionJSON(t *testing.T) {
 	}
 }
 
+// raceFlags is -race when the tests run with it (race_test.go).
+var raceFlags []string
+
 // TestVersionOfABuiltBinary builds switchboard from this checkout with
 // VCS stamping and checks that version prints the checkout's revision,
 // its commit time and whether the tree has changes. It needs a git clone
@@ -88,7 +91,7 @@ func TestVersionOfABuiltBinary(t *testing.T) {
 
 	bin := filepath.Join(t.TempDir(), "switchboard")
 	before := git("status", "--porcelain")
-	build := exec.Command("go", "build", "-buildvcs=true", "-o", bin, "./cmd/switchboard")
+	build := exec.Command("go", append(append([]string{"build", "-buildvcs=true"}, raceFlags...), "-o", bin, "./cmd/switchboard")...)
 	build.Dir = root
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, "go build: %s", out)

@@ -42,7 +42,7 @@ func startStub(t *testing.T, mutate func(*feishustub.Config)) *stub {
 	require.NoError(t, err)
 	require.NoError(t, ch.Start(context.Background()))
 	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)
 		defer cancel()
 		assert.NoError(t, ch.Stop(ctx))
 	})
@@ -79,7 +79,7 @@ func TestWebhookPublishesTextMessage(t *testing.T) {
 	s := startStub(t, nil)
 	code, _ := s.post(t, messageEvent("ev1", "ou_user", "oc_chat", "ask coder to sort 5 3 9 1"))
 	require.Equal(t, http.StatusOK, code)
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)
 	defer cancel()
 	in, err := s.bus.ConsumeInbound(ctx)
 	require.NoError(t, err)
@@ -194,7 +194,7 @@ func TestSendAppendsToOutboxAndWakesReaders(t *testing.T) {
 		require.Len(t, r.Replies, 1)
 		assert.Equal(t, "1 3 5 9", r.Replies[0].Content)
 		assert.Equal(t, 1, r.Next)
-	case <-time.After(10 * time.Second):
+	case <-time.After(testkit.WaitLimit):
 		t.Fatal("waiting reader not woken by the reply")
 	}
 	require.NoError(t, s.ch.Send(ctx, bus.OutboundMessage{Channel: "feishu", ChatID: "oc_other", Content: "second"}))

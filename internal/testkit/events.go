@@ -33,7 +33,8 @@ func (e *Events) TakeKind(t testing.TB, kind store.EventKind, match func(store.E
 	return e.Take(t, string(kind)+" event", ofKind(kind, match))
 }
 
-// WaitKindCount waits up to WaitLimit until n events of kind were recorded.
+// WaitKindCount waits until n events of kind were recorded, failing when
+// WaitLimit passes without one more (see Log.WaitCount).
 func (e *Events) WaitKindCount(t testing.TB, kind store.EventKind, n int) {
 	t.Helper()
 	e.WaitCount(t, string(kind)+" events", n, ofKind(kind, nil))

@@ -46,7 +46,8 @@ func (l *Log[T]) Take(t testing.TB, what string, match func(T) bool) T {
 
 func (l *Log[T]) wait(t testing.TB, what string, match func(T) bool, take bool) T {
 	t.Helper()
-	deadline := time.NewTimer(WaitLimit)
+	limit := limitOf(t, WaitLimit)
+	deadline := time.NewTimer(limit)
 	defer deadline.Stop()
 	for {
 		l.mu.Lock()
@@ -64,16 +65,21 @@ func (l *Log[T]) wait(t testing.TB, what string, match func(T) bool, take bool) 
 		select {
 		case <-changed:
 		case <-deadline.C:
-			t.Fatalf("no %s within %s; seen: %s", what, WaitLimit, l)
+			t.Fatalf("no %s within %s; seen: %s", what, limit, l)
 		}
 	}
 }
 
-// WaitCount waits up to WaitLimit until n recorded values match.
+// WaitCount waits until n recorded values match. Its limit is per value:
+// it fails when WaitLimit passes without one more matching value, so that
+// a wait for many is not held to the limit of one, and one that stalls
+// fails as soon as a wait for one would.
 func (l *Log[T]) WaitCount(t testing.TB, what string, n int, match func(T) bool) {
 	t.Helper()
-	deadline := time.NewTimer(WaitLimit)
+	limit := limitOf(t, WaitLimit)
+	deadline := time.NewTimer(limit)
 	defer deadline.Stop()
+	last := -1
 	for {
 		l.mu.Lock()
 		changed := l.changed
@@ -82,10 +88,17 @@ func (l *Log[T]) WaitCount(t testing.TB, what string, n int, match func(T) bool)
 		if got >= n {
 			return
 		}
+		if got > last {
+			if last >= 0 {
+				limit = limitOf(t, WaitLimit)
+				deadline.Reset(limit)
+			}
+			last = got
+		}
 		select {
 		case <-changed:
 		case <-deadline.C:
-			t.Fatalf("%d %s within %s, want %d; seen: %s", got, what, WaitLimit, n, l)
+			t.Fatalf("%d %s, want %d: none more within %s; seen: %s", got, what, n, limit, l)
 		}
 	}
 }

@@ -3,7 +3,6 @@ package tools_test
 import (
 	"context"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -15,6 +14,7 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/tools"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // TestScriptedLoopDelegates runs the user's side of the demo: the scripted
@@ -26,7 +26,7 @@ func TestScriptedLoopDelegates(t *testing.T) {
 	b := bus.New(8)
 	l, err := agentloop.New(agentloop.Config{Workspace: t.TempDir(), Bus: b, Provider: scripted.New(), Tools: set})
 	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithCancel(testkit.CtxFor(t, testkit.Steps(4))) // the loop runs for four exchanges
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- l.Run(ctx) }()

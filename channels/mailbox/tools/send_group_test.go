@@ -15,6 +15,7 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // recipients returns the To of each request posted.
@@ -93,8 +94,7 @@ func TestSendMessageToAllThroughTheChannel(t *testing.T) {
 	st, err := fsstore.Open(fsstore.Options{Root: t.TempDir() + "/mb", NoSync: true, PollInterval: time.Hour})
 	require.NoError(t, err)
 	t.Cleanup(func() { st.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	ctx := testkit.CtxFor(t, testkit.Steps(6)) // three channels started, three messages sent and received
 	start := func(id string, roles ...string) (*mailbox.Channel, *bus.Bus) {
 		cfg := mailbox.DefaultConfig()
 		cfg.AgentID, cfg.MailboxesRoot, cfg.Fsync, cfg.Roles = id, st.Root(), false, roles

@@ -248,7 +248,12 @@
     $("#approvals-count").textContent = waiting ? String(waiting) : "";
     $("#approvals-count").hidden = !waiting;
     const out = views[view]();
-    if (out) $("#view-" + view).replaceChildren(out);
+    if (!out) return;
+    // The view is built anew: a button the keyboard was on keeps the focus.
+    const label = document.activeElement && document.activeElement.getAttribute("aria-label");
+    $("#view-" + view).replaceChildren(out);
+    const again = label && [...out.querySelectorAll("[aria-label]")].find((e) => e.getAttribute("aria-label") === label);
+    if (again) again.focus();
   }
   let inflight = null, again = false;
   async function refresh() {

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // testInbox counts its closes and, like a backend's inbox, leaves the set
@@ -74,7 +75,7 @@ func TestTakeTurn(t *testing.T) {
 	select {
 	case err := <-got:
 		assert.NoError(t, err, "the waiting call gets the turn")
-	case <-time.After(10 * time.Second):
+	case <-time.After(testkit.WaitLimit):
 		t.Fatal("TakeTurn did not return after the turn was given back")
 	}
 
@@ -83,7 +84,7 @@ func TestTakeTurn(t *testing.T) {
 	select {
 	case err := <-got:
 		assert.ErrorIs(t, err, driver.ErrClosed, "closing ends the wait")
-	case <-time.After(10 * time.Second):
+	case <-time.After(testkit.WaitLimit):
 		t.Fatal("TakeTurn did not return after done was closed")
 	}
 	assert.Len(t, sem, 1, "the closed call did not take a turn")

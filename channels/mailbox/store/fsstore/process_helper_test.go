@@ -36,7 +36,8 @@ const (
 )
 
 // helperLife bounds a helper process that nobody kills: it gives up then.
-const helperLife = 2 * time.Minute
+// It is the limit of the most work a helper is given (10,000 messages).
+var helperLife = testkit.For(testkit.Messages(10000))
 
 // TestMailboxHelperProcess is not a test: it is the body of the sender and
 // receiver processes that the cross-process tests start by running the

@@ -46,11 +46,12 @@ func TestTenThousandMessagesFromAnotherProcess(t *testing.T) {
 	sender := startHelper(t, helperRoleSend, s.Root(),
 		helperEnvTo+"=bob", helperEnvSenders+"="+strings.Join(spec, ","), helperEnvNoSync+"=1")
 
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
-	defer cancel()
 	nextSeq := map[string]int{}
 	ids := map[string]bool{}
 	for range total {
+		// Each message within WaitLimit: the limit follows the progress,
+		// not a guess of how long 10,000 take on this machine.
+		ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)
 		d, err := in.Next(ctx)
 		require.NoError(t, err, "received %d of %d: %v", len(ids), total, nextSeq)
 		m := d.Message
@@ -63,6 +64,7 @@ func TestTenThousandMessagesFromAnotherProcess(t *testing.T) {
 		ids[m.ID] = true
 		require.False(t, d.Redelivered)
 		require.NoError(t, in.Ack(ctx, d))
+		cancel()
 	}
 	elapsed := time.Since(start)
 	out := sender.finish(t)

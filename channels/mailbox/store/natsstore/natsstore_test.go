@@ -114,7 +114,7 @@ func TestLockOfDeadProcessTakenOver(t *testing.T) {
 func TestLongTaskNotRedelivered(t *testing.T) {
 	ts := sharedServer(t)
 	opts := ts.options(t, nil)
-	opts.AckWait = time.Second
+	opts.AckWait = testkit.Scaled(time.Second) // see TestQueuedNotRedelivered
 	be := openWith(t, opts)
 	m, sentinel := storetest.NewMessage("alice", "bob", "long"), storetest.NewMessage("alice", "bob", "sentinel")
 	require.NoError(t, be.Deliver(testkit.Ctx(t), m))

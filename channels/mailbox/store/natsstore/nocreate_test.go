@@ -1,9 +1,7 @@
 package natsstore_test
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/assert"
@@ -12,6 +10,7 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
 // streamNames lists the streams on the server (buckets included).
@@ -19,8 +18,7 @@ func streamNames(t *testing.T, ts *testServer) []string {
 	t.Helper()
 	js, err := jetstream.New(ts.Connect(t))
 	require.NoError(t, err)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	ctx := testkit.Ctx(t)
 	var names []string
 	lister := js.StreamNames(ctx)
 	for n := range lister.Name() {
@@ -36,8 +34,7 @@ func streamNames(t *testing.T, ts *testServer) []string {
 func TestOpenNoCreate(t *testing.T) {
 	t.Parallel()
 	ts := startServer(t, "") // it looks at every stream of the server
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	ctx := testkit.Ctx(t)
 	opts := ts.options(t, nil)
 	opts.NoCreate = true
 	_, err := natsstore.Open(ctx, opts)
@@ -62,8 +59,7 @@ func TestOpenNoCreate(t *testing.T) {
 func TestOnline(t *testing.T) {
 	ts := sharedServer(t)
 	st := ts.open(t, nil)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	ctx := testkit.Ctx(t)
 	online, err := st.Online(ctx)
 	require.NoError(t, err)
 	assert.Empty(t, online)

@@ -34,7 +34,7 @@ func TestPerAgentPermissions(t *testing.T) {
 		nc, cfg := connect(user, password)
 		o := cfg.Options(nc)
 		o.OwnConn = true
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)
 		defer cancel()
 		s, err := natsstore.Open(ctx, o)
 		require.NoError(t, err, "open as %s", user)

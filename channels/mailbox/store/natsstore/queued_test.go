@@ -19,7 +19,10 @@ import (
 func TestQueuedNotRedelivered(t *testing.T) {
 	ts := sharedServer(t)
 	opts := ts.options(t, nil)
-	opts.AckWait, opts.Prefetch = time.Second, 2
+	// AckWait is the server's deadline for the inbox's keep-alive (every
+	// third of it): a machine that stalls the process longer redelivers
+	// whatever the inbox does, so it scales with the machine's load.
+	opts.AckWait, opts.Prefetch = testkit.Scaled(time.Second), 2
 	be := openWith(t, opts)
 	for i := range 6 {
 		m := storetest.NewMessage("alice", "bob", fmt.Sprint(i))
