@@ -7,7 +7,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
@@ -156,15 +155,6 @@ func measure(ctx context.Context, o options, be backend, bin, self string, log i
 	r.stopFailed, r.stopTook = f.stop(ctx)
 	r.notes = f.noteCounts()
 	return r, nil
-}
-
-// selfCPU is the CPU this process used so far.
-func selfCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func writesNow(be backend) int {

@@ -9,10 +9,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sync"
 	"syscall"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
+	"github.com/switchboard-dev/switchboard/internal/fileinfo"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/audit"
 )
 
 // Folder names inside an agent's folder (see the package comment).
@@ -160,4 +163,200 @@ func sameContent(path string, data []byte) (bool, error) {
 		return false, err
 	}
 	return bytes.Equal(got, data), nil
+}
+
+// deliveryDirs are the folders of an agent that Deliver writes to.
+var deliveryDirs = []string{inboxDir, processedDir, tmpDir}
+
+// checkedDirs is what deliveryDir remembers of an agent's folders: the
+// agent folder and the two Deliver writes through (tmp/ and inbox/), as
+// they were when ensureAgentDirs created and checked them.
+type checkedDirs struct {
+	dir   string
+	infos [3]fs.FileInfo // dir, dir/tmp, dir/inbox
+}
+
+func (c *checkedDirs) paths() [3]string {
+	return [3]string{c.dir, filepath.Join(c.dir, tmpDir), filepath.Join(c.dir, inboxDir)}
+}
+
+// stillSame reports whether the remembered folders are still the same
+// real folders with the same mode: one lstat each, no symlink followed. A
+// folder replaced (by a symlink, or anything else) or chmodded fails it.
+func (c *checkedDirs) stillSame() bool {
+	for i, p := range c.paths() {
+		fi, err := os.Lstat(p)
+		if err != nil || !fi.IsDir() || !os.SameFile(fi, c.infos[i]) || fi.Mode() != c.infos[i].Mode() {
+			return false
+		}
+	}
+	return true
+}
+
+// deliveryDir returns the agent folder of agentID with the folders Deliver
+// needs. The first time for this Store it checks them all (one lstat
+// each, checkDeliveryDirs), creating the missing ones (ensureAgentDirs);
+// after that it only makes sure, with three lstats, that the agent
+// folder, tmp/ and inbox/ are still the folders it checked, and checks
+// everything anew when one is not. A folder removed between
+// that and the write makes the create or link fail with fs.ErrNotExist;
+// Deliver then calls forgetDirs and asks again.
+func (s *Store) deliveryDir(agentID string) (string, error) {
+	if v, ok := s.knownDirs.Load(agentID); ok {
+		if c := v.(*checkedDirs); c.stillSame() {
+			return c.dir, nil
+		}
+		s.forgetDirs(agentID)
+	}
+	c, err := s.checkDeliveryDirs(agentID)
+	if errors.Is(err, fs.ErrNotExist) { // a first message: make what is missing
+		var dir string
+		if dir, err = s.ensureAgentDirs(agentID, deliveryDirs...); err == nil {
+			c = &checkedDirs{dir: dir}
+			for i, p := range c.paths() {
+				if c.infos[i], err = os.Lstat(p); err != nil {
+					break
+				}
+			}
+		}
+	}
+	if err != nil {
+		return "", err
+	}
+	s.knownDirs.Store(agentID, c)
+	return c.dir, nil
+}
+
+// checkDeliveryDirs checks, with one lstat each, that the agent folder of
+// agentID and the folders Deliver needs are all there, real folders (no
+// symlink) that only this user can write to, as ensureAgentDirs would
+// leave them. An error wrapping fs.ErrNotExist says one is missing.
+func (s *Store) checkDeliveryDirs(agentID string) (*checkedDirs, error) {
+	dir, err := s.agentDir(agentID)
+	if err != nil {
+		return nil, err
+	}
+	c := &checkedDirs{dir: dir}
+	paths := c.paths()
+	for i, p := range append(paths[:], filepath.Join(dir, processedDir)) {
+		fi, err := os.Lstat(p)
+		if err == nil {
+			err = checkDirInfo(p, fi)
+		}
+		if err == nil {
+			err = checkPrivateInfo(p, fi)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if i < len(c.infos) {
+			c.infos[i] = fi
+		}
+	}
+	return c, nil
+}
+
+// forgetDirs drops what deliveryDir remembers about agentID.
+func (s *Store) forgetDirs(agentID string) { s.knownDirs.Delete(agentID) }
+
+// missingDir reports whether err says that a folder (or the staging file)
+// was not there, which a fresh deliveryDir may repair.
+func missingDir(err error) bool { return errors.Is(err, fs.ErrNotExist) }
+
+// inboxSyncs shares the fsync of a recipient's inbox folder among the
+// Delivers of one Store that link into it at the same time (group
+// commit, see groupCommit): each Deliver links its message in, then
+// waits for a sync of the folder that started after its link. The first
+// one finding no sync running starts one at once; those that link while
+// it runs are served together by the next, one fsync for all of them
+// (up to maxUnsynced waiting). A lone Deliver pays what it paid without
+// grouping; N concurrent Delivers to one inbox pay a few folder fsyncs
+// instead of N. Each inbox has a group of its own, so deliveries to
+// different inboxes sync in parallel. A failed sync is the error of
+// every Deliver it was to serve.
+type inboxSyncs struct {
+	groups sync.Map // inbox folder path -> *inboxGroup
+
+	// target makes the syncTarget of an inbox folder; nil: fsync by
+	// path. Tests replace it to count or fail the syncs.
+	target func(inbox string) syncTarget
+}
+
+// inboxGroup is the group commit of one inbox folder and what it syncs.
+type inboxGroup struct {
+	commit *groupCommit
+	target syncTarget
+}
+
+// dirByPath is a folder fsynced by path (opened for each sync).
+type dirByPath string
+
+func (d dirByPath) syncNow() error { return syncDir(string(d)) }
+
+// sync returns once a fsync of the inbox folder at path that started
+// after the call has ended, with its error.
+func (x *inboxSyncs) sync(inbox string) error {
+	g := x.group(inbox)
+	done := make(chan error, 1)
+	g.commit.submit(true, nil, func(err error) { done <- err }, g.target)
+	return <-done
+}
+
+// group returns the group of the inbox folder at path, made on first use.
+func (x *inboxSyncs) group(inbox string) *inboxGroup {
+	if g, ok := x.groups.Load(inbox); ok {
+		return g.(*inboxGroup)
+	}
+	g := &inboxGroup{commit: newGroupCommit(nil), target: dirByPath(inbox)}
+	g.commit.window = 0 // a Deliver waits for every change: no window
+	if x.target != nil {
+		g.target = x.target(inbox)
+	}
+	actual, _ := x.groups.LoadOrStore(inbox, g)
+	return actual.(*inboxGroup)
+}
+
+// deadSenderReason marks a "sent" line that a receiver logged for a sender
+// that stopped between delivering the message and logging it.
+const deadSenderReason = "logged by the receiver: its sender stopped after delivering it, before logging it"
+
+// dropStaging removes the staging file tmp/name (described by fi), which
+// is older than stagingMaxAge: its sender died. A staging file with
+// another link was linked into the inbox, so the message was delivered
+// and its sender died before it logged "sent"; the line is logged first
+// (logSentOnce) so the audit log has every delivered message.
+func (in *Inbox) dropStaging(tmp, name string, fi fs.FileInfo) {
+	path := filepath.Join(tmp, name)
+	if fileinfo.Links(fi) > 1 {
+		if msg, err := readMessage(path, in.s.opts.MaxMessageBytes); err == nil {
+			in.s.logSentOnce(msg)
+		}
+	}
+	if os.Remove(path) == nil {
+		in.log.Info("removed orphaned staging file", "file", name)
+	}
+}
+
+// logSentOnce logs a "sent" line for msg unless the audit log already has
+// one. It reads the log (all its files) under the log's lock, which the
+// sender holds from linking the message in until it has logged "sent",
+// so a sender that is still alive has always logged it by then. It runs
+// only for a message whose sender died (a staging file left behind),
+// never on the normal path.
+func (s *Store) logSentOnce(msg *envelope.Message) {
+	if s.audit == nil {
+		return
+	}
+	s.emitAfter(func() *driver.Event {
+		found := false
+		_, err := audit.Read(context.Background(), s.root,
+			audit.Filter{MessageID: msg.ID, Kinds: []driver.EventKind{driver.EventSent}},
+			func(audit.Entry) bool { found = true; return false })
+		if err != nil || found {
+			return nil
+		}
+		ev := messageEvent(driver.EventSent, msg.To, msg, envelope.FileName(msg))
+		ev.Reason = deadSenderReason
+		return &ev
+	})
 }

@@ -8,7 +8,7 @@
 //	_registry.queue/          card updates waiting to be merged, <agent>@<seq>.json
 //	                          (registry_queue.go)
 //	_registry.locks/          each card's writers' flock, <agent>.lock
-//	_turn.<duty>              the time of a shared duty's last turn (turns.go)
+//	_turn.<duty>              the time of a shared duty's last turn (heartbeat.go)
 //	_watch.lock, _watch.sock  the root's shared watcher: flock held by the process
 //	                          that watches for all, and the socket it serves
 //	                          (watch_share.go)
@@ -19,7 +19,7 @@
 //	<agent>/rejected/         quarantined input, each with a .reason.json beside it
 //	<agent>/.lock             flock held by the process that owns the inbox
 //	<agent>/state/            the receiver's own records; .claims is the claim log
-//	<agent>/priority/         a marker per pending message of priority 1-3 (priority.go)
+//	<agent>/priority/         a marker per pending message of priority 1-3 (inbox_next.go)
 //	<agent>/archive/by-task/<task>/  handled messages of ended tasks (SweepTask)
 //	<agent>/archive/orphan/   messages of an agent gone for good (doctor --fix)
 //	manifest.jsonl            the audit log, with Options.AuditLog (package audit),
@@ -33,7 +33,7 @@
 // Unless Options.NoSync, Deliver fsyncs the staging file and the inbox
 // folder before it returns; Delivers of one Store linking into the same
 // inbox at the same time share the folder fsync (group commit,
-// deliver_sync.go), and a failed one is the error of each.
+// deliver.go), and a failed one is the error of each.
 //
 // A receiver claims a message by appending a line to its claim log
 // (state/.claims: the file name and the time) before it hands the message

@@ -4,11 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
@@ -200,5 +204,186 @@ func (in *Inbox) sweepStaging() {
 	})
 	if err != nil {
 		in.log.Warn("sweep staging files", "err", err)
+	}
+}
+
+// lockName is the file in an agent's folder whose flock marks the owner of
+// the inbox. The kernel drops the lock when the owner exits, however it
+// exits, so a stale file is harmless.
+const lockName = ".lock"
+
+// lockInbox takes the exclusive flock on <dir>/.lock without waiting and
+// writes this process's pid into the file. If another open file holds the
+// lock (another process, or another Inbox of this one) it fails with an
+// error wrapping driver.ErrInboxBusy that names the holder's pid. Closing
+// the returned file releases the lock.
+func lockInbox(dir, agentID string) (*os.File, error) {
+	path := filepath.Join(dir, lockName)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|noFollow, 0o600)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, fmt.Errorf("lock inbox of %q: %s is a symlink; refusing to follow it", agentID, path)
+		}
+		return nil, fmt.Errorf("lock inbox of %q: %w", agentID, err)
+	}
+	locked, err := tryLock(f)
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("lock inbox of %q: %w", agentID, err)
+	}
+	if !locked {
+		holder := readHolder(f)
+		f.Close()
+		return nil, fmt.Errorf("inbox of %q is open in %s (lock %s); stop that process first: %w",
+			agentID, holder, path, driver.ErrInboxBusy)
+	}
+	if err := writePID(f, os.Getpid()); err != nil {
+		// Without its pid the file would name a former holder (or none)
+		// to whoever finds the inbox busy: give the lock back instead.
+		f.Close()
+		return nil, fmt.Errorf("lock inbox of %q: write pid: %w", agentID, err)
+	}
+	return f, nil
+}
+
+// pidFile is what writePID needs of the lock file.
+type pidFile interface {
+	Truncate(size int64) error
+	WriteAt(b []byte, off int64) (int, error)
+}
+
+// writePID replaces the content of the lock file with pid and a newline.
+func writePID(f pidFile, pid int) error {
+	if err := f.Truncate(0); err != nil {
+		return err
+	}
+	_, err := f.WriteAt([]byte(strconv.Itoa(pid)+"\n"), 0)
+	return err
+}
+
+// readHolder describes the process named in a held lock file.
+func readHolder(f *os.File) string {
+	buf := make([]byte, 32)
+	n, err := f.ReadAt(buf, 0)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "another process"
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(buf[:n])))
+	if err != nil || pid <= 0 {
+		return "another process"
+	}
+	if pid == os.Getpid() {
+		return fmt.Sprintf("this process (pid %d)", pid)
+	}
+	return fmt.Sprintf("process %d", pid)
+}
+
+var _ driver.Picker = (*Inbox)(nil)
+
+// Pick implements driver.Picker: it claims the message file that ref (a
+// path under the root, as Browse gives it) names in this agent's inbox/
+// or claimed/ and hands it out, out of turn, as Next would (in the claim
+// log, checked for its recipient and for duplicates). Next skips it
+// afterwards: once settled, its file is gone from inbox/.
+func (in *Inbox) Pick(ctx context.Context, ref string) (*driver.Delivery, error) {
+	if err := driver.StillOpen(ctx, in.done); err != nil {
+		return nil, err
+	}
+	agent, rest, _ := strings.Cut(filepath.ToSlash(ref), "/")
+	sub, name, _ := strings.Cut(rest, "/")
+	if agent != in.agent || (sub != inboxDir && sub != claimedDir) || classify(name) != entryMessage {
+		return nil, fmt.Errorf("pick %s: not a message waiting in the inbox of %q: %w", ref, in.agent, fs.ErrNotExist)
+	}
+	if err := driver.TakeTurn(ctx, in.sem, in.done); err != nil { // not beside a running Next
+		return nil, err
+	}
+	defer func() { <-in.sem }()
+	_, logged := in.logged[name]
+	d := in.take(name, sub, logged || sub == claimedDir)
+	if d == nil {
+		return nil, fmt.Errorf("pick %s: gone, handled already or set aside: %w", ref, fs.ErrNotExist)
+	}
+	return d, nil
+}
+
+// heldDirs are the folders an Inbox moves messages through, held open for
+// the inbox's life: reads and acknowledgements work relative to them, and
+// commits fsync them, without a path walk. (claimed/, where claims were
+// moved before the claim log, is only read when the inbox is opened, by
+// path.)
+type heldDirs struct {
+	inbox, processed *heldDir
+}
+
+// openHeld opens the inbox's folders (which OpenInbox created).
+func (in *Inbox) openHeld() error {
+	var h heldDirs
+	for _, f := range []struct {
+		sub string
+		dst **heldDir
+	}{{inboxDir, &h.inbox}, {processedDir, &h.processed}} {
+		d, err := openHeldDir(filepath.Join(in.dir, f.sub))
+		if err != nil {
+			h.close()
+			return err
+		}
+		*f.dst = d
+	}
+	in.held = h
+	return nil
+}
+
+// close lets the held folders go.
+func (h heldDirs) close() error {
+	var errs []error
+	for _, d := range []*heldDir{h.inbox, h.processed} {
+		if d != nil {
+			errs = append(errs, d.close())
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// refreshHeld opens the folders again when one of them was removed or
+// replaced since it was opened (recreating them as needed), so that moves
+// go to the folders the paths name. It runs before each scan of inbox/
+// (two stats a folder per scan of up to scanBatch names) and after a move
+// that failed. reopened reports that it did. The caller runs Next and
+// holds in.mu.
+func (in *Inbox) refreshHeld() (reopened bool, err error) {
+	h := in.held
+	if !h.inbox.stale() && !h.processed.stale() {
+		return false, nil
+	}
+	if _, err := in.s.ensureAgentDirs(in.agent, inboxDir, processedDir, rejectedDir); err != nil {
+		return false, err
+	}
+	if in.commit != nil {
+		in.commit.flush()
+	}
+	old := in.held
+	if err := in.openHeld(); err != nil {
+		return false, err
+	}
+	in.retired = append(in.retired, old) // closed with the inbox: a pending commit may still sync them
+	return true, nil
+}
+
+// emitBatch reports the events of a group commit like emit, the audit log
+// lines in one write.
+func (s *Store) emitBatch(evs []driver.Event) {
+	for i := range evs {
+		if evs[i].Time.IsZero() {
+			evs[i].Time = s.opts.Now()
+		}
+		if s.opts.Observer != nil {
+			s.opts.Observer(evs[i])
+		}
+	}
+	if s.audit == nil {
+		return
+	}
+	if err := s.audit.AppendBatch(evs); err != nil {
+		s.opts.Logger.Warn("audit log not written", "lines", len(evs), "err", err)
 	}
 }

@@ -3,11 +3,30 @@ package fsstore
 import (
 	"errors"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 )
+
+// noFollow is zero: windows has no O_NOFOLLOW. Open refuses before any
+// file is opened, so nothing relies on it.
+const noFollow = 0
+
+// checkPlatform refuses: windows lacks the flock and O_NOFOLLOW the
+// folder store relies on.
+func checkPlatform() error { return ErrUnsupportedPlatform }
+
+// tryLock never locks on windows.
+func tryLock(*os.File) (bool, error) { return false, ErrUnsupportedPlatform }
+
+// releaseLock closes f (no lock is taken on windows).
+func releaseLock(f *os.File) error { return f.Close() }
+
+// touch sets the modification time of the file at path to t.
+func touch(path string, t time.Time) error { return os.Chtimes(path, t, t) }
 
 // The folder store does not run on windows (checkPlatform refuses); these
 // path-based versions keep the package building there.
@@ -47,3 +66,10 @@ func readHeld(dir *heldDir, name string, limit int64) (msg *envelope.Message, li
 	msg, err = readMessage(filepath.Join(dir.path, name), limit)
 	return msg, 1, err
 }
+
+// listenShare does not share on windows, where the folder store does not
+// run.
+func listenShare(string) (*net.UnixListener, error) { return nil, errNoShare }
+
+// dialShareConn does not share on windows.
+func dialShareConn(string) (net.Conn, error) { return nil, errNoShare }
