@@ -19,17 +19,16 @@ import (
 
 // options are the command-line flags.
 type options struct {
-	n              int
-	backends       []string
-	watch          string
-	idle, warmup   time.Duration
-	sends          int
-	gap            time.Duration
-	startLimit     time.Duration
-	bin, root      string
-	keep           bool
-	work           string // the run's folder
-	clusterReplica int
+	n            int
+	backends     []string
+	watch        string
+	idle, warmup time.Duration
+	sends        int
+	gap          time.Duration
+	startLimit   time.Duration
+	bin, root    string
+	keep         bool
+	work         string // the run's folder
 }
 
 func main() {

@@ -172,7 +172,7 @@ func fromSeed(seed []byte, origin Origin, where string) (*Key, error) {
 		return nil, err
 	}
 	if !nkeys.IsValidPublicUserKey(pub) {
-		return nil, fmt.Errorf("signing key (%s): want an nkeys user key (seed SU...), got %c...", where, pub[0])
+		return nil, fmt.Errorf("signing key (%s): want an nkeys user key (seed SU…), got one starting %c", where, pub[0])
 	}
 	return &Key{KeyPair: kp, Public: pub, Origin: origin, Where: where}, nil
 }
