@@ -68,7 +68,9 @@ func TestArtifactTravelsBetweenMachinesOverNATS(t *testing.T) {
 	id, rss := runRSS(t, lead, "send", "--from", "lead", "--to", "worker", "--type", "task", "--text", "summarise the q3 report",
 		"--file", report)
 	t.Logf("send --file of %d MB: peak RSS %.1f MB", bigReport>>20, float64(rss)/(1<<20))
-	assert.Less(t, rss, int64(maxStreamRSS), "send streams the file into the object store")
+	if !raceBuild { // the race detector's shadow memory doubles a process's own
+		assert.Less(t, rss, int64(maxStreamRSS), "send streams the file into the object store")
+	}
 
 	var line struct {
 		Mailbox struct {
@@ -91,7 +93,9 @@ func TestArtifactTravelsBetweenMachinesOverNATS(t *testing.T) {
 	got := filepath.Join(worker.home, "report.csv")
 	out, rss := runRSS(t, worker, "artifact", "get", part.URI, "--out", got)
 	t.Logf("artifact get of %d MB: peak RSS %.1f MB", bigReport>>20, float64(rss)/(1<<20))
-	assert.Less(t, rss, int64(maxStreamRSS), "artifact get streams the object to the file")
+	if !raceBuild { // the race detector's shadow memory doubles a process's own
+		assert.Less(t, rss, int64(maxStreamRSS), "artifact get streams the object to the file")
+	}
 	assert.Equal(t, got+"\n", out)
 	assert.Equal(t, want, fileDigest(t, got), "the bytes arrive intact")
 

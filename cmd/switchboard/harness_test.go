@@ -29,6 +29,7 @@ const testVersion = "v0.0.0-test"
 var (
 	bin        string   // the switchboard binary built by TestMain
 	buildFlags []string // extra go build flags (-race when the tests run with it)
+	raceBuild  bool     // the binary runs under the race detector (its memory is several times larger)
 )
 
 func TestMain(m *testing.M) {

@@ -82,7 +82,8 @@ func TestManyAgentProcessesWithoutInotify(t *testing.T) {
 			fmt.Sprintf("agent %d receiving its message", i))
 	}
 
-	s.environ = append(s.environ, fmt.Sprintf("NANOBOT_CHANNELS__MAILBOX__MAX_FANOUT=%d", n))
+	s.environ = append(s.environ, fmt.Sprintf("NANOBOT_CHANNELS__MAILBOX__MAX_FANOUT=%d", n),
+		"NANOBOT_CHANNELS__MAILBOX__LIMITS__PER_AGENT__RATE=0") // one send to n agents, past perAgent's burst
 	s.ok("send", "--from", "tester", "--to", "all", "--text", "to every one")
 	deadline = time.Now().Add(limit)
 	for i, p := range agents {

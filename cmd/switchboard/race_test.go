@@ -2,4 +2,7 @@
 
 package main_test
 
-func init() { buildFlags = append(buildFlags, "-race") }
+func init() {
+	buildFlags = append(buildFlags, "-race")
+	raceBuild = true
+}

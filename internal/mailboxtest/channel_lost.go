@@ -108,8 +108,10 @@ func (s *suite) testChannelUnacceptedDirectWaits(t *testing.T) {
 
 	notice := alice.recv(t)
 	assert.Equal(t, "feishu", notice.Channel)
-	assert.Contains(t, notice.Content, "bob did not accept it within 10s (channels.mailbox.acceptTimeout); it waits in bob's inbox")
+	assert.Equal(t, "it waits in bob's inbox until bob takes it up", notice.Content)
 	assert.Equal(t, envelope.StatePending, metaOf(t, notice).Task.State)
+	assert.Equal(t, "bob did not accept it within 10s (channels.mailbox.acceptTimeout)", metaOf(t, notice).Task.Reason,
+		"the loop tells the reason before the text (agentloop's notice templates)")
 	msgs := inboxOf(t, alice.be, "bob", 1)
 	assert.Equal(t, envelope.TypeTask, msgs[0].Type, "the task still waits for bob")
 }
