@@ -35,6 +35,24 @@ func (d Deps) Workspace() (string, error) {
 	return path, nil
 }
 
+// Path returns a channel's file or folder: configured ("~" expanded) when
+// the key's value is set, otherwise def in the agent's workspace. key is
+// the key's path ("channels.telegram.journal"), the prefix of its error.
+func (d Deps) Path(key, configured, def string) (string, error) {
+	if configured != "" {
+		p, err := config.ExpandHome(configured)
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", key, err)
+		}
+		return p, nil
+	}
+	ws, err := d.Workspace()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(ws, def), nil
+}
+
 // MediaDir returns the folder where channel saves the media it downloads
 // for the agent (SaveMedia): media/<channel> in the workspace.
 func (d Deps) MediaDir(channel string) (string, error) {

@@ -71,3 +71,24 @@ func TestDepsMediaDir(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, filepath.Join(home, ".nanobot", "workspace", "media", "feishu"), dir)
 }
+
+// Path: a configured value wins ("~" expanded); otherwise the default sits
+// in the agent's workspace; a value that cannot be expanded names its key.
+func TestDepsPath(t *testing.T) {
+	cfg := config.Default()
+	cfg.Agents.Defaults.Workspace = "/srv/agent"
+	deps := channels.Deps{Config: cfg}
+	p, err := deps.Path("channels.x.journal", "", "x-journal.jsonl")
+	require.NoError(t, err)
+	assert.Equal(t, "/srv/agent/x-journal.jsonl", p)
+	p, err = deps.Path("channels.x.journal", "/var/lib/x.jsonl", "x-journal.jsonl")
+	require.NoError(t, err)
+	assert.Equal(t, "/var/lib/x.jsonl", p)
+	home, err := os.UserHomeDir()
+	require.NoError(t, err)
+	p, err = deps.Path("channels.x.journal", "~/x.jsonl", "x-journal.jsonl")
+	require.NoError(t, err)
+	assert.Equal(t, filepath.Join(home, "x.jsonl"), p)
+	_, err = deps.Path("channels.x.journal", "~nosuchuser/x.jsonl", "x-journal.jsonl")
+	require.ErrorContains(t, err, "channels.x.journal: ")
+}

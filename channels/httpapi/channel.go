@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -64,10 +63,10 @@ func New(cfg Config, deps channels.Deps) (*Channel, error) {
 	}
 	c := &Channel{Base: channels.NewBase(ChannelName, cfg.AllowFrom, deps.Bus, deps.Logger), cfg: cfg, model: modelOf(cfg, deps)}
 	var err error
-	if c.journal, err = workspacePath(deps, cfg.Journal, "journal", "http-journal.jsonl"); err != nil {
+	if c.journal, err = deps.Path(keyPath+".journal", cfg.Journal, "http-journal.jsonl"); err != nil {
 		return nil, err
 	}
-	if c.answers, err = workspacePath(deps, cfg.Answers, "answers", "http-answers.jsonl"); err != nil {
+	if c.answers, err = deps.Path(keyPath+".answers", cfg.Answers, "http-answers.jsonl"); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -87,23 +86,6 @@ func modelOf(cfg Config, deps channels.Deps) string {
 		}
 	}
 	return "switchboard"
-}
-
-// workspacePath returns the configured path (key of the section), "~"
-// expanded, or def in the agent's workspace.
-func workspacePath(deps channels.Deps, configured, key, def string) (string, error) {
-	if configured != "" {
-		p, err := config.ExpandHome(configured)
-		if err != nil {
-			return "", fmt.Errorf("%s.%s: %w", keyPath, key, err)
-		}
-		return p, nil
-	}
-	ws, err := deps.Workspace()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(ws, def), nil
 }
 
 // Start opens the journal and the answers, listens on cfg.Listen, and

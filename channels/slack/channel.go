@@ -80,10 +80,10 @@ func New(cfg Config, deps channels.Deps) (*Channel, error) {
 		retry: channels.Retry{Attempts: 3, Backoff: 500 * time.Millisecond, MaxBackoff: 5 * time.Second},
 	}
 	var err error
-	if c.journal, err = workspacePath(deps, cfg.Journal, "journal", "slack-journal.jsonl"); err != nil {
+	if c.journal, err = deps.Path(keyPath+".journal", cfg.Journal, "slack-journal.jsonl"); err != nil {
 		return nil, err
 	}
-	if c.media, err = workspacePath(deps, cfg.MediaDir, "mediaDir", filepath.Join("media", ChannelName)); err != nil {
+	if c.media, err = deps.Path(keyPath+".mediaDir", cfg.MediaDir, filepath.Join("media", ChannelName)); err != nil {
 		return nil, err
 	}
 	c.api = slack.New(cfg.BotToken.Reveal(),
@@ -96,23 +96,6 @@ func New(cfg Config, deps channels.Deps) (*Channel, error) {
 		c.UseProgress(c)
 	}
 	return c, nil
-}
-
-// workspacePath returns the configured path (key of the section), "~"
-// expanded, or def in the agent's workspace.
-func workspacePath(deps channels.Deps, configured, key, def string) (string, error) {
-	if configured != "" {
-		p, err := config.ExpandHome(configured)
-		if err != nil {
-			return "", fmt.Errorf("%s.%s: %w", keyPath, key, err)
-		}
-		return p, nil
-	}
-	ws, err := deps.Workspace()
-	if err != nil {
-		return "", err
-	}
-	return filepath.Join(ws, def), nil
 }
 
 // Start opens the journal, checks the bot token (auth.test), and connects
