@@ -1,7 +1,6 @@
 package feishu_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -49,27 +48,8 @@ func TestHelperAgent(t *testing.T) {
 func startAgent(t *testing.T, path string) *helper {
 	t.Helper()
 	cmd := testkit.HelperCommand("TestHelperAgent", "FEISHU_AGENT_CONFIG="+path)
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	stdin, err := cmd.StdinPipe()
-	require.NoError(t, err)
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	require.NoError(t, cmd.Start())
-	h := &helper{cmd: cmd, stdin: stdin, lines: testkit.NewLog[string]()}
-	go func() {
-		for sc := bufio.NewScanner(stdout); sc.Scan(); {
-			h.lines.Add(sc.Text())
-		}
-	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		if t.Failed() {
-			t.Logf("agent %s stderr:\n%s", filepath.Base(path), stderr.String())
-		}
-	})
-	return h
+	p := testkit.StartProcess(t, "agent "+filepath.Base(path), cmd)
+	return &helper{cmd: p.Cmd, stdin: p.Stdin, lines: p.Lines}
 }
 
 // teamConfig writes the config of one agent of the team and returns its

@@ -1,7 +1,6 @@
 package feishu_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -78,28 +77,8 @@ type helper struct {
 func startHelper(t *testing.T, mode, configPath string) *helper {
 	t.Helper()
 	cmd := testkit.HelperCommand("TestHelperHost", "FEISHU_HELPER="+mode, "FEISHU_HELPER_CONFIG="+configPath)
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	stdin, err := cmd.StdinPipe()
-	require.NoError(t, err)
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	require.NoError(t, cmd.Start())
-	h := &helper{cmd: cmd, stdin: stdin, lines: testkit.NewLog[string]()}
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			h.lines.Add(sc.Text())
-		}
-	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		if t.Failed() {
-			t.Logf("helper (%s) stderr:\n%s", mode, stderr.String())
-		}
-	})
-	return h
+	p := testkit.StartProcess(t, fmt.Sprintf("helper (%s)", mode), cmd)
+	return &helper{cmd: p.Cmd, stdin: p.Stdin, lines: p.Lines}
 }
 
 // A message whose turn was cut by a SIGKILL is answered once after the

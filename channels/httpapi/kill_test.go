@@ -1,7 +1,6 @@
 package httpapi_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -82,26 +81,8 @@ type helper struct {
 func startHelper(t *testing.T, mode, configPath string) *helper {
 	t.Helper()
 	cmd := testkit.HelperCommand("TestHelperHost", "HTTP_HELPER="+mode, "HTTP_HELPER_CONFIG="+configPath)
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	stdin, err := cmd.StdinPipe()
-	require.NoError(t, err)
-	stderr := &testkit.Buffer{}
-	cmd.Stderr = stderr
-	require.NoError(t, cmd.Start())
-	h := &helper{cmd: cmd, stdin: stdin, lines: testkit.NewLog[string]()}
-	go func() {
-		for sc := bufio.NewScanner(stdout); sc.Scan(); {
-			h.lines.Add(sc.Text())
-		}
-	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		if t.Failed() {
-			t.Logf("helper (%s) stderr:\n%s", mode, stderr.String())
-		}
-	})
+	p := testkit.StartProcess(t, fmt.Sprintf("helper (%s)", mode), cmd)
+	h := &helper{cmd: p.Cmd, stdin: p.Stdin, lines: p.Lines}
 	line := h.lines.WaitFor(t, "the helper listening", func(l string) bool { return strings.HasPrefix(l, "listening ") })
 	h.url = strings.TrimPrefix(line, "listening ")
 	return h

@@ -1,7 +1,6 @@
 package slack_test
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -103,28 +102,8 @@ func startHelper(t *testing.T, mode, path string) *helper {
 		}
 	}
 	cmd.Env = env
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	stdin, err := cmd.StdinPipe()
-	require.NoError(t, err)
-	stderr := &testkit.Buffer{}
-	cmd.Stderr = stderr
-	require.NoError(t, cmd.Start())
-	h := &helper{cmd: cmd, stdin: stdin, lines: testkit.NewLog[string]()}
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			h.lines.Add(sc.Text())
-		}
-	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		if t.Failed() {
-			t.Logf("helper %s (%s) stderr:\n%s", filepath.Base(path), mode, stderr.String())
-		}
-	})
-	return h
+	p := testkit.StartProcess(t, fmt.Sprintf("helper %s (%s)", filepath.Base(path), mode), cmd)
+	return &helper{cmd: p.Cmd, stdin: p.Stdin, lines: p.Lines}
 }
 
 // stop closes the helper's standard input, which stops it cleanly, and

@@ -1,7 +1,6 @@
 package telegram_test
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -80,28 +79,8 @@ type helper struct {
 func startHelper(t *testing.T, test string, env ...string) *helper {
 	t.Helper()
 	cmd := testkit.HelperCommand(test, env...)
-	stdout, err := cmd.StdoutPipe()
-	require.NoError(t, err)
-	stdin, err := cmd.StdinPipe()
-	require.NoError(t, err)
-	stderr := &testkit.Buffer{}
-	cmd.Stderr = stderr
-	require.NoError(t, cmd.Start())
-	h := &helper{cmd: cmd, stdin: stdin, lines: testkit.NewLog[string]()}
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		for sc.Scan() {
-			h.lines.Add(sc.Text())
-		}
-	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		if t.Failed() {
-			t.Logf("helper %s %v stderr:\n%s", test, env, stderr.String())
-		}
-	})
-	return h
+	p := testkit.StartProcess(t, fmt.Sprintf("helper %s %v", test, env), cmd)
+	return &helper{cmd: p.Cmd, stdin: p.Stdin, lines: p.Lines}
 }
 
 // A message whose turn was cut by a SIGKILL is answered once after the
