@@ -3,7 +3,7 @@ package mcpserver
 import (
 	"context"
 	"crypto/rand"
-	"encoding/base64"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"time"
@@ -40,7 +40,7 @@ func (s *Server) challenge(_ context.Context, _ *mcp.CallToolRequest, _ struct{}
 	if _, err := rand.Read(b); err != nil {
 		return nil, nil, err
 	}
-	nonce := base64.RawURLEncoding.EncodeToString(b)
+	nonce := hex.EncodeToString(b) // never starts with "-": `keys prove ID NONCE` takes it as an argument, not a flag
 	now := s.now()
 	s.mu.Lock()
 	if s.nonces == nil {
