@@ -346,11 +346,19 @@ func (c *Channel) receivedTask(ctx context.Context, taskID, from string) bool {
 // (the command line) has no record here, and its final update still ends
 // it.
 func (c *Channel) storedTask(ctx context.Context, taskID, to string) bool {
-	found, _ := c.storedIn(ctx, to, func(m *store.Summary) bool {
+	match := func(m *store.Summary) bool {
 		return m.Type == envelope.TypeTask && m.Task != nil && m.Task.ID == taskID &&
 			m.From == c.cfg.AgentID && m.To == to
-	})
-	return found
+	}
+	// A second look: the worker may move the task between its folders
+	// (claimed, processed, archive) while a listing passes them, and the
+	// first look then misses it.
+	for range 2 {
+		if found, _ := c.storedIn(ctx, to, match); found {
+			return true
+		}
+	}
+	return false
 }
 
 // onMessage is the handler of a plain message. A message handed over
