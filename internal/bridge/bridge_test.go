@@ -1,0 +1,295 @@
+package bridge
+
+import (
+	"bytes"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nkeys"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
+	"github.com/switchboard-dev/switchboard/config"
+	"github.com/switchboard-dev/switchboard/internal/natstest"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
+)
+
+func TestMain(m *testing.M) { natstest.Main(m) }
+
+// world is a folder store and a NATS store (a namespace of the shared
+// server), and a bridge between them that the test drives round by round.
+type world struct {
+	t      *testing.T
+	folder *store.Store
+	nats   *store.Store
+	root   string
+	now    time.Time
+}
+
+func newWorld(t *testing.T) *world {
+	t.Helper()
+	w := &world{t: t, root: t.TempDir(), now: time.Now()}
+	var err error
+	w.folder, err = store.Open(fsstore.BackendName, store.Config{Root: w.root, MaxMessageBytes: 1 << 20, OfflineAfter: 30 * time.Second})
+	require.NoError(t, err)
+	t.Cleanup(func() { w.folder.Close() })
+	w.nats = w.openNATS(natstest.NewNamespace())
+	return w
+}
+
+func (w *world) openNATS(ns natstest.Namespace) *store.Store {
+	w.t.Helper()
+	st, err := store.Open(natsstore.BackendName, store.Config{MaxMessageBytes: 1 << 20, OfflineAfter: 30 * time.Second,
+		Section: config.Section{Path: natsstore.ConfigPath, Raw: ns.Section(natstest.Shared(w.t))}})
+	require.NoError(w.t, err)
+	w.t.Cleanup(func() { st.Close() })
+	return st
+}
+
+// bridge returns a bridge between the two stores, not running: the test
+// calls syncCards for each round; the forwarders it starts end with the
+// test.
+func (w *world) bridge(id string) *Bridge {
+	w.t.Helper()
+	b, err := New(Config{ID: id, A: Side{Name: "folder", Store: w.folder}, B: Side{Name: "nats", Store: w.nats},
+		Now: func() time.Time { return w.now }, Interval: 20 * time.Millisecond})
+	require.NoError(w.t, err)
+	w.t.Cleanup(func() {
+		b.mu.Lock()
+		for _, f := range b.forwarders {
+			f.cancel()
+		}
+		b.mu.Unlock()
+		b.wg.Wait()
+	})
+	return b
+}
+
+// register writes a native card of id into st, beating at w.now.
+func (w *world) register(st *store.Store, id string) {
+	w.t.Helper()
+	_, err := st.UpdateCard(testkit.Ctx(w.t), id, func(c *envelope.Card) {
+		c.Description, c.Capabilities, c.Status = id+" agent", []string{"sorting"}, envelope.StatusIdle
+		c.LastHeartbeat = envelope.NewTime(w.now)
+		c.PublicKey = "U" + id
+	})
+	require.NoError(w.t, err)
+}
+
+// message returns a new message from from to to.
+func message(from, to, text string) *envelope.Message {
+	return &envelope.Message{ID: envelope.NewID(), From: from, To: to, Timestamp: envelope.NewTime(time.Now()),
+		Type: envelope.TypeMessage, TTL: 3, Trace: []string{from},
+		Content: envelope.Content{Parts: []envelope.Part{{Type: envelope.PartText, Text: text}}}}
+}
+
+// next takes the next message of agent's inbox in st and acknowledges it.
+func next(t *testing.T, st *store.Store, agent string) *envelope.Message {
+	t.Helper()
+	ctx := testkit.Ctx(t)
+	in, err := st.OpenInbox(ctx, agent)
+	require.NoError(t, err)
+	defer in.Close()
+	d, err := in.Next(ctx)
+	require.NoError(t, err)
+	require.NoError(t, in.Ack(ctx, d))
+	return d.Message
+}
+
+func TestCardsAndMessagesBothWays(t *testing.T) {
+	w := newWorld(t)
+	w.register(w.folder, "nano")
+	w.register(w.nats, "worker")
+	b := w.bridge("b1")
+	ctx := testkit.Ctx(t)
+	b.syncCards(ctx)
+
+	worker, err := w.folder.Card(ctx, "worker")
+	require.NoError(t, err)
+	assert.Equal(t, "b1", worker.BridgedBy, "marked as copied by the bridge")
+	assert.Equal(t, "worker agent", worker.Description)
+	assert.Equal(t, "Uworker", worker.PublicKey, "the key travels, so that a receiver pins it")
+	assert.Equal(t, envelope.StatusIdle, worker.EffectiveStatus(w.now, 30*time.Second))
+	nano, err := w.nats.Card(ctx, "nano")
+	require.NoError(t, err)
+	assert.Equal(t, "b1", nano.BridgedBy)
+	pres, err := w.nats.Presence(ctx, time.Now(), 30*time.Second)
+	require.NoError(t, err)
+	assert.True(t, pres["nano"].Online, "the copy is online on NATS (its presence key)")
+
+	b.syncCards(ctx)
+	again, err := w.folder.Card(ctx, "worker")
+	require.NoError(t, err)
+	assert.Equal(t, worker, again, "an unchanged card is not written again")
+
+	task := message("nano", "worker", "sort 3 1 2")
+	require.NoError(t, w.folder.Deliver(ctx, task))
+	got := next(t, w.nats, "worker")
+	assert.Equal(t, task.ID, got.ID)
+	assert.Equal(t, []string{"b1"}, got.Bridges)
+	assert.Equal(t, "sort 3 1 2", got.Text())
+
+	reply := message("worker", "nano", "1 2 3")
+	reply.ReplyTo = task.ID
+	require.NoError(t, w.nats.Deliver(ctx, reply))
+	back := next(t, w.folder, "nano")
+	assert.Equal(t, reply.ID, back.ID)
+	assert.Equal(t, task.ID, back.ReplyTo)
+	assert.Equal(t, []string{"b1"}, back.Bridges)
+}
+
+// A signed message crosses the bridge and still verifies: the bridges
+// key is no part of what is signed.
+func TestSignatureSurvives(t *testing.T) {
+	w := newWorld(t)
+	w.register(w.folder, "nano")
+	w.register(w.nats, "worker")
+	b := w.bridge("b1")
+	ctx := testkit.Ctx(t)
+	b.syncCards(ctx)
+	key, err := nkeys.CreateUser()
+	require.NoError(t, err)
+	m := message("worker", "nano", "signed")
+	require.NoError(t, envelope.Sign(m, key))
+	require.NoError(t, w.nats.Deliver(ctx, m))
+	got := next(t, w.folder, "nano")
+	require.NotNil(t, got.Signature)
+	assert.NoError(t, envelope.VerifySignature(got, key), "the signature verifies after the crossing")
+}
+
+// A message the destination holds already (the bridge was killed after
+// delivering it, before acknowledging it) is acknowledged, not sent a
+// second time, even once its receiver has handled the first copy.
+func TestRedeliveredHeldNotForwardedAgain(t *testing.T) {
+	w := newWorld(t)
+	w.register(w.folder, "nano")
+	w.register(w.nats, "worker")
+	ctx := testkit.Ctx(t)
+	m := message("worker", "nano", "once")
+	require.NoError(t, w.nats.Deliver(ctx, m))
+	in, err := w.nats.OpenInbox(ctx, "nano") // a bridge claims it ...
+	require.NoError(t, err)
+	_, err = in.Next(ctx)
+	require.NoError(t, err)
+	fwd := *m
+	fwd.Bridges = []string{"b1"}
+	require.NoError(t, w.folder.Deliver(ctx, &fwd)) // ... delivers it ...
+	require.NoError(t, in.Close())                  // ... and dies before the acknowledgement
+	assert.Equal(t, m.ID, next(t, w.folder, "nano").ID, "nanobot handles the first copy")
+
+	b := w.bridge("b1")
+	b.syncCards(ctx)
+	after := message("worker", "nano", "after")
+	require.NoError(t, w.nats.Deliver(ctx, after))
+	assert.Equal(t, after.ID, next(t, w.folder, "nano").ID, "the next message comes, the first not again")
+	_, dup, _, _ := b.Counts()
+	assert.Equal(t, 1, dup)
+	depth, err := w.folder.Depth(ctx, "nano")
+	require.NoError(t, err)
+	assert.Zero(t, depth)
+}
+
+// A message that crossed the bridge before is set aside with the reason,
+// and the bridge goes on.
+func TestLoopSetAside(t *testing.T) {
+	w := newWorld(t)
+	w.register(w.folder, "nano")
+	w.register(w.nats, "worker")
+	ctx := testkit.Ctx(t)
+	looped := message("nano", "worker", "round and round")
+	looped.Bridges = []string{"b1"}
+	require.NoError(t, w.folder.Deliver(ctx, looped))
+	fine := message("nano", "worker", "fine")
+	require.NoError(t, w.folder.Deliver(ctx, fine))
+	b := w.bridge("b1")
+	b.syncCards(ctx)
+	assert.Equal(t, fine.ID, next(t, w.nats, "worker").ID)
+	aside, err := w.folder.SetAside(ctx, "worker")
+	require.NoError(t, err)
+	require.Len(t, aside, 1)
+	assert.Contains(t, aside[0].Reason, "crossed this bridge before")
+}
+
+// An artifact named by a file part is copied to the destination, verified;
+// one the source does not hold sets its message aside.
+func TestArtifactCopied(t *testing.T) {
+	w := newWorld(t)
+	w.register(w.folder, "nano")
+	w.register(w.nats, "worker")
+	ctx := testkit.Ctx(t)
+	src, err := w.folder.Artifacts()
+	require.NoError(t, err)
+	data := bytes.Repeat([]byte("report "), 1000)
+	digest := envelope.Digest(data)
+	_, err = src.Put(ctx, store.Artifact{Digest: digest, Size: int64(len(data)), Name: "r.txt"}, bytes.NewReader(data))
+	require.NoError(t, err)
+	missing := envelope.Digest([]byte("nowhere"))
+	for _, d := range []string{missing, digest} {
+		m := message("nano", "worker", "see the file")
+		m.Content.Parts = append(m.Content.Parts, envelope.Part{Type: envelope.PartFile, Name: "r.txt", URI: envelope.ArtifactURI(d), SHA256: d, Size: 7})
+		if d == digest {
+			m.Content.Parts[1].Size = int64(len(data))
+		}
+		require.NoError(t, w.folder.Deliver(ctx, m))
+	}
+	b := w.bridge("b1")
+	b.syncCards(ctx)
+	got := next(t, w.nats, "worker")
+	assert.Equal(t, envelope.ArtifactURI(digest), got.Content.Parts[1].URI)
+	dst, err := w.nats.Artifacts()
+	require.NoError(t, err)
+	rc, _, err := dst.Open(ctx, digest)
+	require.NoError(t, err)
+	copied, err := io.ReadAll(rc)
+	rc.Close()
+	require.NoError(t, err)
+	assert.Equal(t, data, copied)
+	aside, err := w.folder.SetAside(ctx, "worker")
+	require.NoError(t, err)
+	require.Len(t, aside, 1)
+	assert.Contains(t, aside[0].Reason, "artifact "+envelope.ArtifactURI(missing)+" not copied")
+}
+
+// A copy follows its source's presence: offline when the source stops
+// beating, and a copy whose agent lost its card goes offline.
+func TestPresenceFollowsSource(t *testing.T) {
+	w := newWorld(t)
+	w.register(w.nats, "worker")
+	b := w.bridge("b1")
+	ctx := testkit.Ctx(t)
+	b.syncCards(ctx)
+	card, err := w.folder.Card(ctx, "worker")
+	require.NoError(t, err)
+	assert.Equal(t, envelope.StatusIdle, card.EffectiveStatus(w.now, 30*time.Second))
+
+	_, err = w.nats.UpdateCard(ctx, "worker", func(c *envelope.Card) { c.Status = envelope.StatusOffline })
+	require.NoError(t, err)
+	b.syncCards(ctx)
+	card, err = w.folder.Card(ctx, "worker")
+	require.NoError(t, err)
+	assert.Equal(t, envelope.StatusOffline, card.Status, "the copy goes offline with its agent")
+
+	w.now = w.now.Add(time.Minute) // no heartbeat since: the copy's heartbeat is the source's
+	assert.Equal(t, envelope.StatusOffline, card.EffectiveStatus(w.now, 30*time.Second))
+}
+
+// Two agents of one id, one on each side: neither card is copied.
+func TestClashNotCopied(t *testing.T) {
+	w := newWorld(t)
+	w.register(w.folder, "twin")
+	w.register(w.nats, "twin")
+	b := w.bridge("b1")
+	ctx := testkit.Ctx(t)
+	b.syncCards(ctx)
+	for _, st := range []*store.Store{w.folder, w.nats} {
+		c, err := st.Card(ctx, "twin")
+		require.NoError(t, err)
+		assert.Empty(t, c.BridgedBy)
+	}
+	assert.Empty(t, b.forwarders)
+}
