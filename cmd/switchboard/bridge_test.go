@@ -326,3 +326,114 @@ func TestBridgeKilledManyTimes(t *testing.T) {
 	require.NoError(t, err)
 	assert.Zero(t, depth, "nothing left on NATS")
 }
+
+// TestTwoBridgesDoNotLoop: two bridges between the same folder and
+// server share the work: each message crosses one of them once, a copied
+// card is never copied back, and nothing is set aside as a loop.
+func TestTwoBridgesDoNotLoop(t *testing.T) {
+	t.Parallel()
+	const each = 40
+	w := newBridgeWorld(t)
+	w.registerNanobot("nano")
+	reader := w.startNanobotReader("nano")
+	sink := w.start("recv", "sink", "--json")
+	sink.awaitStderr("listening as sink")
+	b1, b2 := w.startBridge("b1"), w.startBridge("b2")
+	// Each inbox is read by one of them while the other waits for it.
+	for _, b := range []*proc{b1, b2} {
+		b.awaitAll([]string{"level=INFO", "agent=nano", "from=nats"}, []string{"level=INFO", "agent=sink", "from=folder"})
+	}
+
+	st := w.open()
+	ctx := testkit.CtxFor(t, 2*each*10*time.Millisecond)
+	for i := range each {
+		m := &envelope.Message{ID: envelope.NewID(), From: "sink", To: "nano", Timestamp: envelope.NewTime(time.Now()),
+			Type: envelope.TypeMessage, TTL: 3, Trace: []string{"sink"},
+			Content: envelope.Content{Parts: []envelope.Part{{Type: envelope.PartText, Text: fmt.Sprintf("to nano %d", i)}}}}
+		require.NoError(t, st.Deliver(ctx, m))
+	}
+	w.python(fmt.Sprintf(`
+for i in range(%d):
+    n.send(root, "nano", "sink", n.channel_message("nano", "sink", "to sink %%d" %% i))`, each))
+
+	atNano := map[string]int{}
+	for len(atNano) < each {
+		atNano[testkit.RecvWithin(t, reader.ids, "a message at nano", testkit.For(each*20*time.Millisecond))]++
+	}
+	atSink := map[string]int{}
+	for len(atSink) < each {
+		var line map[string]any
+		require.NoError(t, json.Unmarshal([]byte(sink.next(sink.stdout, "a message at sink")), &line))
+		atSink[line["content"].(string)]++
+	}
+	for _, p := range []*proc{b1, b2, sink} {
+		p.signal(sigterm)
+		require.Equal(t, 0, p.wait(), p.stderrSoFar())
+	}
+	require.NoError(t, reader.cmd.Process.Signal(sigterm))
+	for id := range reader.ids {
+		atNano[id]++
+	}
+	for id, n := range atNano {
+		assert.Equal(t, 1, n, "message %s at nano %d times", id, n)
+	}
+	assert.Len(t, atSink, each)
+	for text, n := range atSink {
+		assert.Equal(t, 1, n, "%q at sink %d times", text, n)
+	}
+	for _, p := range []*proc{b1, b2} {
+		assert.NotContains(t, p.stderrSoFar(), "set aside", "no loop, nothing refused")
+	}
+	var cards map[string]envelope.Card
+	require.NoError(t, json.Unmarshal([]byte(w.python(`print((root / "_registry.json").read_text())`)), &cards))
+	assert.Empty(t, cards["nano"].BridgedBy, "nano's own card is never replaced by a copy")
+	assert.Contains(t, []string{"b1", "b2"}, cards["sink"].BridgedBy)
+	nats := natsCards(t, w.url)
+	assert.Empty(t, nats["sink"].BridgedBy)
+	assert.Contains(t, []string{"b1", "b2"}, nats["nano"].BridgedBy)
+	var processed []map[string]any
+	require.NoError(t, json.Unmarshal([]byte(w.python(`
+out = []
+for p in sorted((root / "nano" / "processed").glob("*.msg.json")):
+    out.append(json.loads(p.read_text()))
+print(json.dumps(out))`)), &processed))
+	require.Len(t, processed, each)
+	for _, m := range processed {
+		assert.Len(t, m["bridges"], 1, "crossed one bridge: %v", m["bridges"])
+	}
+}
+
+// TestBridgeSetsGarbageAside: a file in an inbox the bridge reads that is
+// no message is set aside with the reason, and the bridge goes on.
+func TestBridgeSetsGarbageAside(t *testing.T) {
+	t.Parallel()
+	w := newBridgeWorld(t)
+	st := w.open()
+	ctx := testkit.Ctx(t)
+	_, err := st.UpdateCard(ctx, "sink", func(c *envelope.Card) {
+		c.Status, c.LastHeartbeat = envelope.StatusIdle, envelope.NewTime(time.Now())
+	})
+	require.NoError(t, err)
+	bridge := w.startBridge("b1")
+	bridge.awaitAll([]string{"forwarding the agent's messages", "agent=sink", "from=folder"})
+
+	w.python(`
+inbox = root / "sink" / "inbox"
+(inbox / "1000_nano_garbage.msg.json").write_text("{not json")
+n.send(root, "nano", "sink", n.channel_message("nano", "sink", "after the garbage"))`)
+	in, err := st.OpenInbox(ctx, "sink")
+	require.NoError(t, err)
+	d, err := in.Next(ctx)
+	require.NoError(t, err)
+	assert.Equal(t, "after the garbage", d.Message.Text())
+	require.NoError(t, in.Ack(ctx, d))
+	require.NoError(t, in.Close())
+
+	folder := *w.sandbox
+	folder.global = []string{"--root", w.root}
+	dead := folder.ok("dead", "sink", "--json")
+	assert.Contains(t, dead, "1000_nano_garbage.msg.json")
+	assert.Regexp(t, `"reason":"[^"]*(json|JSON|decode|malformed)`, dead)
+	bridge.signal(sigterm)
+	require.Equal(t, 0, bridge.wait(), bridge.stderrSoFar())
+}
