@@ -123,11 +123,7 @@ func (c *Channel) Start(ctx context.Context) error {
 			c.Logger().Error("http channel server stopped", "err", err)
 		}
 	})
-	c.done.Go(func() {
-		if _, err := c.Resume(run); err != nil && run.Err() == nil {
-			c.Logger().Warn("messages of an earlier run not handed over; they are on the next start", "err", err)
-		}
-	})
+	c.ResumeIn(run, &c.done)
 	c.Logger().Info("http channel listening", "addr", ln.Addr().String())
 	return nil
 }
@@ -161,14 +157,8 @@ func (c *Channel) Stop(ctx context.Context) error {
 	}
 	cancel()
 	errs := []error{srv.Shutdown(ctx)}
-	waited := make(chan struct{})
-	go func() { c.done.Wait(); close(waited) }()
-	select {
-	case <-waited:
-	case <-ctx.Done():
-		errs = append(errs, fmt.Errorf("http channel: requests in progress not finished in time: %w", ctx.Err()))
-	}
-	errs = append(errs, c.Journal().Close(), book.Close())
+	errs = append(errs, c.Finish(ctx, &c.done, "requests in progress"))
+	errs = append(errs, book.Close())
 	return errors.Join(errs...)
 }
 

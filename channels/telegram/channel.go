@@ -159,11 +159,7 @@ func (c *Channel) Start(ctx context.Context) error {
 		return err
 	}
 	c.started, c.cancel = true, cancel
-	c.done.Go(func() {
-		if _, err := c.Resume(run); err != nil && run.Err() == nil {
-			c.Logger().Warn("messages of an earlier run not handed over; they are on the next start", "err", err)
-		}
-	})
+	c.ResumeIn(run, &c.done)
 	return nil
 }
 
@@ -231,16 +227,7 @@ func (c *Channel) Stop(ctx context.Context) error {
 	}
 	cancel()
 	c.endLife()
-	waited := make(chan struct{})
-	go func() { c.done.Wait(); close(waited) }()
-	select {
-	case <-waited:
-	case <-ctx.Done():
-		errs = append(errs, fmt.Errorf("telegram: updates in hand not finished in time: %w", ctx.Err()))
-	}
-	if j := c.Journal(); j != nil {
-		errs = append(errs, j.Close())
-	}
+	errs = append(errs, c.Finish(ctx, &c.done, "updates in hand"))
 	return errors.Join(errs...)
 }
 
