@@ -16,7 +16,6 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels"
 	"github.com/switchboard-dev/switchboard/channels/internal/keylock"
-	"github.com/switchboard-dev/switchboard/config"
 )
 
 func init() {
@@ -24,21 +23,10 @@ func init() {
 	channels.RegisterChecker(ChannelName, Check)
 }
 
-// Factory builds the channel from its config section (a channels.Factory).
-func Factory(section config.Section, deps channels.Deps) (channels.Channel, error) {
-	cfg, err := DecodeConfig(section)
-	if err != nil {
-		return nil, err
-	}
-	return New(cfg, deps)
-}
-
-// Check decodes and validates a channels.feishu section as Factory does,
-// without connecting (a channels.Checker).
-func Check(section config.Section) error {
-	_, err := DecodeConfig(section)
-	return err
-}
+// Factory builds the channel from its config section (a
+// channels.Factory); Check decodes and validates a section as Factory
+// does, without connecting (a channels.Checker).
+var Factory, Check = channels.Decoded(DecodeConfig, New)
 
 // keyPath is the key path of the section, the prefix of config errors.
 const keyPath = "channels." + ChannelName

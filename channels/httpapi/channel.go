@@ -13,7 +13,6 @@ import (
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels"
 	"github.com/switchboard-dev/switchboard/channels/conversation"
-	"github.com/switchboard-dev/switchboard/config"
 )
 
 func init() {
@@ -21,14 +20,10 @@ func init() {
 	channels.RegisterChecker(ChannelName, Check)
 }
 
-// Factory builds the channel from its config section (a channels.Factory).
-func Factory(section config.Section, deps channels.Deps) (channels.Channel, error) {
-	cfg, err := DecodeConfig(section)
-	if err != nil {
-		return nil, err
-	}
-	return New(cfg, deps)
-}
+// Factory builds the channel from its config section (a
+// channels.Factory); Check decodes and validates a section as Factory
+// does, without connecting (a channels.Checker).
+var Factory, Check = channels.Decoded(DecodeConfig, New)
 
 // Channel is the HTTP channel.
 type Channel struct {
