@@ -109,4 +109,3 @@ func DecodeConfig(section config.Section) (Config, error) {
 	}
 	return cfg, nil
 }
-
