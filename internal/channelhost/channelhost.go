@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,32 +74,17 @@ func Serve(t *testing.T) {
 			}
 		}
 	}
-	go echo(ctx, b, mode == Hold)
+	go Agent(ctx, b, nil, func(in bus.InboundMessage) string {
+		fmt.Printf("took %s %v\n", in.ID, in.Redelivered)
+		if mode == Hold {
+			return Never
+		}
+		return Echo(in)
+	})
 	_, _ = io.Copy(io.Discard, os.Stdin)
 	cancel()
 	b.Close()
 	require.NoError(t, m.Stop(context.Background()))
-}
-
-// echo is the scripted agent of Hold and Answer.
-func echo(ctx context.Context, b *bus.Bus, hold bool) {
-	for {
-		in, err := b.ConsumeInbound(ctx)
-		if err != nil {
-			return
-		}
-		fmt.Printf("took %s %v\n", in.ID, in.Redelivered)
-		if hold {
-			continue
-		}
-		_ = b.PublishOutbound(ctx, bus.OutboundMessage{Channel: in.Channel, ChatID: in.ChatID,
-			Content: "echo: " + in.Content, Metadata: maps.Clone(in.Metadata),
-			Sent: func(err error) {
-				if err == nil {
-					in.Done()
-				}
-			}})
-	}
 }
 
 // Helper is a running helper process.
