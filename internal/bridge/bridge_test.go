@@ -56,18 +56,24 @@ func (w *world) openNATS(ns natstest.Namespace) *store.Store {
 // test.
 func (w *world) bridge(id string) *Bridge {
 	w.t.Helper()
-	b, err := New(Config{ID: id, A: Side{Name: "folder", Store: w.folder}, B: Side{Name: "nats", Store: w.nats},
+	return w.join(id, Side{Name: "folder", Store: w.folder}, Side{Name: "nats", Store: w.nats})
+}
+
+// join returns a bridge between a and b, as bridge does.
+func (w *world) join(id string, a, b Side) *Bridge {
+	w.t.Helper()
+	br, err := New(Config{ID: id, A: a, B: b,
 		Now: func() time.Time { return w.now }, Interval: 20 * time.Millisecond})
 	require.NoError(w.t, err)
 	w.t.Cleanup(func() {
-		b.mu.Lock()
-		for _, f := range b.forwarders {
+		br.mu.Lock()
+		for _, f := range br.forwarders {
 			f.cancel()
 		}
-		b.mu.Unlock()
-		b.wg.Wait()
+		br.mu.Unlock()
+		br.wg.Wait()
 	})
-	return b
+	return br
 }
 
 // register writes a native card of id into st, beating at w.now.
@@ -292,4 +298,70 @@ func TestClashNotCopied(t *testing.T) {
 		assert.Empty(t, c.BridgedBy)
 	}
 	assert.Empty(t, b.forwarders)
+}
+
+// A chain of bridges, folder - NATS - another folder, joins the agents of
+// both folders: a copy travels onward, one hop further each time, never
+// back; a message crosses both bridges.
+func TestChainOfBridges(t *testing.T) {
+	w := newWorld(t)
+	other, err := store.Open(fsstore.BackendName, store.Config{Root: t.TempDir(), MaxMessageBytes: 1 << 20, OfflineAfter: 30 * time.Second})
+	require.NoError(t, err)
+	t.Cleanup(func() { other.Close() })
+	w.register(w.folder, "nano")
+	w.register(other, "nano2")
+	b1 := w.bridge("b1")
+	b2 := w.join("b2", Side{Name: "nats", Store: w.nats}, Side{Name: "folder2", Store: other})
+	ctx := testkit.Ctx(t)
+	for range 2 {
+		b1.syncCards(ctx)
+		b2.syncCards(ctx)
+	}
+	card := func(st *store.Store, id string) envelope.Card {
+		c, err := st.Card(ctx, id)
+		require.NoError(t, err)
+		return c
+	}
+	assert.Equal(t, 0, hops(card(w.folder, "nano")), "nano's own card stays")
+	assert.Equal(t, 1, hops(card(w.nats, "nano")))
+	assert.Equal(t, 2, hops(card(other, "nano")))
+	assert.Equal(t, "b2", card(other, "nano").BridgedBy)
+	assert.Equal(t, 0, hops(card(other, "nano2")))
+	assert.Equal(t, 1, hops(card(w.nats, "nano2")))
+	assert.Equal(t, 2, hops(card(w.folder, "nano2")))
+	assert.Equal(t, "b1", card(w.folder, "nano2").BridgedBy)
+
+	m := message("nano2", "nano", "across two bridges")
+	require.NoError(t, other.Deliver(ctx, m))
+	got := next(t, w.folder, "nano")
+	assert.Equal(t, m.ID, got.ID)
+	assert.Equal(t, []string{"b2", "b1"}, got.Bridges)
+	back := message("nano", "nano2", "and back")
+	require.NoError(t, w.folder.Deliver(ctx, back))
+	got = next(t, other, "nano2")
+	assert.Equal(t, []string{"b1", "b2"}, got.Bridges)
+}
+
+// Two bridges between the same stores agree: neither copies a copy back,
+// and each card has one copy.
+func TestParallelBridgesAgree(t *testing.T) {
+	w := newWorld(t)
+	w.register(w.folder, "nano")
+	w.register(w.nats, "worker")
+	b1, b2 := w.bridge("b1"), w.bridge("b2")
+	ctx := testkit.Ctx(t)
+	for range 3 {
+		b1.syncCards(ctx)
+		b2.syncCards(ctx)
+	}
+	nano, err := w.folder.Card(ctx, "nano")
+	require.NoError(t, err)
+	assert.Empty(t, nano.BridgedBy)
+	worker, err := w.nats.Card(ctx, "worker")
+	require.NoError(t, err)
+	assert.Empty(t, worker.BridgedBy)
+	copied, err := w.nats.Card(ctx, "nano")
+	require.NoError(t, err)
+	assert.Equal(t, "b1", copied.BridgedBy, "the first copy stays: the second bridge finds it up to date")
+	assert.Equal(t, 1, copied.BridgeHops)
 }

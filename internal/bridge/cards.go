@@ -10,10 +10,15 @@ import (
 )
 
 // This file is the mirroring of cards: each round reads both stores'
-// cards, writes into each store a copy of every card native to the other
-// (one that no bridge wrote) where the copy is missing or out of date, and
-// starts a forwarder for each agent so copied (its inbox in the store it
-// was copied into leads to the store where it lives).
+// cards and writes into each store a copy of every card of the other that
+// is nearer its agent (fewer bridges away: an agent's own card is 0) than
+// what the store holds, or the same distance and out of date; an agent's
+// own card is never replaced. For each agent so copied it starts a
+// forwarder: messages to the agent in the store its card was copied into
+// go to the store the copy came from, nearer the agent. Copies never flow
+// back toward their agent, so a chain of bridges (a folder, a server,
+// another folder) reaches every agent, and two bridges between the same
+// stores agree on every copy.
 
 // heartbeatSlack is how far a copy's heartbeat may be from its source's
 // and still count as the same: a store may keep heartbeats more coarsely.
@@ -22,8 +27,16 @@ const heartbeatSlack = time.Second
 // cardsOf is what one round read of a store.
 type cardsOf struct {
 	all      map[string]envelope.Card
-	native   map[string]envelope.Card // the cards no bridge wrote
 	presence map[string]store.Presence
+}
+
+// hops is how many bridges away from its agent c is: 0 for the agent's
+// own card, at least 1 for a copy.
+func hops(c envelope.Card) int {
+	if c.BridgedBy == "" {
+		return 0
+	}
+	return max(c.BridgeHops, 1)
 }
 
 // readCards reads side i's cards and presence.
@@ -37,12 +50,9 @@ func (b *Bridge) readCards(ctx context.Context, i int, now time.Time) (cardsOf, 
 	if err != nil {
 		return cardsOf{}, err
 	}
-	v := cardsOf{all: map[string]envelope.Card{}, native: map[string]envelope.Card{}, presence: pres}
+	v := cardsOf{all: map[string]envelope.Card{}, presence: pres}
 	for _, c := range cards {
 		v.all[c.AgentID] = c
-		if c.BridgedBy == "" {
-			v.native[c.AgentID] = c
-		}
 	}
 	return v, nil
 }
@@ -65,13 +75,20 @@ func (b *Bridge) syncCards(ctx context.Context) {
 	wanted := map[route]bool{}
 	for src := range 2 {
 		dst := 1 - src
-		for id, c := range views[src].native {
-			if _, clash := views[dst].native[id]; clash {
-				b.clash(id)
-				continue
+		for id, c := range views[src].all {
+			far := hops(c) + 1 // the copy's distance
+			cur, ok := views[dst].all[id]
+			switch {
+			case ok && hops(cur) == 0:
+				if hops(c) == 0 {
+					b.clash(id)
+				}
+				continue // the agent's own card is there
+			case ok && hops(cur) < far, far > MaxBridges:
+				continue // dst is as near the agent, or nearer
 			}
-			want := b.mirror(c, views[src].presence[id])
-			if cur, ok := views[dst].all[id]; !ok || !sameMirror(cur, want) {
+			want := b.mirror(c, views[src].presence[id], far)
+			if !ok || !sameMirror(cur, want) {
 				b.writeMirror(ctx, dst, want)
 			}
 			wanted[route{agent: id, from: dst, to: src}] = true
@@ -94,11 +111,12 @@ func (b *Bridge) clash(id string) {
 }
 
 // mirror returns the copy of card c that the other store gets: marked as
-// this bridge's, its status and heartbeat those its store tracks (p), its
-// process id dropped (it names a process of another machine).
-func (b *Bridge) mirror(c envelope.Card, p store.Presence) envelope.Card {
+// this bridge's, far bridges from its agent, its status and heartbeat
+// those its store tracks (p), its process id dropped (it names a process
+// of another machine).
+func (b *Bridge) mirror(c envelope.Card, p store.Presence, far int) envelope.Card {
 	m := c
-	m.BridgedBy, m.PID = b.cfg.ID, 0
+	m.BridgedBy, m.BridgeHops, m.PID = b.cfg.ID, far, 0
 	if !p.Heartbeat.IsZero() {
 		m.LastHeartbeat = envelope.NewTime(p.Heartbeat)
 	}
@@ -135,32 +153,32 @@ func cardJSON(c envelope.Card) string {
 	return string(raw)
 }
 
-// writeMirror writes want into side dst, unless an agent of that id has
-// a card of its own there meanwhile.
+// writeMirror writes want into side dst, unless a card nearer the agent
+// (its own) is there meanwhile.
 func (b *Bridge) writeMirror(ctx context.Context, dst int, want envelope.Card) {
-	native := false
+	nearer := false
 	_, err := b.side(dst).Store.UpdateCard(ctx, want.AgentID, func(cur *envelope.Card) {
-		native = cur.BridgedBy == "" && !cur.RegisteredAt.IsZero()
-		if !native {
+		nearer = !cur.RegisteredAt.IsZero() && hops(*cur) < want.BridgeHops
+		if !nearer {
 			*cur = want
 		}
 	})
 	switch {
 	case err != nil && ctx.Err() == nil:
 		b.log.Warn("card not copied; trying again", "agent", want.AgentID, "to", b.side(dst).Name, "err", err)
-	case err == nil && !native:
+	case err == nil && !nearer:
 		b.log.Debug("card copied", "agent", want.AgentID, "to", b.side(dst).Name, "status", want.Status)
 	}
 }
 
-// orphans marks offline the copies this bridge wrote into dst whose agent
-// has no card of its own in src any more.
+// orphans marks offline the copies this bridge wrote into dst whose card
+// in src, which they copy, is gone.
 func (b *Bridge) orphans(ctx context.Context, dst int, in, src cardsOf) {
 	for id, c := range in.all {
 		if c.BridgedBy != b.cfg.ID || c.Status == envelope.StatusOffline {
 			continue
 		}
-		if _, ok := src.native[id]; ok {
+		if s, ok := src.all[id]; ok && hops(s) < hops(c) {
 			continue
 		}
 		_, err := b.side(dst).Store.UpdateCard(ctx, id, func(cur *envelope.Card) {

@@ -4,12 +4,15 @@
 // bridge` runs.
 //
 // Which agent lives where is told by its card: a card without bridged_by
-// is native to its store; the bridge writes a copy of it into the other
-// store, marked bridged_by, and never copies a marked card again. For each
+// is the agent's own; the bridge writes a copy of it into the other store,
+// marked bridged_by and bridge_hops (how many bridges from the agent's own
+// card), and copies a card only where no card nearer the agent is, so
+// copies travel onward along a chain of bridges and never back. For each
 // agent it copied into a store, it owns that agent's inbox there
 // (OpenInbox, one owner at a time, so two bridges between the same stores
 // share the work instead of doubling it) and forwards every message that
-// arrives in it to the store where the agent lives.
+// arrives in it to the store the copy came from, one step nearer the
+// agent.
 //
 // Forwarding is at least once, deduplicated by message id: a message is
 // acknowledged in its source only once the destination holds it, and a

@@ -45,8 +45,10 @@ loop, a missing or corrupt artifact, a message the other side refuses) is
 set aside on the sending side with the reason (switchboard dead).
 
 Several bridges may join the same folder and server: each inbox is read by
-one of them at a time. Give each its own --id. A copied card is never
-copied again, so a bridge does not join two folders through one server.`,
+one of them at a time. Give each its own --id. Bridges chain: with a bridge
+on each machine between its folder and one NATS server, the agents of every
+folder and of the server are one team (a copied card is copied onward,
+never back toward its agent).`,
 		Example: `  switchboard bridge --root ~/.nanobot/mailboxes --nats-url nats://nats-1:4222
   NANOBOT_CHANNELS__MAILBOX__NATS__URL=nats://nats-1:4222 switchboard bridge --id bridge-lab`,
 		Args: exactArgs(),
