@@ -200,11 +200,31 @@ func TestSwitchboardToFolderThroughBridge(t *testing.T) {
 	assert.Equal(t, "hello back", line["content"])
 	assert.Nil(t, md["unverified"])
 
+	// A file sent on NATS arrives on the folder with its bytes.
+	report := filepath.Join(w.home, "report.md")
+	body := strings.Repeat("# findings\n", 5000)
+	require.NoError(t, os.WriteFile(report, []byte(body), 0o600))
+	w.ok("send", "--from", "peer", "--to", "lead", "--text", "the report", "--file", report)
+	require.NoError(t, json.Unmarshal([]byte(lead.next(lead.stdout, "the report from NATS")), &line))
+	parts := line["mailbox"].(map[string]any)["parts"].([]any)
+	var uri string
+	for _, p := range parts {
+		if p := p.(map[string]any); p["type"] == "file" {
+			uri, _ = p["uri"].(string)
+		}
+	}
+	require.NotEmpty(t, uri, "the file part names an artifact: %v", parts)
+	out := filepath.Join(w.home, "copy.md")
+	folder.ok("artifact", "get", uri, "--out", out)
+	got, err := os.ReadFile(out)
+	require.NoError(t, err)
+	assert.Equal(t, body, string(got), "the bytes crossed the bridge")
+
 	for _, p := range []*proc{lead, peer, bridge} {
 		p.signal(sigterm)
 		assert.Equal(t, 0, p.wait(), p.stderrSoFar())
 	}
-	assert.Contains(t, bridge.stderrSoFar(), "forwarded=2 duplicates_dropped=0 set_aside=0")
+	assert.Contains(t, bridge.stderrSoFar(), "forwarded=3 duplicates_dropped=0 set_aside=0 artifacts_copied=1")
 }
 
 // nanobotReader runs nanobot's receive loop in Python (poll, then
