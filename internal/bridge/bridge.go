@@ -18,6 +18,9 @@ const (
 	DefaultInterval = time.Second
 	// DefaultOfflineAfter is the presence limit (channels.mailbox.offlineAfter's default).
 	DefaultOfflineAfter = 30 * time.Second
+	// DefaultTimeout bounds one round of the cards and one reading of a
+	// destination's messages.
+	DefaultTimeout = 10 * time.Second
 	// MaxBridges is how many bridges a message may cross: one that crossed
 	// as many is set aside instead of forwarded again.
 	MaxBridges = 8
@@ -43,6 +46,11 @@ type Config struct {
 	// and how long an inbox another process holds is waited for before
 	// trying again.
 	Interval time.Duration
+	// Timeout bounds one round of the cards and one reading of the
+	// messages a destination holds (DefaultTimeout when 0): a server that
+	// went away mid-call fails the call, which is tried again, instead of
+	// holding the bridge until it is back.
+	Timeout time.Duration
 	// OfflineAfter is how old a heartbeat may be before its agent counts
 	// as offline (DefaultOfflineAfter when 0).
 	OfflineAfter time.Duration
@@ -56,6 +64,9 @@ type Config struct {
 func (c *Config) setDefaults() {
 	if c.Interval <= 0 {
 		c.Interval = DefaultInterval
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = DefaultTimeout
 	}
 	if c.OfflineAfter <= 0 {
 		c.OfflineAfter = DefaultOfflineAfter

@@ -63,7 +63,7 @@ func (w *world) bridge(id string) *Bridge {
 func (w *world) join(id string, a, b Side) *Bridge {
 	w.t.Helper()
 	br, err := New(Config{ID: id, A: a, B: b,
-		Now: func() time.Time { return w.now }, Interval: 20 * time.Millisecond})
+		Now: func() time.Time { return w.now }, Interval: 20 * time.Millisecond, Timeout: testkit.Scaled(2 * time.Second)})
 	require.NoError(w.t, err)
 	w.t.Cleanup(func() {
 		br.mu.Lock()
@@ -364,4 +364,38 @@ func TestParallelBridgesAgree(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, "b1", copied.BridgedBy, "the first copy stays: the second bridge finds it up to date")
 	assert.Equal(t, 1, copied.BridgeHops)
+}
+
+// The bridge outlives a restart of the NATS server: a message sent on the
+// folder while the server is down is forwarded once it is back.
+func TestServerRestart(t *testing.T) {
+	srv := natstest.Start(t, "")
+	w := &world{t: t, root: t.TempDir(), now: time.Now()}
+	var err error
+	w.folder, err = store.Open(fsstore.BackendName, store.Config{Root: w.root, MaxMessageBytes: 1 << 20, OfflineAfter: 30 * time.Second})
+	require.NoError(t, err)
+	t.Cleanup(func() { w.folder.Close() })
+	ns := natstest.NewNamespace()
+	section := ns.Section(srv)
+	w.nats, err = store.Open(natsstore.BackendName, store.Config{MaxMessageBytes: 1 << 20, OfflineAfter: 30 * time.Second,
+		Section: config.Section{Path: natsstore.ConfigPath, Raw: section}})
+	require.NoError(t, err)
+	t.Cleanup(func() { w.nats.Close() })
+	w.register(w.folder, "nano")
+	w.register(w.nats, "worker")
+	b := w.bridge("b1")
+	ctx := testkit.Ctx(t)
+	b.syncCards(ctx)
+	first := message("nano", "worker", "before")
+	require.NoError(t, w.folder.Deliver(ctx, first))
+	assert.Equal(t, first.ID, next(t, w.nats, "worker").ID)
+
+	srv.Stop()
+	during := message("nano", "worker", "while the server is down")
+	require.NoError(t, w.folder.Deliver(ctx, during))
+	b.syncCards(ctx) // fails to read NATS's cards within Timeout, and says so: the forwarders go on
+	srv.Restart(t)
+	assert.Equal(t, during.ID, next(t, w.nats, "worker").ID, "forwarded once the server is back")
+	_, dup, aside, _ := b.Counts()
+	assert.Zero(t, dup+aside)
 }

@@ -60,12 +60,15 @@ func (b *Bridge) readCards(ctx context.Context, i int, now time.Time) (cardsOf, 
 // syncCards does one round (see the top of the file). A store that cannot
 // be read skips the round: the forwarders keep running.
 func (b *Bridge) syncCards(ctx context.Context) {
+	forwarders := ctx
+	ctx, cancel := context.WithTimeout(ctx, b.cfg.Timeout)
+	defer cancel()
 	now := b.cfg.Now()
 	var views [2]cardsOf
 	for i := range 2 {
 		v, err := b.readCards(ctx, i, now)
 		if err != nil {
-			if ctx.Err() == nil {
+			if forwarders.Err() == nil {
 				b.log.Warn("cards not read; trying again", "store", b.side(i).Name, "err", err)
 			}
 			return
@@ -95,7 +98,7 @@ func (b *Bridge) syncCards(ctx context.Context) {
 		}
 		b.orphans(ctx, dst, views[dst], views[src])
 	}
-	b.reconcile(ctx, wanted)
+	b.reconcile(forwarders, wanted)
 }
 
 // clash warns, once, of an agent that has a card of its own in both

@@ -180,6 +180,8 @@ func msgKey(id string, ts time.Time) string {
 func (f *forwarder) holds(ctx context.Context, m *envelope.Message, log *slog.Logger) bool {
 	if f.held == nil {
 		held := map[string]bool{}
+		ctx, cancel := context.WithTimeout(ctx, f.b.cfg.Timeout)
+		defer cancel()
 		err := f.b.side(f.r.to).Store.Skim(ctx, []string{f.r.agent}, func(sk store.Skimmed) bool {
 			held[msgKey(sk.Summary.ID, sk.Summary.Timestamp)] = true
 			return true
