@@ -46,8 +46,9 @@ type Config struct {
 	// and how long an inbox another process holds is waited for before
 	// trying again.
 	Interval time.Duration
-	// Timeout bounds one round of the cards and one reading of the
-	// messages a destination holds (DefaultTimeout when 0): a server that
+	// Timeout bounds one round of the cards, the opening of an inbox and
+	// one reading of the messages a destination holds (DefaultTimeout
+	// when 0): a server that
 	// went away mid-call fails the call, which is tried again, instead of
 	// holding the bridge until it is back.
 	Timeout time.Duration

@@ -395,7 +395,14 @@ func TestServerRestart(t *testing.T) {
 	require.NoError(t, w.folder.Deliver(ctx, during))
 	b.syncCards(ctx) // fails to read NATS's cards within Timeout, and says so: the forwarders go on
 	srv.Restart(t)
-	assert.Equal(t, during.ID, next(t, w.nats, "worker").ID, "forwarded once the server is back")
+	fresh, err := store.Open(natsstore.BackendName, store.Config{MaxMessageBytes: 1 << 20, OfflineAfter: 30 * time.Second,
+		Section: config.Section{Path: natsstore.ConfigPath, Raw: section}}) // the test's reader, connected anew
+	require.NoError(t, err)
+	t.Cleanup(func() { fresh.Close() })
+	assert.Equal(t, during.ID, next(t, fresh, "worker").ID, "forwarded once the server is back")
+	reply := message("worker", "nano", "and the other way")
+	require.NoError(t, fresh.Deliver(ctx, reply))
+	assert.Equal(t, reply.ID, next(t, w.folder, "nano").ID, "the inbox on NATS is read again")
 	_, dup, aside, _ := b.Counts()
 	assert.Zero(t, dup+aside)
 }

@@ -48,7 +48,9 @@ func (f *forwarder) run(ctx context.Context) {
 	log := f.b.log.With("agent", f.r.agent, "from", from.Name, "to", to.Name)
 	busy := false
 	for ctx.Err() == nil {
-		in, err := from.Store.OpenInbox(ctx, f.r.agent)
+		octx, cancel := context.WithTimeout(ctx, f.b.cfg.Timeout) // bounds the opening, not the inbox
+		in, err := from.Store.OpenInbox(octx, f.r.agent)
+		cancel()
 		if err != nil {
 			switch {
 			case errors.Is(err, store.ErrInboxBusy):
