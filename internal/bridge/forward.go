@@ -111,9 +111,11 @@ func (f *forwarder) forward(ctx context.Context, in *store.Inbox, d *store.Deliv
 		log.Info("the destination holds the message already; not forwarded again")
 		return in.Ack(ctx, d)
 	}
-	if reason, err := f.copyArtifacts(ctx, m, log); err != nil {
+	reason, err := f.copyArtifacts(ctx, m, log)
+	if err != nil {
 		return err
-	} else if reason != "" {
+	}
+	if reason != "" {
 		return f.setAside(ctx, in, d, log, reason)
 	}
 	fwd := *m
