@@ -45,7 +45,7 @@ func (s *Store) consumerConfig(agent string, l lane) jetstream.ConsumerConfig {
 		FilterSubject: s.names.inboxFilter(agent),
 		AckPolicy:     jetstream.AckExplicitPolicy,
 		AckWait:       s.opts.AckWait,
-		MaxDeliver:    -1, // the inbox counts hand-outs itself (see attempts)
+		MaxDeliver:    -1, // the inbox counts hand-outs itself (see handouts)
 		DeliverPolicy: jetstream.DeliverAllPolicy,
 	}
 	if l == lanePriority {
@@ -71,7 +71,11 @@ type consumerStart struct {
 // messages delivered and not acknowledged (left by a closed or crashed
 // owner) it is reset to its acknowledgement floor, so they come again at
 // once and in stream order, before anything newer.
-func (s *Store) startConsumer(ctx context.Context, agent string, l lane) (consumerStart, error) {
+//
+// The record of hand-outs (rec) learns first how far the server delivered,
+// so that messages delivered before come back marked Redelivered even if
+// this process is killed between the reset and their redelivery.
+func (s *Store) startConsumer(ctx context.Context, agent string, l lane, rec *handouts) (consumerStart, error) {
 	cfg := s.consumerConfig(agent, l)
 	cons, err := s.createConsumer(ctx, cfg)
 	if err != nil {
@@ -81,6 +85,9 @@ func (s *Store) startConsumer(ctx context.Context, agent string, l lane) (consum
 	st := consumerStart{cons: cons, pending: info.NumPending, maxAckPending: info.Config.MaxAckPending}
 	if info.NumAckPending == 0 {
 		return st, nil
+	}
+	if err := rec.raise(ctx, l, info.Delivered.Stream); err != nil {
+		return consumerStart{}, fmt.Errorf("record how far %s delivered: %w", cfg.Durable, err)
 	}
 	st.seenBelow = info.Delivered.Stream
 	reset, err := s.js.ResetConsumer(ctx, s.opts.Stream, cfg.Durable)
