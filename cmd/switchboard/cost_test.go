@@ -27,7 +27,8 @@ type fakeTeam struct {
 	webhook           string
 	researcherCfg     string
 	coderCfg          string
-	defaults          string // extra keys of agents.defaults, as JSON members
+	defaults          string   // extra keys of agents.defaults, as JSON members
+	coderArgs         []string // more arguments of coder's run
 }
 
 // teamConfig is an agent's config on the fake provider.
@@ -69,7 +70,7 @@ func startTeam(t *testing.T, defaults string, instructions int) *fakeTeam {
 
 // startCoder starts coder's process (again).
 func (ft *fakeTeam) startCoder() {
-	ft.coder = ft.s.start("--config", ft.coderCfg, "run")
+	ft.coder = ft.s.start(append([]string{"--config", ft.coderCfg, "run"}, ft.coderArgs...)...)
 	ft.coder.awaitStderr("host running")
 }
 
