@@ -44,3 +44,32 @@ func TestHeldTaskSurvivesCleanRestarts(t *testing.T) {
 	assert.Empty(t, ft.s.msgFiles("coder", "rejected"), "nothing set aside")
 	assert.NotContains(t, ft.coder.stderrSoFar(), "set aside")
 }
+
+// Issue 25: a task its worker crashes on every time is set aside after
+// maxDeliver (5) hand-outs, and the user is told, in the conversation
+// the task began in. coder is killed (SIGKILL) five times while its model
+// works on the task; at its sixth start the task is set aside, and
+// researcher hears from coder that the task failed, with the reason.
+func TestPoisonTaskIsSetAsideAndTheUserTold(t *testing.T) {
+	t.Parallel()
+	ft := startTeam(t, `, "judge": "capabilities"`, 0)
+	held := ft.llm.Hold("task")
+	ft.say(t, "ev_1", "please sort 5 3 9 1")
+	awaitChatReply(t, ft.webhook, "oc_alice", "coder accepted the task")
+	for i := range 5 {
+		<-held.Arrived // coder's model works on the task
+		require.NoError(t, ft.coder.cmd.Process.Kill(), "kill %d", i+1)
+		ft.coder.wait()
+		<-held.GaveUp
+		next := ft.llm.Hold("task")
+		held.Release()
+		held = next
+		ft.startCoder()
+	}
+	defer held.Release()
+	_, chat := awaitChatReply(t, ft.webhook, "oc_alice", "coder reports failed")
+	last := chat[len(chat)-1].Content
+	assert.Contains(t, last, "handed out 5 times without an acknowledgement (maxDeliver 5)", "the reason is told: %q", last)
+	assert.Len(t, ft.s.msgFiles("coder", "rejected"), 1, "the task is set aside")
+	ft.stop(t)
+}
