@@ -74,8 +74,10 @@ type Channel struct {
 	waiting *waiting // subtasks whose results the tasks this agent works on wait for
 	// canceled are the tasks canceled while this process held them.
 	canceled *canceledTasks
-	drain    *drainState // see drain.go
+	drain    *drainState      // see drain.go
 	poisoned chan store.Event // set aside after maxDeliver, to be told (setaside.go)
+	// published counts what the channel put on the bus (recovered.go).
+	published atomic.Uint64
 
 	keeperOnce sync.Once
 	kept       atomic.Pointer[budget.Keeper] // the budget keeper, once made (see Hooks)

@@ -149,7 +149,7 @@ func (c *Channel) handle(ctx context.Context, d *store.Delivery) (err error) {
 		if !v.hold {
 			v.in.Ack = c.ackWhenDone(d, v.sweep, recorded)
 		}
-		if err := c.Bus().PublishInbound(ctx, v.in); err != nil {
+		if err := c.publish(ctx, v.in); err != nil {
 			if v.undo != nil {
 				v.undo()
 			}

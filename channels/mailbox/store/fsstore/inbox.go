@@ -63,6 +63,7 @@ type Inbox struct {
 	pending     []string            // names to try, ascending
 	pendingSub  string              // their folder: claimedDir while recovering claimed/, else inboxDir
 	recovering  bool                // pending holds an earlier owner's claims
+	recovered   chan struct{}       // closed when recovering ends (Recovered)
 	cursor      string              // the last name recovered from claimed/
 	claimedDone bool                // claimed/ was recovered
 	relog       []string            // names the claim log holds for an earlier owner, still in inbox/
@@ -128,7 +129,7 @@ func (s *Store) OpenInbox(ctx context.Context, agentID string) (driver.Inbox, er
 		notify:  make(chan struct{}, 1),
 		prio:    make(chan struct{}, 1),
 		done:    make(chan struct{}),
-		journal: j, inflight: map[string]int{}, handed: map[string]claimed{}, recovering: true,
+		journal: j, inflight: map[string]int{}, handed: map[string]claimed{}, recovering: true, recovered: make(chan struct{}),
 	}
 	if err := in.loadClaims(); err != nil {
 		j.close()

@@ -384,6 +384,7 @@ func (in *Inbox) releaseClaims() {
 // again, set aside or is gone), and the log keeps only open claims.
 func (in *Inbox) endRecovery() {
 	in.recovering, in.logged = false, nil
+	defer close(in.recovered)
 	in.mu.Lock()
 	open := maps.Clone(in.handed)
 	in.mu.Unlock()
@@ -391,6 +392,12 @@ func (in *Inbox) endRecovery() {
 		in.log.Warn("claim log not compacted", "err", err)
 	}
 }
+
+var _ driver.Recoverer = (*Inbox)(nil)
+
+// Recovered implements driver.Recoverer: it is closed when the Next after
+// the last of an earlier owner's claims ends the recovery (endRecovery).
+func (in *Inbox) Recovered() <-chan struct{} { return in.recovered }
 
 // forget undoes take's count of an own message id in flight, for a
 // message set aside instead of handed out.

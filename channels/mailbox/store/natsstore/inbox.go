@@ -55,6 +55,12 @@ type Inbox struct {
 	seenBelow [laneCount]uint64
 	// rec counts the hand-outs (by stream sequence, unique across lanes).
 	rec *handouts
+	// owed is how many messages an earlier owner left unacknowledged
+	// that have not come back yet; recovered is closed by the Next after
+	// the last of them (Recovered).
+	owed          int
+	recovered     chan struct{}
+	recoveredDone bool
 }
 
 var _ driver.Inbox = (*Inbox)(nil)
@@ -92,7 +98,7 @@ func (s *Store) OpenInbox(ctx context.Context, agentID string) (driver.Inbox, er
 // they come again at once and in stream order, before anything newer.
 func (s *Store) startInbox(ctx context.Context, agent string, lock *inboxLock) (*Inbox, error) {
 	in := &Inbox{s: s, agent: agent, lock: lock, sem: make(chan struct{}, 1), arrived: make(chan struct{}, 1),
-		claims: map[uint64]*claim{}, inflight: map[string]int{}, handled: newIDRing(handledKeep)}
+		claims: map[uint64]*claim{}, inflight: map[string]int{}, handled: newIDRing(handledKeep), recovered: make(chan struct{})}
 	var err error
 	if in.rec, err = s.loadHandouts(ctx, agent); err != nil {
 		return nil, err
@@ -104,6 +110,7 @@ func (s *Store) startInbox(ctx context.Context, agent string, lock *inboxLock) (
 			return nil, err
 		}
 		conss[l] = st.cons
+		in.owed += st.owed
 		if l == lanePriority {
 			in.urgentDue, in.maxAckPending = st.pending, st.maxAckPending
 		}

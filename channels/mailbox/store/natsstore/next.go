@@ -64,6 +64,7 @@ func (in *Inbox) Next(ctx context.Context) (*driver.Delivery, error) {
 			timer.Stop()
 		}
 	}()
+	in.noteRecovered()
 	for {
 		if err := driver.StillOpen(ctx, in.ctx.Done()); err != nil {
 			return nil, err
@@ -91,6 +92,23 @@ func (in *Inbox) Next(ctx context.Context) (*driver.Delivery, error) {
 		if d := in.take(ctx, p); d != nil {
 			return d, nil
 		}
+	}
+}
+
+var _ driver.Recoverer = (*Inbox)(nil)
+
+// Recovered implements driver.Recoverer: it is closed by the first Next
+// once every message an earlier owner left unacknowledged has come back
+// (handed out, set aside or dropped).
+func (in *Inbox) Recovered() <-chan struct{} { return in.recovered }
+
+// noteRecovered closes recovered when nothing is owed any more.
+func (in *Inbox) noteRecovered() {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.owed <= 0 && !in.recoveredDone {
+		close(in.recovered)
+		in.recoveredDone = true
 	}
 }
 
@@ -140,6 +158,11 @@ func (in *Inbox) take(ctx context.Context, p *pulled) *driver.Delivery {
 		return nil
 	}
 	cameBack := seq <= in.seenBelow[p.lane]
+	if cameBack {
+		in.mu.Lock()
+		in.owed--
+		in.mu.Unlock()
+	}
 	if reason == "" && cameBack {
 		reason = in.rec.comeBack(ctx, seq)
 	}

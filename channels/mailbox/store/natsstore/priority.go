@@ -65,6 +65,9 @@ type consumerStart struct {
 	// maxAckPending its limit of messages delivered and not acknowledged.
 	pending       uint64
 	maxAckPending int
+	// owed is how many messages an earlier owner left unacknowledged:
+	// they come again first.
+	owed int
 }
 
 // startConsumer creates or updates agent's consumer of lane l. If it has
@@ -89,7 +92,7 @@ func (s *Store) startConsumer(ctx context.Context, agent string, l lane, rec *ha
 	if err := rec.raise(ctx, l, info.Delivered.Stream); err != nil {
 		return consumerStart{}, fmt.Errorf("record how far %s delivered: %w", cfg.Durable, err)
 	}
-	st.seenBelow = info.Delivered.Stream
+	st.seenBelow, st.owed = info.Delivered.Stream, info.NumAckPending
 	reset, err := s.js.ResetConsumer(ctx, s.opts.Stream, cfg.Durable)
 	if err != nil {
 		return consumerStart{}, fmt.Errorf("reset consumer %s to redeliver what was left unacknowledged: %w", cfg.Durable, err)
