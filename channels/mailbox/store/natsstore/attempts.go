@@ -93,9 +93,17 @@ func (s *Store) loadHandouts(ctx context.Context, agent string) (*handouts, erro
 
 // dropGone forgets the counts of messages no longer in the stream (below
 // its first sequence: acknowledged or set aside), which an acknowledgement
-// after a crash left in the stored record; the record is written without
-// them at its next write. A failure to ask keeps them.
+// after a crash left in the stored record, and a below beyond the stream's
+// last sequence (the stream was made again, its sequences start afresh);
+// the record is written without them at its next write. A failure to ask
+// keeps them.
 func (h *handouts) dropGone(ctx context.Context) {
+	h.mu.Lock()
+	empty := len(h.counts) == 0 && h.below == [laneCount]uint64{}
+	h.mu.Unlock()
+	if empty {
+		return
+	}
 	info, err := h.s.stream.Info(ctx)
 	if err != nil {
 		return
@@ -103,8 +111,13 @@ func (h *handouts) dropGone(ctx context.Context) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for seq := range h.counts {
-		if seq < info.State.FirstSeq {
+		if seq < info.State.FirstSeq || seq > info.State.LastSeq {
 			delete(h.counts, seq)
+		}
+	}
+	for l := range laneCount {
+		if h.below[l] > info.State.LastSeq {
+			h.below[l] = 0
 		}
 	}
 }

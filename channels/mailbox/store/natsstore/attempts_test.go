@@ -104,3 +104,28 @@ func TestPulledAheadNeverCounts(t *testing.T) {
 	assert.Equal(t, driver.MaxDeliverReason(3, 3), set.Reason)
 	assert.Equal(t, 1, ev.CountKind(driver.EventQuarantined), "only the poison is set aside: %s", ev)
 }
+
+// TestAttemptsRecordOfAnotherStreamIsDropped: a record that names
+// sequences beyond the stream's last (the stream was made again, its
+// sequences started afresh) marks no new message redelivered nor counts
+// it.
+func TestAttemptsRecordOfAnotherStreamIsDropped(t *testing.T) {
+	ts := sharedServer(t)
+	be := ts.open(t, nil)
+	js, err := jetstream.New(ts.Connect(t))
+	require.NoError(t, err)
+	kv, err := js.KeyValue(testkit.Ctx(t), ts.ns.StateBucket)
+	require.NoError(t, err)
+	_, err = kv.Put(testkit.Ctx(t), "bob.-attempts", []byte(`{"1": 4, "below-inbox": 1000000, "below-priority": 1000000}`))
+	require.NoError(t, err)
+	m := storetest.NewMessage("alice", "bob", "new")
+	require.NoError(t, be.Deliver(testkit.Ctx(t), m))
+	in, err := be.OpenInbox(testkit.Ctx(t), "bob")
+	require.NoError(t, err)
+	defer in.Close()
+	d, err := in.Next(testkit.Ctx(t))
+	require.NoError(t, err)
+	require.Equal(t, m.ID, d.Message.ID)
+	assert.False(t, d.Redelivered, "a new message of the stream made again")
+	assert.Equal(t, map[uint64]int{1: 1}, natsstore.Counted(in), "counted from its first hand-out")
+}

@@ -103,6 +103,7 @@ func (s *Store) startInbox(ctx context.Context, agent string, lock *inboxLock) (
 	if in.rec, err = s.loadHandouts(ctx, agent); err != nil {
 		return nil, err
 	}
+	in.rec.dropGone(ctx)
 	var conss [laneCount]jetstream.Consumer
 	for l := range laneCount {
 		st, err := s.startConsumer(ctx, agent, l, in.rec)
@@ -116,9 +117,6 @@ func (s *Store) startInbox(ctx context.Context, agent string, lock *inboxLock) (
 		}
 	}
 	in.seenBelow = in.rec.below
-	if len(in.rec.counts) > 0 {
-		in.rec.dropGone(ctx)
-	}
 	// Consume hands messages to a callback, which queues them here; unlike
 	// the Messages iterator, whose fixed channel drops messages when a
 	// reconnect makes the client pull again while it holds a full batch.
