@@ -156,6 +156,8 @@ type Store struct {
 	// log off.
 	audit  *auditLog
 	sweeps sweepIndexes
+	// beats: the cards of the agents this store heartbeats (heartbeat.go).
+	beats beats
 
 	inboxes driver.InboxSet[*Inbox]
 }
