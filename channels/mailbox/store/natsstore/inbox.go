@@ -73,7 +73,9 @@ func (s *Store) OpenInbox(ctx context.Context, agentID string) (driver.Inbox, er
 	if err != nil {
 		return nil, err
 	}
+	stop := lock.holdWhile(s.opts.LockTTL/3, s.opts.Logger, agentID)
 	in, err := s.startInbox(ctx, agentID, lock)
+	stop()
 	if err != nil {
 		lock.release(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("open inbox of %q: %w", agentID, err)
@@ -92,9 +94,16 @@ func (s *Store) startInbox(ctx context.Context, agent string, lock *inboxLock) (
 	in := &Inbox{s: s, agent: agent, lock: lock, sem: make(chan struct{}, 1), arrived: make(chan struct{}, 1),
 		claims: map[uint64]*claim{}, inflight: map[string]int{}, handled: newIDRing(handledKeep), attempts: attempts{}}
 	var conss [laneCount]jetstream.Consumer
+	var starts [laneCount]consumerStart
+	var errs [laneCount]error
+	var wg sync.WaitGroup // both at once: two requests in the server's queue, not one after the other
 	for l := range laneCount {
-		st, err := s.startConsumer(ctx, agent, l)
-		if err != nil {
+		wg.Go(func() { starts[l], errs[l] = s.startConsumer(ctx, agent, l) })
+	}
+	wg.Wait()
+	for i, st := range starts {
+		l := lane(i)
+		if err := errs[l]; err != nil {
 			return nil, err
 		}
 		conss[l], in.seenBelow[l] = st.cons, st.seenBelow

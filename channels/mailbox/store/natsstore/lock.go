@@ -6,7 +6,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
+	"sync"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
@@ -88,6 +91,35 @@ func (l *inboxLock) renew(ctx context.Context) error {
 	}
 	l.rev = rev
 	return nil
+}
+
+// holdWhile renews the lock every every until the returned stop is
+// called (and has waited for the last renewal): an inbox whose consumers
+// take long to be created (a cluster making a thousand replicated
+// consumers at once) keeps its lock meanwhile.
+func (l *inboxLock) holdWhile(every time.Duration, log *slog.Logger, agent string) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
+				if err := l.renew(ctx); err != nil {
+					log.Error("inbox lock lost while opening the inbox; another process may take it", "agent", agent, "err", err)
+				}
+				cancel()
+			}
+		}
+	})
+	return func() {
+		close(done)
+		wg.Wait()
+	}
 }
 
 // recover finds the lock's revision after a compare-and-set failed: that
