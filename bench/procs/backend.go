@@ -29,3 +29,9 @@ type backend interface {
 	// close releases what the backend holds.
 	close()
 }
+
+// requestCounter is a backend that counts the requests its server takes.
+type requestCounter interface {
+	// requests counts the requests so far, and says what it counts.
+	requests() (int64, string)
+}

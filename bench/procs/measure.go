@@ -48,12 +48,29 @@ type result struct {
 
 	stopFailed int
 	stopTook   time.Duration
-	notes      map[string]int // the agents' other stderr lines, by what they say
+	// load averages (1, 5, 15 min) before the run, when every agent
+	// listened and at the end of the idle window ("" unknown).
+	loadBefore, loadStarted, loadIdle string
+	// requests to the server (JetStream API requests and KV writes)
+	// while the agents started and over the idle window; reqHow says
+	// what is counted ("" when the backend does not count).
+	startRequests, idleRequests int64
+	reqHow                      string
+	notes                       map[string]int // the agents' other stderr lines, by what they say
 }
 
 // measure runs the whole measurement on be.
 func measure(ctx context.Context, o options, be backend, bin, self string, log io.Writer) (*result, error) {
-	r := &result{what: be.describe(), n: o.n, idle: o.idle, inotifyLimit: inotifyLimit()}
+	r := &result{what: be.describe(), n: o.n, idle: o.idle, inotifyLimit: inotifyLimit(), loadBefore: loadAvg()}
+	rc, counts := be.(requestCounter)
+	reqs := func() int64 {
+		if !counts {
+			return 0
+		}
+		n, how := rc.requests()
+		r.reqHow = how
+		return n
+	}
 	env := append(isolatedEnv(o.work), be.env()...)
 
 	fmt.Fprintf(log, "raw: starting %d × switchboard version\n", o.n)
@@ -71,7 +88,7 @@ func measure(ctx context.Context, o options, be backend, bin, self string, log i
 	}
 
 	fmt.Fprintf(log, "starting %d agents on %s\n", o.n, r.what)
-	writes0, _ := be.writes()
+	writes0, req0 := writesNow(be), reqs()
 	f, err := startFleet(ctx, bin, o.n, be.agentArgs, env)
 	if err != nil {
 		return nil, err
@@ -83,7 +100,8 @@ func measure(ctx context.Context, o options, be backend, bin, self string, log i
 		}
 	}()
 	r.listening, r.lastListening, r.eachListening = f.awaitListening(ctx, o.startLimit)
-	r.launched = f.launched
+	r.launched, r.loadStarted = f.launched, loadAvg()
+	r.startRequests = reqs() - req0
 	r.startCPU = cpuNanos(f.pids())
 	w, how := be.writes()
 	r.startWrites, r.writesHow = w-writes0, how
@@ -99,11 +117,12 @@ func measure(ctx context.Context, o options, be backend, bin, self string, log i
 		return nil, err
 	}
 	pids := f.pids()
-	cpu0, w0, self0 := cpuNanos(pids), writesNow(be), selfCPU()
+	cpu0, w0, self0, req1 := cpuNanos(pids), writesNow(be), selfCPU(), reqs()
 	if err := sleep(ctx, o.idle); err != nil {
 		return nil, err
 	}
 	r.idleCPU, r.idleWrites, r.benchCPU = cpuNanos(pids)-cpu0, writesNow(be)-w0, selfCPU()-self0
+	r.idleRequests, r.loadIdle = reqs()-req1, loadAvg()
 
 	fmt.Fprintf(log, "latency: %d sends, one at a time\n", o.sends)
 	for i := range o.sends {
@@ -133,7 +152,7 @@ func measure(ctx context.Context, o options, be backend, bin, self string, log i
 	done, arrivals := f.expectEverywhere(token)
 	begin := time.Now()
 	cmd := exec.CommandContext(ctx, bin, be.broadcastArgs(token)...)
-	cmd.Env = append(env, broadcastEnv)
+	cmd.Env = append(env, broadcastEnv...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		r.broadcastErr = fmt.Errorf("%w: %s", err, firstLine(out))
 	}

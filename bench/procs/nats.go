@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -29,6 +30,7 @@ type natsBackend struct {
 	nc       *nats.Conn
 	store    *natsstore.Store // the bench's own, to send and to count
 	js       jetstream.JetStream
+	counted  atomic.Int64 // requests the bench's connection saw (see requests)
 }
 
 // newNATSBackend starts nodes servers (one, or a cluster of three) and
@@ -65,6 +67,10 @@ func newNATSBackend(ctx context.Context, dir string, nodes int) (backend, error)
 		return nil, fmt.Errorf("mailbox stream and buckets: %w", err)
 	}
 	if b.js, err = jetstream.New(b.nc); err != nil {
+		b.close()
+		return nil, err
+	}
+	if err := b.countRequests(); err != nil {
 		b.close()
 		return nil, err
 	}
@@ -152,6 +158,24 @@ func (b *natsBackend) env() []string { return nil }
 func (b *natsBackend) registered(ctx context.Context) (int, error) {
 	cards, err := b.store.Cards(ctx)
 	return len(cards), err
+}
+
+// countRequests subscribes to the JetStream API's subjects and to the
+// buckets' subjects, so that requests counts what the agents ask of the
+// servers.
+func (b *natsBackend) countRequests() error {
+	for _, subject := range []string{"$JS.API.>", "$KV.>"} {
+		if _, err := b.nc.Subscribe(subject, func(*nats.Msg) { b.counted.Add(1) }); err != nil {
+			return err
+		}
+	}
+	return b.nc.Flush()
+}
+
+// requests implements requestCounter.
+func (b *natsBackend) requests() (int64, string) {
+	_ = b.nc.Flush()
+	return b.counted.Load(), "JetStream API requests and KV writes, the bench's own included"
 }
 
 // writes counts the puts into the cards' bucket: the last sequence of its
