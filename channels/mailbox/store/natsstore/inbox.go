@@ -94,16 +94,13 @@ func (s *Store) startInbox(ctx context.Context, agent string, lock *inboxLock) (
 	in := &Inbox{s: s, agent: agent, lock: lock, sem: make(chan struct{}, 1), arrived: make(chan struct{}, 1),
 		claims: map[uint64]*claim{}, inflight: map[string]int{}, handled: newIDRing(handledKeep), attempts: attempts{}}
 	var conss [laneCount]jetstream.Consumer
-	var starts [laneCount]consumerStart
-	var errs [laneCount]error
-	var wg sync.WaitGroup // both at once: two requests in the server's queue, not one after the other
 	for l := range laneCount {
-		wg.Go(func() { starts[l], errs[l] = s.startConsumer(ctx, agent, l) })
-	}
-	wg.Wait()
-	for i, st := range starts {
-		l := lane(i)
-		if err := errs[l]; err != nil {
+		// One after the other, as every request of an agent that starts:
+		// a server that a thousand agents ask at once answers each request
+		// after those queued before it, and a request that waits longer
+		// than its timeout is asked again, which adds to the queue.
+		st, err := s.startConsumer(ctx, agent, l)
+		if err != nil {
 			return nil, err
 		}
 		conss[l], in.seenBelow[l] = st.cons, st.seenBelow
@@ -122,7 +119,7 @@ func (s *Store) startInbox(ctx context.Context, agent string, lock *inboxLock) (
 	// the Messages iterator, whose fixed channel drops messages when a
 	// reconnect makes the client pull again while it holds a full batch.
 	for l, receive := range [laneCount]jetstream.MessageHandler{in.receive, in.receiveUrgent} {
-		cc, err := conss[l].Consume(receive, jetstream.PullMaxMessages(s.opts.Prefetch),
+		cc, err := conss[l].Consume(receive, jetstream.PullMaxMessages(s.opts.Prefetch), jetstream.PullExpiry(pullExpiry),
 			jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
 				s.opts.Logger.Debug("inbox consumer", "agent", agent, "lane", lane(l), "err", err)
 			}))
@@ -136,6 +133,14 @@ func (s *Store) startInbox(ctx context.Context, agent string, lock *inboxLock) (
 	in.wg.Go(in.keepAlive)
 	return in, nil
 }
+
+// pullExpiry is how long a pull request of an idle inbox waits at the
+// server before the client asks again; the server says it is alive every
+// 30 s meanwhile (nats.go's longest heartbeat). With nats.go's default of
+// 30 s (and a heartbeat every 15 s) each idle consumer, two per agent,
+// woke its agent and the server six times a minute; with this, two and a
+// half times.
+const pullExpiry = 2 * time.Minute
 
 // stopConsuming stops the pulling of both lanes.
 func (in *Inbox) stopConsuming() {

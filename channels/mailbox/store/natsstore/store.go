@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -159,6 +158,8 @@ type Store struct {
 	sweeps sweepIndexes
 	// beats: the cards of the agents this store heartbeats (heartbeat.go).
 	beats beats
+	// stateInfo: the state bucket's stream (state_stream.go).
+	stateInfo stateStream
 
 	inboxes driver.InboxSet[*Inbox]
 }
@@ -211,45 +212,6 @@ const streamMaxConsumers = 1 << 20
 // messages.
 func (s *Store) setUp(ctx context.Context) error {
 	o := s.opts
-	// The streams and the buckets are looked up at once: each is a request
-	// to the JetStream API, and a server that a thousand agents ask at the
-	// same time answers each after those queued before it.
-	buckets := []struct {
-		kv  *jetstream.KeyValue
-		cfg jetstream.KeyValueConfig
-	}{
-		{&s.registry, jetstream.KeyValueConfig{Bucket: o.RegistryBucket, Description: "switchboard agent cards"}},
-		{&s.presence, jetstream.KeyValueConfig{Bucket: o.PresenceBucket, TTL: o.PresenceTTL,
-			LimitMarkerTTL: max(o.PresenceTTL, time.Second), Description: "switchboard agents online"}},
-		{&s.state, jetstream.KeyValueConfig{Bucket: o.StateBucket, Description: "switchboard agent records"}},
-		{&s.locks, jetstream.KeyValueConfig{Bucket: o.LockBucket, TTL: o.LockTTL,
-			Description: "switchboard inbox owners"}},
-	}
-	var wg sync.WaitGroup
-	errs := make([]error, len(buckets))
-	for i, b := range buckets {
-		wg.Go(func() { *b.kv, errs[i] = s.bucket(ctx, b.cfg) })
-	}
-	err := s.setUpStreams(ctx, &wg)
-	wg.Wait()
-	if err != nil {
-		return err
-	}
-	if !o.NoCreate && !o.NoHistory { // once the history stream is there to take the copies
-		s.addRePublish(ctx)
-	}
-	for _, err := range errs {
-		if err != nil {
-			return err // the first bucket's, as when they were looked up in turn
-		}
-	}
-	return nil
-}
-
-// setUpStreams finds or creates the main stream and the history stream
-// (looked up on wg when the main stream exists).
-func (s *Store) setUpStreams(ctx context.Context, wg *sync.WaitGroup) error {
-	o := s.opts
 	stream, err := s.js.Stream(ctx, o.Stream)
 	history := false // set up already
 	if errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrJetStreamNotEnabled) {
@@ -286,28 +248,40 @@ func (s *Store) setUpStreams(ctx context.Context, wg *sync.WaitGroup) error {
 		}
 	}
 	if !history && !o.NoHistory {
-		wg.Go(func() { s.setUpHistory(ctx) })
+		s.setUpHistory(ctx)
+	}
+	if !o.NoCreate && !o.NoHistory {
+		s.addRePublish(ctx)
+	}
+	buckets := []struct {
+		kv  *jetstream.KeyValue
+		cfg jetstream.KeyValueConfig
+	}{
+		{&s.registry, jetstream.KeyValueConfig{Bucket: o.RegistryBucket, Description: "switchboard agent cards"}},
+		{&s.presence, jetstream.KeyValueConfig{Bucket: o.PresenceBucket, TTL: o.PresenceTTL,
+			LimitMarkerTTL: max(o.PresenceTTL, time.Second), Description: "switchboard agents online"}},
+		{&s.state, jetstream.KeyValueConfig{Bucket: o.StateBucket, Description: "switchboard agent records"}},
+		{&s.locks, jetstream.KeyValueConfig{Bucket: o.LockBucket, TTL: o.LockTTL,
+			Description: "switchboard inbox owners"}},
+	}
+	for _, b := range buckets {
+		b.cfg.Storage, b.cfg.Replicas = jetstream.FileStorage, o.Replicas
+		kv, err := s.js.KeyValue(ctx, b.cfg.Bucket)
+		if errors.Is(err, jetstream.ErrBucketNotFound) && o.NoCreate {
+			return fmt.Errorf("natsstore: bucket %s: %w", b.cfg.Bucket, driver.ErrNoStore)
+		}
+		if errors.Is(err, jetstream.ErrBucketNotFound) {
+			kv, err = s.js.CreateKeyValue(ctx, b.cfg)
+			if errors.Is(err, jetstream.ErrBucketExists) {
+				kv, err = s.js.KeyValue(ctx, b.cfg.Bucket)
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("natsstore: bucket %s: %w", b.cfg.Bucket, err)
+		}
+		*b.kv = kv
 	}
 	return nil
-}
-
-// bucket finds or creates the bucket of cfg.
-func (s *Store) bucket(ctx context.Context, cfg jetstream.KeyValueConfig) (jetstream.KeyValue, error) {
-	cfg.Storage, cfg.Replicas = jetstream.FileStorage, s.opts.Replicas
-	kv, err := s.js.KeyValue(ctx, cfg.Bucket)
-	if errors.Is(err, jetstream.ErrBucketNotFound) && s.opts.NoCreate {
-		return nil, fmt.Errorf("natsstore: bucket %s: %w", cfg.Bucket, driver.ErrNoStore)
-	}
-	if errors.Is(err, jetstream.ErrBucketNotFound) {
-		kv, err = s.js.CreateKeyValue(ctx, cfg)
-		if errors.Is(err, jetstream.ErrBucketExists) {
-			kv, err = s.js.KeyValue(ctx, cfg.Bucket)
-		}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("natsstore: bucket %s: %w", cfg.Bucket, err)
-	}
-	return kv, nil
 }
 
 // Close implements driver.Backend: it closes the open inboxes (their
