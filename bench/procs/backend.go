@@ -32,6 +32,7 @@ type backend interface {
 
 // requestCounter is a backend that counts the requests its server takes.
 type requestCounter interface {
-	// requests counts the requests so far, and says what it counts.
-	requests() (int64, string)
+	// requests counts the requests so far, in all and by kind, and says
+	// what it counts.
+	requests() (int64, map[string]int, string)
 }

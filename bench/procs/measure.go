@@ -56,6 +56,7 @@ type result struct {
 	// what is counted ("" when the backend does not count).
 	startRequests, idleRequests int64
 	reqHow                      string
+	startKinds, idleKinds       map[string]int // startRequests and idleRequests by kind
 	notes                       map[string]int // the agents' other stderr lines, by what they say
 }
 
@@ -63,12 +64,13 @@ type result struct {
 func measure(ctx context.Context, o options, be backend, bin, self string, log io.Writer) (*result, error) {
 	r := &result{what: be.describe(), n: o.n, idle: o.idle, inotifyLimit: inotifyLimit(), loadBefore: loadAvg()}
 	rc, counts := be.(requestCounter)
+	var kinds map[string]int
 	reqs := func() int64 {
 		if !counts {
 			return 0
 		}
-		n, how := rc.requests()
-		r.reqHow = how
+		n, k, how := rc.requests()
+		r.reqHow, kinds = how, k
 		return n
 	}
 	env := append(isolatedEnv(o.work), be.env()...)
@@ -89,6 +91,7 @@ func measure(ctx context.Context, o options, be backend, bin, self string, log i
 
 	fmt.Fprintf(log, "starting %d agents on %s\n", o.n, r.what)
 	writes0, req0 := writesNow(be), reqs()
+	kinds0 := kinds
 	f, err := startFleet(ctx, bin, o.n, be.agentArgs, env)
 	if err != nil {
 		return nil, err
@@ -102,6 +105,7 @@ func measure(ctx context.Context, o options, be backend, bin, self string, log i
 	r.listening, r.lastListening, r.eachListening = f.awaitListening(ctx, o.startLimit)
 	r.launched, r.loadStarted = f.launched, loadAvg()
 	r.startRequests = reqs() - req0
+	r.startKinds = kindsSince(kinds, kinds0)
 	r.startCPU = cpuNanos(f.pids())
 	w, how := be.writes()
 	r.startWrites, r.writesHow = w-writes0, how
@@ -118,11 +122,13 @@ func measure(ctx context.Context, o options, be backend, bin, self string, log i
 	}
 	pids := f.pids()
 	cpu0, w0, self0, req1 := cpuNanos(pids), writesNow(be), selfCPU(), reqs()
+	kinds1 := kinds
 	if err := sleep(ctx, o.idle); err != nil {
 		return nil, err
 	}
 	r.idleCPU, r.idleWrites, r.benchCPU = cpuNanos(pids)-cpu0, writesNow(be)-w0, selfCPU()-self0
 	r.idleRequests, r.loadIdle = reqs()-req1, loadAvg()
+	r.idleKinds = kindsSince(kinds, kinds1)
 
 	fmt.Fprintf(log, "latency: %d sends, one at a time\n", o.sends)
 	for i := range o.sends {
@@ -198,4 +204,15 @@ func isolatedEnv(dir string) []string {
 		env = append(env, kv)
 	}
 	return append(env, "HOME="+dir+"/home")
+}
+
+// kindsSince is the requests of each kind in now and not in before.
+func kindsSince(now, before map[string]int) map[string]int {
+	out := map[string]int{}
+	for k, n := range now {
+		if d := n - before[k]; d > 0 {
+			out[k] = d
+		}
+	}
+	return out
 }

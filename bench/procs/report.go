@@ -43,6 +43,12 @@ func (r *result) print(w io.Writer) {
 	if r.reqHow != "" {
 		fmt.Fprintf(w, "server        %d requests while they started (%.1f per agent), %s over %s idle (%s)\n",
 			r.startRequests, float64(r.startRequests)/float64(r.n), rate(int(r.idleRequests), r.idle), r.idle, r.reqHow)
+		if s := byKind(r.startKinds, float64(r.n), "%.1f"); s != "" {
+			fmt.Fprintf(w, "              per agent while starting: %s\n", s)
+		}
+		if s := byKind(r.idleKinds, r.idle.Seconds(), "%.1f/s"); s != "" {
+			fmt.Fprintf(w, "              idle, for all: %s\n", s)
+		}
 	}
 	if r.folder() {
 		fmt.Fprintf(w, "              rewrites of _registry.json   target ≤ %d while starting (one per agent) and ≤ %d idle (one per %s, whatever the number of agents): %s   raw: one per agent per heartbeat, %d over %s idle\n",
@@ -180,4 +186,15 @@ func orNone(s string) string {
 		return "(not reached)"
 	}
 	return s
+}
+
+// byKind lists the ten commonest kinds of kinds, each count divided by
+// per and written with format.
+func byKind(kinds map[string]int, per float64, format string) string {
+	keys := slices.SortedFunc(maps.Keys(kinds), func(a, b string) int { return kinds[b] - kinds[a] })
+	var parts []string
+	for _, k := range keys[:min(len(keys), 10)] {
+		parts = append(parts, k+" "+fmt.Sprintf(format, float64(kinds[k])/per))
+	}
+	return strings.Join(parts, ", ")
 }
