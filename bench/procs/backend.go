@@ -29,3 +29,10 @@ type backend interface {
 	// close releases what the backend holds.
 	close()
 }
+
+// requestCounter is a backend that counts the requests its server takes.
+type requestCounter interface {
+	// requests counts the requests so far, in all and by kind, and says
+	// what it counts.
+	requests() (int64, map[string]int, string)
+}

@@ -15,7 +15,12 @@
 //     its send to the agent's line on its stdout, against a raw
 //     equivalent (a file created in a folder another process watches; a
 //     plain nats.go publish to another process's subscription);
-//   - broadcast: `switchboard send --to all` reaches every agent.
+//   - broadcast: `switchboard send --to all` reaches every agent;
+//   - load: the machine's load average before the run, when every agent
+//     listened and after the idle window (the machine may be shared);
+//   - server (NATS): the JetStream API requests and KV writes the server
+//     took while the agents started and idle, by kind, counted by a
+//     subscription of the bench's own to $JS.API.> and $KV.>.
 //
 // It exits 1 when a target is missed.
 //

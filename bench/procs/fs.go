@@ -138,8 +138,10 @@ func benchMessage(to, id, text string) *envelope.Message {
 }
 
 // broadcastEnv lets a send reach every agent: maxFanout (32 by default)
-// guards against a mistaken fan-out, and here the fan-out is the point.
-const broadcastEnv = "NANOBOT_CHANNELS__MAILBOX__MAX_FANOUT=100000"
+// guards against a mistaken fan-out and limits.perAgent (a burst of 30)
+// against a flood, and here the fan-out is the point.
+var broadcastEnv = []string{"NANOBOT_CHANNELS__MAILBOX__MAX_FANOUT=100000",
+	"NANOBOT_CHANNELS__MAILBOX__LIMITS__PER_AGENT__RATE=0"}
 
 func (b *fsBackend) broadcastArgs(text string) []string {
 	return []string{"--root", b.root, "send", "--from", "bench", "--to", "all", "--text", text}

@@ -48,12 +48,31 @@ type result struct {
 
 	stopFailed int
 	stopTook   time.Duration
-	notes      map[string]int // the agents' other stderr lines, by what they say
+	// load averages (1, 5, 15 min) before the run, when every agent
+	// listened and at the end of the idle window ("" unknown).
+	loadBefore, loadStarted, loadIdle string
+	// requests to the server (JetStream API requests and KV writes)
+	// while the agents started and over the idle window; reqHow says
+	// what is counted ("" when the backend does not count).
+	startRequests, idleRequests int64
+	reqHow                      string
+	startKinds, idleKinds       map[string]int // startRequests and idleRequests by kind
+	notes                       map[string]int // the agents' other stderr lines, by what they say
 }
 
 // measure runs the whole measurement on be.
 func measure(ctx context.Context, o options, be backend, bin, self string, log io.Writer) (*result, error) {
-	r := &result{what: be.describe(), n: o.n, idle: o.idle, inotifyLimit: inotifyLimit()}
+	r := &result{what: be.describe(), n: o.n, idle: o.idle, inotifyLimit: inotifyLimit(), loadBefore: loadAvg()}
+	rc, counts := be.(requestCounter)
+	var kinds map[string]int
+	reqs := func() int64 {
+		if !counts {
+			return 0
+		}
+		n, k, how := rc.requests()
+		r.reqHow, kinds = how, k
+		return n
+	}
 	env := append(isolatedEnv(o.work), be.env()...)
 
 	fmt.Fprintf(log, "raw: starting %d × switchboard version\n", o.n)
@@ -71,7 +90,8 @@ func measure(ctx context.Context, o options, be backend, bin, self string, log i
 	}
 
 	fmt.Fprintf(log, "starting %d agents on %s\n", o.n, r.what)
-	writes0, _ := be.writes()
+	writes0, req0 := writesNow(be), reqs()
+	kinds0 := kinds
 	f, err := startFleet(ctx, bin, o.n, be.agentArgs, env)
 	if err != nil {
 		return nil, err
@@ -83,7 +103,9 @@ func measure(ctx context.Context, o options, be backend, bin, self string, log i
 		}
 	}()
 	r.listening, r.lastListening, r.eachListening = f.awaitListening(ctx, o.startLimit)
-	r.launched = f.launched
+	r.launched, r.loadStarted = f.launched, loadAvg()
+	r.startRequests = reqs() - req0
+	r.startKinds = kindsSince(kinds, kinds0)
 	r.startCPU = cpuNanos(f.pids())
 	w, how := be.writes()
 	r.startWrites, r.writesHow = w-writes0, how
@@ -99,11 +121,14 @@ func measure(ctx context.Context, o options, be backend, bin, self string, log i
 		return nil, err
 	}
 	pids := f.pids()
-	cpu0, w0, self0 := cpuNanos(pids), writesNow(be), selfCPU()
+	cpu0, w0, self0, req1 := cpuNanos(pids), writesNow(be), selfCPU(), reqs()
+	kinds1 := kinds
 	if err := sleep(ctx, o.idle); err != nil {
 		return nil, err
 	}
 	r.idleCPU, r.idleWrites, r.benchCPU = cpuNanos(pids)-cpu0, writesNow(be)-w0, selfCPU()-self0
+	r.idleRequests, r.loadIdle = reqs()-req1, loadAvg()
+	r.idleKinds = kindsSince(kinds, kinds1)
 
 	fmt.Fprintf(log, "latency: %d sends, one at a time\n", o.sends)
 	for i := range o.sends {
@@ -133,7 +158,7 @@ func measure(ctx context.Context, o options, be backend, bin, self string, log i
 	done, arrivals := f.expectEverywhere(token)
 	begin := time.Now()
 	cmd := exec.CommandContext(ctx, bin, be.broadcastArgs(token)...)
-	cmd.Env = append(env, broadcastEnv)
+	cmd.Env = append(env, broadcastEnv...)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		r.broadcastErr = fmt.Errorf("%w: %s", err, firstLine(out))
 	}
@@ -179,4 +204,15 @@ func isolatedEnv(dir string) []string {
 		env = append(env, kv)
 	}
 	return append(env, "HOME="+dir+"/home")
+}
+
+// kindsSince is the requests of each kind in now and not in before.
+func kindsSince(now, before map[string]int) map[string]int {
+	out := map[string]int{}
+	for k, n := range now {
+		if d := n - before[k]; d > 0 {
+			out[k] = d
+		}
+	}
+	return out
 }

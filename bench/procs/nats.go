@@ -5,10 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
@@ -29,6 +32,9 @@ type natsBackend struct {
 	nc       *nats.Conn
 	store    *natsstore.Store // the bench's own, to send and to count
 	js       jetstream.JetStream
+	counted  atomic.Int64 // requests the bench's connection saw (see requests)
+	kindsMu  sync.Mutex
+	kinds    map[string]int // the same by kind (see requestKind)
 }
 
 // newNATSBackend starts nodes servers (one, or a cluster of three) and
@@ -65,6 +71,10 @@ func newNATSBackend(ctx context.Context, dir string, nodes int) (backend, error)
 		return nil, fmt.Errorf("mailbox stream and buckets: %w", err)
 	}
 	if b.js, err = jetstream.New(b.nc); err != nil {
+		b.close()
+		return nil, err
+	}
+	if err := b.countRequests(); err != nil {
 		b.close()
 		return nil, err
 	}
@@ -152,6 +162,51 @@ func (b *natsBackend) env() []string { return nil }
 func (b *natsBackend) registered(ctx context.Context) (int, error) {
 	cards, err := b.store.Cards(ctx)
 	return len(cards), err
+}
+
+// countRequests subscribes to the JetStream API's subjects and to the
+// buckets' subjects, so that requests counts what the agents ask of the
+// servers.
+func (b *natsBackend) countRequests() error {
+	b.kinds = map[string]int{}
+	for _, subject := range []string{"$JS.API.>", "$KV.>"} {
+		if _, err := b.nc.Subscribe(subject, func(m *nats.Msg) {
+			b.counted.Add(1)
+			k := requestKind(m.Subject)
+			b.kindsMu.Lock()
+			b.kinds[k]++
+			b.kindsMu.Unlock()
+		}); err != nil {
+			return err
+		}
+	}
+	return b.nc.Flush()
+}
+
+// requests implements requestCounter.
+func (b *natsBackend) requests() (int64, map[string]int, string) {
+	_ = b.nc.Flush()
+	b.kindsMu.Lock()
+	defer b.kindsMu.Unlock()
+	return b.counted.Load(), maps.Clone(b.kinds), "JetStream API requests and KV writes, the bench's own included"
+}
+
+// requestKind names what a request on subject asks: the API call and its
+// stream ("STREAM.INFO KV_mailbox-state"), or the bucket a KV write goes
+// to ("KV put mailbox-locks").
+func requestKind(subject string) string {
+	t := strings.Split(subject, ".")
+	switch {
+	case len(t) >= 3 && t[0] == "$KV":
+		return "KV write " + t[1]
+	case len(t) >= 5 && t[2] == "DIRECT":
+		return "DIRECT.GET " + t[4]
+	case len(t) >= 5 && t[2] == "CONSUMER" && t[3] == "MSG":
+		return "CONSUMER.MSG.NEXT " + t[5]
+	case len(t) >= 5:
+		return t[2] + "." + t[3] + " " + t[4]
+	}
+	return subject
 }
 
 // writes counts the puts into the cards' bucket: the last sequence of its

@@ -68,3 +68,17 @@ func inotifyLimit() int {
 	}
 	return -1
 }
+
+// loadAvg is the machine's load average over 1, 5 and 15 minutes, as
+// /proc/loadavg says it; "" when it cannot be read.
+func loadAvg() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return ""
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return ""
+	}
+	return strings.Join(f[:3], " ")
+}

@@ -9,3 +9,6 @@ const cpuSupported = false
 func cpuNanos([]int) int64       { return 0 }
 func inotifyInstances([]int) int { return -1 }
 func inotifyLimit() int          { return -1 }
+
+// loadAvg is "" where /proc/loadavg does not exist.
+func loadAvg() string { return "" }

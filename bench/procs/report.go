@@ -19,6 +19,10 @@ const (
 // print writes the report.
 func (r *result) print(w io.Writer) {
 	fmt.Fprintf(w, "agents        %d `switchboard recv` processes on %s\n", r.n, r.what)
+	if r.loadBefore != "" {
+		fmt.Fprintf(w, "load          load average (1, 5, 15 min) before the run %s; when all listened %s; after the idle window %s\n",
+			r.loadBefore, orNone(r.loadStarted), orNone(r.loadIdle))
+	}
 	fmt.Fprintf(w, "start         %d of %d listening (registered) after %s   target ≤ %s: %s   raw: %d × `switchboard version` started the same way: %s\n",
 		r.listening, r.n, r.lastListening.Round(time.Millisecond), startTarget, verdict(r.startMet()), r.n, r.rawStart.Round(time.Millisecond))
 	if len(r.eachListening) > 0 {
@@ -36,6 +40,16 @@ func (r *result) print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "registry      %s; %d writes while they started, %s over %s idle (%s)\n",
 		reg, r.startWrites, rate(r.idleWrites, r.idle), r.idle, r.writesHow)
+	if r.reqHow != "" {
+		fmt.Fprintf(w, "server        %d requests while they started (%.1f per agent), %s over %s idle (%s)\n",
+			r.startRequests, float64(r.startRequests)/float64(r.n), rate(int(r.idleRequests), r.idle), r.idle, r.reqHow)
+		if s := byKind(r.startKinds, float64(r.n), "%.1f"); s != "" {
+			fmt.Fprintf(w, "              per agent while starting: %s\n", s)
+		}
+		if s := byKind(r.idleKinds, r.idle.Seconds(), "%.1f/s"); s != "" {
+			fmt.Fprintf(w, "              idle, for all: %s\n", s)
+		}
+	}
 	if r.folder() {
 		fmt.Fprintf(w, "              rewrites of _registry.json   target ≤ %d while starting (one per agent) and ≤ %d idle (one per %s, whatever the number of agents): %s   raw: one per agent per heartbeat, %d over %s idle\n",
 			r.n, idleWritesBound(r.idle), idleWriteEvery, verdict(r.writesMet()), r.n*int(r.idle/heartbeatEvery), r.idle)
@@ -165,4 +179,22 @@ func percentile(ds []time.Duration, p float64) time.Duration {
 	slices.Sort(s)
 	i := int(p*float64(len(s)) + 0.5)
 	return s[min(max(i-1, 0), len(s)-1)]
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(not reached)"
+	}
+	return s
+}
+
+// byKind lists the ten commonest kinds of kinds, each count divided by
+// per and written with format.
+func byKind(kinds map[string]int, per float64, format string) string {
+	keys := slices.SortedFunc(maps.Keys(kinds), func(a, b string) int { return kinds[b] - kinds[a] })
+	var parts []string
+	for _, k := range keys[:min(len(keys), 10)] {
+		parts = append(parts, k+" "+fmt.Sprintf(format, float64(kinds[k])/per))
+	}
+	return strings.Join(parts, ", ")
 }

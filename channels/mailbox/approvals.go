@@ -182,9 +182,19 @@ func (c *Channel) tidyOwnApprovals(ctx context.Context) {
 
 // pruneApprovals removes the approvals of every agent that no agent waits
 // for any more (store.Approval.Stale with store.ApprovalKeep): decided but
-// never picked up, or expired without a decision (denied first). Any
-// running agent does it, with the rest of its maintenance.
+// never picked up, or expired without a decision (denied first). The
+// running agents take turns at it (one per pruneInterval, on a store that
+// shares duties), with the rest of their maintenance: every agent that
+// starts would otherwise read every approval.
 func (c *Channel) pruneApprovals(ctx context.Context) {
+	turn, err := c.backend.TakeTurn(ctx, pruneApprovalsDuty, c.clk.Now(), seconds(c.cfg.PruneInterval))
+	if err != nil {
+		c.Logger().Debug("approvals pruned without taking turns", "err", err)
+		turn = true
+	}
+	if !turn {
+		return
+	}
 	ab := c.backend.Approvals()
 	list, err := ab.ListApprovals(ctx)
 	if err != nil {
@@ -202,6 +212,9 @@ func (c *Channel) pruneApprovals(ctx context.Context) {
 			Time: now}, "its agent never picked the decision up")
 	}
 }
+
+// pruneApprovalsDuty is the shared duty of pruneApprovals.
+const pruneApprovalsDuty = "prune-approvals"
 
 // endApproval removes approval a, after denying it with d when it has no
 // decision; the audit log says which. unused says why a decision that

@@ -33,6 +33,11 @@ type hookedStore struct {
 	*fsstore.Store
 	cards *testkit.Log[envelope.Card]
 	gate  atomic.Pointer[cardGate]
+	// slowBeats is how many heartbeats from now on time out (a store too
+	// slow to answer); each is logged in timedOut at the time it was for.
+	slowBeats atomic.Int32
+	timedOut  *testkit.Log[time.Time]
+	updates   atomic.Int32 // UpdateCard calls
 }
 
 // cardGate holds back one card update: entered is closed when it arrives,
@@ -48,6 +53,7 @@ func (h *hookedStore) holdNextCardUpdate() *cardGate {
 
 // UpdateCard implements driver.Registry.
 func (h *hookedStore) UpdateCard(ctx context.Context, id string, f func(*envelope.Card)) (envelope.Card, error) {
+	h.updates.Add(1)
 	if g := h.gate.Swap(nil); g != nil {
 		close(g.entered)
 		<-g.release
@@ -62,6 +68,11 @@ func (h *hookedStore) UpdateCard(ctx context.Context, id string, f func(*envelop
 // Heartbeat implements driver.Heartbeater: a heartbeat is recorded as the
 // card it returns, as readers now see it.
 func (h *hookedStore) Heartbeat(ctx context.Context, id string, now time.Time, maxAge time.Duration) (envelope.Card, error) {
+	if h.slowBeats.Add(-1) >= 0 {
+		h.timedOut.Add(now)
+		return envelope.Card{}, fmt.Errorf("heartbeat of %q: %w", id, context.DeadlineExceeded)
+	}
+	h.slowBeats.Store(0)
 	c, err := h.Store.Heartbeat(ctx, id, now, maxAge)
 	if err == nil {
 		h.cards.Add(c)
@@ -85,7 +96,7 @@ func newEnv(t *testing.T) *env {
 		Observer: e.events.Add})
 	require.NoError(t, err)
 	t.Cleanup(func() { s.Close() })
-	e.store = &hookedStore{Store: s, cards: testkit.NewLog[envelope.Card]()}
+	e.store = &hookedStore{Store: s, cards: testkit.NewLog[envelope.Card](), timedOut: testkit.NewLog[time.Time]()}
 	e.st = store.New(e.store, nil)
 	return e
 }

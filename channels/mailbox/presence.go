@@ -86,6 +86,13 @@ func (c *Channel) renew(ctx context.Context) bool {
 	tasks := c.active.IDs()
 	now := c.clk.Now()
 	card, err := c.backend.Heartbeat(ctx, c.cfg.AgentID, now, c.registryMaxAge())
+	if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		// A store too slow to answer (a server a thousand agents start on)
+		// is not helped by a rewrite of the card: the next beat tries again,
+		// and the card and presence stay fresh for offlineAfter.
+		c.Logger().Warn("heartbeat not answered in time; trying again at the next one", "err", err)
+		return true
+	}
 	if err != nil {
 		if !errors.Is(err, store.ErrUnknownAgent) && !errors.Is(err, store.ErrNotSupported) && ctx.Err() == nil {
 			c.Logger().Warn("heartbeat failed; rewriting the card", "err", err)

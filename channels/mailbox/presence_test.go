@@ -161,6 +161,33 @@ func TestHeartbeatsSpareTheRegistry(t *testing.T) {
 	assert.Zero(t, e.store.cards.Count(func(c envelope.Card) bool { return c.Status != envelope.StatusIdle }))
 }
 
+// A heartbeat the store does not answer in time is tried again at the
+// next beat: the card is not rewritten meanwhile (which would ask a loaded
+// server twice more), and the next beat renews the heartbeat.
+func TestHeartbeatTimedOutIsNotARewrite(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	start := time.Date(2026, 4, 26, 10, 0, 0, 0, time.UTC)
+	clk := clock.NewManual(start)
+	cfg := e.config("coder")
+	cfg.HeartbeatInterval, cfg.OfflineAfter = 5, 30
+	e.start(t, cfg, mailbox.Options{Clock: clk})
+	e.waitCard(t, "coder", "registered", func(envelope.Card) bool { return true })
+	updates := e.store.updates.Load()
+
+	e.store.slowBeats.Store(2)
+	for range 2 {
+		clk.Add(5 * time.Second)
+		now := clk.Now()
+		e.store.timedOut.WaitFor(t, "the timed-out beat", func(at time.Time) bool { return at.Equal(now) })
+	}
+	clk.Add(5 * time.Second)
+	now := clk.Now()
+	e.waitCard(t, "coder", "the next beat", func(c envelope.Card) bool { return c.LastHeartbeat.Equal(now) })
+	assert.Equal(t, updates, e.store.updates.Load(), "no card rewritten for the beats that timed out")
+	assert.Equal(t, envelope.StatusIdle, e.card(t, "coder").Status)
+}
+
 // A card another writer marked offline while the agent runs is written
 // again at the next beat.
 func TestHeartbeatHealsCardMarkedOffline(t *testing.T) {

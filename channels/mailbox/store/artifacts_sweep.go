@@ -132,29 +132,34 @@ func (a *Artifacts) Sweep(ctx context.Context, r ArtifactRetention) (ArtifactSwe
 
 // sweepDue reports whether no agent swept within r.Every, and if so
 // records this sweep, so that of the agents that look at once one sweeps.
-// Without CanUpdateRecords every sweep is due.
+// A sweep that is not due writes nothing (a thousand agents starting at
+// once read the record, and one of them writes it). Without
+// CanUpdateRecords every sweep is due.
 func (a *Artifacts) sweepDue(ctx context.Context, r ArtifactRetention) (bool, error) {
 	u, ok := a.s.be.(driver.RecordUpdater)
 	if !ok {
 		return true, nil
 	}
-	due := false
 	_, err := u.UpdateRecord(ctx, sweepRecord, func(old []byte) ([]byte, error) {
 		var last struct {
 			At time.Time `json:"at"`
 		}
 		if old != nil && json.Unmarshal(old, &last) == nil && r.Now.Sub(last.At) < r.Every && !last.At.After(r.Now) {
-			due = false
-			return old, nil
+			return nil, errSweepNotDue
 		}
-		due = true
 		return json.Marshal(map[string]time.Time{"at": r.Now})
 	})
+	if errors.Is(err, errSweepNotDue) {
+		return false, nil
+	}
 	if err != nil {
 		return false, fmt.Errorf("sweep artifacts: %w", err)
 	}
-	return due, nil
+	return true, nil
 }
+
+// errSweepNotDue ends sweepDue's update without a write.
+var errSweepNotDue = errors.New("another agent swept lately")
 
 // artifactRefs is what the stored messages say of the artifacts.
 type artifactRefs struct {

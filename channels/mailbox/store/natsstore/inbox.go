@@ -81,7 +81,9 @@ func (s *Store) OpenInbox(ctx context.Context, agentID string) (driver.Inbox, er
 	if err != nil {
 		return nil, err
 	}
+	stop := lock.holdWhile(s.opts.LockTTL/3, s.opts.Logger, agentID)
 	in, err := s.startInbox(ctx, agentID, lock)
+	stop()
 	if err != nil {
 		lock.release(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("open inbox of %q: %w", agentID, err)
@@ -106,6 +108,10 @@ func (s *Store) startInbox(ctx context.Context, agent string, lock *inboxLock) (
 	in.rec.dropGone(ctx)
 	var conss [laneCount]jetstream.Consumer
 	for l := range laneCount {
+		// One after the other, as every request of an agent that starts:
+		// a server that a thousand agents ask at once answers each request
+		// after those queued before it, and a request that waits longer
+		// than its timeout is asked again, which adds to the queue.
 		st, err := s.startConsumer(ctx, agent, l, in.rec)
 		if err != nil {
 			return nil, err
@@ -121,7 +127,7 @@ func (s *Store) startInbox(ctx context.Context, agent string, lock *inboxLock) (
 	// the Messages iterator, whose fixed channel drops messages when a
 	// reconnect makes the client pull again while it holds a full batch.
 	for l, receive := range [laneCount]jetstream.MessageHandler{in.receive, in.receiveUrgent} {
-		cc, err := conss[l].Consume(receive, jetstream.PullMaxMessages(s.opts.Prefetch),
+		cc, err := conss[l].Consume(receive, jetstream.PullMaxMessages(s.opts.Prefetch), jetstream.PullExpiry(pullExpiry),
 			jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
 				s.opts.Logger.Debug("inbox consumer", "agent", agent, "lane", lane(l), "err", err)
 			}))
@@ -136,6 +142,14 @@ func (s *Store) startInbox(ctx context.Context, agent string, lock *inboxLock) (
 	in.wg.Go(func() { in.rec.flush(in.ctx) })
 	return in, nil
 }
+
+// pullExpiry is how long a pull request of an idle inbox waits at the
+// server before the client asks again; the server says it is alive every
+// 30 s meanwhile (nats.go's longest heartbeat). With nats.go's default of
+// 30 s (and a heartbeat every 15 s) each idle consumer, two per agent,
+// woke its agent and the server six times a minute; with this, two and a
+// half times.
+const pullExpiry = 2 * time.Minute
 
 // stopConsuming stops the pulling of both lanes.
 func (in *Inbox) stopConsuming() {

@@ -1,11 +1,15 @@
 package natsstore
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
+	"sync"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
@@ -72,9 +76,16 @@ func (s *Store) lockInbox(ctx context.Context, agent string) (*inboxLock, error)
 	return nil, fmt.Errorf("lock inbox of %q: the lock keeps changing hands: %w", agent, driver.ErrInboxBusy)
 }
 
-// renew keeps the lock from expiring.
+// renew keeps the lock from expiring. A renewal the server took while the
+// client gave up waiting for its answer (a loaded server) leaves the lock
+// at a revision this owner did not see: renew then reads the key and,
+// when it still names this owner, goes on from its revision; a lock that
+// expired meanwhile is taken again when no one else took it.
 func (l *inboxLock) renew(ctx context.Context) error {
 	rev, err := l.kv.Update(ctx, l.key, l.val, l.rev)
+	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+		rev, err = l.recover(ctx)
+	}
 	if err != nil {
 		return fmt.Errorf("renew inbox lock: %w", err)
 	}
@@ -82,9 +93,72 @@ func (l *inboxLock) renew(ctx context.Context) error {
 	return nil
 }
 
-// release deletes the lock if it is still ours.
+// holdWhile renews the lock every every until the returned stop is
+// called (and has waited for the last renewal): an inbox whose consumers
+// take long to be created (a cluster making a thousand replicated
+// consumers at once) keeps its lock meanwhile.
+func (l *inboxLock) holdWhile(every time.Duration, log *slog.Logger, agent string) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
+				if err := l.renew(ctx); err != nil {
+					log.Error("inbox lock lost while opening the inbox; another process may take it", "agent", agent, "err", err)
+				}
+				cancel()
+			}
+		}
+	})
+	return func() {
+		close(done)
+		wg.Wait()
+	}
+}
+
+// recover finds the lock's revision after a compare-and-set failed: that
+// of the key if it still holds this owner's value (renewed once more), a
+// new one if the key expired and this owner could create it again.
+func (l *inboxLock) recover(ctx context.Context) (uint64, error) {
+	e, err := l.kv.Get(ctx, l.key)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return l.kv.Create(ctx, l.key, l.val)
+	}
+	if err != nil {
+		return 0, err
+	}
+	if !bytes.Equal(e.Value(), l.val) {
+		var h holder
+		_ = json.Unmarshal(e.Value(), &h)
+		return 0, fmt.Errorf("the lock expired and %s holds it now: %w", h, jetstream.ErrKeyRevisionMismatch)
+	}
+	return l.kv.Update(ctx, l.key, l.val, e.Revision())
+}
+
+// release deletes the lock if it is still ours. A lock that expired, or
+// that another owner took after it expired, is left as it is: there is
+// nothing of this owner's to release.
 func (l *inboxLock) release(ctx context.Context) error {
 	err := l.kv.Delete(ctx, l.key, jetstream.LastRevision(l.rev))
+	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+		e, gerr := l.kv.Get(ctx, l.key)
+		switch {
+		case errors.Is(gerr, jetstream.ErrKeyNotFound):
+			return nil // expired
+		case gerr != nil:
+			err = gerr
+		case !bytes.Equal(e.Value(), l.val):
+			return nil // another owner's now
+		default: // ours, at a revision a renewal left unseen
+			err = l.kv.Delete(ctx, l.key, jetstream.LastRevision(e.Revision()))
+		}
+	}
 	if err != nil {
 		return fmt.Errorf("release inbox lock: %w", err)
 	}

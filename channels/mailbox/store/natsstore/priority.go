@@ -123,11 +123,23 @@ func (s *Store) createConsumer(ctx context.Context, cfg jetstream.ConsumerConfig
 		if err == nil || !errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil || attempt == consumerAttempts {
 			return cons, err
 		}
+		// The server may have made it after the client stopped waiting:
+		// its info (answered by the consumer's own leader) is cheaper than
+		// a creation queued once more behind the others.
+		if cons, err := s.js.Consumer(ctx, s.opts.Stream, cfg.Durable); err == nil && asAsked(cons.CachedInfo().Config, cfg) {
+			return cons, nil
+		}
 		s.opts.Logger.Warn("the NATS server did not answer in time; asking again", "consumer", cfg.Durable, "attempt", attempt)
 		if err := backoff.Sleep(ctx, clock.Real, waits.Next()); err != nil {
 			return nil, err
 		}
 	}
+}
+
+// asAsked reports whether a consumer's config is what cfg asks for.
+func asAsked(have, want jetstream.ConsumerConfig) bool {
+	return have.FilterSubject == want.FilterSubject && have.AckWait == want.AckWait &&
+		have.MaxDeliver == want.MaxDeliver && have.AckPolicy == want.AckPolicy && have.DeliverPolicy == want.DeliverPolicy
 }
 
 // receiveUrgent checks a message of the priority lane and queues it in

@@ -97,6 +97,9 @@ func (s *Store) ListRecords(ctx context.Context, shelf string) ([]string, error)
 		return nil, err
 	}
 	prefix := token(shelf) + "."
+	if s.noneStored(ctx, prefix+"*") {
+		return []string{}, nil
+	}
 	w, err := s.state.Watch(ctx, prefix+"*", jetstream.IgnoreDeletes(), jetstream.MetaOnly())
 	if err != nil {
 		return nil, fmt.Errorf("list records of %s: %w", shelf, err)

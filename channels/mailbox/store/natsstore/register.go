@@ -59,7 +59,8 @@ func OpenBackend(cfg driver.Config) (driver.Backend, error) {
 	opts.NoCreate = cfg.NoCreate
 	opts.KeyFile = cmp.Or(nc.Credentials, nc.NKey)
 	wait := seconds(nc.ConnectTimeout) + requestTimeout
-	ctx, cancel := context.WithTimeout(context.Background(), wait)
+	opts.FirstAnswerWait = wait
+	ctx, cancel := context.WithTimeout(context.Background(), wait+busyWait)
 	defer cancel()
 	st, err := Open(ctx, opts)
 	if err != nil {
@@ -67,6 +68,12 @@ func OpenBackend(cfg driver.Config) (driver.Backend, error) {
 	}
 	return st, nil
 }
+
+// busyWait is how much longer than the wait for its first answer a store
+// that opens waits for the rest: a server that answered is busy, not mute
+// (a thousand agents that start at once ask it some six thousand
+// questions), and an agent that gave up on it would have to start again.
+const busyWait = 2 * time.Minute
 
 // setUpError is the error of opening the store on a connection made to
 // the server at url: it names the server and the key once, and says what a

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
@@ -47,9 +48,9 @@ func (s *Store) UpdateCard(ctx context.Context, agentID string, update func(*env
 			return envelope.Card{}, fmt.Errorf("update card %q: %w", agentID, err)
 		}
 		if rev == 0 {
-			_, err = s.registry.Create(ctx, key, raw)
+			rev, err = s.registry.Create(ctx, key, raw)
 		} else {
-			_, err = s.registry.Update(ctx, key, raw, rev)
+			rev, err = s.registry.Update(ctx, key, raw, rev)
 		}
 		if errors.Is(err, jetstream.ErrKeyExists) || errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
 			continue // someone else wrote it meanwhile: start over
@@ -57,9 +58,13 @@ func (s *Store) UpdateCard(ctx context.Context, agentID string, update func(*env
 		if err != nil {
 			return envelope.Card{}, fmt.Errorf("update card %q: %w", agentID, err)
 		}
+		var presenceAt time.Time
 		if err := s.markPresence(ctx, written); err != nil {
 			s.opts.Logger.Warn("presence not updated", "agent", agentID, "err", err)
+		} else if written.Status != envelope.StatusOffline {
+			presenceAt = written.LastHeartbeat.Time
 		}
+		s.beats.wrote(agentID, agentID == s.opts.Agent, written, rev, presenceAt)
 		return written, nil
 	}
 	return envelope.Card{}, fmt.Errorf("update card %q: %d writers kept changing it; try again", agentID, casAttempts)

@@ -88,6 +88,11 @@ type Options struct {
 	KeyFile string
 	// Now is the clock (default time.Now).
 	Now func() time.Time
+	// FirstAnswerWait, if set, bounds Open's wait for the server's first
+	// answer (whether the stream exists) apart from the rest, which the
+	// context Open is given bounds: a server that does not answer at all
+	// is reported soon, one that answers slowly (busy) is waited for.
+	FirstAnswerWait time.Duration
 }
 
 func (o *Options) setDefaults() {
@@ -156,6 +161,10 @@ type Store struct {
 	// log off.
 	audit  *auditLog
 	sweeps sweepIndexes
+	// beats: the cards of the agents this store heartbeats (heartbeat.go).
+	beats beats
+	// stateInfo: the state bucket's stream (state_stream.go).
+	stateInfo stateStream
 
 	inboxes driver.InboxSet[*Inbox]
 }
@@ -208,7 +217,12 @@ const streamMaxConsumers = 1 << 20
 // messages.
 func (s *Store) setUp(ctx context.Context) error {
 	o := s.opts
-	stream, err := s.js.Stream(ctx, o.Stream)
+	first, cancel := ctx, context.CancelFunc(func() {})
+	if o.FirstAnswerWait > 0 {
+		first, cancel = context.WithTimeout(ctx, o.FirstAnswerWait)
+	}
+	stream, err := s.js.Stream(first, o.Stream)
+	cancel()
 	history := false // set up already
 	if errors.Is(err, nats.ErrNoResponders) || errors.Is(err, jetstream.ErrJetStreamNotEnabled) {
 		return fmt.Errorf("natsstore: JetStream is not enabled on the server at %s (start nats-server with -js, or add a jetstream block to its config): %w",
