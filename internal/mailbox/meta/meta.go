@@ -37,7 +37,7 @@ type Meta struct {
 	// Exchange is what a reply carries of its chain's progress
 	// (envelope.Exchange): a reply to this message counts on from it.
 	Exchange envelope.Exchange `json:"exchange,omitzero"`
-	Priority     int            `json:"priority,omitempty"`
+	Priority int               `json:"priority,omitempty"`
 	// TaskID is the task a plain message belongs to (see TaskOf).
 	TaskID  string          `json:"task_id,omitempty"`
 	ReplyBy *envelope.Time  `json:"reply_by,omitempty"`
