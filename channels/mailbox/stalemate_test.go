@@ -1,0 +1,80 @@
+package mailbox_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
+)
+
+// A reply that carries a stalemate on, received by the worker of the
+// exchange's task, is set aside and the task fails: the worker is told
+// canceled, the lead failed with the reason; one escalation entry.
+func TestStalemateFailsTheTaskOfTheExchange(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	lead := e.startAgent(t, "lead")
+	worker := e.startAgent(t, "worker")
+
+	_, err := lead.Post(context.Background(), route.Request{To: "worker", Type: envelope.TypeTask, TaskID: "t1", Text: "sort 3 1 2"})
+	require.NoError(t, err)
+	in := worker.take(t)
+	require.Equal(t, envelope.TypeTask, metaOf(t, in).Type)
+
+	bounce := msg("lead", "worker", envelope.TypeMessage, "and again?")
+	bounce.ReplyTo, bounce.TaskID, bounce.ThreadID, bounce.HopCount = "m0", "t1", "th1", 4
+	bounce.SetExchange(envelope.Exchange{Bounces: 4})
+	e.deliver(t, bounce)
+
+	refused := e.waitEvent(t, "refused", bounce.ID)
+	assert.True(t, strings.HasPrefix(refused.Reason, "stalemate: worker and lead bounced replies back and forth 4 times on task t1"), refused.Reason)
+	esc := e.waitEvent(t, store.EventEscalation, bounce.ID)
+	assert.Equal(t, refused.Reason, esc.Reason)
+	assert.Equal(t, "t1", esc.TaskID)
+	for {
+		up := metaOf(t, lead.consume(t))
+		if up.Type != envelope.TypeTaskUpdate || up.Task.State == envelope.StateAccepted {
+			continue
+		}
+		assert.Equal(t, envelope.StateFailed, up.Task.State)
+		assert.Equal(t, refused.Reason, up.Task.Reason)
+		break
+	}
+	for {
+		up := metaOf(t, worker.consume(t))
+		if up.Type == envelope.TypeTaskUpdate {
+			assert.Equal(t, envelope.StateCanceled, up.Task.State, "the worker stops working on it")
+			break
+		}
+	}
+	in.Done()
+}
+
+// A stalemate on a message of no task is set aside and recorded; there
+// is no task to fail. A reply under the limits is handed over.
+func TestStalemateWithoutATaskIsSetAside(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.startAgent(t, "a")
+	bounce := msg("b", "a", envelope.TypeMessage, "you first")
+	bounce.ReplyTo, bounce.ThreadID = "m0", "th1"
+	bounce.SetExchange(envelope.Exchange{Bounces: 9, AskedBack: 4})
+	e.deliver(t, bounce)
+	refused := e.waitEvent(t, "refused", bounce.ID)
+	assert.Equal(t, "stalemate: a and b answered each other's requests with new requests 4 times in a row (2 rounds) in thread th1: "+
+		"the replies owed did not shrink; the 4th, b's reply "+bounce.ID+" to a, was set aside", refused.Reason)
+	e.waitEvent(t, store.EventEscalation, bounce.ID)
+
+	// under the limit: handed over as usual
+	ok := msg("b", "a", envelope.TypeMessage, "fine")
+	ok.ReplyTo, ok.ThreadID = "m0", "th1"
+	ok.SetExchange(envelope.Exchange{Bounces: 3, AskedBack: 3})
+	e.deliver(t, ok)
+	e.waitEvent(t, store.EventDelivered, ok.ID)
+}
