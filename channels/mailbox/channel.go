@@ -69,6 +69,7 @@ type Channel struct {
 	workspace   string
 
 	received *recentMessages
+	posted   *recentMessages // plain messages sent lately, for their exchange counts (stalemate.go)
 	active   *ledger.Active // tasks this agent works on
 
 	waiting *waiting // subtasks whose results the tasks this agent works on wait for
@@ -142,6 +143,7 @@ func New(cfg Config, b *bus.Bus, opts Options) (*Channel, error) {
 		clk:       clk,
 		workspace: opts.Workspace,
 		received:  newRecentMessages(4096),
+		posted:    newRecentMessages(1024),
 		active:    ledger.NewActive(clk),
 		waiting:   newWaiting(),
 		canceled:  newCanceledTasks(256),

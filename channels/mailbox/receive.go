@@ -121,7 +121,7 @@ func (c *Channel) handle(ctx context.Context, d *store.Delivery) (err error) {
 		}
 		return c.inbox.Quarantine(ctx, d, reason)
 	}
-	if reason := c.stalemateOf(ctx, m); reason != "" {
+	if reason := c.stalemateOf(ctx, m, &mt); reason != "" {
 		return c.inbox.Quarantine(ctx, d, reason) // stalemate.go
 	}
 	c.received.add(mt)

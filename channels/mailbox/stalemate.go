@@ -23,8 +23,18 @@ import (
 
 // stalemateOf returns the reason m is set aside for when it carries a
 // stalemate on ("" when it does not), after ending the stalemate's task.
-func (c *Channel) stalemateOf(ctx context.Context, m *envelope.Message) string {
-	s, ok := stalemate.Check(m, c.cfg.Limits.Bounces)
+// mt gets m's exchange counts, inferred from the message it answers when
+// its sender keeps none (nanobot), so that this agent's answer counts on.
+func (c *Channel) stalemateOf(ctx context.Context, m *envelope.Message, mt *meta.Meta) string {
+	var answered *envelope.Exchange
+	var request bool
+	if m.ReplyTo != "" {
+		if x, ok := c.posted.get(m.ReplyTo); ok && x.To == m.From {
+			answered, request = &x.Exchange, stalemate.Answers(x.ExpectsReply, x.Type)
+		}
+	}
+	mt.Exchange = stalemate.Infer(m, answered, request)
+	s, ok := stalemate.Check(m, mt.Exchange, c.cfg.Limits.Bounces)
 	if !ok {
 		return ""
 	}
@@ -43,4 +53,14 @@ func (c *Channel) stalemateOf(ctx context.Context, m *envelope.Message) string {
 		c.Logger().Warn("stalemate: its task not failed", "task", s.TaskID, "err", err)
 	}
 	return reason
+}
+
+// remember keeps what a plain message this agent sent carries of its
+// exchange (nothing else), so that a reply to it from an agent that
+// writes no counts is counted on (stalemateOf).
+func (r *recentMessages) remember(m *envelope.Message) {
+	if m.Type == envelope.TypeMessage {
+		r.add(meta.Meta{MessageID: m.ID, From: m.From, To: m.To, Type: m.Type,
+			ExpectsReply: m.ExpectsReply, Exchange: m.Exchange()})
+	}
 }

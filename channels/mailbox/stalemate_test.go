@@ -78,3 +78,34 @@ func TestStalemateWithoutATaskIsSetAside(t *testing.T) {
 	e.deliver(t, ok)
 	e.waitEvent(t, store.EventDelivered, ok.ID)
 }
+
+// A nanobot agent writes no exchange counts: its replies are counted on
+// from the message of this agent they answer, so that small talk with it
+// is a stalemate too, on this agent's side, at the same reply.
+func TestStalemateWithAnAgentThatKeepsNoCounts(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	a := e.startAgent(t, "a")
+	nb := e.nanobot(t, "nb")
+
+	hello := msg("nb", "a", envelope.TypeMessage, "hello")
+	e.deliver(t, hello)
+	in := a.consume(t)
+	for i := 0; ; i++ {
+		// a answers what it was handed (as its model does with the reply tool)
+		sent, err := a.Post(context.Background(), route.Request{To: "nb", Text: "pardon?", Parent: metaOf(t, in)})
+		require.NoError(t, err)
+		assert.Equal(t, envelope.Exchange{Bounces: 2*i + 1}, sent.Exchange())
+		nb.expect(t, "a's answer", func(m *envelope.Message) bool { return m.ID == sent.ID })
+		back := msg("nb", "a", envelope.TypeMessage, "what?") // nanobot's reply: no counts
+		back.ReplyTo, back.ThreadID = sent.ID, sent.ThreadID
+		e.deliver(t, back)
+		if 2*i+2 == 4 {
+			refused := e.waitEvent(t, "refused", back.ID)
+			assert.True(t, strings.HasPrefix(refused.Reason, "stalemate: a and nb bounced replies back and forth 4 times in thread "), refused.Reason)
+			return
+		}
+		in = a.consume(t)
+		assert.Equal(t, envelope.Exchange{Bounces: 2*i + 2}, metaOf(t, in).Exchange, "inferred")
+	}
+}

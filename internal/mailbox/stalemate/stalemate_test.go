@@ -72,7 +72,7 @@ func exchange(t *testing.T, steps []step, bounces int) (int, stalemate.Stuck) {
 		require.NoError(t, err)
 		m, err = envelope.DecodeBytes(data)
 		require.NoError(t, err)
-		if stuck, ok := stalemate.Check(m, bounces); ok {
+		if stuck, ok := stalemate.Check(m, m.Exchange(), bounces); ok {
 			return i, stuck
 		}
 		prev = m
@@ -150,13 +150,13 @@ func TestStalemateComesBeforeTheHopCap(t *testing.T) {
 func TestCheckIgnoresWhatIsNoReply(t *testing.T) {
 	m := &envelope.Message{ID: "m1", From: "a", To: "b", Type: envelope.TypeMessage,
 		Metadata: map[string]any{envelope.MetaExchange: map[string]any{"bounces": 99.0, "asked_back": 99.0}}}
-	_, ok := stalemate.Check(m, 4)
+	_, ok := stalemate.Check(m, m.Exchange(), 4)
 	assert.False(t, ok, "a new message starts a chain, whatever it claims")
 	m.ReplyTo = "m0"
-	_, ok = stalemate.Check(m, 4)
+	_, ok = stalemate.Check(m, m.Exchange(), 4)
 	assert.True(t, ok)
 	m.Type = envelope.TypeTaskUpdate
-	_, ok = stalemate.Check(m, 4)
+	_, ok = stalemate.Check(m, m.Exchange(), 4)
 	assert.False(t, ok, "a task_update ends a task; it is not small talk")
 }
 
@@ -167,4 +167,18 @@ func TestReasonSaysWhoAndHowOften(t *testing.T) {
 	s.Rule, s.TaskID = stalemate.RuleOwed, ""
 	assert.Equal(t, "stalemate: a and b answered each other's requests with new requests 4 times in a row (2 rounds) in thread th: "+
 		"the replies owed did not shrink; the 4th, b's reply m9 to a, was set aside", s.String())
+}
+
+func TestInferCountsOnForASenderThatKeepsNone(t *testing.T) {
+	reply := &envelope.Message{ID: "m2", From: "nb", To: "a", Type: envelope.TypeMessage, ReplyTo: "m1", Metadata: map[string]any{}}
+	mine := envelope.Exchange{Bounces: 3}
+	assert.Equal(t, envelope.Exchange{Bounces: 4}, stalemate.Infer(reply, &mine, false), "small talk answered")
+	assert.Equal(t, envelope.Exchange{}, stalemate.Infer(reply, &mine, true), "a question answered")
+	assert.Equal(t, envelope.Exchange{}, stalemate.Infer(reply, nil, false), "nothing remembered: a new chain")
+
+	reply.SetExchange(envelope.Exchange{Bounces: 1})
+	assert.Equal(t, envelope.Exchange{Bounces: 1}, stalemate.Infer(reply, &mine, false), "the sender's own counts win")
+	reply.Metadata = map[string]any{}
+	reply.ReplyTo = ""
+	assert.Equal(t, envelope.Exchange{}, stalemate.Infer(reply, &mine, false), "no reply")
 }
