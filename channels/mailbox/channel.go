@@ -70,7 +70,7 @@ type Channel struct {
 
 	received *recentMessages
 	posted   *recentMessages // plain messages sent lately, for their exchange counts (stalemate.go)
-	active   *ledger.Active // tasks this agent works on
+	active   *ledger.Active  // tasks this agent works on
 
 	waiting *waiting // subtasks whose results the tasks this agent works on wait for
 	// canceled are the tasks canceled while this process held them.
