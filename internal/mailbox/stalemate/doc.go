@@ -16,6 +16,9 @@
 //   - asked back: the replies in a row that were themselves requests, so
 //     that a reply stayed owed all along.
 //
+// A sender that keeps no counts (nanobot) cannot reset them: Infer counts
+// its reply on from the receiver's own message it answers.
+//
 // Check reads them on the receiving side: a chain whose replies owed did
 // not shrink across two rounds (AskedBack reaches 2*Rounds: each agent
 // answered the other's request with a new one twice), or that bounced
