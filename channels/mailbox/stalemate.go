@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/operator"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/stalemate"
@@ -14,11 +15,11 @@ import (
 // replies owed did not shrink across two rounds, or the chain bounced
 // channels.mailbox.limits.bounces times without settling one) is not
 // handed to the agent. The agent that receives it sets it aside with the
-// reason (`switchboard dead` lists it) and fails the exchange's task, in
-// its own name, as a deadlock is broken: the task's worker is told
-// canceled and its delegator failed with "stalemate: ...", so that the
-// chat the task began in hears why (or the escalation levels climb from
-// it). Only the receiver of that reply sees it, and the other agent never
+// reason (`switchboard dead` lists it) and fails the exchange's task
+// with "stalemate: ...", so that its delegator, and the chat the task
+// began in, hears why (or the escalation levels climb from it): its own
+// task as any failure; another agent's in its own name as a deadlock is
+// broken (the worker is told canceled, the delegator failed). Only the receiver of that reply sees it, and the other agent never
 // gets it to answer: the stalemate is ended once.
 
 // stalemateOf returns the reason m is set aside for when it carries a
@@ -40,6 +41,9 @@ func (c *Channel) stalemateOf(ctx context.Context, m *envelope.Message, mt *meta
 	}
 	reason := s.String()
 	c.Logger().Warn("stalemate", append(meta.MessageLogAttrs(m), "reason", reason)...)
+	if c.failOwnTask(ctx, s, reason) {
+		return reason
+	}
 	op, err := operator.New(operator.Config{Store: c.Backend(), DefaultTTL: c.cfg.DefaultTTL, Now: c.clk.Now,
 		Logger: c.Logger(), Actor: c.cfg.AgentID})
 	if err == nil {
@@ -53,6 +57,25 @@ func (c *Channel) stalemateOf(ctx context.Context, m *envelope.Message, mt *meta
 		c.Logger().Warn("stalemate: its task not failed", "task", s.TaskID, "err", err)
 	}
 	return reason
+}
+
+// failOwnTask fails the stalemate's task when this agent works on it,
+// in its own name (its delegator hears it as any failure), and records
+// the stalemate in the audit log; false when the task is not this
+// agent's: another agent's task is ended as the operator ends it.
+func (c *Channel) failOwnTask(ctx context.Context, s stalemate.Stuck, reason string) bool {
+	if s.TaskID == "" || !c.active.Has(s.TaskID) {
+		return false
+	}
+	c.canceled.add(s.TaskID) // the answer of a turn under way is dropped
+	if _, err := c.FinishTask(context.WithoutCancel(ctx), s.TaskID, envelope.StateFailed, "", reason, nil); err != nil {
+		c.Logger().Warn("stalemate: its task not failed", "task", s.TaskID, "err", err)
+	} else {
+		c.Logger().Warn("stalemate ended: its task failed", "task", s.TaskID)
+	}
+	c.record(ctx, store.Event{Kind: store.EventEscalation, MessageID: s.MessageID, From: c.cfg.AgentID,
+		ThreadID: s.ThreadID, TaskID: s.TaskID, Reason: reason})
+	return true
 }
 
 // remember keeps what a plain message this agent sent carries of its

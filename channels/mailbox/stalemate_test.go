@@ -8,14 +8,15 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/switchboard-dev/switchboard/channels/mailbox"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
 )
 
 // A reply that carries a stalemate on, received by the worker of the
-// exchange's task, is set aside and the task fails: the worker is told
-// canceled, the lead failed with the reason; one escalation entry.
+// exchange's task, is set aside and the worker fails the task: the lead
+// hears it failed with the reason; one escalation entry.
 func TestStalemateFailsTheTaskOfTheExchange(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
@@ -46,14 +47,10 @@ func TestStalemateFailsTheTaskOfTheExchange(t *testing.T) {
 		assert.Equal(t, refused.Reason, up.Task.Reason)
 		break
 	}
-	for {
-		up := metaOf(t, worker.consume(t))
-		if up.Type == envelope.TypeTaskUpdate {
-			assert.Equal(t, envelope.StateCanceled, up.Task.State, "the worker stops working on it")
-			break
-		}
-	}
+	assert.True(t, worker.Canceled("t1"), "the worker's turn under way is dropped")
 	in.Done()
+	_, err = worker.FinishTask(context.Background(), "t1", envelope.StateCompleted, "1 2 3", "", nil)
+	assert.ErrorIs(t, err, mailbox.ErrTaskNotActive, "it ended")
 }
 
 // A stalemate on a message of no task is set aside and recorded; there
@@ -108,4 +105,43 @@ func TestStalemateWithAnAgentThatKeepsNoCounts(t *testing.T) {
 		in = a.consume(t)
 		assert.Equal(t, envelope.Exchange{Bounces: 2*i + 2}, metaOf(t, in).Exchange, "inferred")
 	}
+}
+
+// Received by the delegator of the exchange's task, the stalemate ends
+// that task as the operator ends one: the worker is told canceled, the
+// delegator failed, with the reason.
+func TestStalemateAtTheDelegatorEndsTheTask(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	lead := e.startAgent(t, "lead")
+	worker := e.startAgent(t, "worker")
+	_, err := lead.Post(context.Background(), route.Request{To: "worker", Type: envelope.TypeTask, TaskID: "t1", Text: "sort 3 1 2"})
+	require.NoError(t, err)
+	in := worker.take(t)
+
+	bounce := msg("worker", "lead", envelope.TypeMessage, "and again?")
+	bounce.ReplyTo, bounce.TaskID, bounce.ThreadID = "m0", "t1", "th1"
+	bounce.SetExchange(envelope.Exchange{Bounces: 4})
+	e.deliver(t, bounce)
+	refused := e.waitEvent(t, "refused", bounce.ID)
+	assert.True(t, strings.HasPrefix(refused.Reason, "stalemate: lead and worker bounced"), refused.Reason)
+	for {
+		up := metaOf(t, lead.consume(t))
+		if up.Type != envelope.TypeTaskUpdate || !up.Task.State.Terminal() {
+			continue
+		}
+		assert.Equal(t, envelope.StateFailed, up.Task.State)
+		assert.Equal(t, refused.Reason, up.Task.Reason)
+		break
+	}
+	for {
+		up := metaOf(t, worker.consume(t))
+		if up.Type == envelope.TypeTaskUpdate {
+			assert.Equal(t, envelope.StateCanceled, up.Task.State)
+			assert.Equal(t, refused.Reason, up.Task.Reason)
+			break
+		}
+	}
+	in.Done()
+	assert.Equal(t, refused.Reason, e.waitEvent(t, store.EventEscalation, bounce.ID).Reason)
 }
