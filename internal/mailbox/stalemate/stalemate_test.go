@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/limits"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/route"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/stalemate"
@@ -145,6 +146,7 @@ func TestStalemateComesBeforeTheHopCap(t *testing.T) {
 	at, _ := exchange(t, pingPong(21, func(int) bool { return false }), stalemate.DefaultBounces)
 	require.Equal(t, 4, at)
 	assert.Less(t, at, 20, "the hop cap would have stopped the 20th reply")
+	assert.Equal(t, stalemate.DefaultBounces, limits.DefaultConfig().Bounces, "channels.mailbox.limits.bounces")
 }
 
 func TestCheckIgnoresWhatIsNoReply(t *testing.T) {
