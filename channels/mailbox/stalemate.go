@@ -2,6 +2,7 @@ package mailbox
 
 import (
 	"context"
+	"errors"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
@@ -24,20 +25,41 @@ import (
 
 // stalemateOf returns the reason m is set aside for when it carries a
 // stalemate on ("" when it does not), after ending the stalemate's task.
-// mt gets m's exchange counts, inferred from the message it answers when
-// its sender keeps none (nanobot), so that this agent's answer counts on.
+// The counts are this agent's own: those of its message m answers (sent
+// by this process lately, else looked up in the store when m's claimed
+// counts would stop it) counted on by one, so that a sender can neither
+// claim a stalemate nor hide one (nanobot writes no counts); only a
+// reply to nothing this agent sent is taken by its word, as the start
+// of a chain. mt gets them, so that this agent's answer counts on, and
+// the task is that of this agent's message, not the sender's word.
 func (c *Channel) stalemateOf(ctx context.Context, m *envelope.Message, mt *meta.Meta) string {
-	var answered *envelope.Exchange
-	var request bool
-	if m.ReplyTo != "" {
-		if x, ok := c.posted.get(m.ReplyTo); ok && x.To == m.From {
-			answered, request = &x.Exchange, stalemate.Answers(x.ExpectsReply, x.Type)
+	if m.Type != envelope.TypeMessage || m.ReplyTo == "" {
+		return ""
+	}
+	x, known := c.posted.get(m.ReplyTo)
+	known = known && x.To == m.From
+	if !known {
+		if _, stuck := stalemate.Check(m, m.Exchange(), c.cfg.Limits.Bounces); stuck {
+			x, known = c.storedMine(ctx, m)
+			if !known {
+				mt.Exchange = envelope.Exchange{} // a reply to nothing of ours: a new chain
+				return ""
+			}
 		}
 	}
-	mt.Exchange = stalemate.Infer(m, answered, request)
+	var task string
+	if known {
+		mt.Exchange = stalemate.Next(x.Exchange, stalemate.Answers(x.ExpectsReply, x.Type), m.ExpectsReply)
+		task = x.TaskOf()
+	} else {
+		mt.Exchange = m.Exchange()
+	}
 	s, ok := stalemate.Check(m, mt.Exchange, c.cfg.Limits.Bounces)
 	if !ok {
 		return ""
+	}
+	if known {
+		s.TaskID = task
 	}
 	reason := s.String()
 	c.Logger().Warn("stalemate", append(meta.MessageLogAttrs(m), "reason", reason)...)
@@ -78,12 +100,35 @@ func (c *Channel) failOwnTask(ctx context.Context, s stalemate.Stuck, reason str
 	return true
 }
 
+// storedMine looks up in the store the message m answers, as this agent
+// sent it to m's sender.
+func (c *Channel) storedMine(ctx context.Context, m *envelope.Message) (meta.Meta, bool) {
+	var found *store.Skimmed
+	err := c.backend.Skim(ctx, []string{m.From}, func(sk store.Skimmed) bool {
+		if sk.Summary.ID == m.ReplyTo && sk.Summary.From == c.cfg.AgentID {
+			found = &sk
+		}
+		return found == nil
+	})
+	if err != nil || found == nil {
+		if err != nil && !errors.Is(err, store.ErrNotSupported) {
+			c.Logger().Warn("look up the message a reply answers", "id", m.ReplyTo, "err", err)
+		}
+		return meta.Meta{}, false
+	}
+	st, err := c.backend.Fetch(ctx, *found)
+	if err != nil || st.Message.Type != envelope.TypeMessage {
+		return meta.Meta{}, false
+	}
+	return meta.FromMessage(st.Message, false), true
+}
+
 // remember keeps what a plain message this agent sent carries of its
 // exchange (nothing else), so that a reply to it from an agent that
 // writes no counts is counted on (stalemateOf).
 func (r *recentMessages) remember(m *envelope.Message) {
 	if m.Type == envelope.TypeMessage {
-		r.add(meta.Meta{MessageID: m.ID, From: m.From, To: m.To, Type: m.Type,
+		r.add(meta.Meta{MessageID: m.ID, From: m.From, To: m.To, Type: m.Type, TaskID: m.TaskID,
 			ExpectsReply: m.ExpectsReply, Exchange: m.Exchange()})
 	}
 }

@@ -28,9 +28,13 @@ func TestStalemateFailsTheTaskOfTheExchange(t *testing.T) {
 	in := worker.take(t)
 	require.Equal(t, envelope.TypeTask, metaOf(t, in).Type)
 
+	// the worker's last word, sent by another of its processes (so its
+	// channel finds it in the store): the 3rd bounce; the lead's answer
+	// to it is the 4th
+	mine := storedFrom(t, e, "worker", "lead", "t1", envelope.Exchange{Bounces: 3}, false)
 	bounce := msg("lead", "worker", envelope.TypeMessage, "and again?")
-	bounce.ReplyTo, bounce.TaskID, bounce.ThreadID, bounce.HopCount = "m0", "t1", "th1", 4
-	bounce.SetExchange(envelope.Exchange{Bounces: 4})
+	bounce.ReplyTo, bounce.ThreadID, bounce.HopCount = mine.ID, "th1", 4
+	bounce.SetExchange(envelope.Exchange{Bounces: 4}) // as the lead's channel counts it
 	e.deliver(t, bounce)
 
 	refused := e.waitEvent(t, "refused", bounce.ID)
@@ -54,13 +58,16 @@ func TestStalemateFailsTheTaskOfTheExchange(t *testing.T) {
 }
 
 // A stalemate on a message of no task is set aside and recorded; there
-// is no task to fail. A reply under the limits is handed over.
+// is no task to fail. A reply that settles a question is handed over, and
+// so is one that answers nothing of the receiver's, whatever counts the
+// sender claims: the receiver counts from its own messages.
 func TestStalemateWithoutATaskIsSetAside(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t)
 	e.startAgent(t, "a")
-	bounce := msg("b", "a", envelope.TypeMessage, "you first")
-	bounce.ReplyTo, bounce.ThreadID = "m0", "th1"
+	mine := storedFrom(t, e, "a", "b", "", envelope.Exchange{Bounces: 8, AskedBack: 3}, true)
+	bounce := msg("b", "a", envelope.TypeMessage, "you first?")
+	bounce.ReplyTo, bounce.ThreadID, bounce.ExpectsReply = mine.ID, "th1", true
 	bounce.SetExchange(envelope.Exchange{Bounces: 9, AskedBack: 4})
 	e.deliver(t, bounce)
 	refused := e.waitEvent(t, "refused", bounce.ID)
@@ -68,12 +75,20 @@ func TestStalemateWithoutATaskIsSetAside(t *testing.T) {
 		"the replies owed did not shrink; the 4th, b's reply "+bounce.ID+" to a, was set aside", refused.Reason)
 	e.waitEvent(t, store.EventEscalation, bounce.ID)
 
-	// under the limit: handed over as usual
+	// a question answered: handed over as usual
+	mine = storedFrom(t, e, "a", "b", "", envelope.Exchange{Bounces: 8, AskedBack: 3}, true)
 	ok := msg("b", "a", envelope.TypeMessage, "fine")
-	ok.ReplyTo, ok.ThreadID = "m0", "th1"
-	ok.SetExchange(envelope.Exchange{Bounces: 3, AskedBack: 3})
+	ok.ReplyTo, ok.ThreadID = mine.ID, "th1"
+	ok.SetExchange(envelope.Exchange{Bounces: 99, AskedBack: 99}) // b's word counts for nothing
 	e.deliver(t, ok)
 	e.waitEvent(t, store.EventDelivered, ok.ID)
+
+	// a reply to nothing a sent, whatever it claims: the start of a chain
+	forged := msg("b", "a", envelope.TypeMessage, "stalemate!")
+	forged.ReplyTo, forged.ThreadID = "m0", "th1"
+	forged.SetExchange(envelope.Exchange{Bounces: 99, AskedBack: 99})
+	e.deliver(t, forged)
+	e.waitEvent(t, store.EventDelivered, forged.ID)
 }
 
 // A nanobot agent writes no exchange counts: its replies are counted on
@@ -119,8 +134,9 @@ func TestStalemateAtTheDelegatorEndsTheTask(t *testing.T) {
 	require.NoError(t, err)
 	in := worker.take(t)
 
+	mine := storedFrom(t, e, "lead", "worker", "t1", envelope.Exchange{Bounces: 3}, false)
 	bounce := msg("worker", "lead", envelope.TypeMessage, "and again?")
-	bounce.ReplyTo, bounce.TaskID, bounce.ThreadID = "m0", "t1", "th1"
+	bounce.ReplyTo, bounce.TaskID, bounce.ThreadID = mine.ID, "other-task", "th1" // the lead's word names the task
 	bounce.SetExchange(envelope.Exchange{Bounces: 4})
 	e.deliver(t, bounce)
 	refused := e.waitEvent(t, "refused", bounce.ID)
@@ -144,4 +160,16 @@ func TestStalemateAtTheDelegatorEndsTheTask(t *testing.T) {
 	}
 	in.Done()
 	assert.Equal(t, refused.Reason, e.waitEvent(t, store.EventEscalation, bounce.ID).Reason)
+}
+
+// storedFrom delivers a reply from → to of task (none: "") carrying
+// counts, as another process of agent from sent it (so that from's
+// channel finds it in the store, not in its memory), and returns it.
+func storedFrom(t *testing.T, e *env, from, to, task string, counts envelope.Exchange, request bool) *envelope.Message {
+	t.Helper()
+	m := msg(from, to, envelope.TypeMessage, "as I said")
+	m.ReplyTo, m.ThreadID, m.TaskID, m.ExpectsReply = "m0", "th1", task, request
+	m.SetExchange(counts)
+	e.deliver(t, m)
+	return m
 }

@@ -16,8 +16,9 @@
 //   - asked back: the replies in a row that were themselves requests, so
 //     that a reply stayed owed all along.
 //
-// A sender that keeps no counts (nanobot) cannot reset them: Infer counts
-// its reply on from the receiver's own message it answers.
+// The receiver counts a reply on from its own message that the reply
+// answers (Next), so that a sender can neither claim a stalemate nor
+// hide one (nanobot writes no counts).
 //
 // Check reads them on the receiving side: a chain whose replies owed did
 // not shrink across two rounds (AskedBack reaches 2*Rounds: each agent

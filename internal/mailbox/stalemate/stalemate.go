@@ -35,19 +35,6 @@ func Next(origCounts envelope.Exchange, origRequest, request bool) envelope.Exch
 	return e
 }
 
-// Infer returns the counts of reply m: those it carries, or, when it
-// carries none and its receiver remembers the message it answers (sent
-// by the receiver: answered, its counts and whether it asked for a
-// reply), the counts its sender would have written. A sender that does
-// not keep them (nanobot) so cannot reset the count: every other reply
-// of the chain is the receiver's own.
-func Infer(m *envelope.Message, answered *envelope.Exchange, answeredRequest bool) envelope.Exchange {
-	if _, ok := m.Metadata[envelope.MetaExchange]; ok || answered == nil || m.Type != envelope.TypeMessage || m.ReplyTo == "" {
-		return m.Exchange()
-	}
-	return Next(*answered, answeredRequest, m.ExpectsReply)
-}
-
 // Answers reports whether a reply settles what orig is owed: orig
 // expects a reply and is not a task (whose answer is its task_update).
 func Answers(origExpectsReply bool, origType envelope.Type) bool {
@@ -80,7 +67,7 @@ type Stuck struct {
 }
 
 // Check reports whether m, whose counts are e (m.Exchange(), or what
-// its receiver inferred: Infer), carries a stalemate on: a reply (a
+// its receiver counted from its own message that m answers), carries a stalemate on: a reply (a
 // message with reply_to; a task or task_update never is) whose chain
 // went 2*Rounds replies asking back, or bounces replies without settling
 // a reply owed. bounces 0 or less turns both rules off.

@@ -170,17 +170,3 @@ func TestReasonSaysWhoAndHowOften(t *testing.T) {
 	assert.Equal(t, "stalemate: a and b answered each other's requests with new requests 4 times in a row (2 rounds) in thread th: "+
 		"the replies owed did not shrink; the 4th, b's reply m9 to a, was set aside", s.String())
 }
-
-func TestInferCountsOnForASenderThatKeepsNone(t *testing.T) {
-	reply := &envelope.Message{ID: "m2", From: "nb", To: "a", Type: envelope.TypeMessage, ReplyTo: "m1", Metadata: map[string]any{}}
-	mine := envelope.Exchange{Bounces: 3}
-	assert.Equal(t, envelope.Exchange{Bounces: 4}, stalemate.Infer(reply, &mine, false), "small talk answered")
-	assert.Equal(t, envelope.Exchange{}, stalemate.Infer(reply, &mine, true), "a question answered")
-	assert.Equal(t, envelope.Exchange{}, stalemate.Infer(reply, nil, false), "nothing remembered: a new chain")
-
-	reply.SetExchange(envelope.Exchange{Bounces: 1})
-	assert.Equal(t, envelope.Exchange{Bounces: 1}, stalemate.Infer(reply, &mine, false), "the sender's own counts win")
-	reply.Metadata = map[string]any{}
-	reply.ReplyTo = ""
-	assert.Equal(t, envelope.Exchange{}, stalemate.Infer(reply, &mine, false), "no reply")
-}
