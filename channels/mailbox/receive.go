@@ -121,8 +121,9 @@ func (c *Channel) handle(ctx context.Context, d *store.Delivery) (err error) {
 		}
 		return c.inbox.Quarantine(ctx, d, reason)
 	}
-	if reason := c.stalemateOf(ctx, m, &mt); reason != "" {
-		return c.inbox.Quarantine(ctx, d, reason) // stalemate.go
+	if reason, end := c.stalemateOf(ctx, m, &mt); reason != "" {
+		defer end() // stalemate.go: its task fails once m is set aside
+		return c.inbox.Quarantine(ctx, d, reason)
 	}
 	c.received.add(mt)
 	in := c.toInbound(m, mt)

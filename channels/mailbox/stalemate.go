@@ -24,7 +24,8 @@ import (
 // gets it to answer: the stalemate is ended once.
 
 // stalemateOf returns the reason m is set aside for when it carries a
-// stalemate on ("" when it does not), after ending the stalemate's task.
+// stalemate on ("" when it does not), and end, which ends the
+// stalemate's task once m is set aside.
 // The counts are this agent's own: those of its message m answers (sent
 // by this process lately, else looked up in the store when m's claimed
 // counts would stop it) counted on by one, so that a sender can neither
@@ -32,9 +33,9 @@ import (
 // reply to nothing this agent sent is taken by its word, as the start
 // of a chain. mt gets them, so that this agent's answer counts on, and
 // the task is that of this agent's message, not the sender's word.
-func (c *Channel) stalemateOf(ctx context.Context, m *envelope.Message, mt *meta.Meta) string {
+func (c *Channel) stalemateOf(ctx context.Context, m *envelope.Message, mt *meta.Meta) (reason string, end func()) {
 	if m.Type != envelope.TypeMessage || m.ReplyTo == "" {
-		return ""
+		return "", nil
 	}
 	x, known := c.posted.get(m.ReplyTo)
 	known = known && x.To == m.From
@@ -43,7 +44,7 @@ func (c *Channel) stalemateOf(ctx context.Context, m *envelope.Message, mt *meta
 			x, known = c.storedMine(ctx, m)
 			if !known {
 				mt.Exchange = envelope.Exchange{} // a reply to nothing of ours: a new chain
-				return ""
+				return "", nil
 			}
 		}
 	}
@@ -56,15 +57,20 @@ func (c *Channel) stalemateOf(ctx context.Context, m *envelope.Message, mt *meta
 	}
 	s, ok := stalemate.Check(m, mt.Exchange, c.cfg.Limits.Bounces)
 	if !ok {
-		return ""
+		return "", nil
 	}
 	if known {
 		s.TaskID = task
 	}
-	reason := s.String()
+	reason = s.String()
 	c.Logger().Warn("stalemate", append(meta.MessageLogAttrs(m), "reason", reason)...)
+	return reason, func() { c.endStalemate(ctx, s, reason) }
+}
+
+// endStalemate fails the task of stalemate s (see the top of the file).
+func (c *Channel) endStalemate(ctx context.Context, s stalemate.Stuck, reason string) {
 	if c.failOwnTask(ctx, s, reason) {
-		return reason
+		return
 	}
 	op, err := operator.New(operator.Config{Store: c.Backend(), DefaultTTL: c.cfg.DefaultTTL, Now: c.clk.Now,
 		Logger: c.Logger(), Actor: c.cfg.AgentID})
@@ -72,13 +78,12 @@ func (c *Channel) stalemateOf(ctx context.Context, m *envelope.Message, mt *meta
 		var ended operator.Canceled
 		if ended, err = op.EndStalemate(context.WithoutCancel(ctx), s); err == nil {
 			c.Logger().Warn("stalemate ended: its task failed", "task", ended.TaskID, "delegator", ended.From, "worker", ended.To)
-			return reason
+			return
 		}
 	}
 	if s.TaskID != "" {
 		c.Logger().Warn("stalemate: its task not failed", "task", s.TaskID, "err", err)
 	}
-	return reason
 }
 
 // failOwnTask fails the stalemate's task when this agent works on it,

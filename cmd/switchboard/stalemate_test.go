@@ -90,7 +90,7 @@ func testStalemate(t *testing.T, w drainWorld, owed bool) {
 		want = "stalemate: a and b answered each other's requests with new requests 4 times in a row (2 rounds) on task t1: " +
 			"the replies owed did not shrink; the 4th, b's reply " + last + " to a, was set aside"
 	}
-	assert.Equal(t, want, reason)
+	assert.Equal(t, want, reason, "%v", failed)
 	a.awaitStderr(`msg=stalemate channel=mailbox`)
 
 	dead := decodeLines(t, w.ok("dead", "a", "--json"))
