@@ -69,7 +69,8 @@ type Channel struct {
 	workspace   string
 
 	received *recentMessages
-	active   *ledger.Active // tasks this agent works on
+	posted   *recentMessages // plain messages sent lately, for their exchange counts (stalemate.go)
+	active   *ledger.Active  // tasks this agent works on
 
 	waiting *waiting // subtasks whose results the tasks this agent works on wait for
 	// canceled are the tasks canceled while this process held them.
@@ -145,6 +146,7 @@ func New(cfg Config, b *bus.Bus, opts Options) (*Channel, error) {
 		clk:       clk,
 		workspace: opts.Workspace,
 		received:  newRecentMessages(4096),
+		posted:    newRecentMessages(1024),
 		active:    ledger.NewActive(clk),
 		waiting:   newWaiting(),
 		canceled:  newCanceledTasks(256),

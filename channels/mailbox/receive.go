@@ -29,7 +29,8 @@ import (
 //	          of a task we delegated), the loop rule (route.IsLoop), the
 //	          sender's rate (guard.go); a refused message is set aside
 //	          with the reason (a refused task is answered rejected first,
-//	          unless its sender is in doubt)
+//	          unless its sender is in doubt); a reply that carries a
+//	          stalemate on is set aside and its task failed (stalemate.go)
 //	classify  by type, one handler per kind, each deciding what the agent
 //	          is handed and whether the delivery is held:
 //	            task         onTask     accept or reject (the task's
@@ -118,6 +119,10 @@ func (c *Channel) handle(ctx context.Context, d *store.Delivery) (err error) {
 			}
 			c.answerTask(ctx, mt, envelope.StateRejected, answer)
 		}
+		return c.inbox.Quarantine(ctx, d, reason)
+	}
+	if reason, end := c.stalemateOf(ctx, m, &mt); reason != "" {
+		defer end() // stalemate.go: its task fails once m is set aside
 		return c.inbox.Quarantine(ctx, d, reason)
 	}
 	c.received.add(mt)

@@ -150,6 +150,7 @@ func (c *Channel) Post(ctx context.Context, req route.Request) (_ *envelope.Mess
 	if recorded {
 		c.subtaskSent(msg, meta.TreeOf(req.Tree, req.Parent))
 	}
+	c.posted.remember(msg)
 	c.releaseAnswered(ctx, owed, msg)
 	return msg, nil
 }

@@ -52,7 +52,9 @@ func (a *app) deadCommand() *cobra.Command {
 		Short: "List the messages set aside (dead letters), with the reasons",
 		Long: `Dead lists the messages the inboxes set aside rather than deliver: input
 that cannot be read, a sender refused by policy, a message handed out too
-often without being acknowledged (its receiver crashed on it). With AGENT,
+often without being acknowledged (its receiver crashed on it), a reply that
+would have carried a stalemate of two agents on ("stalemate: ...", see
+channels.mailbox.limits.bounces). With AGENT,
 only that agent's. Each is named AGENT/REF; redeliver or archive it with
 switchboard redeliver.
 

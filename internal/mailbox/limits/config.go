@@ -91,12 +91,18 @@ type Config struct {
 	// MaxTaskDepth caps how deep a task tree grows: a task whose chain of
 	// parent tasks is longer is rejected.
 	MaxTaskDepth int `json:"maxTaskDepth"`
+	// Bounces is how many replies in a row two agents may exchange
+	// without settling a reply owed before the exchange is a stalemate
+	// (package internal/mailbox/stalemate): the reply that reaches it is
+	// set aside and its task fails with "stalemate: ...". 0 turns the
+	// stalemate rules off.
+	Bounces int `json:"bounces"`
 }
 
 // DefaultConfig returns the defaults: 30 messages a minute (burst 10) to
 // one recipient, 120 a minute (burst 30) in all, 60 a minute (burst 20)
 // taken from one sender; a breaker that opens after 5 failures within
-// 60 s for 120 s; task trees 8 deep.
+// 60 s for 120 s; task trees 8 deep; a stalemate at 4 bounces.
 func DefaultConfig() Config {
 	return Config{
 		PerEdge:      Rate{Rate: 30, Per: "minute", Burst: 10},
@@ -104,6 +110,7 @@ func DefaultConfig() Config {
 		PerSender:    Rate{Rate: 120, Per: "minute", Burst: 60},
 		Breaker:      Breaker{Failures: 5, Window: 60, CoolDown: 120},
 		MaxTaskDepth: 8,
+		Bounces:      4, // stalemate.DefaultBounces
 	}
 }
 
@@ -131,6 +138,9 @@ func (c *Config) Validate(prefix string) error {
 	}
 	if c.MaxTaskDepth < 1 {
 		errs = append(errs, fmt.Errorf("%s.maxTaskDepth: want at least 1, got %d", prefix, c.MaxTaskDepth))
+	}
+	if c.Bounces < 0 {
+		errs = append(errs, fmt.Errorf("%s.bounces: want 0 (off) or more, got %d", prefix, c.Bounces))
 	}
 	return errors.Join(errs...)
 }

@@ -162,6 +162,7 @@ func TestConfigValidate(t *testing.T) {
 		{"failures", func(c *limits.Config) { c.Breaker.Failures = -1 }, "channels.mailbox.limits.breaker.failures: want 0 (off) or more"},
 		{"window", func(c *limits.Config) { c.Breaker.Window = 0 }, "channels.mailbox.limits.breaker.window: want a number of seconds"},
 		{"depth", func(c *limits.Config) { c.MaxTaskDepth = 0 }, "channels.mailbox.limits.maxTaskDepth: want at least 1"},
+		{"bounces", func(c *limits.Config) { c.Bounces = -1 }, "channels.mailbox.limits.bounces: want 0 (off) or more, got -1"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			c := limits.DefaultConfig()
@@ -174,6 +175,7 @@ func TestConfigValidate(t *testing.T) {
 	off := limits.DefaultConfig()
 	off.PerEdge = limits.Rate{}
 	off.Breaker = limits.Breaker{}
+	off.Bounces = 0
 	assert.NoError(t, off.Validate("x"), "0 turns a limit off")
 	assert.Equal(t, "no limit", off.PerEdge.String())
 }

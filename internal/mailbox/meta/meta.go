@@ -34,7 +34,10 @@ type Meta struct {
 	Subject      string         `json:"subject,omitempty"`
 	HopCount     int            `json:"hop_count,omitempty"`
 	ExpectsReply bool           `json:"expects_reply,omitempty"`
-	Priority     int            `json:"priority,omitempty"`
+	// Exchange is what a reply carries of its chain's progress
+	// (envelope.Exchange): a reply to this message counts on from it.
+	Exchange envelope.Exchange `json:"exchange,omitzero"`
+	Priority int               `json:"priority,omitempty"`
 	// TaskID is the task a plain message belongs to (see TaskOf).
 	TaskID  string          `json:"task_id,omitempty"`
 	ReplyBy *envelope.Time  `json:"reply_by,omitempty"`
@@ -88,6 +91,7 @@ func FromMessage(m *envelope.Message, redelivered bool) Meta {
 		Subject: m.Subject, HopCount: m.HopCount, ExpectsReply: m.ExpectsReply,
 		Priority: m.Priority, Parts: m.Content.Parts, Redelivered: redelivered,
 		TaskCallback: m.Callback, TaskID: m.TaskID, ReplyBy: m.ReplyBy, TaskPath: m.TaskPath,
+		Exchange: m.Exchange(),
 	}
 }
 

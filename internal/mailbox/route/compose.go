@@ -8,6 +8,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/stalemate"
 )
 
 // ComposeOptions are the settings Compose applies.
@@ -83,6 +84,9 @@ func applyRoute(msg *envelope.Message, req Request, opts ComposeOptions) error {
 		if msg.HopCount > opts.MaxThreadHops {
 			return fmt.Errorf("reply to %q in thread %s: %w (%d, channels.mailbox.maxThreadHops)",
 				msg.To, msg.ThreadID, ErrHopLimit, opts.MaxThreadHops)
+		}
+		if msg.Type == envelope.TypeMessage { // the chain's progress, for the stalemate rule
+			msg.SetExchange(stalemate.Next(orig.Exchange, stalemate.Answers(orig.ExpectsReply, orig.Type), msg.ExpectsReply))
 		}
 		return nil
 	}
