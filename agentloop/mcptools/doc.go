@@ -4,6 +4,7 @@
 // host starts, its tools are added to the loop's registry under the name
 // mcp_<server>_<tool> (so they cannot clash with the mailbox tools), a
 // server that dies or cannot be reached is restarted with backoff while
-// its tools answer "not running", every call has a timeout, and the
+// the model is told (ToolStatus) while a server is down, every call has
+// a timeout, and the
 // servers are stopped with the host. A failing server never stops the host.
 package mcptools

@@ -47,6 +47,9 @@ func (s *server) run(ctx context.Context) {
 	for {
 		began := s.opts.Clock.Now()
 		session, err := s.connect(ctx)
+		if err != nil && ctx.Err() == nil {
+			s.setDown(err.Error()) // before Start returns: the first turn knows
+		}
 		s.triedOnce.Do(func() { close(s.tried) })
 		var pause time.Duration
 		if err != nil {
@@ -54,7 +57,6 @@ func (s *server) run(ctx context.Context) {
 				return
 			}
 			pause = pauses.Next()
-			s.setDown(err.Error())
 			log.Warn("mcp server failed to start; retrying", "err", err, "pause", pause)
 		} else {
 			stop := context.AfterFunc(ctx, func() { session.Close() })
