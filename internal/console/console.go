@@ -53,6 +53,11 @@ type Config struct {
 	// waits (default 2s). Messages are followed through the store's
 	// watch, never by re-reading the tree.
 	RegistryEvery time.Duration
+	// MinRefresh is how often at most the state the pages read is built
+	// anew while messages keep arriving (default DefaultMinRefresh); it
+	// is longer when a build takes over a third of it. The pages share
+	// one state; an operator's action is shown at once.
+	MinRefresh time.Duration
 	// Approvals are the approvals waiting for the operator (nil: those
 	// the store keeps; see Approvals).
 	Approvals Approvals
@@ -69,6 +74,9 @@ func (c *Config) setDefaults() {
 	if c.RegistryEvery <= 0 {
 		c.RegistryEvery = 2 * time.Second
 	}
+	if c.MinRefresh <= 0 {
+		c.MinRefresh = DefaultMinRefresh
+	}
 	if c.Approvals == nil {
 		c.Approvals = NoApprovals{}
 	}
@@ -82,10 +90,12 @@ func (c *Config) setDefaults() {
 
 // Console serves the console over HTTP.
 type Console struct {
-	cfg Config
-	op  *operator.Operator
-	hub *hub
-	mu  sync.Mutex // serialises the operator's actions
+	cfg  Config
+	op   *operator.Operator
+	hub  *hub
+	msgs messages   // the stored messages read so far
+	snap snapshot   // the state the pages share
+	mu   sync.Mutex // serialises the operator's actions
 	// watching is closed once the store's watch is in place.
 	watching chan struct{}
 }
