@@ -17,13 +17,13 @@ import (
 
 // result is what one binary cost.
 type result struct {
-	cpu, wall  time.Duration
+	cpu, wall time.Duration
 	// load is the CPU time of the page's first state (the console's
 	// start and its first read of every message); loadKnown says whether
 	// it could be read apart (Linux).
-	load      time.Duration
-	loadKnown bool
-	arriving  time.Duration // the wall time messages arrived
+	load       time.Duration
+	loadKnown  bool
+	arriving   time.Duration // the wall time messages arrived
 	reads      int
 	events     int
 	stateBytes int64
