@@ -87,7 +87,11 @@ func (a *app) console(ctx context.Context, listen string, readOpen bool, allowHo
 		return err
 	}
 	defer stopTracing()
-	c, err := console.New(console.Config{Store: m.be, Where: m.where, Token: token, ReadOpen: readOpen, AllowHosts: allowHosts,
+	key, err := a.operatorKey(ctx, m, s, true)
+	if err != nil {
+		return err
+	}
+	c, err := console.New(console.Config{Store: m.be, Where: m.where, Token: token, ReadOpen: readOpen, AllowHosts: allowHosts, Key: key,
 		OfflineAfter: seconds(s.mailbox.OfflineAfter), ReplyTimeout: seconds(s.mailbox.ReplyTimeout),
 		DefaultTTL: s.mailbox.DefaultTTL, MaxThreadHops: s.mailbox.MaxThreadHops, Logger: a.logger(slog.LevelWarn)})
 	if err != nil {

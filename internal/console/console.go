@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/keys"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/operator"
 )
 
@@ -58,6 +59,13 @@ type Config struct {
 	// is longer when a build takes over a third of it. The pages share
 	// one state; an operator's action is shown at once.
 	MinRefresh time.Duration
+	// Key is the operator's signing key (nil: what the console sends goes
+	// unsigned). What the operator sends is signed with it; a cancel, in
+	// the delegator's and the worker's names, with their keys where they
+	// can be read here, else with it (sent_by operator), as the command
+	// line does. Receivers verify it against the key pinned for
+	// "operator" (see keys.PinOwn, which the console command runs).
+	Key *keys.Key
 	// Approvals are the approvals waiting for the operator (nil: those
 	// the store keeps; see Approvals).
 	Approvals Approvals
@@ -110,7 +118,7 @@ func New(cfg Config) (*Console, error) {
 		return nil, errors.New("console: a store is required")
 	}
 	cfg.setDefaults()
-	op, err := operator.New(operator.Config{Store: cfg.Store, DefaultTTL: cfg.DefaultTTL, Now: cfg.Now, Logger: cfg.Logger})
+	op, err := operator.New(operator.Config{Store: cfg.Store, DefaultTTL: cfg.DefaultTTL, Now: cfg.Now, Logger: cfg.Logger, Key: cfg.Key})
 	if err != nil {
 		return nil, err
 	}
