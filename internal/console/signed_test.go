@@ -74,7 +74,9 @@ func TestOperatorActionsAreSigned(t *testing.T) {
 		require.NoError(t, be.Deliver(ctx, &envelope.Message{ID: envelope.NewID(), From: "lead", To: "worker", Type: envelope.TypeTask, TTL: 2,
 			Timestamp: envelope.NewTime(time.Now()), Task: &envelope.Task{ID: task, State: envelope.StatePending}}))
 		assert.Equal(t, http.StatusOK, post(t, srv, "/api/action/cancel", `{"task_id":"`+task+`"}`, nil))
-		updates := sent(func(m *envelope.Message) bool { return m.Type == envelope.TypeTaskUpdate && m.Task != nil && m.Task.ID == task })
+		updates := sent(func(m *envelope.Message) bool {
+			return m.Type == envelope.TypeTaskUpdate && m.Task != nil && m.Task.ID == task
+		})
 		require.Len(t, updates, 2)
 		for _, u := range updates {
 			assert.Equal(t, console.Operator, keys.SentBy(u))
