@@ -38,7 +38,8 @@ discard a set-aside message, archive a request. Without the token nothing
 can be read either (any local user can reach a loopback port), unless
 --read-open lets a page opened without it read, on a loopback address
 only: the page is then read-only. The token is fresh at every start
-unless SWITCHBOARD_CONSOLE_TOKEN sets it.
+unless SWITCHBOARD_CONSOLE_TOKEN sets it. What it sends is signed with the
+operator's key, made and pinned at its first start (docs/security.md).
 
 It listens on the loopback address 127.0.0.1:8470 by default. Another
 address is refused unless SWITCHBOARD_CONSOLE_TOKEN is set. A request
