@@ -93,6 +93,9 @@ type Config struct {
 	Provider agent.Provider
 	// Tools are offered to the provider (nil: none).
 	Tools *Tools
+	// ToolStatus, when set, tells the model which tools cannot be used
+	// now (an MCP server that is down), per turn (see ToolStatus).
+	ToolStatus ToolStatus
 	// Hooks observe turns, provider calls and tool calls, and may refuse a
 	// provider call (see Hook); they run in order.
 	Hooks []agent.Hook

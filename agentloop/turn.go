@@ -179,8 +179,12 @@ func (l *Loop) converse(ctx context.Context, turn *agent.Turn, h *history, user 
 		}
 	}()
 	specs := l.cfg.Tools.Specs()
+	var status string
+	if l.cfg.ToolStatus != nil {
+		status = l.cfg.ToolStatus.Note() // once a turn: every round reads the same
+	}
 	for round := range l.cfg.MaxToolIterations {
-		resp, err := hooks(l.cfg.Hooks).chat(ctx, l.cfg.Provider, turn, agent.Request{Model: l.cfg.Model, Messages: all,
+		resp, err := hooks(l.cfg.Hooks).chat(ctx, l.cfg.Provider, turn, agent.Request{Model: l.cfg.Model, Messages: withNote(all, start, status),
 			Tools: specs, MaxTokens: l.cfg.MaxTokens, Temperature: l.cfg.Temperature})
 		if err != nil {
 			return all[start:], "", err
@@ -218,6 +222,11 @@ func (l *Loop) converse(ctx context.Context, turn *agent.Turn, h *history, user 
 func (l *Loop) runTool(ctx context.Context, turn *agent.Turn, c agent.ToolCall) (out string) {
 	tool, ok := l.cfg.Tools.Get(c.Name)
 	if !ok {
+		if l.cfg.ToolStatus != nil {
+			if reason, down := l.cfg.ToolStatus.Unavailable(c.Name); down {
+				return "error: " + reason
+			}
+		}
 		return fmt.Sprintf("error: unknown tool %q (available: %v)", c.Name, l.cfg.Tools.Names())
 	}
 	defer func() {

@@ -133,6 +133,9 @@ func New(cfg *config.Config, opts Options) (*Host, error) {
 		return fail(err)
 	}
 	h.mcp, lc.Tools = mcp, tools
+	if mcp != nil {
+		lc.ToolStatus = mcp // the model is told which servers are down
+	}
 	// First, so that the other hooks run inside the turn's span.
 	lc.Hooks = append([]agent.Hook{looptrace.New(lc.AgentID)}, lc.Hooks...)
 	loop, err := agentloop.New(lc)

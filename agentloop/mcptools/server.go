@@ -33,6 +33,7 @@ type server struct {
 	mu      sync.Mutex
 	session *mcp.ClientSession // nil while not connected
 	offered map[string]bool    // the remote tool names the session offers
+	reason  string             // why it is down; "" before its first attempt ended
 }
 
 func newServer(name string, cfg config.MCPServerConfig, tools *agentloop.Tools, opts Options) *server {
@@ -46,6 +47,9 @@ func (s *server) run(ctx context.Context) {
 	for {
 		began := s.opts.Clock.Now()
 		session, err := s.connect(ctx)
+		if err != nil && ctx.Err() == nil {
+			s.setDown(err.Error()) // before Start returns: the first turn knows
+		}
 		s.triedOnce.Do(func() { close(s.tried) })
 		var pause time.Duration
 		if err != nil {
@@ -58,7 +62,7 @@ func (s *server) run(ctx context.Context) {
 			stop := context.AfterFunc(ctx, func() { session.Close() })
 			err := session.Wait()
 			stop()
-			s.setSession(nil, nil)
+			s.setDown(ended(err))
 			if ctx.Err() != nil {
 				session.Close()
 				log.Info("mcp server stopped")
@@ -115,8 +119,38 @@ func (s *server) connect(ctx context.Context) (*mcp.ClientSession, error) {
 
 func (s *server) setSession(session *mcp.ClientSession, offered map[string]bool) {
 	s.mu.Lock()
-	s.session, s.offered = session, offered
+	s.session, s.offered, s.reason = session, offered, ""
 	s.mu.Unlock()
+}
+
+// setDown records that the server is not connected, and why.
+func (s *server) setDown(reason string) {
+	s.mu.Lock()
+	s.session, s.offered, s.reason = nil, nil, reason
+	s.mu.Unlock()
+}
+
+// ended is the reason of a server whose session ended with err.
+func ended(err error) string {
+	if err == nil {
+		return "its connection ended"
+	}
+	return "its connection ended: " + err.Error()
+}
+
+// status says what the server is when it is not connected ("" when it
+// is): down with the last failure and retrying, or still connecting the
+// first time.
+func (s *server) status() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.session != nil:
+		return ""
+	case s.reason == "":
+		return fmt.Sprintf("is still connecting (connectTimeout %s)", s.cfg.ConnectLimit(s.opts.ConnectTimeout))
+	}
+	return "is down: " + s.reason + "; retrying"
 }
 
 // current returns the live session and whether it offers remote.

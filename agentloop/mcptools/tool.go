@@ -69,7 +69,7 @@ func (t *Tool) Spec() agent.ToolSpec { return t.spec }
 func (t *Tool) Execute(ctx context.Context, call agent.Call) (string, error) {
 	session, offered := t.srv.current(t.remote)
 	if session == nil {
-		return "", fmt.Errorf("MCP server %q is not running (it is being restarted); try again later or do without %s", t.srv.name, t.name)
+		return "", t.srv.downError()
 	}
 	if !offered {
 		return "", fmt.Errorf("MCP server %q no longer offers tool %q; do without %s", t.srv.name, t.remote, t.name)

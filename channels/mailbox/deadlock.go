@@ -18,7 +18,10 @@ import (
 // that dissolves on its own is left alone), is broken by this agent:
 // that subtask fails with "deadlock broken: a → b → a: ..." (its worker
 // is told canceled, this agent failed, as `switchboard waits --break`
-// does, under this agent's name), and its task goes on without it. Only
+// does, under this agent's name; both updates signed, the one in the
+// worker's name with this agent's key when the worker's cannot be read
+// here, which this agent takes as its own: keys.SentBy), and its task
+// goes on without it. Only
 // the youngest waiter breaks a cycle, so that two agents of one cycle do
 // not both break it.
 
@@ -66,7 +69,7 @@ func (c *Channel) breakDeadlocks(ctx context.Context, sent *ledger.Delegated, d 
 	}
 	for _, cy := range d.reset(mine) {
 		op, err := operator.New(operator.Config{Store: be, DefaultTTL: c.cfg.DefaultTTL, Now: c.clk.Now,
-			Logger: c.Logger(), Actor: c.cfg.AgentID})
+			Logger: c.Logger(), Actor: c.cfg.AgentID, Key: c.signingKey()})
 		if err == nil {
 			var b operator.Broken
 			if b, err = op.BreakDeadlock(ctx, cy); err == nil {

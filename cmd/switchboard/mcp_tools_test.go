@@ -21,12 +21,21 @@ import (
 // TestHelperMCPToolServer.
 const helperEnv = "SWITCHBOARD_TEST_MCP_TOOL_SERVER"
 
+// helperGateEnv, when set, names a file without which the helper server
+// exits at once, as a server that is down.
+const helperGateEnv = "SWITCHBOARD_TEST_MCP_TOOL_GATE"
+
 // TestHelperMCPToolServer is not a test: run with helperEnv set, it is a
 // small MCP tool server on stdio with the tools echo and crash (which
 // kills the process, as a server that dies).
 func TestHelperMCPToolServer(t *testing.T) {
 	if os.Getenv(helperEnv) != "1" {
 		t.Skip("a helper process, run by TestHostUsesMCPTools")
+	}
+	if gate := os.Getenv(helperGateEnv); gate != "" {
+		if _, err := os.Stat(gate); err != nil {
+			os.Exit(1) // down: it dies before the handshake
+		}
 	}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "helper", Version: "1"}, nil)
 	type echoIn struct {

@@ -1,6 +1,8 @@
 package main_test
 
 import (
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -10,9 +12,10 @@ import (
 )
 
 func TestDeadlockOfTwoAgentsIsShownAndBroken(t *testing.T) {
-	t.Run("folder", func(t *testing.T) { t.Parallel(); testDeadlock(t, folderDrainWorld(t), false) })
-	t.Run("nats", func(t *testing.T) { t.Parallel(); testDeadlock(t, natsDrainWorld(t), false) })
-	t.Run("by-the-agent", func(t *testing.T) { t.Parallel(); testDeadlock(t, folderDrainWorld(t), true) })
+	t.Run("folder", func(t *testing.T) { t.Parallel(); testDeadlock(t, folderDrainWorld(t), false, false) })
+	t.Run("nats", func(t *testing.T) { t.Parallel(); testDeadlock(t, natsDrainWorld(t), false, false) })
+	t.Run("by-the-agent", func(t *testing.T) { t.Parallel(); testDeadlock(t, folderDrainWorld(t), true, false) })
+	t.Run("by-the-agent-pinned", func(t *testing.T) { t.Parallel(); testDeadlock(t, folderDrainWorld(t), true, true) })
 }
 
 // testDeadlock: a's task t1 waits on its subtask at b, and b's task t2
@@ -23,12 +26,24 @@ func TestDeadlockOfTwoAgentsIsShownAndBroken(t *testing.T) {
 //
 // by the agent: b, the youngest waiter, finds the cycle at two checks in
 // a row (every offlineAfter) and breaks it itself.
-func testDeadlock(t *testing.T, w drainWorld, byAgent bool) {
+//
+// pinned: b takes no unsigned message (allowUnsigned: []) and a's key is
+// in a key file b cannot read: the update b sends itself in a's name is
+// signed with b's own key (sent_by b), and b takes it.
+func testDeadlock(t *testing.T, w drainWorld, byAgent, pinned bool) {
+	keyDir := filepath.Join(t.TempDir(), "keys")
+	require.NoError(t, os.MkdirAll(keyDir, 0o700))
 	confs := map[string]string{}
 	for _, id := range []string{"a", "b", "c"} { // register each, then stop it
 		more := `"capabilities": ["sorting"]`
 		if byAgent && id == "b" {
 			more += `, "offlineAfter": 2`
+		}
+		if pinned && id == "b" {
+			more += `, "allowUnsigned": []`
+		}
+		if pinned && id == "a" {
+			more += `, "keyFile": "` + filepath.Join(keyDir, "a.nk") + `"`
 		}
 		confs[id] = w.conf(id, more)
 		p := w.start("--config", confs[id], "run")
@@ -60,6 +75,10 @@ func testDeadlock(t *testing.T, w drainWorld, byAgent bool) {
 		done := awaitUpdate(t, boss, "t2", "completed")
 		assert.Contains(t, done["content"], "a could not do it: deadlock broken: a → b → a: b's task t2 waited on its subtask")
 		b.awaitStderr(`msg="deadlock broken" channel=mailbox cycle="a → b → a" task=t2`)
+		if pinned {
+			assert.Contains(t, b.stderrSoFar(), "task update taken: signed by the agent that sent it in its from's name")
+			assert.NotContains(t, w.ok("dead", "b"), "deadlock broken", "b set none of its own updates aside")
+		}
 		r := w.run("waits")
 		assert.Equal(t, 0, r.code, r.stderr)
 		assert.NotContains(t, r.stdout, "deadlock")

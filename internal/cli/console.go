@@ -38,7 +38,8 @@ discard a set-aside message, archive a request. Without the token nothing
 can be read either (any local user can reach a loopback port), unless
 --read-open lets a page opened without it read, on a loopback address
 only: the page is then read-only. The token is fresh at every start
-unless SWITCHBOARD_CONSOLE_TOKEN sets it.
+unless SWITCHBOARD_CONSOLE_TOKEN sets it. What it sends is signed with the
+operator's key, made and pinned at its first start (docs/security.md).
 
 It listens on the loopback address 127.0.0.1:8470 by default. Another
 address is refused unless SWITCHBOARD_CONSOLE_TOKEN is set. A request
@@ -87,7 +88,11 @@ func (a *app) console(ctx context.Context, listen string, readOpen bool, allowHo
 		return err
 	}
 	defer stopTracing()
-	c, err := console.New(console.Config{Store: m.be, Where: m.where, Token: token, ReadOpen: readOpen, AllowHosts: allowHosts,
+	key, err := a.operatorKey(ctx, m, s, true)
+	if err != nil {
+		return err
+	}
+	c, err := console.New(console.Config{Store: m.be, Where: m.where, Token: token, ReadOpen: readOpen, AllowHosts: allowHosts, Key: key,
 		OfflineAfter: seconds(s.mailbox.OfflineAfter), ReplyTimeout: seconds(s.mailbox.ReplyTimeout),
 		DefaultTTL: s.mailbox.DefaultTTL, MaxThreadHops: s.mailbox.MaxThreadHops, Logger: a.logger(slog.LevelWarn)})
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/keys"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/operator"
 )
 
@@ -23,7 +24,14 @@ func (a *app) openOperator(readOnly bool) (*operator.Operator, *mailboxStore, er
 	if m.be == nil {
 		return nil, m, nil
 	}
-	op, err := operator.New(operator.Config{Store: m.be, DefaultTTL: s.mailbox.DefaultTTL, Logger: a.logger(slog.LevelWarn)})
+	var key *keys.Key
+	if !readOnly {
+		if key, err = a.operatorKey(context.Background(), m, s, false); err != nil {
+			m.close()
+			return nil, nil, err
+		}
+	}
+	op, err := operator.New(operator.Config{Store: m.be, DefaultTTL: s.mailbox.DefaultTTL, Logger: a.logger(slog.LevelWarn), Key: key})
 	if err != nil {
 		m.close()
 		return nil, nil, err

@@ -60,6 +60,11 @@ func (c *Console) send(ctx context.Context, r ActionRequest) (ActionResult, erro
 	if err != nil {
 		return ActionResult{}, fmt.Errorf("%w: %v", errUsage, err)
 	}
+	if c.cfg.Key != nil {
+		if err := envelope.Sign(msg, c.cfg.Key); err != nil {
+			return ActionResult{}, err
+		}
+	}
 	if err := mailtrace.Deliver(parent, nil, c.cfg.Store, msg); err != nil {
 		return ActionResult{}, err
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/keys"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/operator"
 )
 
@@ -53,6 +54,18 @@ type Config struct {
 	// waits (default 2s). Messages are followed through the store's
 	// watch, never by re-reading the tree.
 	RegistryEvery time.Duration
+	// MinRefresh is how often at most the state the pages read is built
+	// anew while messages keep arriving (default DefaultMinRefresh); it
+	// is longer when a build takes over a third of it. The pages share
+	// one state; an operator's action is shown at once.
+	MinRefresh time.Duration
+	// Key is the operator's signing key (nil: what the console sends goes
+	// unsigned). What the operator sends is signed with it; a cancel, in
+	// the delegator's and the worker's names, with their keys where they
+	// can be read here, else with it (sent_by operator), as the command
+	// line does. Receivers verify it against the key pinned for
+	// "operator" (see keys.PinOwn, which the console command runs).
+	Key *keys.Key
 	// Approvals are the approvals waiting for the operator (nil: those
 	// the store keeps; see Approvals).
 	Approvals Approvals
@@ -69,6 +82,9 @@ func (c *Config) setDefaults() {
 	if c.RegistryEvery <= 0 {
 		c.RegistryEvery = 2 * time.Second
 	}
+	if c.MinRefresh <= 0 {
+		c.MinRefresh = DefaultMinRefresh
+	}
 	if c.Approvals == nil {
 		c.Approvals = NoApprovals{}
 	}
@@ -82,10 +98,12 @@ func (c *Config) setDefaults() {
 
 // Console serves the console over HTTP.
 type Console struct {
-	cfg Config
-	op  *operator.Operator
-	hub *hub
-	mu  sync.Mutex // serialises the operator's actions
+	cfg  Config
+	op   *operator.Operator
+	hub  *hub
+	msgs messages   // the stored messages read so far
+	snap snapshot   // the state the pages share
+	mu   sync.Mutex // serialises the operator's actions
 	// watching is closed once the store's watch is in place.
 	watching chan struct{}
 }
@@ -100,7 +118,7 @@ func New(cfg Config) (*Console, error) {
 		return nil, errors.New("console: a store is required")
 	}
 	cfg.setDefaults()
-	op, err := operator.New(operator.Config{Store: cfg.Store, DefaultTTL: cfg.DefaultTTL, Now: cfg.Now, Logger: cfg.Logger})
+	op, err := operator.New(operator.Config{Store: cfg.Store, DefaultTTL: cfg.DefaultTTL, Now: cfg.Now, Logger: cfg.Logger, Key: cfg.Key})
 	if err != nil {
 		return nil, err
 	}

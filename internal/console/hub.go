@@ -11,20 +11,49 @@ import (
 type hub struct {
 	mu   sync.Mutex
 	subs map[chan string]struct{}
+	gen  uint64 // counts what was published
+	// urgent is set by an action until a state is built: the operator
+	// sees its result at once; acted is closed then (and made anew).
+	urgent bool
+	acted  chan struct{}
 }
 
-func newHub() *hub { return &hub{subs: map[chan string]struct{}{}} }
+func newHub() *hub { return &hub{subs: map[chan string]struct{}{}, acted: make(chan struct{})} }
 
 // publish tells every subscriber what changed ("messages", "agents",
 // "action"), dropping it for one that still has a notice to take.
 func (h *hub) publish(what string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.gen++
+	if what == "action" {
+		h.urgent = true
+		close(h.acted)
+		h.acted = make(chan struct{})
+	}
 	for ch := range h.subs {
 		select {
 		case ch <- what:
 		default:
 		}
+	}
+}
+
+// generation returns how many changes were published, whether an
+// action is among those not yet built into a state, and a channel closed
+// at the next action.
+func (h *hub) generation() (uint64, bool, <-chan struct{}) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.gen, h.urgent, h.acted
+}
+
+// settle says a state is being built with the changes up to gen.
+func (h *hub) settle(gen uint64) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.gen == gen {
+		h.urgent = false
 	}
 }
 

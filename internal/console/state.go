@@ -32,13 +32,14 @@ type State struct {
 }
 
 func (c *Console) serveState(w http.ResponseWriter, r *http.Request) {
-	st, err := c.State(r.Context())
+	shared, err := c.shared(r.Context())
 	if err != nil {
 		writeError(w, http.StatusInternalServerError, err.Error())
 		return
 	}
+	st := *shared // the pages share it: CanAct is this page's own
 	st.CanAct = c.hasToken(r)
-	writeJSON(w, http.StatusOK, st)
+	writeJSON(w, http.StatusOK, &st)
 }
 
 // State reads the store and builds the picture.
@@ -66,14 +67,14 @@ func (c *Console) State(ctx context.Context) (*State, error) {
 	return st, nil
 }
 
-// browse returns every stored message, one copy of each.
+// browse returns every stored message, one copy of each, read
+// incrementally (see messages).
 func (c *Console) browse(ctx context.Context, st *State) ([]store.Stored, error) {
 	if !c.cfg.Store.Has(store.CanBrowse) {
 		st.Missing = append(st.Missing, "stored messages (conversations, tasks, pending replies)")
 		return nil, nil
 	}
-	var all []store.Stored
-	err := c.cfg.Store.Browse(ctx, func(s store.Stored) bool { all = append(all, s); return true })
+	all, err := c.msgs.read(ctx, c.cfg.Store)
 	if errors.Is(err, store.ErrTurnedOff) {
 		st.Missing = append(st.Missing, "stored messages: "+err.Error())
 		return nil, nil

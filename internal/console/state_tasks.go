@@ -90,13 +90,15 @@ func taskTrees(all []store.Stored, now time.Time) []*TaskNode {
 	}
 	slices.SortStableFunc(order, func(a, b *TaskNode) int { return a.Created.Compare(b.Created) })
 	roots := []*TaskNode{}
-	for i, n := range order {
+	byWorker := map[string][]*TaskNode{} // the tasks so far, by worker, in order
+	for _, n := range order {
 		var parent *TaskNode
-		for _, p := range order[:i] {
-			if p.To == n.From && !n.Created.Before(p.Created) && isChildTrace(p, n) {
+		for _, p := range byWorker[n.From] {
+			if !n.Created.Before(p.Created) && isChildTrace(p, n) {
 				parent = p // the latest such task
 			}
 		}
+		byWorker[n.To] = append(byWorker[n.To], n)
 		if parent == nil {
 			roots = append(roots, n)
 			continue

@@ -88,11 +88,31 @@ func threads(all []store.Stored, pending []view.StoredPending) []ThreadRow {
 		r := find(key(s.Message))
 		groups[r] = append(groups[r], s)
 	}
-	out := make([]ThreadRow, 0, len(groups))
+	// Only the maxThreads most recently active are shown: the rows of
+	// those alone are made.
+	type group struct {
+		id   string
+		last time.Time
+		msgs []store.Stored
+	}
+	sorted := make([]group, 0, len(groups))
 	for _, g := range groups {
 		slices.SortStableFunc(g, view.CompareStored)
-		chain := view.ThreadOf(g, g[0].Message.ID)
-		t := ThreadRow{ID: cmp.Or(g[0].Message.ThreadID, g[0].Message.ID), Participants: []string{}, Tasks: []string{}}
+		last := g[0].Message.Timestamp.Time
+		for _, s := range g[1:] {
+			if s.Message.Timestamp.After(last) {
+				last = s.Message.Timestamp.Time
+			}
+		}
+		sorted = append(sorted, group{id: cmp.Or(g[0].Message.ThreadID, g[0].Message.ID), last: last, msgs: g})
+	}
+	slices.SortFunc(sorted, func(a, b group) int {
+		return cmp.Or(b.last.Compare(a.last), cmp.Compare(a.id, b.id))
+	})
+	out := make([]ThreadRow, 0, min(len(sorted), maxThreads))
+	for _, g := range sorted[:min(len(sorted), maxThreads)] {
+		chain := view.ThreadOf(g.msgs, g.msgs[0].Message.ID)
+		t := ThreadRow{ID: g.id, Participants: []string{}, Tasks: []string{}}
 		for _, e := range chain {
 			m := e.Message
 			row := messageRow(e.Stored, e.Depth)
@@ -113,10 +133,7 @@ func threads(all []store.Stored, pending []view.StoredPending) []ThreadRow {
 		}
 		out = append(out, t)
 	}
-	slices.SortFunc(out, func(a, b ThreadRow) int {
-		return cmp.Or(b.Last.Compare(a.Last), cmp.Compare(a.ID, b.ID))
-	})
-	return out[:min(len(out), maxThreads)]
+	return out
 }
 
 // messageRow is the row of one stored message.

@@ -164,40 +164,52 @@ func NewChecker(st Store, policy Policy, o CheckerOptions) *Checker {
 // Check judges m's sender (see Checker). An error is a store that could
 // not be read: the message is neither taken nor refused.
 func (c *Checker) Check(ctx context.Context, m *envelope.Message) (Result, error) {
-	pin, err := c.pin(ctx, m.From, false)
+	return c.check(ctx, m, m.From)
+}
+
+// CheckAs judges m as signed by agent who rather than by its from: a
+// message sent in another agent's name (see SentBy). Verified means who
+// signed it with the key pinned for who.
+func (c *Checker) CheckAs(ctx context.Context, m *envelope.Message, who string) (Result, error) {
+	return c.check(ctx, m, who)
+}
+
+// check judges m as written by who.
+func (c *Checker) check(ctx context.Context, m *envelope.Message, who string) (Result, error) {
+	pin, err := c.pin(ctx, who, false)
 	if errors.Is(err, store.ErrCorruptState) {
-		return Result{Verdict: Refused, Reason: fmt.Sprintf("unverified: %v; `switchboard agents trust %s` pins its card's key again", err, m.From)}, nil
+		return Result{Verdict: Refused, Reason: fmt.Sprintf("unverified: %v; `switchboard agents trust %s` pins its card's key again", err, who)}, nil
 	}
 	if err != nil {
 		return Result{}, err
 	}
 	if m.Signature == nil {
-		return c.unsigned(m.From, pin, "unsigned"), nil
+		return c.unsigned(who, pin, "unsigned"), nil
 	}
 	var res Result
 	if pin == nil {
 		var why string
-		if pin, why, err = c.firstSight(ctx, m.From); err != nil {
+		if pin, why, err = c.firstSight(ctx, who); err != nil {
 			return Result{}, err
 		}
 		if pin == nil {
-			return c.unsigned(m.From, nil, why), nil
+			return c.unsigned(who, nil, why), nil
 		}
 		if c.write {
 			res = Result{Change: Pinned, Key: pin.PublicKey}
 		}
 	}
 	if m.Signature.Key != pin.PublicKey {
-		if pin, err = c.pin(ctx, m.From, true); err != nil { // trusted meanwhile?
+		if pin, err = c.pin(ctx, who, true); err != nil { // trusted meanwhile?
 			return Result{Verdict: Refused, Reason: fmt.Sprintf("unverified: %v", err)}, nil
 		}
 		if pin == nil || m.Signature.Key != pin.PublicKey {
-			rotated, err := c.rotation(ctx, m.From, m.Signature.Key)
+			rotated, err := c.rotation(ctx, who, m.Signature.Key)
 			if err != nil {
 				return Result{}, err
 			}
 			if rotated == nil {
-				return c.changed(m, pin), nil
+				return c.changed(m, who, pin), nil
 			}
 			pin, res = rotated, Result{Change: Rotated, Key: rotated.PublicKey}
 		}
@@ -207,7 +219,7 @@ func (c *Checker) Check(ctx context.Context, m *envelope.Message) (Result, error
 		err = envelope.VerifySignature(m, kp)
 	}
 	if err != nil {
-		res.Verdict, res.Reason = Refused, fmt.Sprintf("forged: %v (from %s, whose pinned key is %s)", err, m.From, pin.PublicKey)
+		res.Verdict, res.Reason = Refused, fmt.Sprintf("forged: %v (from %s, whose pinned key is %s)", err, who, pin.PublicKey)
 		return res, nil
 	}
 	res.Verdict = Verified
@@ -229,14 +241,14 @@ func (c *Checker) unsigned(agent string, pin *Pin, why string) Result {
 
 // changed is the result of m, signed with a key that is not the one
 // pinned (pin, nil when the pin is gone).
-func (c *Checker) changed(m *envelope.Message, pin *Pin) Result {
+func (c *Checker) changed(m *envelope.Message, who string, pin *Pin) Result {
 	pinned := "none"
 	if pin != nil {
 		pinned = pin.PublicKey
 	}
 	return Result{Verdict: Refused, Change: ChangeRefused, Key: m.Signature.Key,
 		Reason: fmt.Sprintf("unverified: signed with key %s, not the key pinned for %s (%s); a changed key is refused until `switchboard agents trust %s`",
-			m.Signature.Key, m.From, pinned, m.From)}
+			m.Signature.Key, who, pinned, who)}
 }
 
 // pin returns the key pinned for agent that counts (nil: none), from the

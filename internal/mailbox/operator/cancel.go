@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/switchboard-dev/switchboard/internal/mailbox/keys"
+
 	"github.com/switchboard-dev/switchboard/internal/mailbox/mailtrace"
 	"github.com/switchboard-dev/switchboard/tracing"
 
@@ -83,9 +84,7 @@ func (o *Operator) endTask(ctx context.Context, taskID, reason string, toDelegat
 		}
 		msg.Callback = task.Callback
 		msg.Metadata = map[string]any{MetaSentBy: o.cfg.Actor}
-		// Signed with dir[0]'s key when it can be read here (the folder);
-		// else unsigned, and refused by a receiver that pinned that key.
-		if _, _, err := keys.SignAs(ctx, o.cfg.Store, msg, keys.Source{}); err != nil {
+		if err := o.sign(ctx, msg); err != nil {
 			return out, err
 		}
 		// the cancel joins the task's trace
@@ -98,4 +97,20 @@ func (o *Operator) endTask(ctx context.Context, taskID, reason string, toDelegat
 			store.Event{MessageID: msg.ID, ThreadID: msg.ThreadID, TaskID: taskID})
 	}
 	return out, nil
+}
+
+// sign signs msg, which the actor sends: with the actor's Key when msg
+// is in the actor's own name; else with the key of the agent its from
+// names when it can be read here (the folder), else with Key (msg's
+// sent_by names the actor); else it stays unsigned, and a receiver that
+// pinned that agent's key refuses it.
+func (o *Operator) sign(ctx context.Context, msg *envelope.Message) error {
+	if o.cfg.Key != nil && msg.From == o.cfg.Actor {
+		return envelope.Sign(msg, o.cfg.Key)
+	}
+	signed, _, err := keys.SignAs(ctx, o.cfg.Store, msg, keys.Source{})
+	if err != nil || signed || o.cfg.Key == nil {
+		return err
+	}
+	return envelope.Sign(msg, o.cfg.Key)
 }

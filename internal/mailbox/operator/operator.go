@@ -10,6 +10,7 @@ import (
 	"github.com/switchboard-dev/switchboard/agent"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/keys"
 )
 
 // Actor is the agent id the operator acts as: the sender of what the
@@ -18,7 +19,7 @@ const Actor = agent.Operator
 
 // MetaSentBy is the metadata key set on what the operator sends in an
 // agent's name (a cancel): its value is Actor.
-const MetaSentBy = "sent_by"
+const MetaSentBy = keys.MetaSentBy
 
 // ErrUsage marks a request the operator must change (no such task, a
 // missing id): the command line exits 2 on it, the console answers 400.
@@ -38,6 +39,13 @@ type Config struct {
 	// Actor, "operator"; an agent breaking a deadlock it is part of acts
 	// under its own id).
 	Actor string
+	// Key is the actor's signing key (nil: none). What the actor sends
+	// in its own name is signed with it; what it sends in another
+	// agent's name (a cancel) is signed with that agent's key when it can
+	// be read here, else with Key: receivers take such a task_update
+	// when its sent_by is who receives it or the operator (see
+	// keys.SentBy).
+	Key *keys.Key
 }
 
 // Operator acts on a mailbox store as a person.
