@@ -75,6 +75,7 @@ type Channel struct {
 	// canceled are the tasks canceled while this process held them.
 	canceled *canceledTasks
 	drain    *drainState // see drain.go
+	escPoke  chan struct{} // has the escalation loop look now (escalation_act.go)
 
 	keeperOnce sync.Once
 	kept       atomic.Pointer[budget.Keeper] // the budget keeper, once made (see Hooks)
@@ -146,6 +147,7 @@ func New(cfg Config, b *bus.Bus, opts Options) (*Channel, error) {
 		waiting:   newWaiting(),
 		canceled:  newCanceledTasks(256),
 		drain:     newDrainState(),
+		escPoke:   make(chan struct{}, 1),
 	}, nil
 }
 
@@ -271,6 +273,10 @@ func (c *Channel) Start(ctx context.Context) error {
 	c.wg.Go(func() { c.drainRequests(runCtx, drainCheck) })
 	deadlockCheck := c.clk.NewTicker(seconds(c.cfg.OfflineAfter))
 	c.wg.Go(func() { c.deadlockLoop(runCtx, deadlockCheck, sent) })
+	if c.cfg.Escalation.Enabled() {
+		escCheck := c.clk.NewTicker(escalationTick)
+		c.wg.Go(func() { c.escalationLoop(runCtx, escCheck) })
+	}
 	c.Logger().Info("mailbox channel started", "agent", c.cfg.AgentID)
 	return nil
 }
