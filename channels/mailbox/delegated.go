@@ -235,7 +235,7 @@ func (c *Channel) sendAgain(ctx context.Context, sent *ledger.Delegated, t ledge
 		return err
 	}
 	tried := append(slices.Clone(t.Tried), t.To)
-	return sent.Update(ctx, t.TaskID, func(r *ledger.Record) { r.Tried = tried })
+	return sent.Update(ctx, t.TaskID, func(r *ledger.Record) { r.Tried, r.Said = tried, t.Said })
 }
 
 // cancelAt tells the old worker of task t that it is canceled (it drops

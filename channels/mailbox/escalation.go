@@ -142,7 +142,7 @@ func (c *Channel) ask(ctx context.Context, e *store.Escalation, wait time.Durati
 	data := map[string]any{"escalation": map[string]any{"id": e.ID, "task_id": e.TaskID, "agent": e.Agent,
 		"trigger": e.Trigger, "asked": e.Asked, "attempts": e.Attempts, "trace": e.Trace, "level": level,
 		"candidates": cands, "due": e.Due}}
-	_, err := c.Post(ctx, route.Request{To: to, Subject: "escalation " + e.ID, ThreadID: e.ThreadID,
+	_, err := c.Post(ctx, route.Request{To: to, Subject: "escalation", ThreadID: e.ThreadID,
 		Parts: []envelope.Part{{Type: envelope.PartText, Text: escalate.AgentQuestion(*e, cands, wait)},
 			{Type: envelope.PartData, Data: data}}})
 	return err

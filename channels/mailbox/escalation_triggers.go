@@ -33,20 +33,16 @@ func (c *Channel) stuckUpdate(ctx context.Context, rec ledger.Record, task *enve
 	}
 	said := string(task.State)
 	if task.Reason != "" {
-		said += ": " + task.Reason
+		said += " (" + task.Reason + ")"
 	}
 	if trigger == escalate.Rejected {
 		if next, ok := c.nextHolder(ctx, rec); ok {
-			err := c.sent.Update(ctx, rec.TaskID, func(r *ledger.Record) {
-				r.Said = maps.Clone(r.Said)
-				if r.Said == nil {
-					r.Said = map[string]string{}
-				}
-				r.Said[rec.To] = said
-			})
-			if err == nil {
-				err = c.sendAgain(ctx, c.sent, rec, next)
+			rec.Said = maps.Clone(rec.Said)
+			if rec.Said == nil {
+				rec.Said = map[string]string{}
 			}
+			rec.Said[rec.To] = said
+			err := c.sendAgain(ctx, c.sent, rec, next)
 			if err == nil {
 				c.taskRejected(ctx, mt)
 				c.Logger().Warn("rejected task offered to another worker", "task", rec.TaskID, "from", rec.To, "to", next)
