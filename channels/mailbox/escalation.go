@@ -88,62 +88,76 @@ func userChat(cb *envelope.Callback) bool {
 }
 
 // climb asks the level after e's current one that can be asked, saves e
-// and reports whether one was; false when none is left.
+// (before the level is asked, so that the escalation is on the store
+// when its question is out) and reports whether one was; false when none
+// is left.
 func (c *Channel) climb(ctx context.Context, e *store.Escalation) bool {
 	for e.Level+1 < len(e.Levels) {
 		e.Level++
-		e.AskedAt, e.Since = "", c.clk.Now()
+		e.Since = c.clk.Now()
 		wait := c.cfg.Escalation.LevelTimeout(e.Level)
 		e.Due = e.Since.Add(wait)
-		if err := c.ask(ctx, e, wait); err != nil {
+		cands := c.candidates(ctx, *e)
+		to, err := c.levelAgent(ctx, e.At())
+		if err == nil {
+			e.AskedAt = to
+			if err = c.backend.Escalations().Save(ctx, *e); err != nil {
+				c.Logger().Warn("escalation not saved", "escalation", e.ID, "err", err)
+				return false
+			}
+			err = c.ask(ctx, *e, cands, wait)
+		}
+		if err != nil {
 			c.Logger().Warn("escalation level not asked", "escalation", e.ID, "level", e.At(), "err", err)
 			c.record(ctx, store.Event{Kind: store.EventEscalation, Ref: e.ID, TaskID: e.TaskID, ThreadID: e.ThreadID,
 				Reason: fmt.Sprintf("level %s skipped: %v", e.At(), err)})
 			continue
-		}
-		if err := c.backend.Escalations().Save(ctx, *e); err != nil {
-			c.Logger().Warn("escalation not saved", "escalation", e.ID, "err", err)
-			return false
 		}
 		return true
 	}
 	return false
 }
 
-// ask asks e's current level: a person in e's chat, an agent (or one
-// online agent of a group) by a mailbox message in the task's thread.
-func (c *Channel) ask(ctx context.Context, e *store.Escalation, wait time.Duration) error {
-	level := e.At()
-	cands := c.candidates(ctx, *e)
+// levelAgent returns the agent level asks: the agent it names, one
+// online agent of a group (the one with the most free task slots), or ""
+// for a person.
+func (c *Channel) levelAgent(ctx context.Context, level string) (string, error) {
 	if level == escalate.Human {
+		return "", nil
+	}
+	if !escalate.IsGroup(level) {
+		return level, nil
+	}
+	agents, err := c.Agents(ctx, true)
+	if err != nil {
+		return "", err
+	}
+	kind, name, _ := strings.Cut(level, ":")
+	match := view.ByCapability(name)
+	if kind == "role" {
+		match = view.ByRole(name)
+	}
+	holders := view.Holders(agents, c.cfg.AgentID, match)
+	if len(holders) == 0 {
+		return "", fmt.Errorf("no online agent in %s", level)
+	}
+	return holders[0].AgentID, nil
+}
+
+// ask asks e's current level: a person in e's chat, an agent (e.AskedAt)
+// by a mailbox message in the task's thread.
+func (c *Channel) ask(ctx context.Context, e store.Escalation, cands []string, wait time.Duration) error {
+	if e.At() == escalate.Human {
 		if e.Chat != nil {
-			c.say(ctx, *e.Chat, escalate.HumanQuestion(*e, cands, wait))
+			c.say(ctx, *e.Chat, escalate.HumanQuestion(e, cands, wait))
 		}
 		return nil // the command line and the console can answer it too
 	}
-	to := level
-	if escalate.IsGroup(level) {
-		agents, err := c.Agents(ctx, true)
-		if err != nil {
-			return err
-		}
-		kind, name, _ := strings.Cut(level, ":")
-		match := view.ByCapability(name)
-		if kind == "role" {
-			match = view.ByRole(name)
-		}
-		holders := view.Holders(agents, c.cfg.AgentID, match)
-		if len(holders) == 0 {
-			return fmt.Errorf("no online agent in %s", level)
-		}
-		to = holders[0].AgentID
-	}
-	e.AskedAt = to
 	data := map[string]any{"escalation": map[string]any{"id": e.ID, "task_id": e.TaskID, "agent": e.Agent,
-		"trigger": e.Trigger, "asked": e.Asked, "attempts": e.Attempts, "trace": e.Trace, "level": level,
+		"trigger": e.Trigger, "asked": e.Asked, "attempts": e.Attempts, "trace": e.Trace, "level": e.At(),
 		"candidates": cands, "due": e.Due}}
-	_, err := c.Post(ctx, route.Request{To: to, Subject: "escalation", ThreadID: e.ThreadID,
-		Parts: []envelope.Part{{Type: envelope.PartText, Text: escalate.AgentQuestion(*e, cands, wait)},
+	_, err := c.Post(ctx, route.Request{To: e.AskedAt, Subject: "escalation", ThreadID: e.ThreadID,
+		Parts: []envelope.Part{{Type: envelope.PartText, Text: escalate.AgentQuestion(e, cands, wait)},
 			{Type: envelope.PartData, Data: data}}})
 	return err
 }
