@@ -68,11 +68,9 @@ func (c *Channel) escalate(ctx context.Context, rec ledger.Record, trigger, said
 		cb := *rec.Callback
 		e.Chat = &cb
 	}
-	if !c.climb(ctx, &e) {
+	if !c.climb(ctx, &e, fmt.Sprintf("escalated (%s): %s; ", trigger, escalate.Tried(e))) {
 		return false
 	}
-	c.record(ctx, store.Event{Kind: store.EventEscalation, Ref: e.ID, TaskID: e.TaskID, ThreadID: e.ThreadID, From: rec.To,
-		Reason: fmt.Sprintf("escalated (%s): %s; asked %s", trigger, escalate.Tried(e), e.At())})
 	c.Logger().Warn("delegated task escalated", "task", rec.TaskID, "trigger", trigger, "escalation", e.ID, "level", e.At())
 	if e.At() != escalate.Human && userChat(rec.Callback) {
 		c.say(ctx, *rec.Callback, escalate.Status(e)) // once; a person asked is told by the question
@@ -90,8 +88,8 @@ func userChat(cb *envelope.Callback) bool {
 // climb asks the level after e's current one that can be asked, saves e
 // (before the level is asked, so that the escalation is on the store
 // when its question is out) and reports whether one was; false when none
-// is left.
-func (c *Channel) climb(ctx context.Context, e *store.Escalation) bool {
+// is left. The audit log gets why, followed by "asked LEVEL".
+func (c *Channel) climb(ctx context.Context, e *store.Escalation, why string) bool {
 	for e.Level+1 < len(e.Levels) {
 		e.Level++
 		e.Since = c.clk.Now()
@@ -105,6 +103,8 @@ func (c *Channel) climb(ctx context.Context, e *store.Escalation) bool {
 				c.Logger().Warn("escalation not saved", "escalation", e.ID, "err", err)
 				return false
 			}
+			c.record(ctx, store.Event{Kind: store.EventEscalation, Ref: e.ID, TaskID: e.TaskID, ThreadID: e.ThreadID,
+				Reason: why + "asked " + e.At()})
 			err = c.ask(ctx, *e, cands, wait)
 		}
 		if err != nil {

@@ -83,13 +83,9 @@ func (c *Channel) tendEscalations(ctx context.Context) {
 		case e.Decision != nil:
 			c.act(ctx, e, rec)
 		case !c.clk.Now().Before(e.Due):
-			from := e.At()
-			if !c.climb(ctx, &e) {
+			if !c.climb(ctx, &e, e.At()+" did not answer in time; ") {
 				c.exhaust(ctx, e, rec)
-				continue
 			}
-			c.record(ctx, store.Event{Kind: store.EventEscalation, Ref: e.ID, TaskID: e.TaskID, ThreadID: e.ThreadID,
-				Reason: fmt.Sprintf("%s did not answer in time; asked %s", from, e.At())})
 		}
 	}
 }
