@@ -90,3 +90,22 @@ func Lookup(typ string) (Factory, error) { return defaultRegistry.Lookup(typ) }
 
 // Types lists the default registry's channel types, sorted.
 func Types() []string { return defaultRegistry.Types() }
+
+// Decoded returns the Factory and the Checker of a channel type whose
+// config section decode reads into a C, and build makes a channel of:
+// the Factory decodes then builds; the Checker decodes only (without
+// connecting), so that `config check` refuses what the Factory would.
+func Decoded[C any, T Channel](decode func(config.Section) (C, error), build func(C, Deps) (T, error)) (Factory, Checker) {
+	factory := func(section config.Section, deps Deps) (Channel, error) {
+		cfg, err := decode(section)
+		if err != nil {
+			return nil, err
+		}
+		return build(cfg, deps)
+	}
+	check := func(section config.Section) error {
+		_, err := decode(section)
+		return err
+	}
+	return factory, check
+}

@@ -142,3 +142,32 @@ func TestDefaultRegistry(t *testing.T) {
 		channels.Register(defaultType, factoryReturning(nil))
 	})
 }
+
+// TestDecodedFactoryAndChecker: the Factory of Decoded builds from what
+// decode read; both refuse, with decode's error, a section it refuses.
+func TestDecodedFactoryAndChecker(t *testing.T) {
+	t.Parallel()
+	errBad := errors.New("channels.x.port: not a number")
+	decode := func(s config.Section) (string, error) {
+		if s.Raw["port"] == "bad" {
+			return "", errBad
+		}
+		return s.Path, nil
+	}
+	var built string
+	factory, check := channels.Decoded(decode, func(cfg string, deps channels.Deps) (*fakeChannel, error) {
+		built = cfg
+		return newFake("x", deps.Bus), nil
+	})
+	good := config.Section{Path: "channels.x", Raw: map[string]any{"port": "80"}}
+	require.NoError(t, check(good))
+	ch, err := factory(good, channels.Deps{})
+	require.NoError(t, err)
+	assert.Equal(t, "x", ch.Name())
+	assert.Equal(t, "channels.x", built, "the factory builds from what decode read")
+
+	bad := config.Section{Path: "channels.x", Raw: map[string]any{"port": "bad"}}
+	assert.ErrorIs(t, check(bad), errBad)
+	_, err = factory(bad, channels.Deps{})
+	assert.ErrorIs(t, err, errBad, "the factory refuses what the checker refuses")
+}

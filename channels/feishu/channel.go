@@ -15,7 +15,7 @@ import (
 	"github.com/larksuite/oapi-sdk-go/v3/event/dispatcher"
 
 	"github.com/switchboard-dev/switchboard/channels"
-	"github.com/switchboard-dev/switchboard/config"
+	"github.com/switchboard-dev/switchboard/channels/internal/keylock"
 )
 
 func init() {
@@ -23,21 +23,10 @@ func init() {
 	channels.RegisterChecker(ChannelName, Check)
 }
 
-// Factory builds the channel from its config section (a channels.Factory).
-func Factory(section config.Section, deps channels.Deps) (channels.Channel, error) {
-	cfg, err := DecodeConfig(section)
-	if err != nil {
-		return nil, err
-	}
-	return New(cfg, deps)
-}
-
-// Check decodes and validates a channels.feishu section as Factory does,
-// without connecting (a channels.Checker).
-func Check(section config.Section) error {
-	_, err := DecodeConfig(section)
-	return err
-}
+// Factory builds the channel from its config section (a
+// channels.Factory); Check decodes and validates a section as Factory
+// does, without connecting (a channels.Checker).
+var Factory, Check = channels.Decoded(DecodeConfig, New)
 
 // keyPath is the key path of the section, the prefix of config errors.
 const keyPath = "channels." + ChannelName
@@ -52,7 +41,7 @@ type Channel struct {
 	journal  string // the journal's path
 	media    string // the folder of downloaded media
 	retry    channels.Retry
-	inFlight keyLock // one handling of a message id at a time
+	inFlight keylock.Set // one handling of a message id at a time
 
 	mu        sync.Mutex
 	botOpenID string             // "" until known
@@ -140,11 +129,7 @@ func (c *Channel) Start(ctx context.Context) error {
 		return err
 	}
 	c.started, c.cancel = true, cancel
-	c.done.Go(func() {
-		if _, err := c.Resume(run); err != nil && run.Err() == nil {
-			c.Logger().Warn("messages of an earlier run not handed over; they are on the next start", "err", err)
-		}
-	})
+	c.ResumeIn(run, &c.done)
 	return nil
 }
 
@@ -186,16 +171,7 @@ func (c *Channel) Stop(ctx context.Context) error {
 		errs = append(errs, srv.Shutdown(ctx))
 	}
 	cancel()
-	waited := make(chan struct{})
-	go func() { c.done.Wait(); close(waited) }()
-	select {
-	case <-waited:
-	case <-ctx.Done():
-		errs = append(errs, fmt.Errorf("feishu: events in hand not finished in time: %w", ctx.Err()))
-	}
-	if j := c.Journal(); j != nil {
-		errs = append(errs, j.Close())
-	}
+	errs = append(errs, c.Finish(ctx, &c.done, "events in hand"))
 	return errors.Join(errs...)
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/feishu"
+	"github.com/switchboard-dev/switchboard/internal/channelhost"
 	"github.com/switchboard-dev/switchboard/internal/feishufake"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
@@ -18,7 +19,7 @@ import (
 func TestMessageInAnswerOut(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, nil)
-	h.answer(echo)
+	h.answer(channelhost.Echo)
 	h.push(feishufake.Event{MessageID: "om_1", ChatID: "oc_dm", Sender: "ou_ada", Content: feishufake.Text("hello")})
 
 	in := h.taken.WaitFor(t, "the message", nil)
@@ -46,7 +47,7 @@ func TestMessageInAnswerOut(t *testing.T) {
 func TestGroupTopics(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, nil)
-	h.answer(echo)
+	h.answer(channelhost.Echo)
 	mention := []feishufake.Mention{{Key: "@_user_1", OpenID: h.fake.BotOpenID(), Name: "bot"}}
 	h.push(feishufake.Event{MessageID: "om_t1", ChatID: "oc_group", ChatType: "group", Content: feishufake.Text("@_user_1 first"), Mentions: mention})
 	h.push(feishufake.Event{MessageID: "om_t2", ChatID: "oc_group", ChatType: "group", RootID: "om_t1", ThreadID: "omt_1",
@@ -67,7 +68,7 @@ func TestGroupTopics(t *testing.T) {
 func TestReactions(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, func(c *feishu.Config) { c.DoneEmoji = "DONE" })
-	h.answer(echo)
+	h.answer(channelhost.Echo)
 	h.push(feishufake.Event{MessageID: "om_1", Content: feishufake.Text("hi")})
 	rx, err := h.fake.WaitReactions(testkit.Ctx(t), 3, nil)
 	require.NoError(t, err)
@@ -75,7 +76,7 @@ func TestReactions(t *testing.T) {
 	assert.True(t, rx[1].Deleted)
 
 	quiet := newHarness(t, func(c *feishu.Config) { c.ReactEmoji = "" })
-	quiet.answer(echo)
+	quiet.answer(channelhost.Echo)
 	quiet.push(feishufake.Event{MessageID: "om_1", Content: feishufake.Text("hi")})
 	quiet.replies("om_1", 1)
 	assert.Empty(t, quiet.fake.Reactions())

@@ -12,6 +12,7 @@ import (
 	"github.com/switchboard-dev/switchboard/channels"
 	"github.com/switchboard-dev/switchboard/channels/feishu"
 	"github.com/switchboard-dev/switchboard/config"
+	"github.com/switchboard-dev/switchboard/internal/channelhost"
 	"github.com/switchboard-dev/switchboard/internal/feishufake"
 )
 
@@ -91,7 +92,7 @@ func TestRegistered(t *testing.T) {
 func TestSecretsNotLogged(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, func(c *feishu.Config) { c.EncryptKey, c.VerificationToken = "enc-s3cret", "tok-s3cret" })
-	h.answer(echo)
+	h.answer(channelhost.Echo)
 	h.push(feishufake.Event{MessageID: "om_1", Content: feishufake.Text("hello")})
 	h.replies("om_1", 1)
 	h.finished("om_1")

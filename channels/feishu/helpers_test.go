@@ -1,20 +1,16 @@
 package feishu_test
 
 import (
-	"bytes"
-	"context"
 	"log/slog"
-	"maps"
 	"path/filepath"
-	"sync"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels"
 	"github.com/switchboard-dev/switchboard/channels/feishu"
+	"github.com/switchboard-dev/switchboard/internal/channelhost"
 	"github.com/switchboard-dev/switchboard/internal/feishufake"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
@@ -27,7 +23,7 @@ type harness struct {
 	bus  *bus.Bus
 	ch   *feishu.Channel
 	cfg  feishu.Config
-	logs *syncBuffer
+	logs *testkit.Buffer
 	// taken records every inbound message the agent took.
 	taken *testkit.Log[bus.InboundMessage]
 }
@@ -60,24 +56,13 @@ func newHarness(t *testing.T, edit func(*feishu.Config)) *harness {
 // startHarness starts a channel with cfg against fake.
 func startHarness(t *testing.T, fake *feishufake.Server, cfg feishu.Config) *harness {
 	t.Helper()
-	h := &harness{t: t, fake: fake, bus: bus.New(16), cfg: cfg, logs: &syncBuffer{},
+	h := &harness{t: t, fake: fake, bus: bus.New(16), cfg: cfg, logs: &testkit.Buffer{},
 		taken: testkit.NewLog[bus.InboundMessage]()}
 	logger := slog.New(slog.NewTextHandler(h.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	ch, err := feishu.New(cfg, channels.Deps{Bus: h.bus, Logger: logger})
 	require.NoError(t, err)
 	h.ch = ch
-	m := channels.NewManager(h.bus, channels.ManagerConfig{RetryBackoff: time.Millisecond, MaxBackoff: 10 * time.Millisecond, Logger: logger})
-	require.NoError(t, m.Add(ch))
-	require.NoError(t, m.Start(testkit.Ctx(t)))
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)
-		defer cancel()
-		h.bus.Close()
-		_ = m.Stop(ctx)
-		if t.Failed() {
-			t.Logf("channel logs:\n%s", h.logs)
-		}
-	})
+	channelhost.Run(t, h.bus, ch, logger, h.logs)
 	return h
 }
 
@@ -86,32 +71,8 @@ func startHarness(t *testing.T, fake *feishufake.Server, cfg feishu.Config) *har
 // loop answers: in the message's chat, with its metadata, finishing it
 // once the answer was sent.
 func (h *harness) answer(reply func(bus.InboundMessage) string) {
-	ctx := h.t.Context()
-	go func() {
-		for {
-			in, err := h.bus.ConsumeInbound(ctx)
-			if err != nil {
-				return
-			}
-			h.taken.Add(in)
-			text := reply(in)
-			if text == "" {
-				in.Done()
-				continue
-			}
-			_ = h.bus.PublishOutbound(ctx, bus.OutboundMessage{Channel: in.Channel, ChatID: in.ChatID,
-				Content: text, Metadata: maps.Clone(in.Metadata),
-				Sent: func(err error) {
-					if err == nil {
-						in.Done()
-					}
-				}})
-		}
-	}()
+	go channelhost.Agent(h.t.Context(), h.bus, h.taken, reply)
 }
-
-// echo answers "echo: " and the message's text.
-func echo(in bus.InboundMessage) string { return "echo: " + in.Content }
 
 // push pushes ev on the long connection and requires it taken (200).
 func (h *harness) push(ev feishufake.Event) {
@@ -137,22 +98,4 @@ func (h *harness) finished(messageID string) {
 		return r.MessageID == messageID && r.Deleted
 	})
 	require.NoError(h.t, err, "the reaction on %s withdrawn", messageID)
-}
-
-// syncBuffer is a bytes.Buffer safe for concurrent writes.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

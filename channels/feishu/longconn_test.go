@@ -11,6 +11,7 @@ import (
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels"
 	"github.com/switchboard-dev/switchboard/channels/feishu"
+	"github.com/switchboard-dev/switchboard/internal/channelhost"
 	"github.com/switchboard-dev/switchboard/internal/feishufake"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
@@ -19,7 +20,7 @@ import (
 func TestLongConnectionReconnects(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, nil)
-	h.answer(echo)
+	h.answer(channelhost.Echo)
 	h.push(feishufake.Event{MessageID: "om_1", Content: feishufake.Text("before")})
 	h.replies("om_1", 1)
 	h.fake.DropConnections()
@@ -78,7 +79,7 @@ func TestStartErrors(t *testing.T) {
 		t.Cleanup(fake.Close)
 		fake.FailNext(feishufake.CallEndpoint, feishufake.Failure{Code: 1, Msg: "system busy"})
 		h := startHarness(t, fake, testConfig(fake, t.TempDir()))
-		h.answer(echo)
+		h.answer(channelhost.Echo)
 		h.push(feishufake.Event{MessageID: "om_1", Content: feishufake.Text("hi")})
 		h.replies("om_1", 1)
 		assert.Contains(t, h.logs.String(), "not connected yet; trying again")

@@ -106,7 +106,7 @@ func (c *Channel) onMessage(ctx context.Context, ev *larkim.P2MessageReceiveV1) 
 			"hint", "add the sender's open_id to "+keyPath+".allowFrom")
 		return nil
 	}
-	unlock, err := c.inFlight.lock(ctx, id)
+	unlock, err := c.inFlight.Lock(ctx, id)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/feishu"
+	"github.com/switchboard-dev/switchboard/internal/channelhost"
 	"github.com/switchboard-dev/switchboard/internal/feishufake"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
@@ -25,7 +26,7 @@ func TestRepeatedEventAnsweredOnce(t *testing.T) {
 		if in.ID == "om_1" {
 			<-release // the agent is still working when Feishu repeats the event
 		}
-		return echo(in)
+		return channelhost.Echo(in)
 	})
 	ev := feishufake.Event{MessageID: "om_1", Content: feishufake.Text("hello")}
 	h.push(ev)
@@ -47,7 +48,7 @@ func TestRepeatedEventAnsweredOnce(t *testing.T) {
 func TestMessagesNotForTheAgent(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, func(c *feishu.Config) { c.AllowFrom = []string{"ou_ada"} })
-	h.answer(echo)
+	h.answer(channelhost.Echo)
 	other := []feishufake.Mention{{Key: "@_user_1", OpenID: "ou_bob", UserID: "u_bob", Name: "Bob"}}
 	for _, ev := range []feishufake.Event{
 		{MessageID: "om_stranger", Sender: "ou_mallory", Content: feishufake.Text("let me in")},
@@ -78,7 +79,7 @@ func TestGroupPolicy(t *testing.T) {
 		t.Run(tt.policy+"/"+tt.content, func(t *testing.T) {
 			t.Parallel()
 			h := newHarness(t, func(c *feishu.Config) { c.GroupPolicy = tt.policy })
-			h.answer(echo)
+			h.answer(channelhost.Echo)
 			h.push(feishufake.Event{MessageID: "om_g", ChatType: "group", ChatID: "oc_g", Content: feishufake.Text(tt.content)})
 			h.push(feishufake.Event{MessageID: "om_dm", Content: feishufake.Text("marker")})
 			h.replies("om_dm", 1)
@@ -143,7 +144,7 @@ func TestMessageKinds(t *testing.T) {
 func TestEventInParts(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, nil)
-	h.answer(echo)
+	h.answer(channelhost.Echo)
 	long := strings.Repeat("long text ", 200)
 	ev := feishufake.Event{MessageID: "om_big", ChatID: "oc_dm", Content: feishufake.Text(long)}
 	ack, err := h.fake.PushRaw(testkit.Ctx(t), ev.Payload(""), 3)
@@ -157,7 +158,7 @@ func TestEventInParts(t *testing.T) {
 func TestOtherEventsAnsweredAndIgnored(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, nil)
-	h.answer(echo)
+	h.answer(channelhost.Echo)
 	payload := []byte(`{"schema":"2.0","header":{"event_id":"e1","event_type":"im.message.reaction.created_v1"},"event":{}}`)
 	ack, err := h.fake.PushRaw(testkit.Ctx(t), payload, 1)
 	require.NoError(t, err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels"
+	"github.com/switchboard-dev/switchboard/internal/channelhost"
 	"github.com/switchboard-dev/switchboard/internal/feishufake"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
@@ -52,7 +53,7 @@ func TestLongAnswerInParts(t *testing.T) {
 func TestSendRetries(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, nil)
-	h.answer(echo)
+	h.answer(channelhost.Echo)
 	h.fake.FailNext(feishufake.CallReply,
 		feishufake.Failure{Status: http.StatusInternalServerError, Code: 2200, Msg: "internal error"},
 		feishufake.Failure{Status: http.StatusTooManyRequests, Code: 99991400, Msg: "request trigger frequency limit",
@@ -86,7 +87,7 @@ func TestRetriedAnswerNotDuplicated(t *testing.T) {
 func TestAnswerAsNewMessage(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, nil)
-	h.answer(echo)
+	h.answer(channelhost.Echo)
 	h.fake.FailNext(feishufake.CallReply, feishufake.Failure{Code: 230011, Msg: "the message was withdrawn"})
 	h.push(feishufake.Event{MessageID: "om_gone", Sender: "ou_ada", Content: feishufake.Text("hi")})
 	got, err := h.fake.WaitMessages(testkit.Ctx(t), 1, nil)

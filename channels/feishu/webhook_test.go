@@ -10,6 +10,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels"
 	"github.com/switchboard-dev/switchboard/channels/feishu"
+	"github.com/switchboard-dev/switchboard/internal/channelhost"
 	"github.com/switchboard-dev/switchboard/internal/feishufake"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
@@ -40,7 +41,7 @@ func TestWebhook(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			h, url := webhookHarness(t, "v-token", tt.encryptKey)
-			h.answer(echo)
+			h.answer(channelhost.Echo)
 			ctx := testkit.Ctx(t)
 
 			// Feishu's URL check when the event URL is saved.

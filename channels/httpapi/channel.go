@@ -13,7 +13,6 @@ import (
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels"
 	"github.com/switchboard-dev/switchboard/channels/conversation"
-	"github.com/switchboard-dev/switchboard/config"
 )
 
 func init() {
@@ -21,14 +20,10 @@ func init() {
 	channels.RegisterChecker(ChannelName, Check)
 }
 
-// Factory builds the channel from its config section (a channels.Factory).
-func Factory(section config.Section, deps channels.Deps) (channels.Channel, error) {
-	cfg, err := DecodeConfig(section)
-	if err != nil {
-		return nil, err
-	}
-	return New(cfg, deps)
-}
+// Factory builds the channel from its config section (a
+// channels.Factory); Check decodes and validates a section as Factory
+// does, without connecting (a channels.Checker).
+var Factory, Check = channels.Decoded(DecodeConfig, New)
 
 // Channel is the HTTP channel.
 type Channel struct {
@@ -123,11 +118,7 @@ func (c *Channel) Start(ctx context.Context) error {
 			c.Logger().Error("http channel server stopped", "err", err)
 		}
 	})
-	c.done.Go(func() {
-		if _, err := c.Resume(run); err != nil && run.Err() == nil {
-			c.Logger().Warn("messages of an earlier run not handed over; they are on the next start", "err", err)
-		}
-	})
+	c.ResumeIn(run, &c.done)
 	c.Logger().Info("http channel listening", "addr", ln.Addr().String())
 	return nil
 }
@@ -161,14 +152,8 @@ func (c *Channel) Stop(ctx context.Context) error {
 	}
 	cancel()
 	errs := []error{srv.Shutdown(ctx)}
-	waited := make(chan struct{})
-	go func() { c.done.Wait(); close(waited) }()
-	select {
-	case <-waited:
-	case <-ctx.Done():
-		errs = append(errs, fmt.Errorf("http channel: requests in progress not finished in time: %w", ctx.Err()))
-	}
-	errs = append(errs, c.Journal().Close(), book.Close())
+	errs = append(errs, c.Finish(ctx, &c.done, "requests in progress"))
+	errs = append(errs, book.Close())
 	return errors.Join(errs...)
 }
 

@@ -109,10 +109,3 @@ func DecodeConfig(section config.Section) (Config, error) {
 	}
 	return cfg, nil
 }
-
-// Check decodes and validates a channels.http section (a
-// channels.Checker).
-func Check(section config.Section) error {
-	_, err := DecodeConfig(section)
-	return err
-}

@@ -1,91 +1,26 @@
 package httpapi_test
 
 import (
-	"context"
 	"fmt"
-	"io"
-	"log/slog"
-	"maps"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/switchboard-dev/switchboard/bus"
-	"github.com/switchboard-dev/switchboard/channels"
-	"github.com/switchboard-dev/switchboard/config"
-	"github.com/switchboard-dev/switchboard/internal/testkit"
+	"github.com/switchboard-dev/switchboard/internal/channelhost"
 )
 
-// TestHelperHost is the helper process of TestKillMidTurnAnsweredOnce: a
-// host of the HTTP channel built from a config file through the registry,
-// as `switchboard run` builds it, that prints "listening <url>" and then
-// "took <id> <redelivered>" for every message the agent takes. With
-// HTTP_HELPER=hold the agent never answers (a turn that does not end);
-// with "answer" it answers "echo: <text>". It stops when its standard
-// input closes.
-func TestHelperHost(t *testing.T) {
-	mode := os.Getenv("HTTP_HELPER")
-	if mode == "" {
-		t.Skip("the helper process of TestKillMidTurnAnsweredOnce")
-	}
-	cfg, err := config.Load(config.LoadOptions{Path: os.Getenv("HTTP_HELPER_CONFIG")})
-	require.NoError(t, err)
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	b := bus.New(16)
-	m := channels.NewManager(b, channels.ManagerConfig{Logger: logger})
-	require.NoError(t, m.Build(channels.DefaultRegistry(), cfg))
-	ctx, cancel := context.WithCancel(context.Background())
-	require.NoError(t, m.Start(ctx))
-	ch, _ := m.Channel("http")
-	_, url := ch.(channels.Addresser).Address()
-	fmt.Println("listening", url)
-	go func() {
-		for {
-			in, err := b.ConsumeInbound(ctx)
-			if err != nil {
-				return
-			}
-			fmt.Printf("took %s %v\n", in.ID, in.Redelivered)
-			if mode == "hold" {
-				continue
-			}
-			_ = b.PublishOutbound(ctx, bus.OutboundMessage{Channel: in.Channel, ChatID: in.ChatID,
-				Content: "echo: " + in.Content, Metadata: maps.Clone(in.Metadata),
-				Sent: func(err error) {
-					if err == nil {
-						in.Done()
-					}
-				}})
-		}
-	}()
-	_, _ = io.Copy(io.Discard, os.Stdin)
-	cancel()
-	b.Close()
-	require.NoError(t, m.Stop(context.Background()))
-}
+// TestHelperHost is the helper process of the tests of a second process
+// (channelhost.Serve).
+func TestHelperHost(t *testing.T) { channelhost.Serve(t) }
 
-// helper is a running helper process.
-type helper struct {
-	cmd   *exec.Cmd
-	stdin io.WriteCloser
-	lines *testkit.Log[string]
-	url   string
-}
-
-func startHelper(t *testing.T, mode, configPath string) *helper {
+// startHelper runs TestHelperHost in mode with the config file at path.
+func startHelper(t *testing.T, mode, path string) *channelhost.Helper {
 	t.Helper()
-	cmd := testkit.HelperCommand("TestHelperHost", "HTTP_HELPER="+mode, "HTTP_HELPER_CONFIG="+configPath)
-	p := testkit.StartProcess(t, fmt.Sprintf("helper (%s)", mode), cmd)
-	h := &helper{cmd: p.Cmd, stdin: p.Stdin, lines: p.Lines}
-	line := h.lines.WaitFor(t, "the helper listening", func(l string) bool { return strings.HasPrefix(l, "listening ") })
-	h.url = strings.TrimPrefix(line, "listening ")
-	return h
+	return channelhost.Start(t, "TestHelperHost", mode, path, true)
 }
 
 // A message whose turn was cut by a SIGKILL is answered once after the
@@ -101,17 +36,17 @@ func TestKillMidTurnAnsweredOnce(t *testing.T) {
   "channels": {"http": {"enabled": true, "listen": "127.0.0.1:0"}}
 }`, dir)), 0o600))
 
-	first := startHelper(t, "hold", path)
-	h := &harness{t: t, url: first.url}
+	first := startHelper(t, channelhost.Hold, path)
+	h := &harness{t: t, url: first.URL}
 	code, body := h.do("POST", "/api/sessions/s1/messages", `{"text": "hello"}`, "Idempotency-Key", "k1")
 	require.Equal(t, http.StatusAccepted, code, body)
-	first.lines.WaitFor(t, "the turn started", func(l string) bool { return l == "took s1/k1 false" })
-	require.NoError(t, first.cmd.Process.Kill()) // SIGKILL mid-turn
-	_ = first.cmd.Wait()
+	first.Lines.WaitFor(t, "the turn started", func(l string) bool { return l == "took s1/k1 false" })
+	require.NoError(t, first.Cmd.Process.Kill()) // SIGKILL mid-turn
+	_ = first.Cmd.Wait()
 
-	second := startHelper(t, "answer", path)
-	h.url = second.url
-	second.lines.WaitFor(t, "the message handed over again", func(l string) bool { return l == "took s1/k1 true" })
+	second := startHelper(t, channelhost.Answer, path)
+	h.url = second.URL
+	second.Lines.WaitFor(t, "the message handed over again", func(l string) bool { return l == "took s1/k1 true" })
 	a := h.poll("s1", 0)
 	require.Len(t, a.Answers, 1)
 	assert.Equal(t, "echo: hello", a.Answers[0].Text)
@@ -127,12 +62,12 @@ func TestKillMidTurnAnsweredOnce(t *testing.T) {
 	a = h.poll("s1", 1)
 	require.Len(t, a.Answers, 1)
 	assert.Equal(t, "echo: next", a.Answers[0].Text)
-	assert.Equal(t, 1, second.lines.Count(func(l string) bool { return strings.HasPrefix(l, "took s1/k1") }))
-	require.NoError(t, second.stdin.Close()) // a clean stop
-	require.NoError(t, second.cmd.Wait())
+	assert.Equal(t, 1, second.Lines.Count(func(l string) bool { return strings.HasPrefix(l, "took s1/k1") }))
+	require.NoError(t, second.Stdin.Close()) // a clean stop
+	require.NoError(t, second.Cmd.Wait())
 
-	third := startHelper(t, "answer", path)
-	h.url = third.url
+	third := startHelper(t, channelhost.Answer, path)
+	h.url = third.URL
 	a = h.poll("s1", 0)
 	require.Len(t, a.Answers, 2, "the answers are kept across restarts")
 	assert.Equal(t, []string{"echo: hello", "echo: next"}, []string{a.Answers[0].Text, a.Answers[1].Text})

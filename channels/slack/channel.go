@@ -14,7 +14,7 @@ import (
 	"github.com/slack-go/slack/socketmode"
 
 	"github.com/switchboard-dev/switchboard/channels"
-	"github.com/switchboard-dev/switchboard/config"
+	"github.com/switchboard-dev/switchboard/channels/internal/keylock"
 )
 
 func init() {
@@ -22,21 +22,10 @@ func init() {
 	channels.RegisterChecker(ChannelName, Check)
 }
 
-// Factory builds the channel from its config section (a channels.Factory).
-func Factory(section config.Section, deps channels.Deps) (channels.Channel, error) {
-	cfg, err := DecodeConfig(section)
-	if err != nil {
-		return nil, err
-	}
-	return New(cfg, deps)
-}
-
-// Check decodes and validates a channels.slack section as Factory does,
-// without connecting (a channels.Checker).
-func Check(section config.Section) error {
-	_, err := DecodeConfig(section)
-	return err
-}
+// Factory builds the channel from its config section (a
+// channels.Factory); Check decodes and validates a section as Factory
+// does, without connecting (a channels.Checker).
+var Factory, Check = channels.Decoded(DecodeConfig, New)
 
 // Channel is the Slack channel.
 type Channel struct {
@@ -46,8 +35,8 @@ type Channel struct {
 	journal  string        // the journal's path
 	media    string        // the folder of downloaded files
 	retry    channels.Retry
-	inFlight keyLock   // one handling of a message at a time
-	posted   postedLog // parts of answers posted by a send that failed later
+	inFlight keylock.Set // one handling of a message at a time
+	posted   postedLog   // parts of answers posted by a send that failed later
 
 	// botUserID is the bot's user id ("" when unknown), set by Start
 	// before the socket runs.
@@ -141,11 +130,7 @@ func (c *Channel) Start(ctx context.Context) error {
 		c.Logger().Warn("slack socket mode not connected yet; trying again in the background", "err", o.err)
 	}
 	c.started, c.cancel = true, cancel
-	c.done.Go(func() {
-		if _, err := c.Resume(run); err != nil && run.Err() == nil {
-			c.Logger().Warn("messages of an earlier run not handed over; they are on the next start", "err", err)
-		}
-	})
+	c.ResumeIn(run, &c.done)
 	return nil
 }
 
@@ -176,16 +161,5 @@ func (c *Channel) Stop(ctx context.Context) error {
 	cancel := c.cancel
 	c.mu.Unlock()
 	cancel()
-	var errs []error
-	waited := make(chan struct{})
-	go func() { c.done.Wait(); close(waited) }()
-	select {
-	case <-waited:
-	case <-ctx.Done():
-		errs = append(errs, fmt.Errorf("slack: events in hand not finished in time: %w", ctx.Err()))
-	}
-	if j := c.Journal(); j != nil {
-		errs = append(errs, j.Close())
-	}
-	return errors.Join(errs...)
+	return c.Finish(ctx, &c.done, "events in hand")
 }

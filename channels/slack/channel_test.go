@@ -8,6 +8,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/slack"
+	"github.com/switchboard-dev/switchboard/internal/channelhost"
 	"github.com/switchboard-dev/switchboard/internal/slackfake"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
@@ -18,7 +19,7 @@ import (
 func TestDirectMessageInAnswerOut(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, nil)
-	h.answer(echo)
+	h.answer(channelhost.Echo)
 	ev := h.push(slackfake.Event{Channel: "D0ADA", User: "U0ADA", Text: "hello &lt;world&gt; &amp; all", ClientMsgID: "c-1"})
 
 	in := h.taken.WaitFor(t, "the message", nil)
@@ -50,7 +51,7 @@ func TestDirectMessageInAnswerOut(t *testing.T) {
 func TestThreads(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, nil)
-	h.answer(echo)
+	h.answer(channelhost.Echo)
 	bot := "<@" + h.fake.BotUserID() + ">"
 	top := h.push(slackfake.Event{Type: "app_mention", Channel: "C0GEN", Text: bot + " first"})
 	first := h.taken.WaitFor(t, "first", nil)
@@ -68,7 +69,7 @@ func TestThreads(t *testing.T) {
 	h.finished("C0GEN", reply.TS)
 
 	flat := newHarness(t, func(c *slack.Config) { c.ReplyInThread = false })
-	flat.answer(echo)
+	flat.answer(channelhost.Echo)
 	flat.push(slackfake.Event{Type: "app_mention", Channel: "C0GEN", Text: "<@" + flat.fake.BotUserID() + "> hi"})
 	assert.Equal(t, "", flat.posted("C0GEN", "", 1)[0].ThreadTS)
 	assert.Equal(t, "C0GEN", flat.taken.WaitFor(t, "the message", nil).ChatID)
@@ -95,7 +96,7 @@ func TestSendTargets(t *testing.T) {
 func TestNoReactions(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, func(c *slack.Config) { c.ReactEmoji, c.DoneEmoji = "", "" })
-	h.answer(echo)
+	h.answer(channelhost.Echo)
 	h.push(slackfake.Event{Text: "hi"})
 	h.posted("D0DM", "", 1)
 	assert.Empty(t, h.fake.Reactions())
@@ -110,7 +111,7 @@ func TestConnectionTroubles(t *testing.T) {
 	t.Cleanup(fake.Close)
 	fake.FailNext(slackfake.CallOpen, slackfake.Failure{Status: 503})
 	h := startHarness(t, fake, testConfig(fake, t.TempDir()))
-	h.answer(echo)
+	h.answer(channelhost.Echo)
 	assert.Contains(t, h.logs.String(), "slack socket mode not connected yet; trying again in the background")
 	h.push(slackfake.Event{Text: "one"})
 	h.posted("D0DM", "", 1)

@@ -15,6 +15,7 @@ import (
 	"github.com/switchboard-dev/switchboard/channels"
 	"github.com/switchboard-dev/switchboard/channels/slack"
 	"github.com/switchboard-dev/switchboard/config"
+	"github.com/switchboard-dev/switchboard/internal/channelhost"
 	"github.com/switchboard-dev/switchboard/internal/slackfake"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
@@ -151,7 +152,7 @@ func TestTokensRefused(t *testing.T) {
 func TestSecretsNotLogged(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, nil)
-	h.answer(echo)
+	h.answer(channelhost.Echo)
 	ev := h.push(slackfake.Event{Text: "hello"})
 	h.posted("D0DM", "", 1)
 	h.finished("D0DM", ev.TS)

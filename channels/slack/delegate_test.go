@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/switchboard-dev/switchboard/internal/channelhost"
 	"github.com/switchboard-dev/switchboard/internal/slackfake"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
@@ -27,23 +28,12 @@ func TestDelegatedResultInTheThread(t *testing.T) {
 	dir := t.TempDir()
 	root := filepath.Join(dir, "mailboxes")
 	require.NoError(t, os.Mkdir(root, 0o700))
-	agent := func(id string, capabilities []string, extra map[string]any) string {
-		chans := map[string]any{"mailbox": map[string]any{"enabled": true, "agentId": id, "capabilities": capabilities,
-			"mailboxesRoot": root}}
-		for k, v := range extra {
-			chans[k] = v
-		}
-		return writeConfig(t, dir, id+".json", map[string]any{
-			"agents":   map[string]any{"defaults": map[string]any{"workspace": filepath.Join(dir, id), "provider": "scripted"}},
-			"channels": chans,
-		})
-	}
-	researcher := startHelper(t, "host", agent("researcher", []string{"research"}, map[string]any{
+	researcher := startHelper(t, channelhost.Host, channelhost.TeamConfig(t, dir, root, "researcher", []string{"research"}, map[string]any{
 		"slack": map[string]any{"enabled": true, "botToken": fake.BotToken(), "appToken": fake.AppToken(),
 			"allowFrom": []string{"U0ADA"}, "apiUrl": fake.URL()}}))
-	coder := startHelper(t, "host", agent("coder", []string{"sorting"}, nil))
-	researcher.lines.WaitFor(t, "researcher running", func(l string) bool { return l == "running" })
-	coder.lines.WaitFor(t, "coder running", func(l string) bool { return l == "running" })
+	coder := startHelper(t, channelhost.Host, channelhost.TeamConfig(t, dir, root, "coder", []string{"sorting"}, nil))
+	researcher.Lines.WaitFor(t, "researcher running", func(l string) bool { return l == "running" })
+	coder.Lines.WaitFor(t, "coder running", func(l string) bool { return l == "running" })
 
 	ack, err := fake.PushEvent(testkit.Ctx(t), slackfake.Event{Type: "app_mention", Channel: "C0TEAM", User: "U0ADA",
 		Text: "<@" + fake.BotUserID() + "> ask coder to sort 3 1 2"})
@@ -61,8 +51,8 @@ func TestDelegatedResultInTheThread(t *testing.T) {
 	})
 	require.NoError(t, err, "the question marked done")
 
-	researcher.stop(t)
-	coder.stop(t)
+	researcher.Stop(t)
+	coder.Stop(t)
 	assert.Len(t, fake.Messages(), 3, "nothing else posted: %+v", fake.Messages())
 	session, err := os.ReadFile(filepath.Join(dir, "researcher", "sessions", "slack%3AC0TEAM%3A"+strings.ReplaceAll(question, ".", "%2E")+".jsonl"))
 	require.NoError(t, err, "the thread is the conversation's session")

@@ -1,20 +1,18 @@
 package slack_test
 
 import (
-	"context"
 	"io"
 	"log/slog"
-	"maps"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels"
 	"github.com/switchboard-dev/switchboard/channels/slack"
+	"github.com/switchboard-dev/switchboard/internal/channelhost"
 	"github.com/switchboard-dev/switchboard/internal/slackfake"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
@@ -68,18 +66,7 @@ func startHarness(t *testing.T, fake *slackfake.Server, cfg slack.Config) *harne
 	ch, err := slack.New(cfg, channels.Deps{Bus: h.bus, Logger: logger})
 	require.NoError(t, err)
 	h.ch = ch
-	m := channels.NewManager(h.bus, channels.ManagerConfig{RetryBackoff: time.Millisecond, MaxBackoff: 10 * time.Millisecond, Logger: logger})
-	require.NoError(t, m.Add(ch))
-	require.NoError(t, m.Start(testkit.Ctx(t)))
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)
-		defer cancel()
-		h.bus.Close()
-		_ = m.Stop(ctx)
-		if t.Failed() {
-			t.Logf("channel logs:\n%s", h.logs)
-		}
-	})
+	channelhost.Run(t, h.bus, ch, logger, h.logs)
 	return h
 }
 
@@ -88,32 +75,8 @@ func startHarness(t *testing.T, fake *slackfake.Server, cfg slack.Config) *harne
 // loop answers: in the message's chat, with its metadata, finishing it
 // once the answer was sent.
 func (h *harness) answer(reply func(bus.InboundMessage) string) {
-	ctx := h.t.Context()
-	go func() {
-		for {
-			in, err := h.bus.ConsumeInbound(ctx)
-			if err != nil {
-				return
-			}
-			h.taken.Add(in)
-			text := reply(in)
-			if text == "" {
-				in.Done()
-				continue
-			}
-			_ = h.bus.PublishOutbound(ctx, bus.OutboundMessage{Channel: in.Channel, ChatID: in.ChatID,
-				Content: text, Metadata: maps.Clone(in.Metadata),
-				Sent: func(err error) {
-					if err == nil {
-						in.Done()
-					}
-				}})
-		}
-	}()
+	go channelhost.Agent(h.t.Context(), h.bus, h.taken, reply)
 }
-
-// echo answers "echo: " and the message's text.
-func echo(in bus.InboundMessage) string { return "echo: " + in.Content }
 
 // push pushes ev and requires it acknowledged; it returns the event as
 // sent (its TS).

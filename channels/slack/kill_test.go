@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/switchboard-dev/switchboard/internal/channelhost"
 	"github.com/switchboard-dev/switchboard/internal/slackfake"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
@@ -29,18 +30,18 @@ func TestKillMidTurnAnsweredOnce(t *testing.T) {
 	ctx := testkit.Ctx(t)
 	bot := "<@" + fake.BotUserID() + ">"
 
-	first := startHelper(t, "hold", path)
+	first := startHelper(t, channelhost.Hold, path)
 	ack, err := fake.PushEvent(ctx, slackfake.Event{Type: "app_mention", Channel: "C0GEN", Text: bot + " hello"})
 	require.NoError(t, err, "Slack hears the event was taken")
 	ev := ack.Event
 	id := "C0GEN:" + ev.TS
-	first.lines.WaitFor(t, "the turn started", func(l string) bool { return l == "took "+id+" false" })
-	require.NoError(t, first.cmd.Process.Kill()) // SIGKILL mid-turn
-	_ = first.cmd.Wait()
+	first.Lines.WaitFor(t, "the turn started", func(l string) bool { return l == "took "+id+" false" })
+	require.NoError(t, first.Cmd.Process.Kill()) // SIGKILL mid-turn
+	_ = first.Cmd.Wait()
 	assert.Empty(t, fake.Messages(), "nothing was answered before the kill")
 
-	second := startHelper(t, "answer", path)
-	second.lines.WaitFor(t, "the message handed over again", func(l string) bool { return l == "took "+id+" true" })
+	second := startHelper(t, channelhost.Answer, path)
+	second.Lines.WaitFor(t, "the message handed over again", func(l string) bool { return l == "took "+id+" true" })
 	replies, err := fake.WaitMessages(ctx, 1, func(m slackfake.Message) bool { return m.ThreadTS == ev.TS })
 	require.NoError(t, err)
 	assert.Equal(t, slackfake.Message{Channel: "C0GEN", TS: replies[0].TS, ThreadTS: ev.TS, Text: "echo: hello"}, replies[0])
@@ -56,9 +57,9 @@ func TestKillMidTurnAnsweredOnce(t *testing.T) {
 	_, err = fake.WaitMessages(ctx, 1, func(m slackfake.Message) bool { return m.Channel == "D0DM" })
 	require.NoError(t, err)
 	assert.Len(t, fake.Messages(), 2, "each message answered once: %+v", fake.Messages())
-	assert.Equal(t, 1, second.lines.Count(func(l string) bool { return strings.HasPrefix(l, "took "+id) }))
+	assert.Equal(t, 1, second.Lines.Count(func(l string) bool { return strings.HasPrefix(l, "took "+id) }))
 
-	second.stop(t)
+	second.Stop(t)
 	_, err = os.Stat(filepath.Join(dir, "slack-journal.jsonl"))
 	assert.NoError(t, err, "the journal is in the workspace by default")
 }

@@ -90,7 +90,7 @@ func (c *Channel) take(ctx context.Context, ev slackevents.EventsAPIEvent) error
 		return nil
 	}
 	id := e.channel + ":" + e.ts
-	unlock, err := c.inFlight.lock(ctx, id)
+	unlock, err := c.inFlight.Lock(ctx, id)
 	if err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/slack"
+	"github.com/switchboard-dev/switchboard/internal/channelhost"
 	"github.com/switchboard-dev/switchboard/internal/slackfake"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
@@ -26,7 +27,7 @@ func TestRepeatedEventAnsweredOnce(t *testing.T) {
 		if in.Content == "hello" {
 			<-release // the agent is still working when Slack repeats the event
 		}
-		return echo(in)
+		return channelhost.Echo(in)
 	})
 	ev := h.push(slackfake.Event{Text: "hello"})
 	h.taken.WaitFor(t, "the message", nil)
@@ -57,7 +58,7 @@ func TestRepeatedEventAnsweredOnce(t *testing.T) {
 func TestMessagesNotForTheAgent(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, func(c *slack.Config) { c.AllowFrom = []string{"U0ADA", "U0BOB"} })
-	h.answer(echo)
+	h.answer(channelhost.Echo)
 	for _, ev := range []slackfake.Event{
 		{User: "U0MALLORY", Text: "let me in"},
 		{User: h.fake.BotUserID(), Text: "the bot's own"},
@@ -104,7 +105,7 @@ func TestPolicies(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			h := newHarness(t, tt.edit)
-			h.answer(echo)
+			h.answer(channelhost.Echo)
 			ev := h.push(tt.ev)
 			// a message taken after ev: a direct message, else a mention
 			marker := slackfake.Event{Channel: "D0MARK", User: "U0MARK", Text: "marker"}
@@ -160,7 +161,7 @@ func TestStopReceivingClosesTheConnection(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, nil)
 	release := make(chan struct{})
-	h.answer(func(in bus.InboundMessage) string { <-release; return echo(in) })
+	h.answer(func(in bus.InboundMessage) string { <-release; return channelhost.Echo(in) })
 	h.push(slackfake.Event{Text: "before"})
 	h.taken.WaitFor(t, "the message", nil)
 	require.NoError(t, h.ch.StopReceiving(testkit.Ctx(t)))
@@ -196,7 +197,7 @@ func TestEventNotTakenNotAcknowledged(t *testing.T) {
 	assert.ErrorIs(t, testkit.Recv(t, pushed, "the push's end"), slackfake.ErrConnectionClosed, "never acknowledged")
 
 	again := startHarness(t, fake, cfg)
-	again.answer(echo)
+	again.answer(channelhost.Echo)
 	ev.RetryAttempt = 1
 	again.push(ev)
 	assert.Equal(t, "echo: refused", again.posted("D0DM", "", 1)[0].Text)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels"
+	"github.com/switchboard-dev/switchboard/internal/channelhost"
 	"github.com/switchboard-dev/switchboard/internal/slackfake"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
@@ -57,7 +58,7 @@ func TestLongAnswerInParts(t *testing.T) {
 func TestSendRetries(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, nil)
-	h.answer(echo)
+	h.answer(channelhost.Echo)
 	h.fake.FailNext(slackfake.CallPostMessage, slackfake.Failure{Status: 503},
 		slackfake.Failure{Status: 429, Error: "ratelimited", RetryAfter: 1})
 	h.push(slackfake.Event{Text: "hi"})

@@ -15,7 +15,6 @@ import (
 	"github.com/go-telegram/bot/models"
 
 	"github.com/switchboard-dev/switchboard/channels"
-	"github.com/switchboard-dev/switchboard/config"
 )
 
 func init() {
@@ -23,21 +22,10 @@ func init() {
 	channels.RegisterChecker(ChannelName, Check)
 }
 
-// Factory builds the channel from its config section (a channels.Factory).
-func Factory(section config.Section, deps channels.Deps) (channels.Channel, error) {
-	cfg, err := DecodeConfig(section)
-	if err != nil {
-		return nil, err
-	}
-	return New(cfg, deps)
-}
-
-// Check decodes and validates a channels.telegram section as Factory
+// Factory builds the channel from its config section (a
+// channels.Factory); Check decodes and validates a section as Factory
 // does, without connecting (a channels.Checker).
-func Check(section config.Section) error {
-	_, err := DecodeConfig(section)
-	return err
-}
+var Factory, Check = channels.Decoded(DecodeConfig, New)
 
 // keyPath is the key path of the section, the prefix of config errors.
 const keyPath = "channels." + ChannelName
@@ -159,11 +147,7 @@ func (c *Channel) Start(ctx context.Context) error {
 		return err
 	}
 	c.started, c.cancel = true, cancel
-	c.done.Go(func() {
-		if _, err := c.Resume(run); err != nil && run.Err() == nil {
-			c.Logger().Warn("messages of an earlier run not handed over; they are on the next start", "err", err)
-		}
-	})
+	c.ResumeIn(run, &c.done)
 	return nil
 }
 
@@ -231,16 +215,7 @@ func (c *Channel) Stop(ctx context.Context) error {
 	}
 	cancel()
 	c.endLife()
-	waited := make(chan struct{})
-	go func() { c.done.Wait(); close(waited) }()
-	select {
-	case <-waited:
-	case <-ctx.Done():
-		errs = append(errs, fmt.Errorf("telegram: updates in hand not finished in time: %w", ctx.Err()))
-	}
-	if j := c.Journal(); j != nil {
-		errs = append(errs, j.Close())
-	}
+	errs = append(errs, c.Finish(ctx, &c.done, "updates in hand"))
 	return errors.Join(errs...)
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels/telegram"
+	"github.com/switchboard-dev/switchboard/internal/channelhost"
 	"github.com/switchboard-dev/switchboard/internal/telegramfake"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
@@ -19,7 +20,7 @@ import (
 func TestMessageInAnswerOut(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, nil)
-	h.answer(echo)
+	h.answer(channelhost.Echo)
 	id := h.say("hello")
 	in := h.taken.WaitFor(t, "the message", nil)
 	assert.Equal(t, "telegram", in.Channel)
@@ -51,7 +52,7 @@ func TestMessageInAnswerOut(t *testing.T) {
 func TestReplyToMessage(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, func(c *telegram.Config) { c.ReplyToMessage, c.ReactEmoji = true, "" })
-	h.answer(echo)
+	h.answer(channelhost.Echo)
 	id := h.say("quote me")
 	assert.Equal(t, id, h.replies(501, 1)[0].ReplyTo)
 	h.taken.WaitFor(t, "the message", nil)
@@ -64,7 +65,7 @@ func TestReplyToMessage(t *testing.T) {
 func TestGroupPolicy(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, nil)
-	h.answer(echo)
+	h.answer(channelhost.Echo)
 	group := int64(-1001)
 	bot := telegramfake.User{ID: h.fake.BotID(), Username: h.fake.BotUsername(), IsBot: true}
 	push := func(m telegramfake.Incoming) int {
@@ -92,7 +93,7 @@ func TestGroupPolicy(t *testing.T) {
 	assert.Len(t, h.taken.All(), 3, "messages not for the bot are not handed over")
 
 	open := newHarness(t, func(c *telegram.Config) { c.GroupPolicy = "open" })
-	open.answer(echo)
+	open.answer(channelhost.Echo)
 	_, _ = open.fake.Push(telegramfake.Incoming{ChatID: group, From: ada, Text: "just chatting"})
 	assert.Equal(t, "echo: just chatting", open.replies(group, 1)[0].Text)
 }
@@ -102,7 +103,7 @@ func TestGroupPolicy(t *testing.T) {
 func TestForumTopic(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, func(c *telegram.Config) { c.GroupPolicy = "open" })
-	h.answer(echo)
+	h.answer(channelhost.Echo)
 	_, _ = h.fake.Push(telegramfake.Incoming{ChatID: -1002, IsForum: true, ThreadID: 77, From: ada, Text: "in a topic"})
 	in := h.taken.WaitFor(t, "the message", nil)
 	assert.Equal(t, "telegram:-1002:topic:77", in.SessionKey())
@@ -116,7 +117,7 @@ func TestForumTopic(t *testing.T) {
 func TestAllowFrom(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, func(c *telegram.Config) { c.AllowFrom = []string{"@Ada", "777"} })
-	h.answer(echo)
+	h.answer(channelhost.Echo)
 	mallory := telegramfake.User{ID: 666, Username: "mallory"}
 	bob := telegramfake.User{ID: 777}
 	refused, _ := h.fake.Push(telegramfake.Incoming{From: mallory, Text: "let me in"})
@@ -134,7 +135,7 @@ func TestAllowFrom(t *testing.T) {
 func TestOtherUpdatesIgnored(t *testing.T) {
 	t.Parallel()
 	h := newHarness(t, nil)
-	h.answer(echo)
+	h.answer(channelhost.Echo)
 	h.fake.PushUpdate("edited_message", map[string]any{"message_id": 1, "date": 0, "chat": map[string]any{"id": 501, "type": "private"}})
 	h.say("after")
 	assert.Equal(t, "echo: after", h.replies(501, 1)[0].Text)

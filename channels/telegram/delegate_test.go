@@ -1,11 +1,6 @@
 package telegram_test
 
 import (
-	"context"
-	"encoding/json"
-	"fmt"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,49 +12,10 @@ import (
 	_ "github.com/switchboard-dev/switchboard/agentloop/provider/scripted" // the agents' provider
 	_ "github.com/switchboard-dev/switchboard/channels/mailbox"            // the channel type "mailbox"
 	_ "github.com/switchboard-dev/switchboard/channels/mailbox/store/fsstore"
-	"github.com/switchboard-dev/switchboard/config"
-	"github.com/switchboard-dev/switchboard/host"
+	"github.com/switchboard-dev/switchboard/internal/channelhost"
 	"github.com/switchboard-dev/switchboard/internal/telegramfake"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
-
-// TestHelperAgent is the helper process of TestDelegationFromTelegram: an
-// agent host built from the config file TELEGRAM_AGENT_CONFIG, as
-// `switchboard run` builds it (its channels through the registry, the
-// scripted provider, the agent loop). It prints "running" once started
-// and stops when its standard input closes.
-func TestHelperAgent(t *testing.T) {
-	path := os.Getenv("TELEGRAM_AGENT_CONFIG")
-	if path == "" {
-		t.Skip("the helper process of TestDelegationFromTelegram")
-	}
-	cfg, err := config.Load(config.LoadOptions{Path: path})
-	require.NoError(t, err)
-	logger := slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
-	h, err := host.New(cfg, host.Options{Logger: logger})
-	require.NoError(t, err)
-	require.NoError(t, h.Start(context.Background()))
-	fmt.Println("running")
-	_, _ = io.Copy(io.Discard, os.Stdin)
-	require.NoError(t, h.Stop())
-}
-
-// agentConfig writes the config of one agent of the team and returns its
-// path: its workspace in dir, the scripted provider, the mailbox of root,
-// and the channels given (channels.mailbox is added).
-func agentConfig(t *testing.T, dir, root, agent string, capabilities []string, chans map[string]any) string {
-	t.Helper()
-	chans["mailbox"] = map[string]any{"enabled": true, "agentId": agent, "mailboxesRoot": root, "capabilities": capabilities,
-		"description": agent + " of the Telegram test"}
-	data, err := json.Marshal(map[string]any{
-		"agents":   map[string]any{"defaults": map[string]any{"workspace": filepath.Join(dir, agent), "provider": "scripted"}},
-		"channels": chans,
-	})
-	require.NoError(t, err)
-	path := filepath.Join(dir, agent+".json")
-	require.NoError(t, os.WriteFile(path, data, 0o600))
-	return path
-}
 
 // A Telegram user asks researcher, a host of its own with the Telegram
 // channel and the mailbox, to have coder sort a list; coder, another
@@ -72,17 +28,14 @@ func TestDelegationFromTelegram(t *testing.T) {
 	dir := t.TempDir()
 	root := filepath.Join(dir, "mailboxes")
 	require.NoError(t, os.Mkdir(root, 0o700))
-	researcher := agentConfig(t, dir, root, "researcher", []string{"research"}, map[string]any{
+	researcher := channelhost.TeamConfig(t, dir, root, "researcher", []string{"research"}, map[string]any{
 		"telegram": map[string]any{"enabled": true, "token": fake.Token(), "allowFrom": []string{"ada"},
 			"baseUrl": fake.URL(), "pollTimeout": 5, "replyToMessage": true},
 	})
-	coder := agentConfig(t, dir, root, "coder", []string{"sorting", "counting", "arithmetic"}, map[string]any{})
-	procs := []*helper{
-		startHelper(t, "TestHelperAgent", "TELEGRAM_AGENT_CONFIG="+coder),
-		startHelper(t, "TestHelperAgent", "TELEGRAM_AGENT_CONFIG="+researcher),
-	}
+	coder := channelhost.TeamConfig(t, dir, root, "coder", []string{"sorting", "counting", "arithmetic"}, map[string]any{})
+	procs := []*channelhost.Helper{startHelper(t, channelhost.Host, coder), startHelper(t, channelhost.Host, researcher)}
 	for _, p := range procs {
-		p.lines.WaitFor(t, "the agent running", func(l string) bool { return l == "running" })
+		p.Lines.WaitFor(t, "the agent running", func(l string) bool { return l == "running" })
 	}
 
 	_, msgID := fake.Push(telegramfake.Incoming{From: ada, Text: "ask coder to sort 3 1 2"})
@@ -100,8 +53,8 @@ func TestDelegationFromTelegram(t *testing.T) {
 	require.NoError(t, fake.WaitChatActions(ctx, 1, nil), "the bot was typing")
 
 	for _, p := range procs {
-		require.NoError(t, p.stdin.Close())
-		require.NoError(t, p.cmd.Wait())
+		require.NoError(t, p.Stdin.Close())
+		require.NoError(t, p.Cmd.Wait())
 	}
 	session, err := os.ReadFile(filepath.Join(dir, "researcher", "sessions", "telegram%3A501.jsonl"))
 	require.NoError(t, err, "the conversation is the chat's session")

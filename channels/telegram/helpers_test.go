@@ -1,9 +1,7 @@
 package telegram_test
 
 import (
-	"context"
 	"log/slog"
-	"maps"
 	"path/filepath"
 	"testing"
 	"time"
@@ -13,6 +11,7 @@ import (
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels"
 	"github.com/switchboard-dev/switchboard/channels/telegram"
+	"github.com/switchboard-dev/switchboard/internal/channelhost"
 	"github.com/switchboard-dev/switchboard/internal/telegramfake"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
@@ -27,7 +26,7 @@ type harness struct {
 	fake *telegramfake.Server
 	bus  *bus.Bus
 	ch   *telegram.Channel
-	m    *channels.Manager
+	run  *channelhost.Running
 	cfg  telegram.Config
 	logs *testkit.Buffer
 	// taken records every inbound message the agent took.
@@ -69,24 +68,8 @@ func startHarness(t *testing.T, fake *telegramfake.Server, cfg telegram.Config) 
 	ch, err := telegram.New(cfg, channels.Deps{Bus: h.bus, Logger: logger})
 	require.NoError(t, err)
 	h.ch = ch
-	h.m = channels.NewManager(h.bus, channels.ManagerConfig{RetryBackoff: time.Millisecond, MaxBackoff: 10 * time.Millisecond, Logger: logger})
-	require.NoError(t, h.m.Add(ch))
-	require.NoError(t, h.m.Start(testkit.Ctx(t)))
-	t.Cleanup(func() {
-		h.stop()
-		if t.Failed() {
-			t.Logf("channel logs:\n%s", h.logs)
-		}
-	})
+	h.run = channelhost.Run(t, h.bus, ch, logger, h.logs)
 	return h
-}
-
-// stop closes the bus and stops the channel (again: harmless).
-func (h *harness) stop() {
-	ctx, cancel := context.WithTimeout(context.Background(), testkit.WaitLimit)
-	defer cancel()
-	h.bus.Close()
-	_ = h.m.Stop(ctx)
 }
 
 // answer runs the scripted agent: every message taken is recorded and
@@ -98,35 +81,13 @@ func (h *harness) answer(reply func(bus.InboundMessage) string) { h.answerUnless
 // answerUnless is answer, but a message whose text is hold is taken and
 // never finished: its turn does not end.
 func (h *harness) answerUnless(hold string, reply func(bus.InboundMessage) string) {
-	ctx := h.t.Context()
-	go func() {
-		for {
-			in, err := h.bus.ConsumeInbound(ctx)
-			if err != nil {
-				return
-			}
-			h.taken.Add(in)
-			if hold != "" && in.Content == hold {
-				continue
-			}
-			text := reply(in)
-			if text == "" {
-				in.Done()
-				continue
-			}
-			_ = h.bus.PublishOutbound(ctx, bus.OutboundMessage{Channel: in.Channel, ChatID: in.ChatID,
-				Content: text, Metadata: maps.Clone(in.Metadata),
-				Sent: func(err error) {
-					if err == nil {
-						in.Done()
-					}
-				}})
+	go channelhost.Agent(h.t.Context(), h.bus, h.taken, func(in bus.InboundMessage) string {
+		if hold != "" && in.Content == hold {
+			return channelhost.Never
 		}
-	}()
+		return reply(in)
+	})
 }
-
-// echo answers "echo: " and the message's text.
-func echo(in bus.InboundMessage) string { return "echo: " + in.Content }
 
 // say sends the bot a message from ada in her private chat and returns
 // the message's id.

@@ -19,6 +19,7 @@ import (
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels"
 	"github.com/switchboard-dev/switchboard/channels/telegram"
+	"github.com/switchboard-dev/switchboard/internal/channelhost"
 	"github.com/switchboard-dev/switchboard/internal/telegramfake"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
@@ -60,7 +61,7 @@ func TestPollFailures(t *testing.T) {
 		telegramfake.Failure{Code: 409, Description: "Conflict: terminated by other getUpdates request"})
 	start := time.Now()
 	h := startHarness(t, fake, testConfig(fake, t.TempDir()))
-	h.answer(echo)
+	h.answer(channelhost.Echo)
 	h.say("hello")
 	assert.Equal(t, "echo: hello", h.replies(501, 1)[0].Text)
 	assert.GreaterOrEqual(t, time.Since(start), time.Second, "retry_after waited out")
@@ -108,7 +109,7 @@ func TestUnreachableAtStart(t *testing.T) {
 	cfg := testConfig(fake, t.TempDir())
 	cfg.BaseURL = gate.URL
 	h := startHarness(t, fake, cfg)
-	h.answer(echo)
+	h.answer(channelhost.Echo)
 	assert.Contains(t, h.logs.String(), "telegram not reachable yet")
 	up.Store(true)
 	h.say("hello")
@@ -147,7 +148,7 @@ func TestProxy(t *testing.T) {
 	cfg := testConfig(fake, t.TempDir())
 	cfg.Proxy = channels.Secret("http://user:pr0xy-pass@" + proxy.Listener.Addr().String())
 	h := startHarness(t, fake, cfg)
-	h.answer(echo)
+	h.answer(channelhost.Echo)
 	h.say("via proxy")
 	assert.Equal(t, "echo: via proxy", h.replies(501, 1)[0].Text)
 	assert.Positive(t, through.Load())

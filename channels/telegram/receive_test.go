@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/bus"
+	"github.com/switchboard-dev/switchboard/internal/channelhost"
 	"github.com/switchboard-dev/switchboard/internal/telegramfake"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
@@ -87,19 +88,19 @@ func TestRestartAnswersOnce(t *testing.T) {
 	t.Cleanup(fake.Close)
 	cfg := testConfig(fake, t.TempDir())
 	first := startHarness(t, fake, cfg)
-	first.answerUnless("hold", echo) // the turn of "hold" does not end: not finished
+	first.answerUnless("hold", channelhost.Echo) // the turn of "hold" does not end: not finished
 	answered, answeredID := fake.Push(telegramfake.Incoming{From: ada, Text: "answered"})
 	held, heldID := fake.Push(telegramfake.Incoming{From: ada, Text: "hold"})
 	first.replies(501, 1)
 	first.finished(501, answeredID)
 	first.taken.WaitFor(t, "the held message", func(m bus.InboundMessage) bool { return m.Content == "hold" })
 	require.NoError(t, fake.WaitConfirmed(testkit.Ctx(t), answered+1))
-	first.stop()
+	first.run.Stop()
 	assert.Equal(t, held+1, fake.Confirmed(), "a clean stop confirms what was taken")
 
 	fake.Redeliver(answered) // as if the stop had not told Telegram
 	second := startHarness(t, fake, cfg)
-	second.answer(echo)
+	second.answer(channelhost.Echo)
 	in := second.taken.WaitFor(t, "the held message again", nil)
 	assert.Equal(t, "hold", in.Content)
 	assert.True(t, in.Redelivered)

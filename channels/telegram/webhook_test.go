@@ -10,6 +10,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels"
 	"github.com/switchboard-dev/switchboard/channels/telegram"
+	"github.com/switchboard-dev/switchboard/internal/channelhost"
 	"github.com/switchboard-dev/switchboard/internal/telegramfake"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
@@ -37,7 +38,7 @@ func webhookHarness(t *testing.T) (*harness, string) {
 func TestWebhook(t *testing.T) {
 	t.Parallel()
 	h, url := webhookHarness(t)
-	h.answer(echo)
+	h.answer(channelhost.Echo)
 	ctx := testkit.Ctx(t)
 	assert.Equal(t, telegramfake.Webhook{URL: "https://bot.example/telegram", SecretToken: webhookSecret, MaxConnections: 8,
 		AllowedUpdates: []string{"message"}}, h.fake.Webhook())

@@ -155,7 +155,7 @@ func (s *Server) record(w http.ResponseWriter, m Message) {
 	s.mu.Lock()
 	if prev, dup := s.uuids[m.UUID]; dup && m.UUID != "" {
 		s.dupes++
-		s.notifyLocked()
+		s.mu.Notify()
 		s.mu.Unlock()
 		writeJSON(w, http.StatusOK, map[string]any{"code": 0, "msg": "success", "data": map[string]any{"message_id": prev.ID}})
 		return
@@ -166,7 +166,7 @@ func (s *Server) record(w http.ResponseWriter, m Message) {
 	if m.UUID != "" {
 		s.uuids[m.UUID] = m
 	}
-	s.notifyLocked()
+	s.mu.Notify()
 	s.mu.Unlock()
 	writeJSON(w, http.StatusOK, map[string]any{"code": 0, "msg": "success",
 		"data": map[string]any{"message_id": m.ID, "chat_id": m.ChatID, "msg_type": m.MsgType}})
@@ -206,7 +206,7 @@ func (s *Server) addReaction(w http.ResponseWriter, r *http.Request) {
 	s.seq++
 	rx := Reaction{MessageID: r.PathValue("id"), ReactionID: "rx_" + strconv.Itoa(s.seq), Emoji: b.ReactionType.EmojiType}
 	s.reactions = append(s.reactions, rx)
-	s.notifyLocked()
+	s.mu.Notify()
 	s.mu.Unlock()
 	writeJSON(w, http.StatusOK, map[string]any{"code": 0, "msg": "success", "data": map[string]any{
 		"reaction_id": rx.ReactionID, "reaction_type": map[string]any{"emoji_type": rx.Emoji}}})
@@ -215,7 +215,7 @@ func (s *Server) addReaction(w http.ResponseWriter, r *http.Request) {
 func (s *Server) deleteReaction(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.reactions = append(s.reactions, Reaction{MessageID: r.PathValue("id"), ReactionID: r.PathValue("rid"), Deleted: true})
-	s.notifyLocked()
+	s.mu.Notify()
 	s.mu.Unlock()
 	writeJSON(w, http.StatusOK, map[string]any{"code": 0, "msg": "success", "data": map[string]any{"reaction_id": r.PathValue("rid")}})
 }

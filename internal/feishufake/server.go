@@ -5,7 +5,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
-	"sync"
+
+	"github.com/switchboard-dev/switchboard/internal/platformfake"
 )
 
 // Options configure a Server. Zero values take the defaults.
@@ -32,15 +33,14 @@ type Server struct {
 	opts Options
 	srv  *httptest.Server
 
-	mu        sync.Mutex
-	changed   chan struct{} // closed and replaced whenever something is recorded
+	mu        platformfake.Monitor // guards what follows; Notify at every record
 	messages  []Message
 	reactions []Reaction
-	resources map[string]resource  // by message id + "/" + file key
-	chats     map[string]string    // message id → chat id, of the events pushed
-	uuids     map[string]Message   // the messages sent with a uuid, by uuid
-	failures  map[string][]Failure // injected, by call name
-	dupes     int                  // sends refused as duplicates of a uuid
+	resources map[string]resource            // by message id + "/" + file key
+	chats     map[string]string              // message id → chat id, of the events pushed
+	uuids     map[string]Message             // the messages sent with a uuid, by uuid
+	failures  platformfake.Failures[Failure] // injected, by call name
+	dupes     int                            // sends refused as duplicates of a uuid
 	seq       int
 	conns     []*wsConn // live long connections, oldest first
 	accepted  int       // long connections accepted so far
@@ -64,8 +64,8 @@ func New(opts Options) *Server {
 	if opts.ReconnectInterval <= 0 {
 		opts.ReconnectInterval = 1
 	}
-	s := &Server{opts: opts, changed: make(chan struct{}), resources: map[string]resource{},
-		chats: map[string]string{}, uuids: map[string]Message{}, failures: map[string][]Failure{}}
+	s := &Server{opts: opts, resources: map[string]resource{},
+		chats: map[string]string{}, uuids: map[string]Message{}}
 	mux := http.NewServeMux()
 	s.routes(mux)
 	s.srv = httptest.NewServer(mux)
@@ -89,29 +89,6 @@ func (s *Server) BotOpenID() string { return s.opts.BotOpenID }
 func (s *Server) Close() {
 	s.DropConnections()
 	s.srv.Close()
-}
-
-// notifyLocked wakes the waiters; s.mu is held.
-func (s *Server) notifyLocked() {
-	close(s.changed)
-	s.changed = make(chan struct{})
-}
-
-// wait waits until cond (called with s.mu held) holds, or ctx ends.
-func (s *Server) wait(ctx context.Context, cond func() bool) error {
-	for {
-		s.mu.Lock()
-		ok, changed := cond(), s.changed
-		s.mu.Unlock()
-		if ok {
-			return nil
-		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
 }
 
 // Failure is an answer the server gives instead of the real one (or,
@@ -141,21 +118,13 @@ var Succeed = Failure{Status: -1}
 // FailNext makes the next calls of the named kind (CallReply, ...) fail
 // with f, one per call, in order.
 func (s *Server) FailNext(call string, f ...Failure) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.failures[call] = append(s.failures[call], f...)
+	s.failures.Add(call, f...)
 }
 
 // takeFailure returns the next failure injected for call.
 func (s *Server) takeFailure(call string) (Failure, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	q := s.failures[call]
-	if len(q) == 0 {
-		return Failure{}, false
-	}
-	s.failures[call] = q[1:]
-	return q[0], q[0].Status != Succeed.Status
+	f, ok := s.failures.Take(call)
+	return f, ok && f.Status != Succeed.Status
 }
 
 // Messages returns the messages the bot sent (replies and new messages),
@@ -170,7 +139,7 @@ func (s *Server) Messages() []Message {
 // sent and returns them, or ctx's error.
 func (s *Server) WaitMessages(ctx context.Context, n int, match func(Message) bool) ([]Message, error) {
 	var got []Message
-	err := s.wait(ctx, func() bool {
+	err := s.mu.Wait(ctx, func() bool {
 		got = got[:0]
 		for _, m := range s.messages {
 			if match == nil || match(m) {
@@ -200,7 +169,7 @@ func (s *Server) Reactions() []Reaction {
 // WaitReactions waits until n recorded reactions match (nil: any).
 func (s *Server) WaitReactions(ctx context.Context, n int, match func(Reaction) bool) ([]Reaction, error) {
 	var got []Reaction
-	err := s.wait(ctx, func() bool {
+	err := s.mu.Wait(ctx, func() bool {
 		got = got[:0]
 		for _, r := range s.reactions {
 			if match == nil || match(r) {

@@ -82,7 +82,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.conns = append(s.conns, wc)
 	s.accepted++
-	s.notifyLocked()
+	s.mu.Notify()
 	s.mu.Unlock()
 	defer func() {
 		_ = c.Close()
@@ -94,7 +94,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 				break
 			}
 		}
-		s.notifyLocked()
+		s.mu.Notify()
 		s.mu.Unlock()
 	}()
 	for {
@@ -115,7 +115,7 @@ func (s *Server) serveWS(w http.ResponseWriter, r *http.Request) {
 			if larkws.MessageType(hs.GetString(larkws.HeaderType)) == larkws.MessageTypePing {
 				s.mu.Lock()
 				s.pings++
-				s.notifyLocked()
+				s.mu.Notify()
 				s.mu.Unlock()
 				pong := larkws.Frame{Service: f.Service, Method: int32(larkws.FrameTypeControl),
 					Headers: larkws.Headers{{Key: larkws.HeaderType, Value: string(larkws.MessageTypePong)}}}
@@ -170,7 +170,7 @@ func (s *Server) PushEvent(ctx context.Context, ev Event) (Ack, error) {
 // and returns the bot's answer.
 func (s *Server) PushRaw(ctx context.Context, payload []byte, parts int) (Ack, error) {
 	var wc *wsConn
-	if err := s.wait(ctx, func() bool {
+	if err := s.mu.Wait(ctx, func() bool {
 		if len(s.conns) > 0 {
 			wc = s.conns[len(s.conns)-1]
 		}
@@ -221,17 +221,17 @@ func (s *Server) Connections() int {
 
 // WaitConnections waits until n long connections were accepted in all.
 func (s *Server) WaitConnections(ctx context.Context, n int) error {
-	return s.wait(ctx, func() bool { return s.accepted >= n })
+	return s.mu.Wait(ctx, func() bool { return s.accepted >= n })
 }
 
 // WaitLive waits until n long connections are open.
 func (s *Server) WaitLive(ctx context.Context, n int) error {
-	return s.wait(ctx, func() bool { return len(s.conns) == n })
+	return s.mu.Wait(ctx, func() bool { return len(s.conns) == n })
 }
 
 // WaitPings waits until n pings were received in all.
 func (s *Server) WaitPings(ctx context.Context, n int) error {
-	return s.wait(ctx, func() bool { return s.pings >= n })
+	return s.mu.Wait(ctx, func() bool { return s.pings >= n })
 }
 
 // DropConnections closes every live long connection, as a network

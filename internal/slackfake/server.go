@@ -6,10 +6,10 @@ import (
 	"net/http"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/slack-go/slack/slacktest"
+	"github.com/switchboard-dev/switchboard/internal/platformfake"
 )
 
 // Options configure a Server. Zero values take the defaults.
@@ -30,12 +30,11 @@ type Server struct {
 	opts Options
 	st   *slacktest.Server
 
-	mu        sync.Mutex
-	changed   chan struct{} // closed and replaced whenever something is recorded
+	mu        platformfake.Monitor // guards what follows; Notify at every record
 	messages  []Message
 	reactions []Reaction
-	files     map[string]File      // by file id
-	failures  map[string][]Failure // injected, by call name
+	files     map[string]File                // by file id
+	failures  platformfake.Failures[Failure] // injected, by call name
 	seq       int
 	conns     []*socketConn // live Socket Mode connections, oldest first
 	accepted  int           // Socket Mode connections accepted so far
@@ -57,7 +56,7 @@ func New(opts Options) *Server {
 	if opts.PingInterval <= 0 {
 		opts.PingInterval = 5 * time.Second
 	}
-	s := &Server{opts: opts, changed: make(chan struct{}), files: map[string]File{}, failures: map[string][]Failure{}}
+	s := &Server{opts: opts, files: map[string]File{}}
 	s.st = slacktest.NewTestServer(s.routes)
 	s.st.Start()
 	return s
@@ -80,29 +79,6 @@ func (s *Server) BotUserID() string { return s.opts.BotUserID }
 func (s *Server) Close() {
 	s.DropConnections()
 	s.st.Stop()
-}
-
-// notifyLocked wakes the waiters; s.mu is held.
-func (s *Server) notifyLocked() {
-	close(s.changed)
-	s.changed = make(chan struct{})
-}
-
-// wait waits until cond (called with s.mu held) holds, or ctx ends.
-func (s *Server) wait(ctx context.Context, cond func() bool) error {
-	for {
-		s.mu.Lock()
-		ok, changed := cond(), s.changed
-		s.mu.Unlock()
-		if ok {
-			return nil
-		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
 }
 
 // nextTS returns a new message timestamp, unique on this server and in
@@ -143,21 +119,13 @@ var Succeed = Failure{Status: -1}
 // FailNext makes the next calls of the named kind (CallPostMessage, ...)
 // fail with f, one per call, in order.
 func (s *Server) FailNext(call string, f ...Failure) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.failures[call] = append(s.failures[call], f...)
+	s.failures.Add(call, f...)
 }
 
 // takeFailure returns the next failure injected for call.
 func (s *Server) takeFailure(call string) (Failure, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	q := s.failures[call]
-	if len(q) == 0 {
-		return Failure{}, false
-	}
-	s.failures[call] = q[1:]
-	return q[0], q[0].Status != Succeed.Status
+	f, ok := s.failures.Take(call)
+	return f, ok && f.Status != Succeed.Status
 }
 
 // Message is a message the bot posted (chat.postMessage).
@@ -187,7 +155,7 @@ func (s *Server) Messages() []Message {
 // them, or ctx's error.
 func (s *Server) WaitMessages(ctx context.Context, n int, match func(Message) bool) ([]Message, error) {
 	var got []Message
-	err := s.wait(ctx, func() bool {
+	err := s.mu.Wait(ctx, func() bool {
 		got = got[:0]
 		for _, m := range s.messages {
 			if match == nil || match(m) {
@@ -209,7 +177,7 @@ func (s *Server) Reactions() []Reaction {
 // WaitReactions waits until n recorded reactions match (nil: any).
 func (s *Server) WaitReactions(ctx context.Context, n int, match func(Reaction) bool) ([]Reaction, error) {
 	var got []Reaction
-	err := s.wait(ctx, func() bool {
+	err := s.mu.Wait(ctx, func() bool {
 		got = got[:0]
 		for _, r := range s.reactions {
 			if match == nil || match(r) {

@@ -51,7 +51,7 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 	s.conns = append(s.conns, sc)
 	s.accepted++
 	n := len(s.conns)
-	s.notifyLocked()
+	s.mu.Notify()
 	s.mu.Unlock()
 	defer s.forget(sc)
 	if err := sc.writeJSON(map[string]any{"type": "hello", "num_connections": n,
@@ -79,7 +79,7 @@ func (s *Server) serveSocket(w http.ResponseWriter, r *http.Request) {
 			close(acked)
 			s.mu.Lock()
 			s.acks++
-			s.notifyLocked()
+			s.mu.Notify()
 			s.mu.Unlock()
 		}
 	}
@@ -96,7 +96,7 @@ func (s *Server) forget(sc *socketConn) {
 			break
 		}
 	}
-	s.notifyLocked()
+	s.mu.Notify()
 	s.mu.Unlock()
 }
 
@@ -137,7 +137,7 @@ func (s *Server) PushEvent(ctx context.Context, e Event) (Ack, error) {
 	id := "env-" + strconv.Itoa(s.seq)
 	s.mu.Unlock()
 	var sc *socketConn
-	if err := s.wait(ctx, func() bool {
+	if err := s.mu.Wait(ctx, func() bool {
 		if len(s.conns) > 0 {
 			sc = s.conns[len(s.conns)-1]
 		}
@@ -190,10 +190,10 @@ func (s *Server) live() []*socketConn {
 // WaitConnections waits until n Socket Mode connections were accepted in
 // all.
 func (s *Server) WaitConnections(ctx context.Context, n int) error {
-	return s.wait(ctx, func() bool { return s.accepted >= n })
+	return s.mu.Wait(ctx, func() bool { return s.accepted >= n })
 }
 
 // WaitLive waits until n Socket Mode connections are open.
 func (s *Server) WaitLive(ctx context.Context, n int) error {
-	return s.wait(ctx, func() bool { return len(s.conns) == n })
+	return s.mu.Wait(ctx, func() bool { return len(s.conns) == n })
 }

@@ -73,7 +73,7 @@ func (s *Server) postMessage(w http.ResponseWriter, r *http.Request) {
 	m.TS = s.nextTS()
 	s.mu.Lock()
 	s.messages = append(s.messages, m)
-	s.notifyLocked()
+	s.mu.Notify()
 	s.mu.Unlock()
 	msg := map[string]any{"type": "message", "text": m.Text, "user": s.opts.BotUserID, "bot_id": "B0BOT", "ts": m.TS}
 	if m.ThreadTS != "" {
@@ -108,7 +108,7 @@ func (s *Server) reaction(remove bool) http.HandlerFunc {
 			return
 		}
 		s.reactions = append(s.reactions, rx)
-		s.notifyLocked()
+		s.mu.Notify()
 		s.mu.Unlock()
 		writeJSON(w, http.StatusOK, map[string]any{"ok": true})
 	}

@@ -20,7 +20,7 @@ func (s *Server) serveMethod(w http.ResponseWriter, r *http.Request) {
 	method := r.PathValue("method")
 	s.mu.Lock()
 	s.calls[method]++
-	s.notifyLocked()
+	s.mu.Notify()
 	s.mu.Unlock()
 	if r.PathValue("token") != s.Token() {
 		apiError(w, http.StatusUnauthorized, "Unauthorized")
@@ -56,7 +56,7 @@ func (s *Server) serveMethod(w http.ResponseWriter, r *http.Request) {
 	case "deleteWebhook":
 		s.mu.Lock()
 		s.webhook = Webhook{}
-		s.notifyLocked()
+		s.mu.Notify()
 		s.mu.Unlock()
 		ok(w, true)
 	case "getWebhookInfo":
@@ -161,7 +161,7 @@ func (s *Server) sendChatAction(w http.ResponseWriter, p params) {
 	}
 	s.mu.Lock()
 	s.actions = append(s.actions, ChatAction{ChatID: chat, ThreadID: int(thread), Action: p["action"]})
-	s.notifyLocked()
+	s.mu.Notify()
 	s.mu.Unlock()
 	ok(w, true)
 }
@@ -193,7 +193,7 @@ func (s *Server) setMessageReaction(w http.ResponseWriter, p params) {
 	}
 	s.mu.Lock()
 	s.reactions = append(s.reactions, r)
-	s.notifyLocked()
+	s.mu.Notify()
 	s.mu.Unlock()
 	ok(w, true)
 }
@@ -216,7 +216,7 @@ func (s *Server) setWebhook(w http.ResponseWriter, p params) {
 	}
 	s.mu.Lock()
 	s.webhook = Webhook{URL: p["url"], SecretToken: secret, MaxConnections: int(maxConn), AllowedUpdates: allowed}
-	s.notifyLocked()
+	s.mu.Notify()
 	s.mu.Unlock()
 	ok(w, true)
 }

@@ -38,7 +38,7 @@ func (s *Server) getFile(w http.ResponseWriter, p params) {
 func (s *Server) serveFile(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	s.calls["download"]++
-	s.notifyLocked()
+	s.mu.Notify()
 	s.mu.Unlock()
 	if r.PathValue("token") != s.Token() {
 		http.Error(w, "Unauthorized", http.StatusUnauthorized)

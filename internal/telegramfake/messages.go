@@ -123,7 +123,7 @@ func (s *Server) sendMessage(w http.ResponseWriter, p params) {
 func (s *Server) recordLocked(m Message) map[string]any {
 	s.messages = append(s.messages, m)
 	s.chats[m.ChatID] = append(s.chats[m.ChatID], m.ID)
-	s.notifyLocked()
+	s.mu.Notify()
 	result := map[string]any{"message_id": m.ID, "date": time.Now().Unix(),
 		"chat": map[string]any{"id": m.ChatID, "type": "private"},
 		"from": userJSON(User{ID: s.opts.BotID, Username: s.opts.BotUsername, IsBot: true, FirstName: "Fake Bot"})}

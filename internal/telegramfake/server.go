@@ -7,7 +7,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
+
+	"github.com/switchboard-dev/switchboard/internal/platformfake"
 )
 
 // Options configure a Server. Zero values take the defaults.
@@ -26,21 +27,20 @@ type Server struct {
 	opts Options
 	srv  *httptest.Server
 
-	mu        sync.Mutex
-	changed   chan struct{} // closed and replaced whenever something is recorded
-	updates   []update      // every update pushed, by id
-	confirmed int64         // updates below this id are confirmed: never returned again
-	nextID    int64         // the next update id
-	polls     int           // getUpdates calls answered
+	mu        platformfake.Monitor // guards what follows; Notify at every record
+	updates   []update             // every update pushed, by id
+	confirmed int64                // updates below this id are confirmed: never returned again
+	nextID    int64                // the next update id
+	polls     int                  // getUpdates calls answered
 	webhook   Webhook
 	messages  []Message
 	actions   []ChatAction
 	reactions []Reaction
-	files     map[string]file      // by file_id
-	chats     map[int64][]int      // the message ids of each chat
-	blocked   map[int64]bool       // chats whose user blocked the bot
-	failures  map[string][]Failure // injected, by method
-	calls     map[string]int       // calls answered, by method
+	files     map[string]file                // by file_id
+	chats     map[int64][]int                // the message ids of each chat
+	blocked   map[int64]bool                 // chats whose user blocked the bot
+	failures  platformfake.Failures[Failure] // injected, by method
+	calls     map[string]int                 // calls answered, by method
 	msgSeq    int
 }
 
@@ -55,8 +55,8 @@ func New(opts Options) *Server {
 	if opts.Secret == "" {
 		opts.Secret = "fake-secret-0123456789abcdef"
 	}
-	s := &Server{opts: opts, changed: make(chan struct{}), nextID: 100, files: map[string]file{},
-		chats: map[int64][]int{}, blocked: map[int64]bool{}, failures: map[string][]Failure{}, calls: map[string]int{}}
+	s := &Server{opts: opts, nextID: 100, files: map[string]file{},
+		chats: map[int64][]int{}, blocked: map[int64]bool{}, calls: map[string]int{}}
 	s.srv = httptest.NewServer(http.HandlerFunc(s.route))
 	return s
 }
@@ -101,29 +101,6 @@ func (s *Server) Close() {
 	s.srv.Close()
 }
 
-// notifyLocked wakes the waiters; s.mu is held.
-func (s *Server) notifyLocked() {
-	close(s.changed)
-	s.changed = make(chan struct{})
-}
-
-// wait waits until cond (called with s.mu held) holds, or ctx ends.
-func (s *Server) wait(ctx context.Context, cond func() bool) error {
-	for {
-		s.mu.Lock()
-		ok, changed := cond(), s.changed
-		s.mu.Unlock()
-		if ok {
-			return nil
-		}
-		select {
-		case <-changed:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-}
-
 // Failure is an error answer the server gives instead of the real one
 // (or, Succeed, the real one: to fail a later call of a queue).
 type Failure struct {
@@ -146,21 +123,13 @@ var Succeed = Failure{Code: -1}
 // FailNext makes the next calls of the method ("sendMessage",
 // "getUpdates", ...) fail with f, one per call, in order.
 func (s *Server) FailNext(method string, f ...Failure) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.failures[method] = append(s.failures[method], f...)
+	s.failures.Add(method, f...)
 }
 
 // takeFailure returns the next failure injected for method.
 func (s *Server) takeFailure(method string) (Failure, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	q := s.failures[method]
-	if len(q) == 0 {
-		return Failure{}, false
-	}
-	s.failures[method] = q[1:]
-	return q[0], q[0].Code != Succeed.Code
+	f, ok := s.failures.Take(method)
+	return f, ok && f.Code != Succeed.Code
 }
 
 // Calls returns how many calls of method the server answered (failures
@@ -173,7 +142,7 @@ func (s *Server) Calls(method string) int {
 
 // WaitCalls waits until the server answered n calls of method.
 func (s *Server) WaitCalls(ctx context.Context, method string, n int) error {
-	return s.wait(ctx, func() bool { return s.calls[method] >= n })
+	return s.mu.Wait(ctx, func() bool { return s.calls[method] >= n })
 }
 
 // Block makes the chat's user have blocked the bot: sends to it get
@@ -195,7 +164,7 @@ func (s *Server) Messages() []Message {
 // returns them, or ctx's error.
 func (s *Server) WaitMessages(ctx context.Context, n int, match func(Message) bool) ([]Message, error) {
 	var got []Message
-	err := s.wait(ctx, func() bool {
+	err := s.mu.Wait(ctx, func() bool {
 		got = got[:0]
 		for _, m := range s.messages {
 			if match == nil || match(m) {
@@ -224,7 +193,7 @@ func (s *Server) ChatActions() []ChatAction {
 // WaitChatActions waits until n chat actions that match (nil: any) were
 // sent.
 func (s *Server) WaitChatActions(ctx context.Context, n int, match func(ChatAction) bool) error {
-	return s.wait(ctx, func() bool {
+	return s.mu.Wait(ctx, func() bool {
 		c := 0
 		for _, a := range s.actions {
 			if match == nil || match(a) {
@@ -253,7 +222,7 @@ func (s *Server) Reactions() []Reaction {
 // WaitReactions waits until n reactions that match (nil: any) were set.
 func (s *Server) WaitReactions(ctx context.Context, n int, match func(Reaction) bool) ([]Reaction, error) {
 	var got []Reaction
-	err := s.wait(ctx, func() bool {
+	err := s.mu.Wait(ctx, func() bool {
 		got = got[:0]
 		for _, r := range s.reactions {
 			if match == nil || match(r) {
@@ -282,5 +251,5 @@ func (s *Server) Webhook() Webhook {
 
 // WaitWebhook waits until the webhook set matches.
 func (s *Server) WaitWebhook(ctx context.Context, match func(Webhook) bool) error {
-	return s.wait(ctx, func() bool { return match(s.webhook) })
+	return s.mu.Wait(ctx, func() bool { return match(s.webhook) })
 }

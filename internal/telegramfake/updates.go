@@ -79,7 +79,7 @@ func (s *Server) pushLocked(kind string, content any) int64 {
 	id := s.nextID
 	s.nextID++
 	s.updates = append(s.updates, update{id: id, kind: kind, data: map[string]any{"update_id": id, kind: content}})
-	s.notifyLocked()
+	s.mu.Notify()
 	return id
 }
 
@@ -104,7 +104,7 @@ func (s *Server) Redeliver(id int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.confirmed = min(s.confirmed, id)
-	s.notifyLocked()
+	s.mu.Notify()
 }
 
 // Confirmed returns the offset Telegram has from the bot: the updates
@@ -117,7 +117,7 @@ func (s *Server) Confirmed() int64 {
 
 // WaitConfirmed waits until the updates below offset are confirmed.
 func (s *Server) WaitConfirmed(ctx context.Context, offset int64) error {
-	return s.wait(ctx, func() bool { return s.confirmed >= offset })
+	return s.mu.Wait(ctx, func() bool { return s.confirmed >= offset })
 }
 
 // Polls returns how many getUpdates calls returned.
@@ -129,7 +129,7 @@ func (s *Server) Polls() int {
 
 // WaitPolls waits until n getUpdates calls returned.
 func (s *Server) WaitPolls(ctx context.Context, n int) error {
-	return s.wait(ctx, func() bool { return s.polls >= n })
+	return s.mu.Wait(ctx, func() bool { return s.polls >= n })
 }
 
 // getUpdates answers getUpdates: a positive offset confirms the updates
@@ -166,11 +166,11 @@ func (s *Server) getUpdates(w http.ResponseWriter, r *http.Request, p params) {
 	s.mu.Lock()
 	if offset > s.confirmed {
 		s.confirmed = offset
-		s.notifyLocked()
+		s.mu.Notify()
 	}
 	s.mu.Unlock()
 	var out []map[string]any
-	_ = s.wait(ctx, func() bool {
+	_ = s.mu.Wait(ctx, func() bool {
 		out = out[:0]
 		for _, u := range s.updates {
 			if u.id >= s.confirmed && (len(allowed) == 0 || slices.Contains(allowed, u.kind)) && len(out) < int(limit) {
@@ -184,7 +184,7 @@ func (s *Server) getUpdates(w http.ResponseWriter, r *http.Request, p params) {
 	}
 	s.mu.Lock()
 	s.polls++
-	s.notifyLocked()
+	s.mu.Notify()
 	s.mu.Unlock()
 	if out == nil {
 		out = []map[string]any{}

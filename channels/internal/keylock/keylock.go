@@ -1,22 +1,19 @@
-package slack
+package keylock
 
 import (
 	"context"
 	"sync"
 )
 
-// keyLock lets one goroutine at a time hold a key: an event Slack
-// delivers again while the first delivery is still being handled (its
-// files downloading) waits for it, and then finds the message journaled;
-// it is not acknowledged before the first delivery is safe.
-type keyLock struct {
+// Set lets one goroutine at a time hold a key. The zero Set is ready.
+type Set struct {
 	mu   sync.Mutex
 	held map[string]chan struct{} // closed when the key is released
 }
 
-// lock takes key, waiting while another holds it, and returns the
+// Lock takes key, waiting while another holds it, and returns the
 // function that releases it; or ctx's error.
-func (k *keyLock) lock(ctx context.Context, key string) (unlock func(), err error) {
+func (k *Set) Lock(ctx context.Context, key string) (unlock func(), err error) {
 	for {
 		k.mu.Lock()
 		if k.held == nil {
