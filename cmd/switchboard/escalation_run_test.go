@@ -251,3 +251,40 @@ func TestEscalationSurvivesKillNATS(t *testing.T) {
 	t.Parallel()
 	escalationSurvivesKill(t, natsRig(t))
 }
+
+// TestEscalationUnansweredFailsAsBefore: a level that does not answer in
+// its time hands the escalation on; past the last, the task fails as it
+// would have without escalation, and the user is told plainly who was
+// asked.
+func TestEscalationUnansweredFailsAsBefore(t *testing.T) {
+	t.Parallel()
+	r := fsRig(t)
+	bob := r.escalationAgent("bob-down", "bob", modelDown, `, "capabilities": ["sorting"]`, modelDownProviders)
+	alice := r.escalationAgent("alice", "alice", "",
+		`, "escalation": {"levels": ["dave", "cap:leads"], "timeouts": [1, 1], "on": ["failed"]}`, "")
+	alice.say(t, "oc_ann", "ask bob to sort 5 3 9 1")
+	awaitChatReply(t, alice.webhook, "oc_ann", "I passed it to dave") // dave is not running: it never answers
+	end, all := awaitChatReply(t, alice.webhook, "oc_ann", "could not do it")
+	assert.Contains(t, end.Content, "bob could not do it: it failed (bob: failed (the model could not be reached)); escalated to dave, cap:leads, no one decided in time")
+	told := 0
+	for _, m := range all {
+		if strings.Contains(m.Content, "stuck") {
+			told++
+		}
+	}
+	assert.Equal(t, 1, told, "told once while it climbed: %v", all)
+	var steps []string
+	for _, l := range decodeLines(t, r.cli.ok("log", "--kind", "escalation", "--json")) {
+		steps = append(steps, l["reason"].(string))
+	}
+	require.Len(t, steps, 4, "%q", steps)
+	assert.Regexp(t, `^escalated \(failed\): .*; asked dave$`, steps[0])
+	assert.Equal(t, "dave did not answer in time; asked cap:leads", steps[1])
+	assert.Equal(t, "level cap:leads skipped: no online agent in cap:leads", steps[2])
+	assert.Regexp(t, `^unanswered: it failed .*no one decided in time$`, steps[3])
+	assert.Empty(t, r.escalations())
+	for _, a := range []*chatAgent{alice, bob} {
+		a.signal(sigterm)
+		assert.Equal(t, 0, a.wait(), "%s stderr:\n%s", a.id, a.stderrSoFar())
+	}
+}
