@@ -110,7 +110,8 @@ func (c *Channel) climb(ctx context.Context, e *store.Escalation, why string) bo
 		if err != nil {
 			c.Logger().Warn("escalation level not asked", "escalation", e.ID, "level", e.At(), "err", err)
 			c.record(ctx, store.Event{Kind: store.EventEscalation, Ref: e.ID, TaskID: e.TaskID, ThreadID: e.ThreadID,
-				Reason: fmt.Sprintf("level %s skipped: %v", e.At(), err)})
+				Reason: fmt.Sprintf("%slevel %s skipped: %v", why, e.At(), err)})
+			why = ""
 			continue
 		}
 		return true
