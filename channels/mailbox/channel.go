@@ -74,7 +74,7 @@ type Channel struct {
 	waiting *waiting // subtasks whose results the tasks this agent works on wait for
 	// canceled are the tasks canceled while this process held them.
 	canceled *canceledTasks
-	drain    *drainState // see drain.go
+	drain    *drainState   // see drain.go
 	escPoke  chan struct{} // has the escalation loop look now (escalation_act.go)
 
 	keeperOnce sync.Once
