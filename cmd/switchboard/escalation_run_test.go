@@ -216,6 +216,11 @@ func escalationSurvivesKill(t *testing.T, r *approvalRig) {
 	alice.say(t, "oc_ann", "ask bob to sort 5 3 9 1")
 	q, _ := awaitChatReply(t, alice.webhook, "oc_ann", "What now?")
 	id := escalationRef.FindStringSubmatch(q.Content)[1]
+	// The audit log is written behind (NATS: a queue): its entry is in
+	// before the kill, which is what is tested here, not the audit queue.
+	for deadline := time.Now().Add(testkit.WaitLimit); len(r.escalationAudit(id)) == 0; {
+		require.True(t, time.Now().Before(deadline), "the escalation is in the audit log")
+	}
 	alice.signal(os.Kill)
 	alice.wait()
 
