@@ -74,8 +74,11 @@ type Channel struct {
 	waiting *waiting // subtasks whose results the tasks this agent works on wait for
 	// canceled are the tasks canceled while this process held them.
 	canceled *canceledTasks
-	drain    *drainState   // see drain.go
-	escPoke  chan struct{} // has the escalation loop look now (escalation_act.go)
+	drain    *drainState      // see drain.go
+	poisoned chan store.Event // set aside after maxDeliver, to be told (setaside.go)
+	escPoke  chan struct{}    // has the escalation loop look now (escalation_act.go)
+	// published counts what the channel put on the bus (recovered.go).
+	published atomic.Uint64
 
 	keeperOnce sync.Once
 	kept       atomic.Pointer[budget.Keeper] // the budget keeper, once made (see Hooks)
@@ -147,6 +150,7 @@ func New(cfg Config, b *bus.Bus, opts Options) (*Channel, error) {
 		waiting:   newWaiting(),
 		canceled:  newCanceledTasks(256),
 		drain:     newDrainState(),
+		poisoned:  make(chan store.Event, poisonQueue),
 		escPoke:   make(chan struct{}, 1),
 	}, nil
 }
@@ -254,6 +258,7 @@ func (c *Channel) Start(ctx context.Context) error {
 	runCtx, cancel := context.WithCancel(context.Background())
 	c.cancel, c.running = cancel, true
 	c.startReceiving(runCtx)
+	c.wg.Go(func() { c.tellPoisoned(runCtx) })
 	// The tickers start now, so that a test's clock moved after Start
 	// returns moves them.
 	beat := c.clk.NewTicker(seconds(c.cfg.HeartbeatInterval))

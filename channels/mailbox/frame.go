@@ -171,7 +171,7 @@ func (c *Channel) notify(ctx context.Context, mt meta.Meta, cb *envelope.Callbac
 	if in.Note != nil && in.Note.Text == "" {
 		in.Note.Text = text // the channel's own words: the message has no parts
 	}
-	if err := c.Bus().PublishInbound(ctx, in); err != nil && ctx.Err() == nil {
+	if err := c.publish(ctx, in); err != nil && ctx.Err() == nil {
 		c.Logger().Error("notice not published", "id", mt.ReplyTo, "err", err)
 	}
 }

@@ -118,18 +118,18 @@ func (c *Channel) meterOf() Meter {
 }
 
 // storeObserver is what the store the channel opens reports its events
-// to: the Observer of Options, then the Meter.
+// to: the Observer of Options, then the Meter, then the channel itself
+// (a message set aside for maxDeliver is told to who waits for it).
 func (c *Channel) storeObserver() store.Observer {
 	obs, m := c.observer, c.meter
-	switch {
-	case m == nil:
-		return obs
-	case obs == nil:
-		return m.Event
-	}
 	return func(ev store.Event) {
-		obs(ev)
-		m.Event(ev)
+		if obs != nil {
+			obs(ev)
+		}
+		if m != nil {
+			m.Event(ev)
+		}
+		c.observePoison(ev)
 	}
 }
 

@@ -149,7 +149,7 @@ func (c *Channel) handle(ctx context.Context, d *store.Delivery) (err error) {
 		if !v.hold {
 			v.in.Ack = c.ackWhenDone(d, v.sweep, recorded)
 		}
-		if err := c.Bus().PublishInbound(ctx, v.in); err != nil {
+		if err := c.publish(ctx, v.in); err != nil {
 			if v.undo != nil {
 				v.undo()
 			}
@@ -355,15 +355,11 @@ func (c *Channel) storedTask(ctx context.Context, taskID, to string) bool {
 		return m.Type == envelope.TypeTask && m.Task != nil && m.Task.ID == taskID &&
 			m.From == c.cfg.AgentID && m.To == to
 	}
-	// A second look: the worker may move the task between its folders
-	// (claimed, processed, archive) while a listing passes them, and the
-	// first look then misses it.
-	for range 2 {
-		if found, _ := c.storedIn(ctx, to, match); found {
-			return true
-		}
-	}
-	return false
+	// The store's listing follows a message that moves on while it is
+	// listed (the worker archiving the task as this update arrives), so
+	// one look finds it.
+	found, _ := c.storedIn(ctx, to, match)
+	return found
 }
 
 // onMessage is the handler of a plain message. A message handed over

@@ -27,7 +27,8 @@ type fakeTeam struct {
 	webhook           string
 	researcherCfg     string
 	coderCfg          string
-	defaults          string // extra keys of agents.defaults, as JSON members
+	defaults          string   // extra keys of agents.defaults, as JSON members
+	coderArgs         []string // more arguments of coder's run
 }
 
 // teamConfig is an agent's config on the fake provider.
@@ -44,6 +45,13 @@ func teamConfig(agent, apiBase, defaults, channels string) string {
 // prompt long enough for a prompt cache).
 func startTeam(t *testing.T, defaults string, instructions int) *fakeTeam {
 	t.Helper()
+	return startTeamWith(t, defaults, instructions, "")
+}
+
+// startTeamWith is startTeam with more keys of both agents' mailbox
+// sections (JSON members, each with its leading comma), a backend say.
+func startTeamWith(t *testing.T, defaults string, instructions int, mailboxKeys string) *fakeTeam {
+	t.Helper()
 	s := newSandbox(t)
 	ft := &fakeTeam{s: s, llm: fakellm.New(), defaults: defaults}
 	srv := httptest.NewServer(ft.llm)
@@ -55,10 +63,10 @@ func startTeam(t *testing.T, defaults string, instructions int) *fakeTeam {
 	ft.researcherCfg = s.writeConfig("researcher.json", teamConfig("researcher", srv.URL+"/v1", defaults,
 		`"feishu-stub": {"enabled": true, "listen": "127.0.0.1:0", "outbox": "~/.nanobot/feishu-outbox.jsonl"},
 		 "mailbox": {"enabled": true, "agentId": "researcher", "capabilities": ["research"],
-		             "description": "talks with users on Feishu and hands work to other agents"}`))
+		             "description": "talks with users on Feishu and hands work to other agents"`+mailboxKeys+`}`))
 	ft.coderCfg = s.writeConfig("coder.json", teamConfig("coder", srv.URL+"/v1", defaults,
 		`"mailbox": {"enabled": true, "agentId": "coder", "capabilities": ["sorting"],
-		             "description": "sorts lists of numbers"}`))
+		             "description": "sorts lists of numbers"`+mailboxKeys+`}`))
 	ft.researcher = s.start("--config", ft.researcherCfg, "run")
 	m := webhookAttr.FindStringSubmatch(ft.researcher.awaitLine("host running"))
 	require.NotNil(t, m, "researcher logs its webhook")
@@ -69,7 +77,7 @@ func startTeam(t *testing.T, defaults string, instructions int) *fakeTeam {
 
 // startCoder starts coder's process (again).
 func (ft *fakeTeam) startCoder() {
-	ft.coder = ft.s.start("--config", ft.coderCfg, "run")
+	ft.coder = ft.s.start(append([]string{"--config", ft.coderCfg, "run"}, ft.coderArgs...)...)
 	ft.coder.awaitStderr("host running")
 }
 

@@ -2,12 +2,14 @@ package main_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // TestMCPOnNATS: the MCP server works on the NATS mailbox as on the
@@ -38,4 +40,43 @@ func TestMCPOnNATS(t *testing.T) {
 	c.awaitMail("bob's request", func(m inboxMsg) bool { return m.ID == reqID })
 	c.call("reply", map[string]any{"message_id": reqID, "text": "yes"})
 	assert.Contains(t, w.ok("inbox", "bob", "--json"), `"reply_to":"`+reqID+`"`)
+}
+
+// Issue 25: on NATS, after a restart, the first check_inbox of `switchboard
+// mcp` could miss a message redelivered to it (it was still on its way
+// from the server). The client takes bob's requests without acknowledging
+// them and its server is restarted, three times: the first check_inbox
+// after each start returns all of them, marked redelivered, and none is
+// set aside.
+func TestMCPOnNATSFirstCheckAfterRestartHasTheRedelivered(t *testing.T) {
+	t.Parallel()
+	w := newNATSWorld(t)
+	var ids []string
+	for i := range 3 {
+		ids = append(ids, strings.TrimSpace(w.ok("send", "--new", "--from", "bob", "--to", "claude",
+			"--text", fmt.Sprint("question ", i), "--expects-reply")))
+	}
+	start := func() *mcpClient {
+		ctx, cancel := context.WithCancel(context.Background())
+		t.Cleanup(cancel)
+		return connectMCP(t, &mcp.CommandTransport{Command: w.command(ctx, "mcp", "--agent", "claude")})
+	}
+	c := start()
+	for _, id := range ids {
+		c.awaitMail("bob's request", func(m inboxMsg) bool { return m.ID == id })
+	}
+	for round := range 6 {
+		require.NoError(t, c.session.Close()) // the server stops: nothing acknowledged
+		c = start()
+		var out struct {
+			Messages []inboxMsg `json:"messages"`
+		}
+		require.NoError(t, json.Unmarshal([]byte(c.call("check_inbox", nil)), &out))
+		var got []string
+		for _, m := range out.Messages {
+			got = append(got, m.ID)
+		}
+		require.Equal(t, ids, got, "restart %d: the first check_inbox has every message held", round+1)
+	}
+	assert.NotContains(t, w.ok("dead", "claude"), "bob", "nothing set aside")
 }

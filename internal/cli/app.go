@@ -158,6 +158,7 @@ func (a *app) subcommands() []subcommand {
 		{"demo", a.demoCommand},
 		{"send", a.sendCommand},
 		{"recv", a.recvCommand},
+		{"bridge", a.bridgeCommand},
 		{"inbox", a.inboxCommand},
 		{"agents", a.agentsCommand},
 		{"thread", a.threadCommand},

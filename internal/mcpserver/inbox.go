@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"sync"
+	"time"
 
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/meta"
@@ -16,13 +17,15 @@ type inbox struct {
 	room chan struct{} // a token per queued message; full: stop taking
 
 	mu     sync.Mutex
+	got    uint64        // messages taken from the bus so far
+	grew   chan struct{} // closed, and replaced, when got grows
 	queued []bus.InboundMessage
 	taken  map[string]bus.InboundMessage // by message id, until acknowledged
 	seen   map[string]meta.Meta          // every message handed, by id (for reply)
 }
 
 func newInbox(max int) *inbox {
-	return &inbox{room: make(chan struct{}, max), taken: map[string]bus.InboundMessage{}, seen: map[string]meta.Meta{}}
+	return &inbox{room: make(chan struct{}, max), grew: make(chan struct{}), taken: map[string]bus.InboundMessage{}, seen: map[string]meta.Meta{}}
 }
 
 // consume takes messages from b into the queue until ctx ends, calling
@@ -39,12 +42,33 @@ func (in *inbox) consume(ctx context.Context, b *bus.Bus, arrived func()) {
 			return
 		}
 		in.mu.Lock()
+		in.got++
+		close(in.grew)
+		in.grew = make(chan struct{})
 		in.queued = append(in.queued, m)
 		if mt, ok := meta.Of(m.Metadata); ok {
 			in.seen[mt.MessageID] = *mt
 		}
 		in.mu.Unlock()
 		arrived()
+	}
+}
+
+// awaitTaken waits until n messages have been taken from the bus in all,
+// or the queue is full (the rest waits in the mailbox), or ctx ends.
+func (in *inbox) awaitTaken(ctx context.Context, n uint64) {
+	for {
+		in.mu.Lock()
+		done, grew := in.got >= n || len(in.room) == cap(in.room), in.grew
+		in.mu.Unlock()
+		if done {
+			return
+		}
+		select {
+		case <-grew:
+		case <-ctx.Done():
+			return
+		}
 	}
 }
 
@@ -136,4 +160,27 @@ func idOf(m bus.InboundMessage) string {
 		return mt.MessageID
 	}
 	return m.ID
+}
+
+// recoverWait bounds how long the first look at the inbox waits for what
+// the mailbox hands over again at start.
+const recoverWait = 10 * time.Second
+
+// awaitRecovered waits, the first time it is called for a, until the
+// messages the mailbox hands over again at start (those the client was
+// given and did not acknowledge before the server last stopped) are in
+// the queue, or the queue is full, or recoverWait passed: on NATS they
+// come back from the server a moment after the start, and the client's
+// first check_inbox would otherwise find nothing.
+func (a *agent) awaitRecovered(ctx context.Context) {
+	a.recovering.Do(func() {
+		ctx, cancel := context.WithTimeout(ctx, recoverWait)
+		defer cancel()
+		select {
+		case <-a.ch.Recovered():
+		case <-ctx.Done():
+			return
+		}
+		a.inbox.awaitTaken(ctx, a.ch.Published())
+	})
 }

@@ -87,6 +87,9 @@ type agent struct {
 	inbox  *inbox
 	cancel context.CancelFunc
 	done   chan struct{} // closed when the consumer ended
+	// recovering: the first look at the inbox waits for what the mailbox
+	// hands over again at start (awaitRecovered).
+	recovering sync.Once
 }
 
 // New returns a server with no agent yet.

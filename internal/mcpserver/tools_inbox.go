@@ -30,11 +30,12 @@ type inboxOut struct {
 	Acknowledged []string `json:"acknowledged,omitempty"`
 }
 
-func (s *Server) checkInbox(_ context.Context, _ *mcp.CallToolRequest, in checkIn) (*mcp.CallToolResult, any, error) {
+func (s *Server) checkInbox(ctx context.Context, _ *mcp.CallToolRequest, in checkIn) (*mcp.CallToolResult, any, error) {
 	a, err := s.current()
 	if err != nil {
 		return nil, nil, err
 	}
+	a.awaitRecovered(ctx)
 	if in.Max < 0 {
 		return nil, nil, errors.New("max must be 0 (all) or more")
 	}
@@ -52,9 +53,10 @@ func (s *Server) checkInbox(_ context.Context, _ *mcp.CallToolRequest, in checkI
 }
 
 // readInbox is the InboxURI resource: the queued messages, not taken.
-func (s *Server) readInbox(_ context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+func (s *Server) readInbox(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	msgs := []Message{}
 	if a, err := s.current(); err == nil {
+		a.awaitRecovered(ctx)
 		for _, m := range a.inbox.peek() {
 			msgs = append(msgs, render(m, a.inbox.given))
 		}

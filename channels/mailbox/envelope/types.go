@@ -210,6 +210,11 @@ type Card struct {
 	// BridgedBy names the bridge that copied the card here from another
 	// store (a folder, a NATS server); empty for an agent of this store.
 	BridgedBy string `json:"bridged_by,omitempty"`
+	// BridgeHops is how many bridges the card crossed from the agent's own
+	// store (1 for a copy of the agent's own card); 0 on the agent's own
+	// card. Bridges copy a card onward only where no copy fewer hops away
+	// is, so copies never flow back toward the agent.
+	BridgeHops int `json:"bridge_hops,omitempty"`
 	// PublicKey is the agent's signing key, an nkeys user public key
 	// ("U..."): receivers pin it on first sight and check the signature
 	// of every message from the agent against the pinned key.

@@ -37,6 +37,19 @@ func (i *Inbox) AckPipelined(ctx context.Context, d *Delivery, durable func(erro
 	return nil
 }
 
+// Recovered is closed once the inbox has handed out again what its
+// earlier owner left unsettled, and Next was called after the last of it
+// (see driver.Recoverer); on an inbox that cannot tell, it is closed.
+func (i *Inbox) Recovered() <-chan struct{} {
+	if r, ok := i.in.(driver.Recoverer); ok {
+		return r.Recovered()
+	}
+	return closed
+}
+
+// closed is a channel that is closed.
+var closed = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
 // Quarantine sets a delivery aside with a reason; it will not be
 // delivered again.
 func (i *Inbox) Quarantine(ctx context.Context, d *Delivery, reason string) error {

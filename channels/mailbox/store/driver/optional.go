@@ -204,3 +204,17 @@ type Pinger interface {
 	// Ping returns nil when the store can be reached, else why not.
 	Ping(ctx context.Context) error
 }
+
+// Recoverer is an Inbox that tells when it has handed out again what an
+// earlier owner of the inbox left unsettled (a stop or a crash with
+// messages in hand), so that a caller can wait for those before it says
+// that nothing waits.
+type Recoverer interface {
+	// Recovered is closed once every message an earlier owner handed out
+	// and did not settle has been handed out again (or set aside, or
+	// dropped as a duplicate), and Next has been called after the last of
+	// them: a caller that is done with each delivery before it calls Next
+	// again is done with them all. With none to hand out again, it is
+	// closed by the first Next.
+	Recovered() <-chan struct{}
+}

@@ -84,6 +84,9 @@ type Skimmer interface {
 	// Skim calls fn for each message in the mailboxes of agents (every
 	// agent's when agents is nil), as Browse finds them, until fn
 	// returns false or ctx ends. An agent without a mailbox has none.
+	// A message that moves on while it is skimmed (claimed, handled,
+	// archived with its task) is listed all the same, where it was
+	// listed or where it went.
 	Skim(ctx context.Context, agents []string, fn func(Skimmed) bool) error
 	// Fetch reads the message s names whole. When it has moved on since
 	// it was skimmed (claimed, handled, archived), Fetch finds it where it

@@ -25,7 +25,10 @@ import (
 // in the log and its file still in inbox/: handed out, not yet settled.
 // That is what a restart redelivers (Redelivered) and what the views show
 // as claimed; how often a name is listed is how often it was handed out
-// (see countAttempt). A claim costs one small append instead of a rename
+// (see countAttempt). A clean stop of the inbox appends a release line
+// for each claim still open ("<name> <ms> released", see release): that
+// hand-out was not crashed on, and does not count. A claim costs one small
+// append instead of a rename
 // between two folders, which the kernel serialises across the file
 // system. Appends are not synced, as the renames into claimed/ were not:
 // a machine crash that undoes one leaves the message waiting as if never
@@ -139,6 +142,9 @@ func (l *claimLog) rewrite(open map[string]claimed, sync bool) error {
 		for range open[name].lines() {
 			b = appendClaim(b, name, open[name].at)
 		}
+		for range open[name].released {
+			b = appendRelease(b, name, open[name].at)
+		}
 	}
 	if err := writeFileAtomic(l.path, b, sync); err != nil {
 		return err
@@ -148,6 +154,41 @@ func (l *claimLog) rewrite(open map[string]claimed, sync bool) error {
 		return err // old keeps appending to the file the rename replaced: claims go unrecorded, not wrong
 	}
 	return old.Close()
+}
+
+// releasedMark ends a release line: the claim named before it was let go
+// by a clean stop of the inbox. A reader from before release lines skips
+// the line (its time does not parse).
+const releasedMark = " released"
+
+// release appends a release line for each of names, at, in one write, and
+// makes it durable when sync: the inbox stopped cleanly while they were
+// handed out, so those hand-outs do not count towards maxDeliver.
+func (l *claimLog) release(names []string, at time.Time, sync bool) error {
+	if len(names) == 0 {
+		return nil
+	}
+	var b []byte
+	if l.torn {
+		b = append(b, '\n')
+	}
+	for _, name := range names {
+		b = appendRelease(b, name, at)
+	}
+	n, err := l.f.Write(b)
+	l.size += int64(n)
+	if n > 0 {
+		l.torn = n < len(b)
+	}
+	if err == nil && sync {
+		err = l.f.Sync()
+	}
+	return err
+}
+
+func appendRelease(b []byte, name string, at time.Time) []byte {
+	b = appendClaim(b, name, at)
+	return append(append(b[:len(b)-1], releasedMark...), '\n')
 }
 
 // recounted reports whether an open claim was handed out more than
@@ -165,17 +206,25 @@ func recounted(open map[string]claimed) bool {
 func (l *claimLog) close() error { return l.f.Close() }
 
 // claimed is what the claim log says of a message: how often it was
-// handed out and when last.
+// handed out and when last, and how many of those hand-outs a clean stop
+// released.
 type claimed struct {
 	n  int
 	at time.Time
+	// released is how many of the n hand-outs ended in a clean stop of
+	// the inbox (its release lines): they do not count (see counted).
+	released int
 	// moved: the message is in claimed/, where its first hand-out put it
 	// without a line in the log (see countAttempt), so the log lists it
 	// one time fewer than n.
 	moved bool
 }
 
-// lines is how many lines the log holds for c.
+// counted is how many of c's hand-outs count towards Options.MaxDeliver:
+// those a clean stop did not release.
+func (c claimed) counted() int { return max(c.n-c.released, 0) }
+
+// lines is how many hand-out lines the log holds for c.
 func (c claimed) lines() int {
 	if c.moved {
 		return max(c.n-1, 1)
@@ -235,12 +284,28 @@ func parseClaims(data []byte) map[string]claimed {
 		if i < 0 {
 			continue
 		}
+		released := bytes.HasSuffix(line, []byte(releasedMark))
+		if released {
+			line = line[:len(line)-len(releasedMark)]
+			if i = bytes.LastIndexByte(line, ' '); i < 0 {
+				continue
+			}
+		}
 		name, ms := string(line[:i]), line[i+1:]
 		at, err := strconv.ParseInt(string(ms), 10, 64)
 		if err != nil || classify(name) != entryMessage || filepath.Base(name) != name {
 			continue
 		}
 		c := counts[name]
+		if released {
+			// A release follows the hand-out it releases, and never makes a
+			// claim of its own.
+			if c.released < c.n {
+				c.released++
+				counts[name] = c
+			}
+			continue
+		}
 		c.n++
 		c.at = time.UnixMilli(at)
 		counts[name] = c

@@ -112,7 +112,7 @@ func TestClaimLogNameWithSpaces(t *testing.T) {
 		in := openTestInbox(t, s, "bob")
 		d := next(t, in)
 		assert.Equal(t, i > 0, d.Redelivered, "hand-out %d", i+1)
-		require.NoError(t, in.Close()) // not acknowledged
+		require.NoError(t, in.close(false)) // crashed on: not acknowledged, not released
 	}
 	assert.Equal(t, map[string]int{name: 2}, claimCounts(t, agentPath(s, "bob", stateDir, claimsName)))
 	in := openTestInbox(t, s, "bob")

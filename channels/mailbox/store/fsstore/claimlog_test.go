@@ -2,7 +2,9 @@ package fsstore
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -135,7 +137,7 @@ func TestMaxDeliverAcrossCompactions(t *testing.T) {
 		fi, err := os.Stat(path)
 		require.NoError(t, err)
 		require.Less(t, fi.Size(), int64(claimLogCompactAt), "the log was compacted")
-		require.NoError(t, in.Close()) // the poison is not acknowledged
+		require.NoError(t, in.close(false)) // crashed on the poison: not acknowledged
 		assert.Equal(t, round+1, claimCounts(t, path)[envelope.FileName(poison)])
 	}
 	in := openTestInbox(t, s, "bob")
@@ -146,4 +148,69 @@ func TestMaxDeliverAcrossCompactions(t *testing.T) {
 	last := newMsg("alice", "bob", "last")
 	deliver(t, s, last)
 	assert.Equal(t, last.ID, receive(t, got).Message.ID)
+}
+
+// TestClaimLogReleaseLines: a release line takes one hand-out of its
+// claim off the count, never makes a claim of its own, survives a
+// rewrite, and leaves the message claimed for the views.
+func TestClaimLogReleaseLines(t *testing.T) {
+	t.Parallel()
+	at := time.UnixMilli(1700000000000)
+	var b []byte
+	b = appendClaim(b, "1_a_x.msg.json", at)
+	b = appendRelease(b, "1_a_x.msg.json", at)
+	b = appendClaim(b, "1_a_x.msg.json", at)
+	b = appendRelease(b, "2_a_y.msg.json", at) // releases nothing it claimed
+	b = appendClaim(b, "3_a_z w.msg.json", at)
+	b = appendRelease(b, "3_a_z w.msg.json", at)
+	b = appendRelease(b, "3_a_z w.msg.json", at) // never below no hand-out
+	assert.Contains(t, string(b), "1_a_x.msg.json 1700000000000 released\n")
+	got := parseClaims(b)
+	assert.Equal(t, map[string]claimed{
+		"1_a_x.msg.json":   {n: 2, released: 1, at: at},
+		"3_a_z w.msg.json": {n: 1, released: 1, at: at},
+	}, got)
+	assert.Equal(t, 1, got["1_a_x.msg.json"].counted())
+	assert.Equal(t, 0, got["3_a_z w.msg.json"].counted())
+
+	path := filepath.Join(t.TempDir(), claimsName)
+	l, err := openClaimLog(path, false)
+	require.NoError(t, err)
+	defer l.close()
+	require.NoError(t, l.rewrite(got, false))
+	again, _, err := readClaimLog(path)
+	require.NoError(t, err)
+	assert.Equal(t, got, again, "a rewrite keeps the releases")
+}
+
+// TestCleanCloseReleasesAndACrashCounts: a message held across a clean
+// Close comes back redelivered without its hand-out counted; one held
+// across a crash counts it.
+func TestCleanCloseReleasesAndACrashCounts(t *testing.T) {
+	t.Parallel()
+	s, _ := openMsgStore(t, func(o *Options) { o.MaxDeliver = 2 })
+	m := newMsg("alice", "bob", "held")
+	deliver(t, s, m)
+	path := agentPath(s, "bob", stateDir, claimsName)
+	counted := func() int {
+		c, _, err := readClaimLog(path)
+		require.NoError(t, err)
+		return c[envelope.FileName(m)].counted()
+	}
+	for range 4 {
+		in := openTestInbox(t, s, "bob")
+		require.Equal(t, m.ID, next(t, in).Message.ID)
+		require.NoError(t, in.Close())
+		assert.Equal(t, 0, counted(), "a clean stop counts nothing")
+	}
+	in := openTestInbox(t, s, "bob")
+	d := next(t, in)
+	require.Equal(t, m.ID, d.Message.ID)
+	assert.True(t, d.Redelivered)
+	require.NoError(t, in.close(false))
+	assert.Equal(t, 1, counted(), "a crash counts its hand-out")
+	claims, err := Claims(s.root, "bob")
+	require.NoError(t, err)
+	require.Len(t, claims, 1, "the views show it claimed")
+	assert.Equal(t, 5, claims[0].HandOuts)
 }

@@ -39,6 +39,7 @@ func TestConformance(t *testing.T) {
 			CorruptArtifact: func(t *testing.T, digest string, data []byte) {
 				require.NoError(t, os.WriteFile(filepath.Join(root, "_artifacts", "sha256", digest), data, 0o600))
 			},
+			Crash: func(t *testing.T, in driver.Inbox) { require.NoError(t, fsstore.Crash(in)) },
 		}
 	}, storetest.Features{MaxDeliver: fsstore.DefaultMaxDeliver})
 }

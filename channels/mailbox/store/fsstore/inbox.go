@@ -63,6 +63,7 @@ type Inbox struct {
 	pending     []string            // names to try, ascending
 	pendingSub  string              // their folder: claimedDir while recovering claimed/, else inboxDir
 	recovering  bool                // pending holds an earlier owner's claims
+	recovered   chan struct{}       // closed when recovering ends (Recovered)
 	cursor      string              // the last name recovered from claimed/
 	claimedDone bool                // claimed/ was recovered
 	relog       []string            // names the claim log holds for an earlier owner, still in inbox/
@@ -128,7 +129,7 @@ func (s *Store) OpenInbox(ctx context.Context, agentID string) (driver.Inbox, er
 		notify:  make(chan struct{}, 1),
 		prio:    make(chan struct{}, 1),
 		done:    make(chan struct{}),
-		journal: j, inflight: map[string]int{}, handed: map[string]claimed{}, recovering: true,
+		journal: j, inflight: map[string]int{}, handed: map[string]claimed{}, recovering: true, recovered: make(chan struct{}),
 	}
 	if err := in.loadClaims(); err != nil {
 		j.close()
@@ -164,9 +165,15 @@ func (in *Inbox) Agent() string { return in.agent }
 // (which it makes return driver.ErrClosed) and for the acknowledgements
 // made so far to be durable, stops the watcher and releases the flock.
 // Claimed messages that were not acknowledged stay in inbox/, listed in
-// the claim log, and are redelivered when the inbox is opened again. Later calls of Next,
+// the claim log, and are redelivered when the inbox is opened again; a
+// release line in the log says that this hand-out ended in a clean stop,
+// not a crash, so it does not count towards Options.MaxDeliver. Later calls of Next,
 // Ack and Quarantine fail with driver.ErrClosed.
-func (in *Inbox) Close() error {
+func (in *Inbox) Close() error { return in.close(true) }
+
+// close is Close; release says whether the claims still open are released
+// (a clean stop) or left as a crash leaves them (tests).
+func (in *Inbox) close(release bool) error {
 	var err error
 	in.once.Do(func() {
 		close(in.done)
@@ -177,6 +184,9 @@ func (in *Inbox) Close() error {
 		in.moving.Wait() // those started end, and submit to the commit
 		if in.commit != nil {
 			in.commit.flush() // what was acknowledged is durable before the lock goes
+		}
+		if release {
+			in.releaseClaims()
 		}
 		errs := []error{in.journal.close(), in.claims.close(), in.held.close()}
 		for _, h := range in.retired {

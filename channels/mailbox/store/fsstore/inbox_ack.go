@@ -314,10 +314,10 @@ func (in *Inbox) claim(name, sub string, recovered bool) string {
 	if strings.Contains(name, "\n") {
 		return "file name holds a line break: it cannot be claimed"
 	}
-	n := 1
+	c := claimed{n: 1}
 	if recovered {
 		var reason string
-		if n, reason = in.countAttempt(name, sub); reason != "" {
+		if c, reason = in.countAttempt(name, sub); reason != "" {
 			return reason
 		}
 	}
@@ -329,7 +329,8 @@ func (in *Inbox) claim(name, sub string, recovered bool) string {
 	}
 	in.mu.Lock()
 	defer in.mu.Unlock()
-	in.handed[name] = claimed{n: n, at: at, moved: sub == claimedDir}
+	c.at, c.moved = at, sub == claimedDir
+	in.handed[name] = c
 	if in.claims.due() && !in.recovering {
 		if err := in.claims.rewrite(in.handed, recounted(in.handed) && !in.s.opts.NoSync); err != nil {
 			in.log.Warn("claim log not compacted", "err", err)
@@ -338,27 +339,44 @@ func (in *Inbox) claim(name, sub string, recovered bool) string {
 	return ""
 }
 
-// countAttempt returns how many times name, a message an earlier owner
-// of the inbox handed out and did not settle (it crashed, or stopped,
-// first), has been handed out once this hand-out is made, and why it
-// must be set aside instead ("" to hand it out). The earlier hand-outs are
-// the claim log's lines for it (at least one), and for a message in
-// claimed/ also the move that put it there. As the log is written
-// before each hand-out, a message that crashes every receiver is set
-// aside after MaxDeliver hand-outs however often the receiver restarts.
-// A message handed out once and acknowledged costs no more than its
-// claim: only recoveries count.
-func (in *Inbox) countAttempt(name, sub string) (n int, reason string) {
-	earlier := max(in.logged[name].n, 1)
-	if sub == claimedDir {
-		earlier = in.logged[name].n + 1
-	}
-	n = earlier + 1
+// countAttempt returns the claim of name, a message an earlier owner of
+// the inbox handed out and did not settle (it crashed, or stopped,
+// first), once this hand-out is made, and why it must be set aside
+// instead ("" to hand it out). The earlier hand-outs are the claim log's
+// lines for it (at least one), and for a message in claimed/ also the
+// move that put it there; those a clean stop released (its release lines)
+// do not count. As the log is written before each hand-out, a message
+// that crashes every receiver is set aside after MaxDeliver hand-outs
+// however often the receiver restarts, while one held across clean stops
+// (a task waiting on its subtask) is handed out again however often the
+// receiver stops. A message handed out once and acknowledged costs no
+// more than its claim: only recoveries count.
+func (in *Inbox) countAttempt(name, sub string) (c claimed, reason string) {
+	c = in.logged[name]
 	delete(in.logged, name)
-	if max := in.s.opts.MaxDeliver; max >= 0 && n > max {
-		return n, driver.MaxDeliverReason(n-1, max)
+	if sub == claimedDir {
+		c.n++ // the move that put it there
 	}
-	return n, ""
+	c.n = max(c.n, 1) + 1
+	if max := in.s.opts.MaxDeliver; max >= 0 && c.counted() > max {
+		return c, driver.MaxDeliverReason(c.counted()-1, max)
+	}
+	return c, ""
+}
+
+// releaseClaims appends to the claim log a release line for each message
+// handed out and not settled, when the inbox closes cleanly: each comes
+// back first at the next opening, marked redelivered, and that hand-out
+// does not count towards MaxDeliver (the receiver stopped, it did not
+// crash on it). A release that cannot be written (a full disk) is
+// logged: those hand-outs then count, as a crash's would.
+func (in *Inbox) releaseClaims() {
+	in.mu.Lock()
+	names := slices.Sorted(maps.Keys(in.handed))
+	in.mu.Unlock()
+	if err := in.claims.release(names, in.s.opts.Now(), !in.s.opts.NoSync); err != nil {
+		in.log.Warn("claims not released; the messages held count as handed out once more", "messages", len(names), "err", err)
+	}
 }
 
 // endRecovery ends the hand-out of an earlier owner's claims: what the
@@ -366,6 +384,7 @@ func (in *Inbox) countAttempt(name, sub string) (n int, reason string) {
 // again, set aside or is gone), and the log keeps only open claims.
 func (in *Inbox) endRecovery() {
 	in.recovering, in.logged = false, nil
+	defer close(in.recovered)
 	in.mu.Lock()
 	open := maps.Clone(in.handed)
 	in.mu.Unlock()
@@ -373,6 +392,12 @@ func (in *Inbox) endRecovery() {
 		in.log.Warn("claim log not compacted", "err", err)
 	}
 }
+
+var _ driver.Recoverer = (*Inbox)(nil)
+
+// Recovered implements driver.Recoverer: it is closed when the Next after
+// the last of an earlier owner's claims ends the recovery (endRecovery).
+func (in *Inbox) Recovered() <-chan struct{} { return in.recovered }
 
 // forget undoes take's count of an own message id in flight, for a
 // message set aside instead of handed out.

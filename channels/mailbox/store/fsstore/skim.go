@@ -115,7 +115,7 @@ func (s *Store) skimAgent(ctx context.Context, agent string, l *mailboxListing, 
 		sk := driver.Skimmed{Agent: agent, Box: boxAt(i), Ref: l.ref(i)}
 		msg, err := readMessage(filepath.Join(s.root, sk.Ref), s.opts.MaxMessageBytes)
 		if errors.Is(err, fs.ErrNotExist) {
-			msg, err = s.readMovedOn(agent, l.name(i), &sk)
+			msg, err = s.readMovedOn(ctx, agent, l.name(i), &sk)
 		}
 		if err != nil {
 			continue // unreadable, or gone: skipped, as Browse does
@@ -136,7 +136,8 @@ func (s *Store) skimAgent(ctx context.Context, agent string, l *mailboxListing, 
 }
 
 // movedOn are the folders a receiver moves a message into from each box
-// (claimed, then acknowledged), in that order.
+// (claimed, then acknowledged), in that order; from each of them a sweep
+// or a prune may move it on into archive/ (see findArchived).
 var movedOn = map[driver.Box][]struct {
 	dir string
 	box driver.Box
@@ -146,11 +147,13 @@ var movedOn = map[driver.Box][]struct {
 }
 
 // readMovedOn reads the message file name of agent that was listed in
-// sk's box but moved on before it was read (a receiver claimed it, or
-// acknowledged it): it looks in the folders it moves into, in order, and
-// sets sk's Box and Ref to where it was found. A message is never missed
-// for being on its way while the mailbox is listed.
-func (s *Store) readMovedOn(agent, name string, sk *driver.Skimmed) (*envelope.Message, error) {
+// sk's box but moved on before it was read (a receiver claimed it,
+// acknowledged it, or archived it with its task): it looks in the folders
+// it moves into, in the order it moves, and last in archive/, and sets
+// sk's Box and Ref to where it was found. As the folders are listed in
+// that order too, a message on its way while the mailbox is skimmed is
+// never missed: listed in a folder it has left, it is read where it went.
+func (s *Store) readMovedOn(ctx context.Context, agent, name string, sk *driver.Skimmed) (*envelope.Message, error) {
 	err := fs.ErrNotExist
 	for _, next := range movedOn[sk.Box] {
 		ref := agent + string(filepath.Separator) + next.dir + string(filepath.Separator) + name
@@ -163,7 +166,38 @@ func (s *Store) readMovedOn(agent, name string, sk *driver.Skimmed) (*envelope.M
 			return nil, err
 		}
 	}
-	return nil, err
+	if sk.Box == driver.BoxArchive {
+		return nil, err // archived messages move no further
+	}
+	ref, err := s.findArchived(ctx, agent, name)
+	if err != nil {
+		return nil, err
+	}
+	msg, err := readMessage(filepath.Join(s.root, ref), s.opts.MaxMessageBytes)
+	if err == nil {
+		sk.Box, sk.Ref = driver.BoxArchive, ref
+	}
+	return msg, err
+}
+
+// findArchived returns the path under the root of agent's archived message
+// file name (in archive/ or one of its sub-folders), or an error wrapping
+// fs.ErrNotExist when there is none.
+func (s *Store) findArchived(ctx context.Context, agent, name string) (string, error) {
+	var found string
+	more, err := s.listBox(ctx, agent, archiveDir, driver.BoxArchive, func(dir string, file []byte) bool {
+		if string(file) == name {
+			found = dir + string(filepath.Separator) + name
+		}
+		return found == ""
+	})
+	if err != nil && more {
+		return "", err
+	}
+	if found == "" {
+		return "", fmt.Errorf("%s of %s: %w", name, agent, fs.ErrNotExist)
+	}
+	return found, nil
 }
 
 // listBox calls fn with the folder under the root and the name of each
@@ -246,19 +280,12 @@ func (s *Store) Fetch(ctx context.Context, sk driver.Skimmed) (driver.Stored, er
 			return st, err
 		}
 	}
-	var found string
-	if more, err := s.listBox(ctx, sk.Agent, archiveDir, driver.BoxArchive, func(dir string, file []byte) bool {
-		if string(file) == name {
-			found = dir + string(filepath.Separator) + name
-		}
-		return found == ""
-	}); err != nil && more {
-		return driver.Stored{}, err
-	}
-	if found != "" {
+	if found, err := s.findArchived(ctx, sk.Agent, name); err == nil {
 		if st, ok, err := try(found, driver.BoxArchive); ok || err != nil {
 			return st, err
 		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return driver.Stored{}, err
 	}
 	return driver.Stored{}, fmt.Errorf("fetch %s: %w", sk.Ref, fs.ErrNotExist)
 }

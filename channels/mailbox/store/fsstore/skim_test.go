@@ -416,13 +416,29 @@ func TestSkimReadsAMessageThatMovedOn(t *testing.T) {
 
 	for _, from := range []driver.Box{driver.BoxInbox, driver.BoxClaimed} {
 		sk := driver.Skimmed{Agent: "bob", Box: from, Ref: filepath.Join("bob", inboxDir, name)}
-		got, err := s.readMovedOn("bob", name, &sk)
+		got, err := s.readMovedOn(context.Background(), "bob", name, &sk)
 		require.NoError(t, err, "listed in %s", from)
 		assert.Equal(t, m.ID, got.ID)
 		assert.Equal(t, driver.BoxProcessed, sk.Box)
 		assert.Equal(t, filepath.Join("bob", processedDir, name), sk.Ref)
 	}
+
+	// Every folder is listed before a file is read: listed in processed/,
+	// it may be archived with its task before it is read (the delegator
+	// looks for the task it sent while its worker sweeps it).
+	archived := filepath.Join(archiveDir, byTaskDir, TaskDir("t1"))
+	require.NoError(t, os.MkdirAll(agentPath(s, "bob", archived), 0o700))
+	require.NoError(t, os.Rename(agentPath(s, "bob", processedDir, name), agentPath(s, "bob", archived, name)))
+	for _, from := range []driver.Box{driver.BoxInbox, driver.BoxClaimed, driver.BoxProcessed} {
+		sk := driver.Skimmed{Agent: "bob", Box: from}
+		got, err := s.readMovedOn(context.Background(), "bob", name, &sk)
+		require.NoError(t, err, "listed in %s", from)
+		assert.Equal(t, m.ID, got.ID)
+		assert.Equal(t, driver.BoxArchive, sk.Box)
+		assert.Equal(t, filepath.Join("bob", archived, name), sk.Ref)
+	}
+	require.NoError(t, os.Remove(agentPath(s, "bob", archived, name)))
 	sk := driver.Skimmed{Agent: "bob", Box: driver.BoxProcessed}
-	_, err := s.readMovedOn("bob", name, &sk)
-	assert.ErrorIs(t, err, fs.ErrNotExist, "a handled message moves on only into an archive, which is listed after")
+	_, err := s.readMovedOn(context.Background(), "bob", name, &sk)
+	assert.ErrorIs(t, err, fs.ErrNotExist, "gone for good")
 }

@@ -98,7 +98,7 @@ func (in *Inbox) settled(c *claim, st refState) {
 		in.urgentHeld.Add(-1)
 	}
 	delete(in.claims, c.seq)
-	delete(in.attempts, c.seq)
+	in.rec.settled(c.seq)
 	if c.own {
 		in.handled.add(c.id)
 		if in.inflight[c.id]--; in.inflight[c.id] <= 0 {

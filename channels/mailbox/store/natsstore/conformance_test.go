@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/storetest"
 	"github.com/switchboard-dev/switchboard/internal/natstest"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
@@ -34,6 +35,7 @@ func TestConformance(t *testing.T) {
 				_, err = obs.PutBytes(testkit.Ctx(t), digest, data)
 				require.NoError(t, err)
 			},
+			Crash: func(t *testing.T, in driver.Inbox) { require.NoError(t, natsstore.Crash(in)) },
 		}
 	}, storetest.Features{MaxDeliver: 3, NoPrune: true, ReadAhead: true})
 }

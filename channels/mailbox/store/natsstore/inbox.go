@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -49,10 +51,16 @@ type Inbox struct {
 	inflight map[string]int    // own ids of the claims
 	handled  *idRing           // own ids settled lately
 	// seenBelow: a lane's messages up to this stream sequence were
-	// delivered before the inbox opened; attempts counts their hand-outs
-	// (by stream sequence, unique across lanes).
+	// delivered before the inbox opened (rec's below as it opened).
 	seenBelow [laneCount]uint64
-	attempts  attempts
+	// rec counts the hand-outs (by stream sequence, unique across lanes).
+	rec *handouts
+	// owed is how many messages an earlier owner left unacknowledged
+	// that have not come back yet; recovered is closed by the Next after
+	// the last of them (Recovered).
+	owed          int
+	recovered     chan struct{}
+	recoveredDone bool
 }
 
 var _ driver.Inbox = (*Inbox)(nil)
@@ -90,25 +98,25 @@ func (s *Store) OpenInbox(ctx context.Context, agentID string) (driver.Inbox, er
 // they come again at once and in stream order, before anything newer.
 func (s *Store) startInbox(ctx context.Context, agent string, lock *inboxLock) (*Inbox, error) {
 	in := &Inbox{s: s, agent: agent, lock: lock, sem: make(chan struct{}, 1), arrived: make(chan struct{}, 1),
-		claims: map[uint64]*claim{}, inflight: map[string]int{}, handled: newIDRing(handledKeep), attempts: attempts{}}
+		claims: map[uint64]*claim{}, inflight: map[string]int{}, handled: newIDRing(handledKeep), recovered: make(chan struct{})}
+	var err error
+	if in.rec, err = s.loadHandouts(ctx, agent); err != nil {
+		return nil, err
+	}
+	in.rec.dropGone(ctx)
 	var conss [laneCount]jetstream.Consumer
 	for l := range laneCount {
-		st, err := s.startConsumer(ctx, agent, l)
+		st, err := s.startConsumer(ctx, agent, l, in.rec)
 		if err != nil {
 			return nil, err
 		}
-		conss[l], in.seenBelow[l] = st.cons, st.seenBelow
+		conss[l] = st.cons
+		in.owed += st.owed
 		if l == lanePriority {
 			in.urgentDue, in.maxAckPending = st.pending, st.maxAckPending
 		}
 	}
-	if in.seenBelow != [laneCount]uint64{} {
-		var err error
-		if in.attempts, err = s.loadAttempts(ctx, agent); err != nil {
-			return nil, err
-		}
-		s.dropGoneAttempts(ctx, in.attempts)
-	}
+	in.seenBelow = in.rec.below
 	// Consume hands messages to a callback, which queues them here; unlike
 	// the Messages iterator, whose fixed channel drops messages when a
 	// reconnect makes the client pull again while it holds a full batch.
@@ -125,6 +133,7 @@ func (s *Store) startInbox(ctx context.Context, agent string, lock *inboxLock) (
 	}
 	in.ctx, in.cancel = context.WithCancel(context.Background())
 	in.wg.Go(in.keepAlive)
+	in.wg.Go(func() { in.rec.flush(in.ctx) })
 	return in, nil
 }
 
@@ -238,8 +247,14 @@ func (in *Inbox) extendQueued() {
 // driver.ErrClosed) and the pulling, waits until the server has every
 // acknowledgement sent, and releases the lock. Messages handed out or
 // pulled ahead and not settled are redelivered, first and in order, when
-// the inbox is opened next (marked Redelivered).
-func (in *Inbox) Close() error {
+// the inbox is opened next (marked Redelivered); the hand-outs of those
+// handed out do not count towards MaxDeliver (see handouts.release): the
+// inbox stopped, it did not crash on them.
+func (in *Inbox) Close() error { return in.close(true) }
+
+// close is Close; release says whether the hand-outs still open are taken
+// off their counts (a clean stop) or left as a crash leaves them (tests).
+func (in *Inbox) close(release bool) error {
 	var err error
 	in.once.Do(func() {
 		in.cancel()
@@ -251,11 +266,18 @@ func (in *Inbox) Close() error {
 		in.qmu.Unlock()
 		in.mu.Lock()
 		in.closed = true
+		held := slices.Collect(maps.Keys(in.claims))
 		in.claims = map[uint64]*claim{}
 		in.mu.Unlock()
 		ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
 		defer cancel()
 		var errs []error
+		if release && !in.s.nc.IsClosed() {
+			if err := in.rec.release(ctx, held); err != nil {
+				in.s.opts.Logger.Warn("hand-outs not released; the messages held count as handed out once more",
+					"agent", in.agent, "messages", len(held), "err", err)
+			}
+		}
 		if !in.s.nc.IsClosed() {
 			errs = append(errs, in.s.nc.FlushWithContext(ctx), in.lock.release(ctx))
 		}

@@ -64,6 +64,7 @@ func (in *Inbox) Next(ctx context.Context) (*driver.Delivery, error) {
 			timer.Stop()
 		}
 	}()
+	in.noteRecovered()
 	for {
 		if err := driver.StillOpen(ctx, in.ctx.Done()); err != nil {
 			return nil, err
@@ -91,6 +92,23 @@ func (in *Inbox) Next(ctx context.Context) (*driver.Delivery, error) {
 		if d := in.take(ctx, p); d != nil {
 			return d, nil
 		}
+	}
+}
+
+var _ driver.Recoverer = (*Inbox)(nil)
+
+// Recovered implements driver.Recoverer: it is closed by the first Next
+// once every message an earlier owner left unacknowledged has come back
+// (handed out, set aside or dropped).
+func (in *Inbox) Recovered() <-chan struct{} { return in.recovered }
+
+// noteRecovered closes recovered when nothing is owed any more.
+func (in *Inbox) noteRecovered() {
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	if in.owed <= 0 && !in.recoveredDone {
+		close(in.recovered)
+		in.recoveredDone = true
 	}
 }
 
@@ -139,9 +157,14 @@ func (in *Inbox) take(ctx context.Context, p *pulled) *driver.Delivery {
 	if handedOut { // redelivered while still being worked on: the claim stands
 		return nil
 	}
-	seenBelow := in.seenBelow[p.lane]
-	if reason == "" && seq <= seenBelow {
-		reason = in.countAttempt(ctx, seq)
+	cameBack := seq <= in.seenBelow[p.lane]
+	if cameBack {
+		in.mu.Lock()
+		in.owed--
+		in.mu.Unlock()
+	}
+	if reason == "" && cameBack {
+		reason = in.rec.comeBack(ctx, seq)
 	}
 	if reason != "" {
 		in.setAside(ctx, m, seq, msg, reason, driver.EventQuarantined)
@@ -157,6 +180,9 @@ func (in *Inbox) take(ctx context.Context, p *pulled) *driver.Delivery {
 		c := &claim{in: in, msg: m, seq: seq, id: msg.ID, own: own, lane: p.lane}
 		in.claims[seq] = c
 		in.mu.Unlock()
+		if !cameBack {
+			in.rec.handedOut(seq)
+		}
 		if p.lane == lanePriority {
 			in.urgentHeld.Add(1)
 		}
@@ -164,9 +190,10 @@ func (in *Inbox) take(ctx context.Context, p *pulled) *driver.Delivery {
 			in.s.emit(driver.Event{Kind: driver.EventClaimed, Agent: in.agent, MessageID: msg.ID, From: msg.From, Ref: ref(seq),
 				ThreadID: msg.ThreadID, TaskID: msg.TaskOf()})
 		}
-		return &driver.Delivery{Message: msg, Redelivered: md.NumDelivered > 1 || seq <= seenBelow, Ref: c}
+		return &driver.Delivery{Message: msg, Redelivered: md.NumDelivered > 1 || cameBack, Ref: c}
 	}
 	in.mu.Unlock()
+	in.rec.settled(seq)
 	if err := in.s.ack(ctx, m); err != nil {
 		in.s.opts.Logger.Warn("cannot drop a duplicate; it comes back", "agent", in.agent, "id", msg.ID, "err", err)
 		return nil

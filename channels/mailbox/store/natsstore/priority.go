@@ -45,7 +45,7 @@ func (s *Store) consumerConfig(agent string, l lane) jetstream.ConsumerConfig {
 		FilterSubject: s.names.inboxFilter(agent),
 		AckPolicy:     jetstream.AckExplicitPolicy,
 		AckWait:       s.opts.AckWait,
-		MaxDeliver:    -1, // the inbox counts hand-outs itself (see attempts)
+		MaxDeliver:    -1, // the inbox counts hand-outs itself (see handouts)
 		DeliverPolicy: jetstream.DeliverAllPolicy,
 	}
 	if l == lanePriority {
@@ -65,13 +65,20 @@ type consumerStart struct {
 	// maxAckPending its limit of messages delivered and not acknowledged.
 	pending       uint64
 	maxAckPending int
+	// owed is how many messages an earlier owner left unacknowledged:
+	// they come again first.
+	owed int
 }
 
 // startConsumer creates or updates agent's consumer of lane l. If it has
 // messages delivered and not acknowledged (left by a closed or crashed
 // owner) it is reset to its acknowledgement floor, so they come again at
 // once and in stream order, before anything newer.
-func (s *Store) startConsumer(ctx context.Context, agent string, l lane) (consumerStart, error) {
+//
+// The record of hand-outs (rec) learns first how far the server delivered,
+// so that messages delivered before come back marked Redelivered even if
+// this process is killed between the reset and their redelivery.
+func (s *Store) startConsumer(ctx context.Context, agent string, l lane, rec *handouts) (consumerStart, error) {
 	cfg := s.consumerConfig(agent, l)
 	cons, err := s.createConsumer(ctx, cfg)
 	if err != nil {
@@ -82,7 +89,10 @@ func (s *Store) startConsumer(ctx context.Context, agent string, l lane) (consum
 	if info.NumAckPending == 0 {
 		return st, nil
 	}
-	st.seenBelow = info.Delivered.Stream
+	if err := rec.raise(ctx, l, info.Delivered.Stream); err != nil {
+		return consumerStart{}, fmt.Errorf("record how far %s delivered: %w", cfg.Durable, err)
+	}
+	st.seenBelow, st.owed = info.Delivered.Stream, info.NumAckPending
 	reset, err := s.js.ResetConsumer(ctx, s.opts.Stream, cfg.Durable)
 	if err != nil {
 		return consumerStart{}, fmt.Errorf("reset consumer %s to redeliver what was left unacknowledged: %w", cfg.Durable, err)

@@ -147,7 +147,7 @@ func TestPriorityMaxDeliver(t *testing.T) {
 		require.NoError(t, err)
 		id, _ := nextID(t, in, false)
 		require.Equal(t, m.ID, id, "hand-out %d", i+1)
-		require.NoError(t, in.Close())
+		require.NoError(t, natsstore.Crash(in)) // crashed on it
 	}
 	sentinel := storetest.NewMessage("alice", "bob", "sentinel")
 	require.NoError(t, be.Deliver(testkit.Ctx(t), sentinel))

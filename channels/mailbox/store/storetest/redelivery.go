@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
 
 func (s *suite) runRedelivery(t *testing.T) {
@@ -18,8 +19,10 @@ func (s *suite) runRedelivery(t *testing.T) {
 	t.Run("QuarantinedNotRedelivered", testkit.Parallel(s.testQuarantinedStays))
 	t.Run("SettleTwice", testkit.Parallel(s.testSettleTwice))
 	t.Run("ForeignDelivery", testkit.Parallel(s.testForeignDelivery))
+	t.Run("HeldAcrossCleanStops", testkit.Parallel(s.testHeldAcrossCleanStops))
 	if s.feat.MaxDeliver > 0 {
 		t.Run("MaxDeliver", testkit.Parallel(s.testMaxDeliver))
+		t.Run("CleanStopsDoNotCount", testkit.Parallel(s.testCleanStopsDoNotCount))
 	}
 }
 
@@ -132,11 +135,48 @@ func (s *suite) testForeignDelivery(t *testing.T) {
 	Ack(t, bob, Next(t, bob))
 }
 
-// testMaxDeliver: a message handed out MaxDeliver times without being
-// acknowledged is set aside as poison and not handed out again.
-func (s *suite) testMaxDeliver(t *testing.T) {
+// testHeldAcrossCleanStops: a message held (handed out, never settled)
+// across any number of clean stops of its receiver (Close: a task waiting
+// on its subtask while the agent restarts) comes back first each time,
+// marked Redelivered, and is never set aside: a clean stop is no crash.
+func (s *suite) testHeldAcrossCleanStops(t *testing.T) {
 	ev := testkit.NewEvents()
 	be := s.world(t).open(t, ev.Observe)
+	m := NewMessage("alice", "bob", "held while its subtask runs")
+	Deliver(t, be, m)
+	for i := range max(s.feat.MaxDeliver, 5) + 3 {
+		in, err := be.OpenInbox(testkit.Ctx(t), "bob")
+		require.NoError(t, err)
+		d := Next(t, in)
+		require.Equal(t, m.ID, d.Message.ID, "hand-out %d", i+1)
+		assert.Equal(t, i > 0, d.Redelivered, "hand-out %d", i+1)
+		require.NoError(t, in.Close())
+	}
+	sentinel := NewMessage("alice", "bob", "sentinel")
+	Deliver(t, be, sentinel)
+	in := OpenInbox(t, be, "bob")
+	d := ExpectNext(t, in, m.ID)
+	assert.True(t, d.Redelivered)
+	ExpectNext(t, in, sentinel.ID)
+	assert.Zero(t, ev.CountKind(store.EventQuarantined), "nothing set aside: %s", ev)
+}
+
+// crash closes in as a killed receiver leaves it (Harness.Crash).
+func (s *suite) crash(t *testing.T, w *world, in driver.Inbox) {
+	t.Helper()
+	if w.h.Crash == nil {
+		t.Fatal("Harness.Crash is nil; a backend with Features.MaxDeliver must say how a receiver crashes")
+	}
+	w.h.Crash(t, in)
+}
+
+// testMaxDeliver: a message handed out MaxDeliver times, its receiver
+// crashing each time before it acknowledges it, is set aside as poison
+// and not handed out again.
+func (s *suite) testMaxDeliver(t *testing.T) {
+	ev := testkit.NewEvents()
+	w := s.world(t)
+	be := w.driver(t, ev.Observe)
 	m := NewMessage("alice", "bob", "crashes the receiver")
 	Deliver(t, be, m)
 	for i := range s.feat.MaxDeliver {
@@ -144,11 +184,57 @@ func (s *suite) testMaxDeliver(t *testing.T) {
 		require.NoError(t, err)
 		d := Next(t, in)
 		require.Equal(t, m.ID, d.Message.ID, "delivery %d", i+1)
-		require.NoError(t, in.Close())
+		assert.Equal(t, i > 0, d.Redelivered, "delivery %d", i+1)
+		s.crash(t, w, in)
 	}
 	sentinel := NewMessage("alice", "bob", "sentinel")
 	Deliver(t, be, sentinel)
-	ExpectNext(t, OpenInbox(t, be, "bob"), sentinel.ID)
+	in, err := be.OpenInbox(testkit.Ctx(t), "bob")
+	require.NoError(t, err)
+	t.Cleanup(func() { in.Close() })
+	ExpectNext(t, in, sentinel.ID)
 	got := ev.WaitKind(t, store.EventQuarantined, func(e store.Event) bool { return e.MessageID == m.ID })
 	assert.Contains(t, got.Reason, "without an acknowledgement", "the reason says what happened")
+	assert.True(t, store.IsMaxDeliver(got.Reason), got.Reason)
+}
+
+// testCleanStopsDoNotCount: only the hand-outs the receiver crashed on
+// count towards maxDeliver. A message crashed on MaxDeliver-1 times, then
+// held across clean stops, is handed out once more (and set aside only
+// when that hand-out is crashed on too).
+func (s *suite) testCleanStopsDoNotCount(t *testing.T) {
+	ev := testkit.NewEvents()
+	w := s.world(t)
+	be := w.driver(t, ev.Observe)
+	m := NewMessage("alice", "bob", "crashed on, then held")
+	Deliver(t, be, m)
+	handOut := func(i int) driver.Inbox {
+		in, err := be.OpenInbox(testkit.Ctx(t), "bob")
+		require.NoError(t, err)
+		d := Next(t, in)
+		require.Equal(t, m.ID, d.Message.ID, "hand-out %d", i)
+		assert.Equal(t, i > 1, d.Redelivered, "hand-out %d", i)
+		return in
+	}
+	n := 0
+	for range s.feat.MaxDeliver - 1 {
+		n++
+		s.crash(t, w, handOut(n))
+	}
+	for range 3 {
+		n++
+		require.NoError(t, handOut(n).Close())
+	}
+	n++
+	s.crash(t, w, handOut(n)) // the MaxDeliver-th hand-out that counts
+	assert.Zero(t, ev.CountKind(store.EventQuarantined), "not set aside before: %s", ev)
+
+	sentinel := NewMessage("alice", "bob", "sentinel")
+	Deliver(t, be, sentinel)
+	in, err := be.OpenInbox(testkit.Ctx(t), "bob")
+	require.NoError(t, err)
+	t.Cleanup(func() { in.Close() })
+	ExpectNext(t, in, sentinel.ID)
+	got := ev.WaitKind(t, store.EventQuarantined, func(e store.Event) bool { return e.MessageID == m.ID })
+	assert.Equal(t, store.MaxDeliverReason(s.feat.MaxDeliver, s.feat.MaxDeliver), got.Reason)
 }

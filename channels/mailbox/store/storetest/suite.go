@@ -30,6 +30,13 @@ type Harness struct {
 	// data, as a disk fault or a hand edit would, so the suite can check
 	// that such bytes are refused when read. Nil skips that case.
 	CorruptArtifact func(t *testing.T, digest string, data []byte)
+	// Crash closes in, an inbox of a Backend that Open returned, as a
+	// receiver killed while it held messages leaves it: what it handed
+	// out and did not settle is redelivered at the next opening, and
+	// those hand-outs count towards maxDeliver (where Close, a clean
+	// stop, does not count them). Required when Features.MaxDeliver is
+	// above 0.
+	Crash func(t *testing.T, in driver.Inbox)
 }
 
 // Features says what a backend lacks or adds; the zero value is a backend
