@@ -54,3 +54,12 @@ type IdentityChannel interface {
 func (c *Config) SetProfile(p agent.Profile) {
 	c.AgentID, c.Description, c.Capabilities, c.Roles = p.ID, p.Description, p.Capabilities, p.Roles
 }
+
+// AnswerChannel is a channel that asks people questions in their chats
+// and takes their answers before the model sees them (the mailbox: a
+// person's answer to an escalation, "1" to "4"): TakeAnswer reports
+// whether in was such an answer, which it then finished. It joins
+// Config.Answers.
+type AnswerChannel interface {
+	TakeAnswer(ctx context.Context, in bus.InboundMessage) bool
+}

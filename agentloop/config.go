@@ -1,6 +1,7 @@
 package agentloop
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -102,6 +103,10 @@ type Config struct {
 	// Approval says which tool calls and tasks wait for a person's
 	// approval, and how (see ApprovalConfig); the zero value: none.
 	Approval ApprovalConfig
+	// Answers take the chat messages that answer a question a channel
+	// asked in the chat (AnswerChannel) before the model sees them: each
+	// reports whether it took the message (and finished it).
+	Answers []func(ctx context.Context, in bus.InboundMessage) bool
 	// Logger receives logs; nil discards them.
 	Logger *slog.Logger
 	// Now is the clock (default time.Now).

@@ -97,10 +97,24 @@ func (l *Loop) Run(ctx context.Context) error {
 			l.finished.Add(1)
 			continue
 		}
+		if l.answered(ctx, in) {
+			l.finished.Add(1) // an answer to a channel's question (AnswerChannel)
+			continue
+		}
 		if err := s.dispatch(ctx, in); err != nil {
 			return err
 		}
 	}
+}
+
+// answered reports whether one of Config.Answers took in.
+func (l *Loop) answered(ctx context.Context, in bus.InboundMessage) bool {
+	for _, take := range l.cfg.Answers {
+		if take(ctx, in) {
+			return true
+		}
+	}
+	return false
 }
 
 // Unfinished returns how many messages the loop took off the bus and did

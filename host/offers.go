@@ -12,7 +12,7 @@ import (
 // offers is what the channels a host runs offer its agent loop, found by
 // type assertion on each channel (the interfaces agentloop declares:
 // ToolChannel, HookChannel, ApprovalChannel, TaskChannel,
-// IdentityChannel). The host knows no channel: the mailbox offers all of
+// IdentityChannel, AnswerChannel). The host knows no channel: the mailbox offers all of
 // them, a chat channel usually none.
 type offers struct {
 	tools []agent.Tool
@@ -27,6 +27,8 @@ type offers struct {
 	// judged are the channels that ask the agent before they accept a
 	// task (Loop.Judge).
 	judged []agentloop.TaskChannel
+	// answers take the chat's answers to the channels' questions.
+	answers []agentloop.AnswerChannel
 }
 
 // offersOf collects the offers of m's channels, in the order they were
@@ -61,6 +63,9 @@ func offersOf(m *channels.Manager) (offers, error) {
 		if c, ok := ch.(agentloop.TaskChannel); ok {
 			o.judged = append(o.judged, c)
 		}
+		if c, ok := ch.(agentloop.AnswerChannel); ok {
+			o.answers = append(o.answers, c)
+		}
 	}
 	return o, nil
 }
@@ -79,6 +84,9 @@ func (o offers) apply(lc *agentloop.Config) error {
 	lc.Hooks = append(append([]agent.Hook(nil), o.hooks...), lc.Hooks...)
 	if o.book != nil {
 		lc.Approval.Book = o.book
+	}
+	for _, c := range o.answers {
+		lc.Answers = append(lc.Answers, c.TakeAnswer)
 	}
 	if o.profile != nil {
 		lc.SetProfile(*o.profile)

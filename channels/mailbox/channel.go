@@ -77,6 +77,7 @@ type Channel struct {
 	canceled *canceledTasks
 	drain    *drainState      // see drain.go
 	poisoned chan store.Event // set aside after maxDeliver, to be told (setaside.go)
+	escPoke  chan struct{}    // has the escalation loop look now (escalation_act.go)
 	// published counts what the channel put on the bus (recovered.go).
 	published atomic.Uint64
 
@@ -152,6 +153,7 @@ func New(cfg Config, b *bus.Bus, opts Options) (*Channel, error) {
 		canceled:  newCanceledTasks(256),
 		drain:     newDrainState(),
 		poisoned:  make(chan store.Event, poisonQueue),
+		escPoke:   make(chan struct{}, 1),
 	}, nil
 }
 
@@ -278,6 +280,10 @@ func (c *Channel) Start(ctx context.Context) error {
 	c.wg.Go(func() { c.drainRequests(runCtx, drainCheck) })
 	deadlockCheck := c.clk.NewTicker(seconds(c.cfg.OfflineAfter))
 	c.wg.Go(func() { c.deadlockLoop(runCtx, deadlockCheck, sent) })
+	if c.cfg.Escalation.Enabled() {
+		escCheck := c.clk.NewTicker(escalationTick)
+		c.wg.Go(func() { c.escalationLoop(runCtx, escCheck) })
+	}
 	c.Logger().Info("mailbox channel started", "agent", c.cfg.AgentID)
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
 	"github.com/switchboard-dev/switchboard/config"
+	"github.com/switchboard-dev/switchboard/internal/mailbox/escalate"
 	"github.com/switchboard-dev/switchboard/internal/mailbox/limits"
 )
 
@@ -163,6 +164,9 @@ type Work struct {
 	AcceptTimeout float64 `json:"acceptTimeout"`
 	// Budget bounds the agent's model spending (channels.mailbox.budget).
 	Budget Budget `json:"budget"`
+	// Escalation is the levels stuck work climbs until someone decides
+	// (channels.mailbox.escalation); none by default.
+	Escalation escalate.Config `json:"escalation"`
 }
 
 // Budget is the channels.mailbox.budget section. Zero values set no bound.
@@ -183,8 +187,8 @@ type Budget struct {
 }
 
 // DefaultWork returns the defaults: a task must be accepted within 30
-// seconds; no budget, no daily cap, no prices.
-func DefaultWork() Work { return Work{AcceptTimeout: 30} }
+// seconds; no budget, no daily cap, no prices; no escalation.
+func DefaultWork() Work { return Work{AcceptTimeout: 30, Escalation: escalate.DefaultConfig()} }
 
 // DecodeConfig decodes (see DecodeSection) and validates a
 // channels.mailbox section.
@@ -286,6 +290,9 @@ func (c *Config) Validate(prefix string) error {
 	}
 	errs = append(errs, c.Conversations.validate(key)...)
 	errs = append(errs, c.Work.validate(key)...)
+	if err := c.Escalation.Validate(key("escalation"), c.AgentID); err != nil {
+		errs = append(errs, err)
+	}
 	errs = append(errs, c.Signing.validate(key)...)
 	if !store.Known(c.Backend) {
 		errs = append(errs, fmt.Errorf("%s: unknown backend %q (known: %v; forgotten import?)",

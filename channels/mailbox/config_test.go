@@ -126,6 +126,7 @@ func TestWorkConfigDecodesAndDefaults(t *testing.T) {
 			"inputPrice": 3, "outputPrice": 15},
 	}})
 	require.NoError(t, err)
+	assert.False(t, cfg.Escalation.Enabled(), "no escalation by default: stuck work ends as before")
 	assert.EqualValues(t, 12.5, cfg.AcceptTimeout)
 	assert.Equal(t, mailbox.Budget{TaskTokens: 4000, TaskCost: 0.5, DailyTokens: 100000, InputPrice: 3, OutputPrice: 15},
 		cfg.Budget)
@@ -143,6 +144,11 @@ func TestWorkConfigErrorsNameTheKey(t *testing.T) {
 		{"negative cap", map[string]any{"budget": map[string]any{"dailyTokens": -1}}, "channels.mailbox.budget.dailyTokens"},
 		{"cost without prices", map[string]any{"budget": map[string]any{"taskCost": 1}}, "channels.mailbox.budget.taskCost: a cost budget needs the model's prices"},
 		{"accept timeout zero", map[string]any{"acceptTimeout": 0}, "channels.mailbox.acceptTimeout"},
+		{"escalation to itself", map[string]any{"escalation": map[string]any{"levels": []any{"coder"}}},
+			`channels.mailbox.escalation.levels[0]: "coder" is this agent`},
+		{"escalation key unknown", map[string]any{"escalation": map[string]any{"level": []any{"lead"}}}, "channels.mailbox.escalation.level"},
+		{"escalation timeouts", map[string]any{"escalation": map[string]any{"levels": []any{"lead"}, "timeouts": []any{1, 2}}},
+			"channels.mailbox.escalation.timeouts: want one number of seconds per level (1), got 2"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -31,11 +31,13 @@ import (
 // that is not accepted in time stays in that agent's inbox, and the
 // conversation is told once that it waits.
 
-// delegation returns the record of task message msg, sent for req.
-func delegation(msg *envelope.Message, req route.Request) ledger.Record {
+// delegation returns the record of task message msg, sent for req. The
+// task's content is kept when it may be sent again: to another holder of
+// a group, or by an escalation's decision (escalates).
+func delegation(msg *envelope.Message, req route.Request, escalates bool) ledger.Record {
 	rec := ledger.RecordOf(msg, req.Callback, meta.TreeOf(req.Tree, req.Parent))
 	rec.Via = req.Via
-	if _, _, ok := rec.Group(); ok {
+	if _, _, ok := rec.Group(); ok || escalates {
 		rec.Parts, rec.Budget = msg.Content.Parts, msg.Task.Budget
 	}
 	return rec
@@ -53,6 +55,9 @@ func (c *Channel) delegatedDeadlines(ctx context.Context, sent *ledger.Delegated
 func (c *Channel) taskOverdue(ctx context.Context, sent *ledger.Delegated, t ledger.Record) {
 	if cur, ok := sent.Lookup(t.TaskID, t.To); !ok || cur.Deadline == nil || cur.Deadline.After(c.clk.Now()) {
 		return // ended, or its deadline moved
+	}
+	if c.escalateOverdue(ctx, t) {
+		return
 	}
 	if err := sent.SetState(ctx, t.TaskID, envelope.StateFailed); err != nil {
 		c.Logger().Warn("record overdue task", "task", t.TaskID, "err", err)
@@ -159,6 +164,9 @@ func (c *Channel) reoffer(ctx context.Context, sent *ledger.Delegated, t ledger.
 	} else if _, name, ok := t.Group(); ok {
 		why += "; no other online agent offers " + name
 	}
+	if c.escalateLost(ctx, t, why) {
+		return
+	}
 	if t.State == envelope.StatePending && t.Via == "" {
 		c.stillWaiting(ctx, sent, t, why)
 		return
@@ -227,7 +235,7 @@ func (c *Channel) sendAgain(ctx context.Context, sent *ledger.Delegated, t ledge
 		return err
 	}
 	tried := append(slices.Clone(t.Tried), t.To)
-	return sent.Update(ctx, t.TaskID, func(r *ledger.Record) { r.Tried = tried })
+	return sent.Update(ctx, t.TaskID, func(r *ledger.Record) { r.Tried, r.Said = tried, t.Said })
 }
 
 // cancelAt tells the old worker of task t that it is canceled (it drops

@@ -289,6 +289,11 @@ func (c *Channel) onUpdate(ctx context.Context, d *store.Delivery, mt meta.Meta,
 	if ok && c.toldBefore(ctx, rec, d.Message) {
 		return verdict{}, nil // its notice was told already (delegated.go)
 	}
+	if ok && task.State.Terminal() {
+		if sv, taken := c.stuckUpdate(ctx, rec, task, mt); taken {
+			return sv, nil // stuck: escalated instead (escalation_triggers.go)
+		}
+	}
 	if ok {
 		if err := c.sent.SetState(ctx, rec.TaskID, task.State); err != nil {
 			c.Logger().Warn("record task state", "task", rec.TaskID, "err", err)

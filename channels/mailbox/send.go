@@ -122,7 +122,7 @@ func (c *Channel) Post(ctx context.Context, req route.Request) (_ *envelope.Mess
 	}
 	recorded := false
 	if msg.Type == envelope.TypeTask {
-		if err := sent.Add(ctx, delegation(msg, req)); err != nil {
+		if err := sent.Add(ctx, delegation(msg, req, c.cfg.Escalation.Enabled())); err != nil {
 			return nil, err
 		}
 		recorded = true

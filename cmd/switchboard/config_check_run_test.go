@@ -18,6 +18,10 @@ func TestConfigCheckFailsWhereRunDoes(t *testing.T) {
 			"channels.mailbox.allowFrom", "empty list denies every sender"},
 		{"matrix.json", `{"channels": {"matrix": {"enabled": true}}}`,
 			"channels", "of channel types not in this build"},
+		{"escalation.json", `{"channels": {"mailbox": {"enabled": true, "agentId": "ops", "escalation": {"levels": ["lead", "any:x"]}}}}`,
+			`channels.mailbox.escalation.levels\[1\]`, `want an agent id, cap:NAME, role:NAME or human`},
+		{"trigger.json", `{"channels": {"mailbox": {"enabled": true, "agentId": "ops", "escalation": {"levels": ["lead"], "on": ["sometimes"]}}}}`,
+			`channels.mailbox.escalation.on\[0\]`, `unknown trigger "sometimes"`},
 	} {
 		conf := s.writeConfig(c.name, c.config)
 		r := s.run("--config", conf, "config", "check")

@@ -177,6 +177,7 @@ func (a *app) subcommands() []subcommand {
 		{"approvals", a.approvalsCommand},
 		{"drain", a.drainCommand},
 		{"waits", a.waitsCommand},
+		{"escalations", a.escalationsCommand},
 		{"artifacts", a.artifactsCommand},
 		{"artifact", a.artifactCommand},
 		{"reserve", a.reserveCommand},

@@ -33,8 +33,11 @@ type ActionRequest struct {
 	// Agent.
 	Agent string `json:"agent"`
 	Ref   string `json:"ref"`
-	// archive: ID of a request; approve, deny: ID of an approval.
-	ID string `json:"id"`
+	// archive: ID of a request; approve, deny: ID of an approval;
+	// escalation: ID of an escalation, its Action (retry, reassign,
+	// cancel, takeover), Agent (for reassign) and Reason.
+	ID     string `json:"id"`
+	Action string `json:"action"`
 }
 
 // ActionResult is what a successful action answers.
@@ -52,14 +55,15 @@ var errUsage = operator.ErrUsage
 // actions are the operator's actions by name.
 func (c *Console) actions() map[string]func(context.Context, ActionRequest) (ActionResult, error) {
 	return map[string]func(context.Context, ActionRequest) (ActionResult, error){
-		"send":      c.send,
-		"cancel":    c.cancel,
-		"redeliver": c.redeliver,
-		"discard":   c.discard,
-		"archive":   c.archive,
-		"drain":     c.drain,
-		"approve":   func(ctx context.Context, r ActionRequest) (ActionResult, error) { return c.decide(ctx, r, true) },
-		"deny":      func(ctx context.Context, r ActionRequest) (ActionResult, error) { return c.decide(ctx, r, false) },
+		"send":       c.send,
+		"cancel":     c.cancel,
+		"redeliver":  c.redeliver,
+		"discard":    c.discard,
+		"archive":    c.archive,
+		"drain":      c.drain,
+		"approve":    func(ctx context.Context, r ActionRequest) (ActionResult, error) { return c.decide(ctx, r, true) },
+		"deny":       func(ctx context.Context, r ActionRequest) (ActionResult, error) { return c.decide(ctx, r, false) },
+		"escalation": c.decideEscalation,
 	}
 }
 

@@ -3,6 +3,8 @@ package console
 import (
 	"context"
 	"fmt"
+
+	"github.com/switchboard-dev/switchboard/internal/mailbox/escalate"
 )
 
 // redeliver puts a set-aside message back into its agent's inbox.
@@ -60,4 +62,14 @@ func (c *Console) decide(ctx context.Context, r ActionRequest, allow bool) (Acti
 		what = "approved " + r.ID
 	}
 	return ActionResult{Done: what}, nil
+}
+
+// decideEscalation decides an escalation of stuck work as the operator
+// (operator.DecideEscalation); the agent that escalated acts on it.
+func (c *Console) decideEscalation(ctx context.Context, r ActionRequest) (ActionResult, error) {
+	e, err := c.op.DecideEscalation(ctx, r.ID, r.Action, r.Agent, r.Reason)
+	if err != nil {
+		return ActionResult{}, err
+	}
+	return ActionResult{Done: "decided escalation " + e.ID + ": " + escalate.Decided(*e.Decision) + "; " + e.Agent + " acts on it"}, nil
 }

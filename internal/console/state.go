@@ -27,6 +27,8 @@ type State struct {
 	Pending   []PendingRow     `json:"pending"`
 	Audit     []store.Event    `json:"audit"`
 	Approvals []Approval       `json:"approvals"`
+	// Escalations are the escalations of stuck work kept on the store.
+	Escalations []store.Escalation `json:"escalations"`
 	// Missing names what this store cannot show ("the audit log").
 	Missing []string `json:"missing,omitempty"`
 }
@@ -63,6 +65,10 @@ func (c *Console) State(ctx context.Context) (*State, error) {
 	st.Audit = c.audit(ctx, st)
 	if st.Approvals, err = c.cfg.Approvals.Waiting(ctx); err != nil {
 		st.Missing = append(st.Missing, "approvals ("+err.Error()+")")
+	}
+	if st.Escalations, err = c.op.Escalations(ctx); err != nil {
+		st.Missing = append(st.Missing, "escalations ("+err.Error()+")")
+		st.Escalations = []store.Escalation{}
 	}
 	return st, nil
 }

@@ -33,6 +33,7 @@ func (s *Server) addTools() {
 	add(s, tools.ReserveFiles)
 	add(s, tools.ReleaseFiles)
 	add(s, tools.FileReservations)
+	add(s, tools.AnswerEscalation)
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: "thread", Description: "Show the conversation a message belongs to, in causal order."},
 		s.thread)
 	mcp.AddTool(s.mcp, &mcp.Tool{Name: "pending", Description: "Show the replies you owe (requests and tasks received " +

@@ -60,6 +60,11 @@ func followUp(call agent.ToolCall, result string) string {
 			return result
 		}
 		return fmt.Sprintf("I asked %s to %s (task %s). I'll tell you when it's done.", m[2], args.Task, m[1])
+	case toolEscalation:
+		if failed {
+			return "I could not answer the escalation: " + failure
+		}
+		return "" // decided: nothing to tell the agent that escalated
 	case toolListAgents:
 		if failed {
 			return "I could not list the agents: " + failure

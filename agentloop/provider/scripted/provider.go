@@ -124,6 +124,9 @@ func answerNote(req agent.Request, n bus.Note) (*agent.Response, error) {
 	case "task_update":
 		return say(describeUpdate(n)), nil
 	}
+	if resp, ok := answerEscalation(req, n.Text); ok {
+		return resp, nil
+	}
 	res, err := Work(n.Text)
 	if errors.Is(err, ErrUnknownWork) {
 		return say(HelpText), nil
@@ -160,6 +163,9 @@ func describeUpdate(n bus.Note) string {
 		}
 		return who + " could not do it: " + why
 	case "canceled":
+		if why != "" && why != n.Text {
+			return who + "'s task was canceled: " + why
+		}
 		return who + "'s task was canceled."
 	case "pending":
 		if why == n.Text {

@@ -175,3 +175,7 @@ func (f *fakeMailbox) FetchArtifact(_ context.Context, p envelope.Part) (string,
 func (f *fakeMailbox) Reservations() (*store.Reservations, error) {
 	return nil, store.ErrNotSupported
 }
+
+func (f *fakeMailbox) DecideEscalation(context.Context, string, store.EscalationDecision) (store.Escalation, error) {
+	return store.Escalation{}, store.ErrNotSupported
+}

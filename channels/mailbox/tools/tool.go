@@ -41,6 +41,9 @@ type Mailbox interface {
 	FetchArtifact(ctx context.Context, p envelope.Part) (string, error)
 	// Reservations are the file reservations of the agent's store.
 	Reservations() (*store.Reservations, error)
+	// DecideEscalation decides an escalation that asks this agent (its
+	// Action, Agent and Reason; who and when are the mailbox's).
+	DecideEscalation(ctx context.Context, id string, d store.EscalationDecision) (store.Escalation, error)
 }
 
 // Caller is who calls a tool: what differs between a model in the agent
@@ -136,8 +139,10 @@ func (t introduced) Use() string { return t.use }
 
 // Loop returns the tools an agent loop offers its model, called as c:
 // list_agents, delegate_task, send_message, reply, read_artifact,
-// reserve_files, release_files and file_reservations, in that order.
+// reserve_files, release_files, file_reservations and answer_escalation,
+// in that order.
 func Loop(c Caller) []agent.Tool {
 	return []agent.Tool{ListAgents.Agent(c), DelegateTask.Agent(c), SendMessage.Agent(c), Reply.Agent(c),
-		ReadArtifact.Agent(c), ReserveFiles.Agent(c), ReleaseFiles.Agent(c), FileReservations.Agent(c)}
+		ReadArtifact.Agent(c), ReserveFiles.Agent(c), ReleaseFiles.Agent(c), FileReservations.Agent(c),
+		AnswerEscalation.Agent(c)}
 }

@@ -64,7 +64,7 @@ func TestNewToolsInOrder(t *testing.T) {
 	set, err := agentloop.NewTools(tools.Loop(tools.Caller{Mailbox: newFake()})...)
 	require.NoError(t, err)
 	assert.Equal(t, []string{"list_agents", "delegate_task", "send_message", "reply", "read_artifact",
-		"reserve_files", "release_files", "file_reservations"}, set.Names())
+		"reserve_files", "release_files", "file_reservations", "answer_escalation"}, set.Names())
 	for _, s := range set.Specs() {
 		assert.NotEmpty(t, s.Description, s.Name)
 		assert.Equal(t, "object", s.Parameters["type"], s.Name)

@@ -113,8 +113,34 @@
           "Expired: the agent stopped waiting (it stopped or crashed); the step counts as denied. Deny removes the record." :
           "No answer by the deadline denies the step. The first decision stands, from here, the chat or the command line."));
     },
+    escalations() {
+      const list = state.escalations || [];
+      if (!list.length) return empty("No escalations waiting.");
+      return el("div", {}, table(["Agent", "Task", "Trigger", "Asked", "Tried", "Level", "Time left", ""], list.map((e) =>
+        el("tr", { class: "escalation", data: { escalation: e.id } },
+          td("Agent", el("strong", {}, e.agent)),
+          td("Task", el("span", { class: "mono" }, e.task_id)),
+          td("Trigger", badge(e.trigger, "kind")),
+          td("Asked", e.asked),
+          td("Tried", (e.attempts || []).map((a) => a.agent + ": " + a.said + (a.reason ? " (" + a.reason + ")" : "")).join("; ")),
+          td("Level", (e.levels || [])[e.level] || "—", e.asked_at ? " (" + e.asked_at + ")" : ""),
+          td("Time left", e.decision ? badge("decided: " + e.decision.action, "kind") : el("span", { class: "countdown", data: { deadline: e.due } }, left(e.due))),
+          td("", e.decision ? el("span", { class: "muted" }, "its agent acts on it") : canAct ? escalationButtons(e) : el("span", { class: "muted" }, "read-only"))))),
+        el("p", { class: "muted" }, "The first decision stands, from here, the level's agent, the chat or the command line; the agent that escalated acts on it."));
+    },
   };
 
+  // escalationButtons are the operator's answers to an escalation of
+  // stuck work: retry, reassign (to the agent asked for), cancel, take over.
+  function escalationButtons(e) {
+    const decide = (action, extra) => act("escalation", Object.assign({ id: e.id, action: action }, extra || {}));
+    const reassign = () => { const to = prompt("Reassign task " + e.task_id + " to which agent?"); if (to) decide("reassign", { agent: to.trim() }); };
+    return el("span", { class: "decide" },
+      el("button", { type: "button", on: { click: () => decide("retry") } }, "Retry"), " ",
+      el("button", { type: "button", on: { click: reassign } }, "Reassign…"), " ",
+      el("button", { type: "button", class: "deny", on: { click: () => confirm("Cancel task " + e.task_id + "? The user is told.") && decide("cancel") } }, "Cancel"), " ",
+      el("button", { type: "button", on: { click: () => decide("takeover") } }, "Take over"));
+  }
   // decideButtons are the operator's answers to an approval: approve and
   // deny while its agent waits, only deny (which removes it) once expired.
   function decideButtons(a) {
@@ -247,6 +273,9 @@
     const waiting = state.approvals.filter((a) => !a.expired).length;
     $("#approvals-count").textContent = waiting ? String(waiting) : "";
     $("#approvals-count").hidden = !waiting;
+    const stuck = (state.escalations || []).filter((e) => !e.decision).length;
+    $("#escalations-count").textContent = stuck ? String(stuck) : "";
+    $("#escalations-count").hidden = !stuck;
     const out = views[view]();
     if (!out) return;
     // The view is built anew: a button the keyboard was on keeps the focus.

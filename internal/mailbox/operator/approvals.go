@@ -66,7 +66,8 @@ type Decided struct {
 }
 
 // IsNotFound reports whether err says an action named nothing that
-// exists: no such set-aside message, no such approval.
+// exists: no such set-aside message, no such approval, no such
+// escalation.
 func IsNotFound(err error) bool {
-	return errors.Is(err, store.ErrNotSetAside) || errors.Is(err, agent.ErrNoApproval)
+	return errors.Is(err, store.ErrNotSetAside) || errors.Is(err, agent.ErrNoApproval) || isNoEscalation(err)
 }

@@ -57,6 +57,10 @@ type Reoffer struct {
 	Budget *envelope.Budget `json:"budget,omitempty"`
 	// Tried are the workers it was offered to before To.
 	Tried []string `json:"tried,omitempty"`
+	// Said is what each worker of Tried said of it, by agent ("rejected:
+	// unauthorized", "did not accept it in time"), for an escalation's
+	// account of who tried.
+	Said map[string]string `json:"said,omitempty"`
 	// Noticed is set once the delegator was told that a task sent to one
 	// agent waits unaccepted.
 	Noticed bool `json:"noticed,omitempty"`

@@ -20,6 +20,7 @@ func (s *suite) runAbilities(t *testing.T) {
 	t.Run("SweepTask", testkit.Parallel(s.testSweepTask))
 	t.Run("Prune", testkit.Parallel(s.testPrune))
 	t.Run("Approvals", testkit.Parallel(s.testApprovals))
+	t.Run("Escalations", testkit.Parallel(s.testEscalations))
 }
 
 // Ability is one optional ability of a backend (or of its Inbox), as
