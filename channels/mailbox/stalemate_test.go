@@ -173,3 +173,38 @@ func storedFrom(t *testing.T, e *env, from, to, task string, counts envelope.Exc
 	e.deliver(t, m)
 	return m
 }
+
+// A stalemate found by the worker fails the task with "stalemate: …",
+// and a delegator with escalation levels climbs them with the trigger
+// stalemate instead of failing its own work: the level (an agent here)
+// is asked with what was asked and why it stuck, and the escalation
+// waits on the store.
+func TestStalemateClimbsTheDelegatorsEscalation(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	lead := e.startAgent(t, "lead", func(c *mailbox.Config) { c.Escalation.Levels = []string{"boss"} })
+	worker := e.startAgent(t, "worker")
+	boss := e.startAgent(t, "boss")
+
+	_, err := lead.Post(context.Background(), route.Request{To: "worker", Type: envelope.TypeTask, TaskID: "t1", Text: "sort 3 1 2"})
+	require.NoError(t, err)
+	in := worker.take(t)
+	mine := storedFrom(t, e, "worker", "lead", "t1", envelope.Exchange{Bounces: 3}, false)
+	bounce := msg("lead", "worker", envelope.TypeMessage, "and again?")
+	bounce.ReplyTo, bounce.ThreadID, bounce.HopCount = mine.ID, "th1", 4
+	bounce.SetExchange(envelope.Exchange{Bounces: 4})
+	e.deliver(t, bounce)
+	refused := e.waitEvent(t, "refused", bounce.ID)
+	require.True(t, strings.HasPrefix(refused.Reason, "stalemate: "), refused.Reason)
+	in.Done()
+
+	asked := boss.consume(t)
+	assert.Contains(t, asked.Content, "sort 3 1 2", "the level reads what was asked")
+	assert.Contains(t, asked.Content, "stalemate", "and why it stuck")
+	list, err := e.st.Escalations().List(context.Background())
+	require.NoError(t, err)
+	require.Len(t, list, 1)
+	assert.Equal(t, "stalemate", list[0].Trigger)
+	assert.Equal(t, "t1", list[0].TaskID)
+	assert.Equal(t, "boss", list[0].At())
+}
