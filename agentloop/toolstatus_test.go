@@ -37,8 +37,9 @@ func (f *fakeStatus) Unavailable(name string) (string, bool) {
 	return "", false
 }
 
-// TestTheModelReadsWhichToolsAreDown: the status note follows the turn's
-// message in every request of the turn, the system prompt stays the same
+// TestTheModelReadsWhichToolsAreDown: the status note comes, a message of
+// its own, just before the turn's message in every request of the turn
+// (the user's words unchanged), the system prompt stays the same
 // and the history keeps the message without it; a call to a tool of a
 // server that is down is answered with why, not "unknown tool".
 func TestTheModelReadsWhichToolsAreDown(t *testing.T) {
@@ -52,7 +53,8 @@ func TestTheModelReadsWhichToolsAreDown(t *testing.T) {
 	require.Len(t, reqs, 2)
 	for _, req := range reqs {
 		assert.Equal(t, agent.Message{Role: agent.RoleSystem, Content: "be brief"}, req.Messages[0])
-		assert.Equal(t, "read the file\n\n[MCP server \"files\" is down: refused; retrying.]", req.Messages[1].Content)
+		assert.Equal(t, agent.Message{Role: agent.RoleUser, Content: "[MCP server \"files\" is down: refused; retrying.]"}, req.Messages[1])
+		assert.Equal(t, "read the file", req.Messages[2].Content)
 	}
 
 	status.set("") // the server is up: the next turn carries no note, the history none either

@@ -16,8 +16,10 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// toldModel is toolModel recording the text of every user message the
-// host sent it, as the model read it.
+// toldModel is toolModel recording, for every request that ends with user
+// messages, their text as the model read it (the note on the tools that
+// are down comes, a message of its own, before the turn's), joined by a
+// blank line.
 type toldModel struct {
 	mu   sync.Mutex
 	told []string
@@ -32,17 +34,21 @@ func (m *toldModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		} `json:"messages"`
 	}
 	_ = json.Unmarshal(data, &body)
-	if n := len(body.Messages); n > 0 && body.Messages[n-1].Role == "user" {
-		text, _ := body.Messages[n-1].Content.(string)
+	var texts []string
+	for i := len(body.Messages) - 1; i >= 0 && body.Messages[i].Role == "user"; i-- {
+		text, _ := body.Messages[i].Content.(string)
+		texts = append([]string{text}, texts...)
+	}
+	if len(texts) > 0 {
 		m.mu.Lock()
-		m.told = append(m.told, text)
+		m.told = append(m.told, strings.Join(texts, "\n\n"))
 		m.mu.Unlock()
 	}
 	r.Body = io.NopCloser(bytes.NewReader(data))
 	toolModel{}.ServeHTTP(w, r)
 }
 
-// last is the last user message the model read.
+// last is what the model read at the end of the last request.
 func (m *toldModel) last() string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -92,8 +98,9 @@ func TestTheModelIsToldAnMCPServerIsDown(t *testing.T) {
 	assert.Contains(t, answer, "tool said: error: "+down)
 	assert.Contains(t, answer, "; retrying")
 	assert.NotContains(t, answer, "unknown tool")
-	assert.Contains(t, model.last(), "please echo hello\n\n["+down)
-	assert.Contains(t, model.last(), "its tools (mcp_helper_*) cannot be used until it is up.]")
+	assert.True(t, strings.HasPrefix(model.last(), "["+down), "the note first: %q", model.last())
+	assert.Contains(t, model.last(), "its tools (mcp_helper_*) cannot be used until it is up.]\n\n")
+	assert.True(t, strings.HasSuffix(model.last(), "please echo hello"), "the turn's message after it: %q", model.last())
 
 	// It comes up.
 	require.NoError(t, os.WriteFile(gate, nil, 0o600))
@@ -110,7 +117,8 @@ func TestTheModelIsToldAnMCPServerIsDown(t *testing.T) {
 	host.awaitLine("mcp server failed to start; retrying")
 	s.sendID("--from", "user", "--to", "worker", "--text", "echo down")
 	assert.Contains(t, reply("the answer while it is down again"), "tool said: error: "+down)
-	assert.Contains(t, model.last(), "echo down\n\n["+down)
+	assert.True(t, strings.HasPrefix(model.last(), "["+down), "the note again: %q", model.last())
+	assert.True(t, strings.HasSuffix(model.last(), "echo down"), "the turn's message after it: %q", model.last())
 
 	// It comes back.
 	require.NoError(t, os.WriteFile(gate, nil, 0o600))

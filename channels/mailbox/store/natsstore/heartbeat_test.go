@@ -1,7 +1,6 @@
 package natsstore_test
 
 import (
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -17,25 +16,50 @@ import (
 // kvWrites counts the puts and deletes of one bucket, as the server
 // routes them.
 type kvWrites struct {
-	nc *nats.Conn
-	n  atomic.Int64
+	nc  *nats.Conn
+	sub *nats.Subscription // synchronous: the reader queues each write before the next PONG
+	n   int64
 }
 
 func countWrites(t *testing.T, ts *testServer, bucket string) *kvWrites {
 	t.Helper()
 	w := &kvWrites{nc: ts.Connect(t)}
-	_, err := w.nc.Subscribe("$KV."+bucket+".>", func(*nats.Msg) { w.n.Add(1) })
+	var err error
+	w.sub, err = w.nc.SubscribeSync("$KV." + bucket + ".>")
 	require.NoError(t, err)
 	require.NoError(t, w.nc.Flush())
 	return w
 }
 
-// count is the number of writes so far: every write the server took
-// before the call has arrived.
+// count is the number of writes so far that have arrived: after a flush,
+// what is queued on the subscription is taken without waiting.
 func (w *kvWrites) count(t *testing.T) int64 {
 	t.Helper()
 	require.NoError(t, w.nc.Flush())
-	return w.n.Load()
+	for {
+		queued, _, err := w.sub.Pending()
+		require.NoError(t, err)
+		if queued == 0 {
+			return w.n
+		}
+		_, err = w.sub.NextMsg(testkit.WaitLimit)
+		require.NoError(t, err)
+		w.n++
+	}
+}
+
+// await waits until n writes have arrived (a write's copy to a plain
+// subscriber may come after the put's answer) and returns the count then,
+// which is more than n if more came.
+func (w *kvWrites) await(t *testing.T, n int64) int64 {
+	t.Helper()
+	for w.count(t) < n {
+		if _, err := w.sub.NextMsg(testkit.WaitLimit); err != nil {
+			return w.n
+		}
+		w.n++
+	}
+	return w.n
 }
 
 // TestHeartbeatWritesOnlyWhenOld: heartbeats write neither the card nor
@@ -53,8 +77,8 @@ func TestHeartbeatWritesOnlyWhenOld(t *testing.T) {
 		c.Status, c.LastHeartbeat = envelope.StatusIdle, envelope.NewTime(base)
 	})
 	require.NoError(t, err)
-	require.Equal(t, int64(1), cards.count(t))
-	require.Equal(t, int64(1), presence.count(t))
+	require.Equal(t, int64(1), cards.await(t, 1))
+	require.Equal(t, int64(1), presence.await(t, 1))
 
 	const maxAge = 15 * time.Second
 	offlineAfter := 30 * time.Second
@@ -78,8 +102,8 @@ func TestHeartbeatWritesOnlyWhenOld(t *testing.T) {
 	card, err := be.Heartbeat(testkit.Ctx(t), "coder", now, maxAge)
 	require.NoError(t, err)
 	assert.Equal(t, now.UnixMilli(), card.LastHeartbeat.UnixMilli())
-	assert.Equal(t, int64(2), cards.count(t), "the card renewed once it was older than maxAge")
-	assert.Equal(t, int64(2), presence.count(t), "the presence key with it")
+	assert.Equal(t, int64(2), cards.await(t, 2), "the card renewed once it was older than maxAge")
+	assert.Equal(t, int64(2), presence.await(t, 2), "the presence key with it")
 	stored, err := be.Card(testkit.Ctx(t), "coder")
 	require.NoError(t, err)
 	assert.Equal(t, now.UnixMilli(), stored.LastHeartbeat.UnixMilli())
