@@ -9,10 +9,11 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"text/tabwriter"
 	"time"
+
+	"github.com/switchboard-dev/switchboard/bench/internal/binflag"
 )
 
 // options are the command-line flags.
@@ -21,25 +22,7 @@ type options struct {
 	rate float64
 	dur  time.Duration
 	root string
-	bins binFlags
-}
-
-// binFlags are the -bin NAME=PATH flags, in order.
-type binFlags []binary
-
-// binary is one switchboard binary to measure.
-type binary struct{ name, path string }
-
-func (b *binFlags) String() string { return fmt.Sprint(*b) }
-
-// Set implements flag.Value.
-func (b *binFlags) Set(v string) error {
-	name, path, ok := strings.Cut(v, "=")
-	if !ok || name == "" || path == "" {
-		return fmt.Errorf("%q: want NAME=PATH", v)
-	}
-	*b = append(*b, binary{name, path})
-	return nil
+	bins binflag.Binaries
 }
 
 func main() {
@@ -79,16 +62,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "console: build:", err)
 			return 1
 		}
-		o.bins = binFlags{{"this checkout", path}}
+		o.bins = binflag.Binaries{{Name: "this checkout", Path: path}}
 	}
 	fmt.Fprintf(stdout, "one open console page, %d stored messages, %g messages/s for %s\n\n", o.n, o.rate, o.dur)
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "binary\tCPU s, whole run\tCPU s, first state\tCPU s while messages arrive\tof one core\tstate reads\tstate size\tevents")
 	for i, bin := range o.bins {
 		root := filepath.Join(base, fmt.Sprintf("tree%d", i))
-		r, err := measure(ctx, bin.path, root, o)
+		r, err := measure(ctx, bin.Path, root, o)
 		if err != nil {
-			fmt.Fprintf(stderr, "console: %s: %v\n", bin.name, err)
+			fmt.Fprintf(stderr, "console: %s: %v\n", bin.Name, err)
 			return 1
 		}
 		first, arriving, share := "?", "?", "?"
@@ -97,7 +80,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 			first, arriving = fmt.Sprintf("%.2f", r.load.Seconds()), fmt.Sprintf("%.2f", busy.Seconds())
 			share = fmt.Sprintf("%.1f %%", 100*busy.Seconds()/r.arriving.Seconds())
 		}
-		fmt.Fprintf(tw, "%s\t%.2f\t%s\t%s\t%s\t%d\t%s\t%d\n", bin.name, r.cpu.Seconds(), first, arriving, share,
+		fmt.Fprintf(tw, "%s\t%.2f\t%s\t%s\t%s\t%d\t%s\t%d\n", bin.Name, r.cpu.Seconds(), first, arriving, share,
 			r.reads, size(r.stateBytes), r.events)
 		_ = os.RemoveAll(root)
 	}

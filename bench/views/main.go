@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"text/tabwriter"
 	"time"
+
+	"github.com/switchboard-dev/switchboard/bench/internal/binflag"
 )
 
 // options are the command-line flags.
@@ -22,25 +24,7 @@ type options struct {
 	root string
 	runs int
 	keep bool
-	bins binFlags
-}
-
-// binFlags are the -bin NAME=PATH flags, in order.
-type binFlags []binary
-
-// binary is one switchboard binary to measure.
-type binary struct{ name, path string }
-
-func (b *binFlags) String() string { return fmt.Sprint(*b) }
-
-// Set implements flag.Value.
-func (b *binFlags) Set(v string) error {
-	name, path, ok := strings.Cut(v, "=")
-	if !ok || name == "" || path == "" {
-		return fmt.Errorf("%q: want NAME=PATH", v)
-	}
-	*b = append(*b, binary{name, path})
-	return nil
+	bins binflag.Binaries
 }
 
 func main() {
@@ -95,7 +79,7 @@ func harness(ctx context.Context, o options, out io.Writer) (err error) {
 		if err := build.Run(); err != nil {
 			return fmt.Errorf("build ./cmd/switchboard (run from the repository's top folder, or give -bin): %w", err)
 		}
-		o.bins = binFlags{{"this", path}}
+		o.bins = binflag.Binaries{{Name: "this", Path: path}}
 	}
 	root := filepath.Join(work, "tree")
 	start := time.Now()
@@ -119,21 +103,21 @@ func harness(ctx context.Context, o options, out io.Writer) (err error) {
 	}
 	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', tabwriter.AlignRight)
 	for i, b := range o.bins { // what any command costs: the binary's own pages
-		res, err := measure(ctx, b.path, filepath.Join(work, "cache", fmt.Sprint(i)), root, []string{"version"}, o.runs)
+		res, err := measure(ctx, b.Path, filepath.Join(work, "cache", fmt.Sprint(i)), root, []string{"version"}, o.runs)
 		if err != nil {
-			return fmt.Errorf("version with %s: %w", b.name, err)
+			return fmt.Errorf("version with %s: %w", b.Name, err)
 		}
-		fmt.Fprintf(out, "%s: switchboard version takes %s, peak RSS %.1f MiB\n", b.name, secs(res.median()), float64(res.peakRSS)/(1<<20))
+		fmt.Fprintf(out, "%s: switchboard version takes %s, peak RSS %.1f MiB\n", b.Name, secs(res.median()), float64(res.peakRSS)/(1<<20))
 	}
 	fmt.Fprintln(tw, "view\tbinary\tfirst run\tfirst RSS\tmedian\tmin\tmax\tpeak RSS\tpeak heap\tlines\t")
 	for _, v := range views {
 		for i, b := range o.bins {
 			cache := filepath.Join(work, "cache", fmt.Sprint(i))
-			res, err := measure(ctx, b.path, cache, root, v.args, o.runs)
+			res, err := measure(ctx, b.Path, cache, root, v.args, o.runs)
 			if err != nil {
-				return fmt.Errorf("%s with %s: %w", v.name, b.name, err)
+				return fmt.Errorf("%s with %s: %w", v.name, b.Name, err)
 			}
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%.1f MiB\t%s\t%s\t%s\t%.1f MiB\t%d MB\t%d\t\n", v.name, b.name, secs(res.first),
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%.1f MiB\t%s\t%s\t%s\t%.1f MiB\t%d MB\t%d\t\n", v.name, b.Name, secs(res.first),
 				float64(res.firstRSS)/(1<<20), secs(res.median()), secs(res.min()), secs(res.max()),
 				float64(res.peakRSS)/(1<<20), res.heap(), res.lines)
 		}
