@@ -252,8 +252,10 @@ type recentMessages struct {
 	next  int
 }
 
+// newRecentMessages returns an empty memory of size entries. Its map grows
+// with the messages: an agent that starts does not pay for a full one.
 func newRecentMessages(size int) *recentMessages {
-	return &recentMessages{size: size, byID: make(map[string]meta.Meta, size)}
+	return &recentMessages{size: size, byID: map[string]meta.Meta{}}
 }
 
 func (r *recentMessages) add(m meta.Meta) {

@@ -5,10 +5,16 @@ import (
 	"errors"
 	"io/fs"
 	"path/filepath"
+	"sync"
 	"syscall"
 
 	"golang.org/x/sys/unix"
 )
+
+// direntBufs holds the buffers eachDirent reads folders into: an idle
+// agent lists its folders at every rescan, and a fresh 32 KiB each time
+// was most of what it allocated between two garbage collections.
+var direntBufs = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // eachDirent calls fn with the name and kind of each entry of the folder
 // dir (not "." and ".."), read in batches straight from the kernel: no
@@ -20,7 +26,9 @@ func eachDirent(dir string, fn func(name []byte, kind direntKind)) error {
 		return &fs.PathError{Op: "open", Path: dir, Err: err}
 	}
 	defer syscall.Close(fd)
-	buf := make([]byte, 32<<10)
+	bp := direntBufs.Get().(*[]byte)
+	defer direntBufs.Put(bp)
+	buf := *bp
 	for {
 		n, err := syscall.ReadDirent(fd, buf)
 		if errors.Is(err, syscall.EINTR) {

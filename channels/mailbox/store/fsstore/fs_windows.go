@@ -15,6 +15,9 @@ import (
 // file is opened, so nothing relies on it.
 const noFollow = 0
 
+// quietMarks is false: every tick scans (the store does not run here).
+const quietMarks = false
+
 // checkPlatform refuses: windows lacks the flock and O_NOFOLLOW the
 // folder store relies on.
 func checkPlatform() error { return ErrUnsupportedPlatform }

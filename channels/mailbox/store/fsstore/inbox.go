@@ -55,9 +55,12 @@ type Inbox struct {
 	sem    chan struct{} // held by the running Next (and by Close, for good)
 	notify chan struct{} // inbox/ may have changed; buffered 1
 	prio   chan struct{} // priority/ may have changed; buffered 1
-	done   chan struct{} // closed by Close
-	once   sync.Once
-	onWait func() // tests: called when Next starts waiting
+	// quietInbox and quietPrio let the watcher's tick skip inbox/ and
+	// priority/ while they stay as empty as their last scans found them.
+	quietInbox, quietPrio quietMark
+	done                  chan struct{} // closed by Close
+	once                  sync.Once
+	onWait                func() // tests: called when Next starts waiting
 
 	// Owned by the running Next.
 	pending     []string            // names to try, ascending
@@ -150,7 +153,8 @@ func (s *Store) OpenInbox(ctx context.Context, agentID string) (driver.Inbox, er
 	// file that arrives in between goes unnoticed.
 	hub := s.watchHub()
 	in.watch = startWatcher(hub, s.root, s.opts.PollInterval, in.log,
-		folder{filepath.Join(dir, inboxDir), in.notify}, folder{filepath.Join(dir, priorityDir), in.prio})
+		folder{filepath.Join(dir, inboxDir), in.notify, &in.quietInbox},
+		folder{filepath.Join(dir, priorityDir), in.prio, &in.quietPrio})
 	in.pokePriority() // read the markers before the first pending name
 	if err := s.inboxes.Add(in); err != nil {
 		return nil, err

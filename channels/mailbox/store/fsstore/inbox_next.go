@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
@@ -105,12 +106,15 @@ func (in *Inbox) refill() (wait bool, err error) {
 	handed := maps.Clone(in.handed) // only Next adds to it
 	in.mu.Unlock()
 	skip := func(name string) bool { _, ok := handed[name]; return ok }
+	before := statBeforeScan(inbox)
 	sc, err := scanDir(inbox, 2*keep, "", skip)
 	if errors.Is(err, fs.ErrNotExist) { // removed under us: recreate it
 		if err = in.refreshFolders(); err == nil {
+			before = statBeforeScan(inbox)
 			sc, err = scanDir(inbox, 2*keep, "", skip)
 		}
 	}
+	in.quietInbox.scanned(before, err == nil && sc.total == 0 && len(sc.foreign) == 0, time.Now())
 	if err != nil {
 		return false, fmt.Errorf("scan inbox of %q: %w", in.agent, err)
 	}
@@ -342,7 +346,10 @@ func (s *Store) markPriority(dir, name string, p int) {
 // loadUrgent reads the markers of priority messages, highest priority
 // first.
 func (in *Inbox) loadUrgent() {
-	sc, err := scanDir(filepath.Join(in.dir, priorityDir), in.batch, "", nil)
+	dir := filepath.Join(in.dir, priorityDir)
+	before := statBeforeScan(dir)
+	sc, err := scanDir(dir, in.batch, "", nil)
+	in.quietPrio.scanned(before, err == nil && sc.total == 0 && len(sc.foreign) == 0, time.Now())
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		in.log.Warn("cannot read priority markers; messages are taken in name order", "err", err)
 	}

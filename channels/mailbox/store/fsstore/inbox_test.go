@@ -179,7 +179,7 @@ func TestNextRescansEveryPollInterval(t *testing.T) {
 	s, _ := openMsgStore(t)
 	in := openTestInbox(t, s, "bob")
 	in.watch.stop() // no fsnotify (the folder to watch is missing): only the safety net
-	in.watch = startWatcher(s.watchHub(), s.root, 10*time.Millisecond, in.log, folder{t.TempDir() + "/missing", in.notify})
+	in.watch = startWatcher(s.watchHub(), s.root, 10*time.Millisecond, in.log, folder{t.TempDir() + "/missing", in.notify, nil})
 	got := nextWhenWaiting(t, in)
 	m := newMsg("alice", "bob", "found by polling")
 	deliver(t, s, m)

@@ -48,7 +48,7 @@ type journal struct {
 // openJournal loads the tail of the journal at path and opens it for
 // appending, creating it (mode 0600) if missing.
 func openJournal(path string, keep int, sync bool) (*journal, error) {
-	j := &journal{path: path, sync: sync, keep: keep, set: make(map[string]struct{}, keep)}
+	j := &journal{path: path, sync: sync, keep: keep, set: map[string]struct{}{}} // grown as ids come: a new agent's is empty
 	tail, err := readTail(path, int64(keep)*2*64)
 	if err != nil {
 		return nil, fmt.Errorf("read journal %s: %w", path, err)

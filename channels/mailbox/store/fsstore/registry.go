@@ -151,15 +151,19 @@ func (s *Store) currentCard(agentID string) ([]queuedCard, envelope.Card, error)
 // keeps a copy and rewrites it), or a new card.
 func (s *Store) registryCard(agentID string) (envelope.Card, error) {
 	path := s.registryPath()
-	snap, err := readRegistryFile(path)
+	raw, _, _, found, err := searchRegistry(path, agentID)
 	if err != nil {
 		return envelope.Card{}, err
 	}
-	switch raw, _, found := findEntryAt(snap.data, agentID); found {
+	switch found {
 	case entryFound:
 		return s.ownCard(path, map[string]json.RawMessage{agentID: raw}, agentID), nil
 	case entryAbsent: // a new agent: no need to parse a thousand others
 		return envelope.Card{AgentID: agentID}, nil
+	}
+	snap, err := readRegistryFile(path)
+	if err != nil {
+		return envelope.Card{}, err
 	}
 	entries, err := parseRegistry(snap.data)
 	if err != nil {

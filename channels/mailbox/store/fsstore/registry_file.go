@@ -286,13 +286,20 @@ func backupCorruptRegistry(root string, data []byte, now time.Time, sync bool) (
 const lookupWindow = 16 << 10
 
 // lookup finds agentID's card in the file: in the window around where it
-// was last time when the file was not read whole, else in the whole
-// file (read now). v.mu is held.
+// was last time, or by streaming the file (searchRegistry), when the file
+// was not read whole; else in the whole file (read now). v.mu is held.
 func (v *registryView) lookup(path, agentID string) (json.RawMessage, entrySearch) {
-	if off, ok := v.offsets[agentID]; ok && !v.read {
-		if raw, at, ok := readWindow(path, v.info, agentID, off); ok {
-			v.offsets[agentID] = at
-			return raw, entryFound
+	if !v.read {
+		if off, ok := v.offsets[agentID]; ok {
+			if raw, at, ok := readWindow(path, v.info, agentID, off); ok {
+				v.offsets[agentID] = at
+				return raw, entryFound
+			}
+		} else if raw, at, fi, found, err := searchRegistry(path, agentID); err == nil && found != entryUnknown && sameRegistry(fi, v.info) {
+			if found == entryFound {
+				v.remember(agentID, at)
+			}
+			return raw, found
 		}
 	}
 	if v.readAll(path) != nil {
@@ -300,12 +307,23 @@ func (v *registryView) lookup(path, agentID string) (json.RawMessage, entrySearc
 	}
 	raw, at, found := findEntryAt(v.data, agentID)
 	if found == entryFound {
-		if v.offsets == nil {
-			v.offsets = map[string]int64{}
-		}
-		v.offsets[agentID] = int64(at)
+		v.remember(agentID, int64(at))
 	}
 	return raw, found
+}
+
+// remember notes where agentID's card began in the file. v.mu is held.
+func (v *registryView) remember(agentID string, at int64) {
+	if v.offsets == nil {
+		v.offsets = map[string]int64{}
+	}
+	v.offsets[agentID] = at
+}
+
+// sameRegistry reports whether a and b describe the same registry file,
+// unchanged.
+func sameRegistry(a, b os.FileInfo) bool {
+	return a != nil && b != nil && os.SameFile(a, b) && a.Size() == b.Size() && a.ModTime().Equal(b.ModTime())
 }
 
 // readWindow reads the file's first bytes (to see how it is laid out) and

@@ -261,12 +261,16 @@ type watcher struct {
 	folders []*folderSub
 	quit    chan struct{}
 	done    chan struct{}
+	onTick  func(poked int) // tests: after each tick, how many folders it poked
 }
 
-// folder is a folder to watch and the channel its news pokes.
+// folder is a folder to watch, the channel its news pokes, and (when
+// not nil) the mark that lets the periodic tick skip it while it stays
+// as empty as its last scan found it.
 type folder struct {
 	dir    string
 	notify chan<- struct{}
+	quiet  *quietMark
 }
 
 // folderSub is one folder of a watcher, and its subscriber on the hub.
@@ -282,6 +286,13 @@ type folderSub struct {
 // system's limit on watches is reached) it says so in one warning and
 // relies on the rescan every poll interval.
 func startWatcher(hub *watchHub, root string, every time.Duration, log *slog.Logger, folders ...folder) *watcher {
+	w := newWatcher(hub, root, every, log, folders...)
+	go w.run(every)
+	return w
+}
+
+// newWatcher is startWatcher without the ticks: run starts them.
+func newWatcher(hub *watchHub, root string, every time.Duration, log *slog.Logger, folders ...folder) *watcher {
 	w := &watcher{hub: hub, root: root, quit: make(chan struct{}), done: make(chan struct{})}
 	for _, f := range folders {
 		fs := &folderSub{folder: f}
@@ -293,7 +304,6 @@ func startWatcher(hub *watchHub, root string, every time.Duration, log *slog.Log
 		}
 		w.folders = append(w.folders, fs)
 	}
-	go w.run(every)
 	return w
 }
 
@@ -314,7 +324,9 @@ func (f *folderSub) poke() {
 	}
 }
 
-// run pokes every folder's channel at each tick, until quit.
+// run pokes every folder's channel at each tick, until quit, except a
+// folder whose quiet mark says it is still as empty as its last scan
+// found it.
 func (w *watcher) run(every time.Duration) {
 	defer close(w.done)
 	tick := time.NewTicker(every)
@@ -324,8 +336,15 @@ func (w *watcher) run(every time.Duration) {
 		case <-w.quit:
 			return
 		case <-tick.C:
+			poked := 0
 			for _, f := range w.folders {
-				f.poke()
+				if !f.quiet.unchanged(f.dir) {
+					f.poke()
+					poked++
+				}
+			}
+			if w.onTick != nil {
+				w.onTick(poked)
 			}
 		}
 	}

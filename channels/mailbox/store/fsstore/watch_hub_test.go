@@ -30,7 +30,7 @@ func fakeHub(t *testing.T) (*watchHub, chan fsnotify.Event, chan error) {
 // returned channel.
 func newSub(dir string) (*folderSub, chan struct{}) {
 	notify := make(chan struct{}, 1)
-	return &folderSub{folder: folder{dir, notify}, subscribed: true}, notify
+	return &folderSub{folder: folder{dir: dir, notify: notify}, subscribed: true}, notify
 }
 
 // subscribe puts a subscriber of dir on h without a real watch.
