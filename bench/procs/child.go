@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"time"
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/nats-io/nats.go"
@@ -22,8 +21,6 @@ func runChild(ctx context.Context, args []string) error {
 		return fmt.Errorf("child: no mode")
 	}
 	switch args[0] {
-	case "idle":
-		return childIdle(ctx)
 	case "watch":
 		if len(args) != 2 {
 			return fmt.Errorf("child watch DIR")
@@ -36,20 +33,6 @@ func runChild(ctx context.Context, args []string) error {
 		return childNATS(ctx, args[1], args[2])
 	}
 	return fmt.Errorf("child: unknown mode %q", args[0])
-}
-
-// childIdle wakes at every heartbeat interval and does nothing else: the
-// least an agent process that heartbeats costs.
-func childIdle(ctx context.Context) error {
-	t := time.NewTicker(heartbeatEvery)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-t.C:
-		}
-	}
 }
 
 // childWatch prints the name of each file created in dir, seen through

@@ -10,7 +10,8 @@
 //     card and how often it was rewritten;
 //   - inotify instances the agents hold (folder store);
 //   - idle CPU of all the agents together, against as many Go processes
-//     that only wake at every heartbeat interval;
+//     that only wake at every heartbeat interval (bench/procs/idle, a
+//     program of the standard library only, built with the bench);
 //   - latency: one message at a time to a random agent, from the start of
 //     its send to the agent's line on its stdout, against a raw
 //     equivalent (a file created in a folder another process watches; a

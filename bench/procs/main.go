@@ -27,6 +27,7 @@ type options struct {
 	gap          time.Duration
 	startLimit   time.Duration
 	bin, root    string
+	idleBin      string // the raw idle process (./bench/procs/idle), built
 	keep         bool
 	work         string // the run's folder
 }
@@ -65,9 +66,13 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	}
 	if o.bin == "" {
 		fmt.Fprintln(stderr, "building switchboard")
-		if o.bin, err = buildSwitchboard(ctx, o.work); err != nil {
+		if o.bin, err = build(ctx, o.work, "./cmd/switchboard"); err != nil {
 			return err
 		}
+	}
+	if o.idleBin, err = build(ctx, o.work, "./bench/procs/idle"); err != nil {
+		// The other figures do not need it.
+		fmt.Fprintf(stderr, "procs: the raw idle processes are left out: %v\n", err)
 	}
 	var missed []string
 	for _, name := range o.backends {
@@ -161,22 +166,22 @@ func openBackend(ctx context.Context, name string, o options) (backend, error) {
 	}
 }
 
-// buildSwitchboard builds ./cmd/switchboard of the module the current
-// folder is in into dir/bin and returns the binary's path.
-func buildSwitchboard(ctx context.Context, dir string) (string, error) {
+// build builds pkg (./cmd/switchboard, ./bench/procs/idle) of the module
+// the current folder is in into dir/bin and returns the binary's path.
+func build(ctx context.Context, dir, pkg string) (string, error) {
 	out, err := exec.CommandContext(ctx, "go", "env", "GOMOD").Output()
 	if err != nil {
 		return "", fmt.Errorf("go env GOMOD: %w", err)
 	}
 	mod := strings.TrimSpace(string(out))
 	if mod == "" || mod == os.DevNull {
-		return "", errors.New("run procs inside the switchboard module (or give -bin)")
+		return "", errors.New("run procs inside the switchboard module")
 	}
-	bin := filepath.Join(dir, "bin", "switchboard")
-	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, "./cmd/switchboard")
+	bin := filepath.Join(dir, "bin", filepath.Base(pkg))
+	cmd := exec.CommandContext(ctx, "go", "build", "-o", bin, pkg)
 	cmd.Dir = filepath.Dir(mod)
 	if b, err := cmd.CombinedOutput(); err != nil {
-		return "", fmt.Errorf("go build ./cmd/switchboard: %w\n%s", err, b)
+		return "", fmt.Errorf("go build %s: %w\n%s", pkg, err, b)
 	}
 	return bin, nil
 }

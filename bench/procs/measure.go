@@ -80,10 +80,10 @@ func measure(ctx context.Context, o options, be backend, bin, self string, log i
 	if r.rawStart, r.rawStartCPU, err = rawStart(ctx, bin, o.n, env); err != nil {
 		return nil, err
 	}
-	if cpuSupported && o.idle > 0 {
+	if cpuSupported && o.idle > 0 && o.idleBin != "" {
 		r.rawIdleWindow = min(o.idle, 20*time.Second)
 		fmt.Fprintf(log, "raw: %d idle processes for %s\n", o.n, r.rawIdleWindow)
-		if r.rawCPU, err = rawIdle(ctx, self, o.n, 3*time.Second, r.rawIdleWindow); err != nil {
+		if r.rawCPU, err = rawIdle(ctx, o.idleBin, o.n, 3*time.Second, r.rawIdleWindow); err != nil {
 			return nil, err
 		}
 		r.rawIdle = true

@@ -53,7 +53,7 @@ func rawStart(ctx context.Context, bin string, n int, env []string) (time.Durati
 // rawIdle starts n processes that only wake every heartbeat interval,
 // waits settle, and returns the CPU they used over window, in
 // nanoseconds: the floor of n idle agent processes.
-func rawIdle(ctx context.Context, self string, n int, settle, window time.Duration) (int64, error) {
+func rawIdle(ctx context.Context, idleBin string, n int, settle, window time.Duration) (int64, error) {
 	var cmds []*exec.Cmd
 	defer func() {
 		for _, c := range cmds {
@@ -65,7 +65,7 @@ func rawIdle(ctx context.Context, self string, n int, settle, window time.Durati
 	}()
 	pids := make([]int, 0, n)
 	for range n {
-		c := exec.Command(self, childArg, "idle")
+		c := exec.Command(idleBin, heartbeatEvery.String())
 		if err := c.Start(); err != nil {
 			return 0, err
 		}

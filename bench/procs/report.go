@@ -60,7 +60,7 @@ func (r *result) print(w io.Writer) {
 	if cpuSupported && r.idle > 0 {
 		raw := "not measured"
 		if r.rawIdle {
-			raw = fmt.Sprintf("%d Go processes waking every %s: %.2f %%", r.n, heartbeatEvery, pct(r.rawCPU, r.rawIdleWindow))
+			raw = fmt.Sprintf("%d Go processes that only wake every %s (bench/procs/idle): %.2f %%", r.n, heartbeatEvery, pct(r.rawCPU, r.rawIdleWindow))
 		}
 		fmt.Fprintf(w, "idle CPU      %.2f %% of one core for all %d (%.0f µs/s each)   target < %.0f %%: %s   raw: %s\n",
 			r.idlePct(), r.n, float64(r.idleCPU)/1e3/r.idle.Seconds()/float64(r.n), idleTarget, verdict(r.idlePct() < idleTarget), raw)

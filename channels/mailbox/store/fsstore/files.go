@@ -134,16 +134,24 @@ func (s *Store) ensureAgentDirs(agentID string, subs ...string) (string, error) 
 
 // ensureDir creates path as a 0700 folder, or checks that what is there is
 // a real folder (not a symlink to one) that only this user can write to
-// (checkPrivate).
+// (checkPrivate). A folder that is there is only looked at: mkdir locks
+// the parent folder even when it fails with EEXIST, and a thousand agents
+// starting at once on one root made the root's lock most of their start.
 func ensureDir(path string) error {
-	err := os.Mkdir(path, 0o700)
-	if err != nil && !errors.Is(err, fs.ErrExist) {
-		return fmt.Errorf("create %s: %w", path, err)
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err = os.Mkdir(path, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("create %s: %w", path, err)
+		}
+		fi, err = os.Lstat(path)
 	}
-	if err := checkDir(path); err != nil {
+	if err != nil {
 		return err
 	}
-	return checkPrivate(path)
+	if err := checkDirInfo(path, fi); err != nil {
+		return err
+	}
+	return checkPrivateInfo(path, fi)
 }
 
 // checkDir fails unless path is a folder and not a symlink.
