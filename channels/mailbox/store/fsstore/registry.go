@@ -251,26 +251,23 @@ func (s *Store) readRegistry(ctx context.Context) (map[string]json.RawMessage, e
 	return entries, nil
 }
 
-// loadRegistryForUpdate reads the registry for a writer holding the lock.
-// A corrupt file is backed up and replaced by what can be salvaged from it.
-func (s *Store) loadRegistryForUpdate(path string) (registrySnapshot, map[string]json.RawMessage, error) {
-	snap, err := readRegistryFile(path)
-	if err != nil {
-		return snap, nil, err
-	}
+// entriesForUpdate parses the registry read (snap) for a writer holding
+// the lock. A corrupt file is backed up and replaced by what can be
+// salvaged from it.
+func (s *Store) entriesForUpdate(path string, snap registrySnapshot) (map[string]json.RawMessage, error) {
 	entries, perr := parseRegistry(snap.data)
 	if perr == nil {
-		return snap, entries, nil
+		return entries, nil
 	}
 	backup, err := backupCorruptRegistry(s.root, snap.data, s.opts.Now(), !s.opts.NoSync)
 	if err != nil {
-		return snap, nil, fmt.Errorf("registry %s: %w; keeping it as it is because a copy could not be saved: %v",
+		return nil, fmt.Errorf("registry %s: %w; keeping it as it is because a copy could not be saved: %v",
 			path, perr, err)
 	}
 	entries = salvageRegistry(snap.data)
 	s.opts.Logger.Warn("mailbox registry was corrupt; rewriting it from the entries that could be read",
 		"file", path, "err", perr, "copy", backup, "salvaged", len(entries))
-	return snap, entries, nil
+	return entries, nil
 }
 
 // ownCard decodes agentID's entry for an update, or starts a new card. An
@@ -297,6 +294,11 @@ func (s *Store) commitRegistry(path string, entries map[string]json.RawMessage, 
 	if err != nil {
 		return err
 	}
+	return s.commitRegistryData(path, data, before, check)
+}
+
+// commitRegistryData is commitRegistry with the file's bytes.
+func (s *Store) commitRegistryData(path string, data []byte, before os.FileInfo, check bool) error {
 	sync := !s.opts.NoSync
 	tmp, err := writeRegistryTemp(s.root, data, sync)
 	if err != nil {

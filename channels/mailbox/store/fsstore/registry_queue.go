@@ -352,17 +352,30 @@ func (s *Store) merge(req mergeRequest) error {
 	}
 	path := s.registryPath()
 	for attempt := 1; ; attempt++ {
-		snap, entries, err := s.loadRegistryForUpdate(path)
+		snap, err := readRegistryFile(path)
 		if err != nil {
 			return err
 		}
-		for agent, raw := range cards {
-			entries[agent] = raw
+		data, spliced := []byte(nil), false
+		if !renew {
+			data, spliced = spliceRegistry(snap.data, cards)
 		}
-		if renew {
-			s.renewHeartbeats(entries)
+		if !spliced {
+			entries, err := s.entriesForUpdate(path, snap)
+			if err != nil {
+				return err
+			}
+			for agent, raw := range cards {
+				entries[agent] = raw
+			}
+			if renew {
+				s.renewHeartbeats(entries)
+			}
+			if data, err = encodeRegistry(entries); err != nil {
+				return err
+			}
 		}
-		err = s.commitRegistry(path, entries, snap.info, attempt < registryAttempts)
+		err = s.commitRegistryData(path, data, snap.info, attempt < registryAttempts)
 		if errors.Is(err, errRegistryChanged) {
 			continue // a writer that takes no lock (nanobot) replaced it: merge into the new file
 		}
