@@ -24,6 +24,10 @@ func spliceRegistry(data []byte, cards map[string]json.RawMessage) ([]byte, bool
 		return nil, false
 	}
 	end := len(body) - len("\n}") // where new entries go
+	keys, ok := topKeys(body)
+	if !ok {
+		return nil, false
+	}
 	type edit struct {
 		from, to int // the bytes replaced: empty for an added entry
 		text     []byte
@@ -40,17 +44,17 @@ func spliceRegistry(data []byte, cards map[string]json.RawMessage) ([]byte, bool
 		if json.Indent(&value, bytes.TrimSpace(cards[agent]), "  ", "  ") != nil {
 			return nil, false
 		}
-		at := bytes.Index(body, key)
-		if at < 0 {
+		at, there := keys[agent]
+		switch {
+		case !there:
 			text := append(append([]byte{','}, key...), value.Bytes()...)
 			edits = append(edits, edit{end, end, text})
 			size += len(text)
 			continue
+		case at < 0:
+			return nil, false // there twice
 		}
 		from := at + len(key)
-		if bytes.Contains(body[from:], key) {
-			return nil, false
-		}
 		dec := json.NewDecoder(bytes.NewReader(body[from:]))
 		var old json.RawMessage
 		if dec.Decode(&old) != nil {
@@ -79,4 +83,32 @@ func plainKey(agentID string) ([]byte, bool) {
 		}
 	}
 	return entryKey(agentID)
+}
+
+// topKeys returns where each key of the registry's top-level object
+// begins its line ("\n  \"key\": ", as entryKey spells it), -1 for a key
+// that is there twice, in one pass over body (laid out with two spaces:
+// no other line begins with two spaces and a quote). ok is false when a
+// key holds an escape, which entryKey would not find.
+func topKeys(body []byte) (map[string]int, bool) {
+	keys := map[string]int{}
+	for off := 0; ; {
+		i := bytes.Index(body[off:], []byte("\n  \""))
+		if i < 0 {
+			return keys, true
+		}
+		at := off + i
+		name := body[at+len("\n  \""):]
+		q := bytes.IndexByte(name, '"')
+		if q < 0 || bytes.IndexByte(name[:q], '\\') >= 0 || !bytes.HasPrefix(name[q:], []byte("\": ")) {
+			return nil, false
+		}
+		k := string(name[:q])
+		if _, twice := keys[k]; twice {
+			keys[k] = -1
+		} else {
+			keys[k] = at
+		}
+		off = at + len("\n  \"") + q
+	}
 }

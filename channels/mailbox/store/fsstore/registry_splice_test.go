@@ -104,10 +104,10 @@ func TestSpliceRegistryLeavesTheHardCasesToTheParser(t *testing.T) {
 	}
 }
 
-// BenchmarkMergeOneCard is the merge of one agent's card into a registry
+// BenchmarkMergeIntoThousand is the merge of one agent's card (and of 500) into a registry
 // of a thousand: spliced, and parsed and encoded (the way a merge went
 // before the splice, and still goes when heartbeats are renewed).
-func BenchmarkMergeOneCard(b *testing.B) {
+func BenchmarkMergeIntoThousand(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 2))
 	entries := map[string]json.RawMessage{}
 	for i := range 1000 {
@@ -123,6 +123,19 @@ func BenchmarkMergeOneCard(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		for range b.N {
 			if _, ok := spliceRegistry(data, cards); !ok {
+				b.Fatal("not spliced")
+			}
+		}
+	})
+	many := map[string]json.RawMessage{}
+	for i := range 500 {
+		id := fmt.Sprintf("a%04d", 2*i)
+		many[id] = randomCard(r, id)
+	}
+	b.Run("spliced-500-cards", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for range b.N {
+			if _, ok := spliceRegistry(data, many); !ok {
 				b.Fatal("not spliced")
 			}
 		}
