@@ -15,7 +15,8 @@ import (
 // This file is the agent's drain (seed 004's "draining" status): asked
 // by DrainWork (the host, on SIGUSR1) or by a drain request in the store
 // (`switchboard drain AGENT`, the console), which the agent looks for at
-// every heartbeat. A draining agent
+// every heartbeat, or when the store nudges it (drainRequests). A
+// draining agent
 //
 //   - says "draining" on its card: nanobot's readers, which know idle,
 //     busy and offline, see an agent that is online and not idle, and
@@ -131,36 +132,67 @@ func (c *Channel) statusFor(tasks []string) envelope.Status {
 	return statusOf(tasks)
 }
 
-// drainRequests looks, at every tick of t, for a drain request made in
-// the store since this run started.
+// drainSafetyBeats is how many heartbeats apart an agent whose store
+// nudges it (store.CanNudge) reads its drain request anyway: for a request
+// recorded by a program that does not nudge (an older switchboard) or
+// whose nudge was lost. A minute with the default heartbeat interval.
+const drainSafetyBeats = 12
+
+// drainRequests looks for a drain request made in the store since this
+// run started: when the store nudges the agent (store.WatchDrainRequests),
+// at once, at the first tick of t and at every drainSafetyBeats-th;
+// otherwise at every tick. A read that fails is tried again at the next
+// tick.
 func (c *Channel) drainRequests(ctx context.Context, t clock.Ticker) {
 	defer t.Stop()
-	for {
+	be := c.Backend()
+	if be == nil {
+		return
+	}
+	nudged := make(chan struct{}, 1)
+	every, due := 1, false
+	stop, err := be.WatchDrainRequests(ctx, c.cfg.AgentID, func() {
+		select {
+		case nudged <- struct{}{}:
+		default: // one is pending already
+		}
+	})
+	switch {
+	case err == nil:
+		defer stop()
+		// A request made between the start of the run and the listening
+		// was not nudged: the first tick reads it.
+		every, due = drainSafetyBeats, true
+	case be.Has(store.CanNudge) && ctx.Err() == nil:
+		c.Logger().Info("drain requests are read at every heartbeat: the store does not nudge this agent", "err", err)
+	}
+	for beats := 0; ; {
 		select {
 		case <-ctx.Done():
 			return
+		case <-nudged:
+			due = !c.checkDrainRequest(ctx)
 		case <-t.C():
-			if c.drain.isOn() {
-				return
+			if beats++; due || beats%every == 0 {
+				due = !c.checkDrainRequest(ctx)
 			}
-			c.checkDrainRequest(ctx)
+		}
+		if c.drain.isOn() {
+			return
 		}
 	}
 }
 
 // checkDrainRequest begins the drain when the store holds a request made
-// since this run started.
-func (c *Channel) checkDrainRequest(ctx context.Context) {
-	be := c.Backend()
-	if be == nil {
-		return
-	}
-	r, ok, err := be.DrainRequested(ctx, c.cfg.AgentID)
+// since this run started; it reports false when the store could not be
+// read.
+func (c *Channel) checkDrainRequest(ctx context.Context) bool {
+	r, ok, err := c.Backend().DrainRequested(ctx, c.cfg.AgentID)
 	if err != nil {
 		if ctx.Err() == nil {
 			c.Logger().Warn("drain request not read", "err", err)
 		}
-		return
+		return false
 	}
 	c.drain.mu.Lock()
 	since := c.drain.since
@@ -168,6 +200,7 @@ func (c *Channel) checkDrainRequest(ctx context.Context) {
 	if ok && !r.At.Before(since) {
 		c.beginDrain(ctx, r.By)
 	}
+	return true
 }
 
 // markDrainStart notes when this run started: drain requests older than
