@@ -39,7 +39,7 @@ func (s *Store) Nudge(ctx context.Context, agent, key string) error {
 	if err := s.nc.Publish(s.names.nudge(agent, key), nil); err != nil {
 		return fmt.Errorf("nudge %s of %q: %w", key, agent, err)
 	}
-	if err := s.nc.FlushWithContext(ctx); err != nil {
+	if err := s.flush(ctx); err != nil {
 		return fmt.Errorf("nudge %s of %q: %w", key, agent, err)
 	}
 	return nil
@@ -74,7 +74,7 @@ func (s *Store) ListenNudges(ctx context.Context, agent, key string, fn func()) 
 	}
 	// The server answers the flush after it has taken the subscription,
 	// or refused it.
-	if err := s.nc.FlushWithContext(ctx); err != nil {
+	if err := s.flush(ctx); err != nil {
 		_ = sub.Unsubscribe()
 		return nil, fmt.Errorf("listen to nudges on %s: %w", subject, err)
 	}
@@ -106,6 +106,17 @@ func (s *Store) ListenNudges(ctx context.Context, agent, key string, fn func()) 
 			wg.Wait()
 		})
 	}, nil
+}
+
+// flush waits until the server has taken what the connection sent, at
+// most until ctx ends or, when ctx has no deadline, requestTimeout.
+func (s *Store) flush(ctx context.Context) error {
+	if _, ok := ctx.Deadline(); !ok {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, requestTimeout)
+		defer cancel()
+	}
+	return s.nc.FlushWithContext(ctx)
 }
 
 // refused reports whether err, a permissions violation, is about a

@@ -24,7 +24,8 @@ func (s *suite) testDrainNudge(t *testing.T) {
 	ctx := testkit.Ctx(t)
 	listen := func(agent string) (<-chan struct{}, func(), error) {
 		nudged := make(chan struct{}, 16)
-		stop, err := agentSide.WatchDrainRequests(ctx, agent, func() { nudged <- struct{}{} })
+		// A context without a deadline, as the running agent's.
+		stop, err := agentSide.WatchDrainRequests(context.Background(), agent, func() { nudged <- struct{}{} })
 		return nudged, stop, err
 	}
 	bob, stopBob, err := listen("bob")
