@@ -36,10 +36,16 @@ func (s *Store) Nudge(ctx context.Context, agent, key string) error {
 	if err := checkNudgeKey(key); err != nil {
 		return err
 	}
-	if err := s.nc.Publish(s.names.nudge(agent, key), nil); err != nil {
+	subject := s.names.nudge(agent, key)
+	if err := s.nc.Publish(subject, nil); err != nil {
 		return fmt.Errorf("nudge %s of %q: %w", key, agent, err)
 	}
 	if err := s.flush(ctx); err != nil {
+		return fmt.Errorf("nudge %s of %q: %w", key, agent, err)
+	}
+	// The server answers the flush after it has refused the publish, if
+	// it did (a user without permission to publish the subject).
+	if err := s.nc.LastError(); errors.Is(err, nats.ErrPermissionViolation) && refused(err, "Publish to", subject) {
 		return fmt.Errorf("nudge %s of %q: %w", key, agent, err)
 	}
 	return nil
@@ -78,7 +84,7 @@ func (s *Store) ListenNudges(ctx context.Context, agent, key string, fn func()) 
 		_ = sub.Unsubscribe()
 		return nil, fmt.Errorf("listen to nudges on %s: %w", subject, err)
 	}
-	if err := s.nc.LastError(); errors.Is(err, nats.ErrPermissionViolation) && refused(err, subject) {
+	if err := s.nc.LastError(); errors.Is(err, nats.ErrPermissionViolation) && refused(err, "Subscription to", subject) {
 		_ = sub.Unsubscribe()
 		return nil, fmt.Errorf("listen to nudges on %s: %w", subject, err)
 	}
@@ -86,11 +92,16 @@ func (s *Store) ListenNudges(ctx context.Context, agent, key string, fn func()) 
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
+		back := status
 		for {
 			select {
 			case <-done:
 				return
-			case <-status:
+			case _, ok := <-back:
+				if !ok { // the connection closed for good (it closes its listeners)
+					back = nil
+					continue
+				}
 				poke() // back after a reconnect: nudges may have been missed
 			case <-pending:
 				fn()
@@ -101,9 +112,9 @@ func (s *Store) ListenNudges(ctx context.Context, agent, key string, fn func()) 
 	return func() {
 		once.Do(func() {
 			_ = sub.Unsubscribe()
-			s.nc.RemoveStatusListener(status)
 			close(done)
 			wg.Wait()
+			s.nc.RemoveStatusListener(status) // which closes it
 		})
 	}, nil
 }
@@ -119,10 +130,10 @@ func (s *Store) flush(ctx context.Context) error {
 	return s.nc.FlushWithContext(ctx)
 }
 
-// refused reports whether err, a permissions violation, is about a
-// subscription to subject (the server names it between double quotes).
-func refused(err error, subject string) bool {
-	return strings.Contains(err.Error(), `"`+subject+`"`)
+// refused reports whether err, a permissions violation, is about what
+// ("Publish to", "Subscription to") subject, as the server words it.
+func refused(err error, what, subject string) bool {
+	return strings.Contains(err.Error(), what+` "`+subject+`"`)
 }
 
 // checkNudgeKey refuses a record key that is not one subject token.

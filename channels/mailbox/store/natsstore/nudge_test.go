@@ -2,6 +2,7 @@ package natsstore_test
 
 import (
 	"context"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -55,7 +56,8 @@ func TestDrainNudgeAcrossServerRestart(t *testing.T) {
 // is nudged by the admin's drain request; it may not listen to
 // researcher's. researcher's user has no such permission: its listening
 // fails with store.ErrNotSupported, and it still reads the request the
-// admin recorded (an agent then reads it at every heartbeat).
+// admin recorded (an agent then reads it at every heartbeat). A user
+// that may not publish nudges is told so by Nudge.
 func TestDrainNudgePermissions(t *testing.T) {
 	t.Parallel()
 	url := startAgentsServer(t)
@@ -79,6 +81,13 @@ func TestDrainNudgePermissions(t *testing.T) {
 	require.NoError(t, admin.RequestDrain(testkit.Ctx(t), "coder", req))
 	testkit.Recv(t, nudged, "coder nudged")
 
+	nc, cfg := connectAs(t, url, "coder", "coder-secret")
+	o := cfg.Options(nc)
+	o.OwnConn = true
+	err = openWith(t, o).Nudge(testkit.Ctx(t), "coder", store.DrainKey)
+	require.Error(t, err, "a user without permission to publish nudges is told")
+	assert.Contains(t, err.Error(), "Permissions Violation for Publish")
+
 	_, err = researcher.WatchDrainRequests(context.Background(), "researcher", func() {})
 	require.ErrorIs(t, err, store.ErrNotSupported, "a user without the permission")
 	require.NoError(t, admin.RequestDrain(testkit.Ctx(t), "researcher", req))
@@ -86,4 +95,18 @@ func TestDrainNudgePermissions(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, ok, "read without a nudge")
 	assert.True(t, req.At.Equal(got.At))
+}
+
+// TestDrainNudgeStopIsQuiet: stopping a listener that was never nudged
+// calls nothing (its end does not look like a reconnect), and returns.
+func TestDrainNudgeStopIsQuiet(t *testing.T) {
+	ts := sharedServer(t)
+	st := store.New(ts.open(t, nil), nil)
+	var calls atomic.Int64
+	for range 50 {
+		stop, err := st.WatchDrainRequests(context.Background(), "bob", func() { calls.Add(1) })
+		require.NoError(t, err)
+		stop()
+	}
+	assert.Zero(t, calls.Load())
 }
