@@ -96,10 +96,9 @@ func (l *inboxLock) renew(ctx context.Context) error {
 // Renewal periods. The lock is renewed at half its TTL (one write every
 // 7.5 s with the default lockTtl of 15 s, where a third made it one every
 // 5 s): a crashed holder's lock still expires at most one TTL after its
-// last renewal, and a renewal that fails is tried again every tenth of
-// the TTL until the lock would have expired, so a server that misses one
-// renewal (restarting, loaded) leaves as much time as before to take
-// another.
+// last renewal, and a renewal that fails (a server restarting, loaded) is
+// tried again every tenth of the TTL, so the half TTL left before the
+// lock would expire holds up to five tries.
 func renewPeriod(ttl time.Duration) time.Duration { return ttl / 2 }
 
 func renewRetry(ttl time.Duration) time.Duration { return max(ttl/10, 50*time.Millisecond) }
@@ -119,15 +118,18 @@ func (l *inboxLock) renewer(ttl time.Duration) *renewer {
 // C fires when the next renewal is due.
 func (r *renewer) C() <-chan time.Time { return r.t.C }
 
-// renew renews the lock and sets when the next renewal is due. A lock
-// another owner holds now is not asked for again sooner.
+// renew renews the lock and sets when the next renewal is due, counted
+// from when this one began (the server stamped the renewal after that): a
+// renewal that took long does not push the next one towards the expiry.
+// A lock another owner holds now is not asked for again sooner.
 func (r *renewer) renew(ctx context.Context) error {
+	began := time.Now()
 	err := r.l.renew(ctx)
+	next := renewPeriod(r.ttl)
 	if err != nil && !errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
-		r.t.Reset(renewRetry(r.ttl))
-	} else {
-		r.t.Reset(renewPeriod(r.ttl))
+		next = renewRetry(r.ttl)
 	}
+	r.t.Reset(max(next-time.Since(began), 0))
 	return err
 }
 
