@@ -138,42 +138,61 @@ func (c *Channel) statusFor(tasks []string) envelope.Status {
 // whose nudge was lost. A minute with the default heartbeat interval.
 const drainSafetyBeats = 12
 
-// drainRequests looks for a drain request made in the store since this
-// run started: when the store nudges the agent (store.WatchDrainRequests),
-// at once, at the first tick of t and at every drainSafetyBeats-th;
-// otherwise at every tick. A read that fails is tried again at the next
-// tick.
-func (c *Channel) drainRequests(ctx context.Context, t clock.Ticker) {
-	defer t.Stop()
-	be := c.Backend()
+// drainNudges are the nudges of the agent's drain requests, when its
+// store nudges it: every is how many ticks apart the request is read
+// anyway (1 without nudges), due whether the first tick reads it.
+type drainNudges struct {
+	nudged chan struct{}
+	stop   func()
+	every  int
+	due    bool
+}
+
+// listenDrainRequests starts listening for the nudges of the agent's drain
+// requests (store.WatchDrainRequests), before the run's start is marked:
+// a request made since then is nudged. When the store cannot nudge, every
+// tick reads the request. Start calls it, holding c.mu.
+func (c *Channel) listenDrainRequests(ctx context.Context) *drainNudges {
+	d := &drainNudges{nudged: make(chan struct{}, 1), stop: func() {}, every: 1}
+	be := c.backend
 	if be == nil {
-		return
+		return d
 	}
-	nudged := make(chan struct{}, 1)
-	every, due := 1, false
 	stop, err := be.WatchDrainRequests(ctx, c.cfg.AgentID, func() {
 		select {
-		case nudged <- struct{}{}:
+		case d.nudged <- struct{}{}:
 		default: // one is pending already
 		}
 	})
 	switch {
 	case err == nil:
-		defer stop()
-		// A request made between the start of the run and the listening
-		// was not nudged: the first tick reads it.
-		every, due = drainSafetyBeats, true
+		// The first tick reads the request anyway: a nudge can be lost.
+		d.stop, d.every, d.due = stop, drainSafetyBeats, true
 	case be.Has(store.CanNudge) && ctx.Err() == nil:
 		c.Logger().Info("drain requests are read at every heartbeat: the store does not nudge this agent", "err", err)
 	}
+	return d
+}
+
+// drainRequests looks for a drain request made in the store since this
+// run started: when nudged (n) at once, and at every n.every-th tick of t
+// (and the first when n.due); a read that fails is tried again at the
+// next tick. It stops listening to the nudges when it returns.
+func (c *Channel) drainRequests(ctx context.Context, t clock.Ticker, n *drainNudges) {
+	defer t.Stop()
+	defer n.stop()
+	if c.Backend() == nil {
+		return
+	}
+	due := n.due
 	for beats := 0; ; {
 		select {
 		case <-ctx.Done():
 			return
-		case <-nudged:
+		case <-n.nudged:
 			due = !c.checkDrainRequest(ctx)
 		case <-t.C():
-			if beats++; due || beats%every == 0 {
+			if beats++; due || beats%n.every == 0 {
 				due = !c.checkDrainRequest(ctx)
 			}
 		}
