@@ -275,9 +275,10 @@ func (c *Channel) Start(ctx context.Context) error {
 	c.wg.Go(func() { c.lostWorkers(runCtx, sent, lost) })
 	c.wg.Go(func() { c.replyDeadlines(runCtx, owed) })
 	c.wg.Go(func() { c.pruneLoop(runCtx, prune) })
+	nudges := c.listenDrainRequests(runCtx)
 	c.markDrainStart(c.clk.Now())
 	drainCheck := c.clk.NewTicker(seconds(c.cfg.HeartbeatInterval))
-	c.wg.Go(func() { c.drainRequests(runCtx, drainCheck) })
+	c.wg.Go(func() { c.drainRequests(runCtx, drainCheck, nudges) })
 	deadlockCheck := c.clk.NewTicker(seconds(c.cfg.OfflineAfter))
 	c.wg.Go(func() { c.deadlockLoop(runCtx, deadlockCheck, sent) })
 	if c.cfg.Escalation.Enabled() {

@@ -15,7 +15,8 @@ import (
 // This file is the agent's drain (seed 004's "draining" status): asked
 // by DrainWork (the host, on SIGUSR1) or by a drain request in the store
 // (`switchboard drain AGENT`, the console), which the agent looks for at
-// every heartbeat. A draining agent
+// every heartbeat, or when the store nudges it (drainRequests). A
+// draining agent
 //
 //   - says "draining" on its card: nanobot's readers, which know idle,
 //     busy and offline, see an agent that is online and not idle, and
@@ -131,36 +132,86 @@ func (c *Channel) statusFor(tasks []string) envelope.Status {
 	return statusOf(tasks)
 }
 
-// drainRequests looks, at every tick of t, for a drain request made in
-// the store since this run started.
-func (c *Channel) drainRequests(ctx context.Context, t clock.Ticker) {
+// drainSafetyBeats is how many heartbeats apart an agent whose store
+// nudges it (store.CanNudge) reads its drain request anyway: for a request
+// recorded by a program that does not nudge (an older switchboard) or
+// whose nudge was lost. A minute with the default heartbeat interval.
+const drainSafetyBeats = 12
+
+// drainNudges are the nudges of the agent's drain requests, when its
+// store nudges it: every is how many ticks apart the request is read
+// anyway (1 without nudges), due whether the first tick reads it.
+type drainNudges struct {
+	nudged chan struct{}
+	stop   func()
+	every  int
+	due    bool
+}
+
+// listenDrainRequests starts listening for the nudges of the agent's drain
+// requests (store.WatchDrainRequests), before the run's start is marked:
+// a request made since then is nudged. When the store cannot nudge, every
+// tick reads the request. Start calls it, holding c.mu.
+func (c *Channel) listenDrainRequests(ctx context.Context) *drainNudges {
+	d := &drainNudges{nudged: make(chan struct{}, 1), stop: func() {}, every: 1}
+	be := c.backend
+	if be == nil {
+		return d
+	}
+	stop, err := be.WatchDrainRequests(ctx, c.cfg.AgentID, func() {
+		select {
+		case d.nudged <- struct{}{}:
+		default: // one is pending already
+		}
+	})
+	switch {
+	case err == nil:
+		// The first tick reads the request anyway: a nudge can be lost.
+		d.stop, d.every, d.due = stop, drainSafetyBeats, true
+	case be.Has(store.CanNudge) && ctx.Err() == nil:
+		c.Logger().Info("drain requests are read at every heartbeat: the store does not nudge this agent", "err", err)
+	}
+	return d
+}
+
+// drainRequests looks for a drain request made in the store since this
+// run started: when nudged (n) at once, and at every n.every-th tick of t
+// (and the first when n.due); a read that fails is tried again at the
+// next tick. It stops listening to the nudges when it returns.
+func (c *Channel) drainRequests(ctx context.Context, t clock.Ticker, n *drainNudges) {
 	defer t.Stop()
-	for {
+	defer n.stop()
+	if c.Backend() == nil {
+		return
+	}
+	due := n.due
+	for beats := 0; ; {
 		select {
 		case <-ctx.Done():
 			return
+		case <-n.nudged:
+			due = !c.checkDrainRequest(ctx)
 		case <-t.C():
-			if c.drain.isOn() {
-				return
+			if beats++; due || beats%n.every == 0 {
+				due = !c.checkDrainRequest(ctx)
 			}
-			c.checkDrainRequest(ctx)
+		}
+		if c.drain.isOn() {
+			return
 		}
 	}
 }
 
 // checkDrainRequest begins the drain when the store holds a request made
-// since this run started.
-func (c *Channel) checkDrainRequest(ctx context.Context) {
-	be := c.Backend()
-	if be == nil {
-		return
-	}
-	r, ok, err := be.DrainRequested(ctx, c.cfg.AgentID)
+// since this run started; it reports false when the store could not be
+// read.
+func (c *Channel) checkDrainRequest(ctx context.Context) bool {
+	r, ok, err := c.Backend().DrainRequested(ctx, c.cfg.AgentID)
 	if err != nil {
 		if ctx.Err() == nil {
 			c.Logger().Warn("drain request not read", "err", err)
 		}
-		return
+		return false
 	}
 	c.drain.mu.Lock()
 	since := c.drain.since
@@ -168,6 +219,7 @@ func (c *Channel) checkDrainRequest(ctx context.Context) {
 	if ok && !r.At.Before(since) {
 		c.beginDrain(ctx, r.By)
 	}
+	return true
 }
 
 // markDrainStart notes when this run started: drain requests older than

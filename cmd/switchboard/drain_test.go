@@ -125,3 +125,27 @@ func testDrain(t *testing.T, w drainWorld, signal bool) {
 	}
 	assert.False(t, strings.Contains(worker.stderrSoFar(), "panic"))
 }
+
+// TestDrainOnNATSIsNudged: on NATS, `switchboard drain` nudges the agent,
+// which drains at once: with an hour between its heartbeats (when it
+// would otherwise look for the request), the nudge is all that can have
+// told it. With no task in hand it goes offline and exits 0.
+func TestDrainOnNATSIsNudged(t *testing.T) {
+	t.Parallel()
+	w := newNATSWorld(t)
+	conf := w.writeConfig("worker.json", fmt.Sprintf(`{"agents": {"defaults": {"workspace": "~/.nanobot/worker"}},
+  "channels": {"mailbox": {"enabled": true, "agentId": "worker", "heartbeatInterval": 3600, "offlineAfter": 7200,
+  "backend": "nats", "nats": {"url": %q}}}}`, w.url))
+	worker := w.start("--config", conf, "run")
+	worker.awaitStderr("host running")
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("worker stderr:\n%s", worker.stderrSoFar())
+		}
+	})
+	out := w.ok("drain", "worker")
+	assert.Equal(t, "asked worker to drain: no task in hand; it takes no new task and goes offline when done\n", out)
+	assert.Equal(t, 0, worker.wait(), "a drained host exits 0; stderr:\n%s", worker.stderrSoFar())
+	assert.Contains(t, worker.stderrSoFar(), "mailbox drained: no task left; going offline")
+	assert.NotContains(t, worker.stderrSoFar(), "read at every heartbeat")
+}

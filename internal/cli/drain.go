@@ -30,7 +30,9 @@ their end, and then it goes offline and its switchboard run exits 0.
 
 The request is a record in the store (<agent>/state/drain.json on the
 folder store, the state bucket on NATS) that the agent looks for at every
-heartbeat (channels.mailbox.heartbeatInterval), from any machine; the agent
+heartbeat (channels.mailbox.heartbeatInterval), from any machine; on NATS
+drain also nudges the agent (core NATS, mailbox.<agent>.nudge.drain), which
+then looks at once, and otherwise only every twelfth heartbeat. The agent
 heeds only a request made while it runs. On the agent's own machine,
 kill -USR1 PID does the same at once. The request is in the audit log.
 

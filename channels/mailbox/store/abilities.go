@@ -72,6 +72,10 @@ const (
 	CanAckPipelined Ability = "acknowledge pipelined"
 	// CanStoreArtifacts: Artifacts keeps files that messages name by uri.
 	CanStoreArtifacts Ability = "store artifacts"
+	// CanNudge: a drain request reaches the running agent at once
+	// (WatchDrainRequests); without it the agent reads the request's
+	// record at every heartbeat.
+	CanNudge Ability = "nudge running agents"
 	// CanUpdateRecords: a record shared by several writers can be changed
 	// in place (the file reservations are built on it).
 	CanUpdateRecords Ability = "update records in place"
@@ -109,6 +113,8 @@ func (s *Store) Has(a Ability) bool {
 		_, ok = s.be.(driver.Artifacts)
 	case CanUpdateRecords:
 		_, ok = s.be.(driver.RecordUpdater)
+	case CanNudge:
+		_, ok = s.be.(driver.Nudger)
 	case CanTakeTurns:
 		_, ok = s.be.(driver.TurnTaker)
 	case CanKeepSecrets:

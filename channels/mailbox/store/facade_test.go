@@ -59,14 +59,14 @@ func TestHas(t *testing.T) {
 		{"folder", openFS(t), []store.Ability{store.CanBrowse, store.CanSkim, store.CanCount, store.CanListPending,
 			store.CanFindInbox, store.CanWatch, store.CanAudit, store.CanReadAudit, store.CanDeadLetters,
 			store.CanHeartbeat, store.CanPing, store.CanTakeTurns}, []store.Ability{store.CanSweep, store.CanPrune, store.CanAckPipelined, store.CanPick}},
-		{"memory", memstore.New(memstore.Options{}), []store.Ability{store.CanBrowse, store.CanAudit, store.CanReadAudit},
+		{"memory", memstore.New(memstore.Options{}), []store.Ability{store.CanBrowse, store.CanAudit, store.CanReadAudit, store.CanNudge},
 			[]store.Ability{store.CanSweep, store.CanPrune}},
 		{"plain", plain{memstore.New(memstore.Options{})}, nil, nil},
 	} {
 		st := store.New(tt.be, nil)
 		for _, a := range []store.Ability{store.CanBrowse, store.CanSkim, store.CanCount, store.CanListPending,
 			store.CanFindInbox, store.CanWatch, store.CanAudit, store.CanReadAudit, store.CanDeadLetters,
-			store.CanTrackPresence, store.CanHeartbeat, store.CanPing, store.CanTakeTurns, store.CanSweep} {
+			store.CanTrackPresence, store.CanHeartbeat, store.CanPing, store.CanTakeTurns, store.CanSweep, store.CanNudge} {
 			assert.Equal(t, slices.Contains(tt.has, a), st.Has(a), "%s: %s", tt.name, a)
 		}
 		in, err := st.OpenInbox(ctx, "bob")

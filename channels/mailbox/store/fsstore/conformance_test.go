@@ -41,5 +41,5 @@ func TestConformance(t *testing.T) {
 			},
 			Crash: func(t *testing.T, in driver.Inbox) { require.NoError(t, fsstore.Crash(in)) },
 		}
-	}, storetest.Features{MaxDeliver: fsstore.DefaultMaxDeliver})
+	}, storetest.Features{MaxDeliver: fsstore.DefaultMaxDeliver, NoNudge: true})
 }

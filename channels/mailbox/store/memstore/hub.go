@@ -27,6 +27,7 @@ type Hub struct {
 	audit   []driver.Event // the audit log; the last AuditKeep entries count
 
 	artifacts artifacts // apart: their bytes are read without the hub's lock
+	nudges    nudges    // apart: listeners are called without the hub's lock
 }
 
 // NewHub returns an empty hub.

@@ -81,7 +81,7 @@ func (s *Store) OpenInbox(ctx context.Context, agentID string) (driver.Inbox, er
 	if err != nil {
 		return nil, err
 	}
-	stop := lock.holdWhile(s.opts.LockTTL/3, s.opts.Logger, agentID)
+	stop := lock.holdWhile(s.opts.LockTTL, s.opts.Logger, agentID)
 	in, err := s.startInbox(ctx, agentID, lock)
 	stop()
 	if err != nil {
@@ -220,8 +220,8 @@ func (in *Inbox) Agent() string { return in.agent }
 func (in *Inbox) keepAlive() {
 	progress := time.NewTicker(in.s.opts.AckWait / 3)
 	defer progress.Stop()
-	renew := time.NewTicker(in.s.opts.LockTTL / 3)
-	defer renew.Stop()
+	renew := in.lock.renewer(in.s.opts.LockTTL)
+	defer renew.stop()
 	for {
 		select {
 		case <-in.ctx.Done():
@@ -235,9 +235,9 @@ func (in *Inbox) keepAlive() {
 			}
 			in.mu.Unlock()
 			in.extendQueued()
-		case <-renew.C:
-			if err := in.lock.renew(in.ctx); err != nil && in.ctx.Err() == nil {
-				in.s.opts.Logger.Error("inbox lock lost; another process may take this inbox", "agent", in.agent, "err", err)
+		case <-renew.C():
+			if err := renew.renew(in.ctx); err != nil && in.ctx.Err() == nil {
+				in.s.opts.Logger.Error("inbox lock not renewed; another process may take this inbox once it expires", "agent", in.agent, "err", err)
 			}
 		}
 	}

@@ -93,24 +93,66 @@ func (l *inboxLock) renew(ctx context.Context) error {
 	return nil
 }
 
-// holdWhile renews the lock every every until the returned stop is
-// called (and has waited for the last renewal): an inbox whose consumers
-// take long to be created (a cluster making a thousand replicated
-// consumers at once) keeps its lock meanwhile.
-func (l *inboxLock) holdWhile(every time.Duration, log *slog.Logger, agent string) (stop func()) {
+// Renewal periods. The lock is renewed at half its TTL (one write every
+// 7.5 s with the default lockTtl of 15 s, where a third made it one every
+// 5 s): a crashed holder's lock still expires at most one TTL after its
+// last renewal, and a renewal that fails (a server restarting, loaded) is
+// tried again every tenth of the TTL, so the half TTL left before the
+// lock would expire holds up to five tries.
+func renewPeriod(ttl time.Duration) time.Duration { return ttl / 2 }
+
+func renewRetry(ttl time.Duration) time.Duration { return max(ttl/10, 50*time.Millisecond) }
+
+// renewer times the renewals of one lock: renewPeriod after a renewal that
+// worked, renewRetry after one that failed.
+type renewer struct {
+	l   *inboxLock
+	ttl time.Duration
+	t   *time.Timer
+}
+
+func (l *inboxLock) renewer(ttl time.Duration) *renewer {
+	return &renewer{l: l, ttl: ttl, t: time.NewTimer(renewPeriod(ttl))}
+}
+
+// C fires when the next renewal is due.
+func (r *renewer) C() <-chan time.Time { return r.t.C }
+
+// renew renews the lock and sets when the next renewal is due, counted
+// from when this one began (the server stamped the renewal after that): a
+// renewal that took long does not push the next one towards the expiry.
+// A lock another owner holds now is not asked for again sooner.
+func (r *renewer) renew(ctx context.Context) error {
+	began := time.Now()
+	err := r.l.renew(ctx)
+	next := renewPeriod(r.ttl)
+	if err != nil && !errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+		next = renewRetry(r.ttl)
+	}
+	r.t.Reset(max(next-time.Since(began), 0))
+	return err
+}
+
+func (r *renewer) stop() { r.t.Stop() }
+
+// holdWhile renews the lock of TTL ttl until the returned stop is called
+// (and has waited for the last renewal): an inbox whose consumers take
+// long to be created (a cluster making a thousand replicated consumers at
+// once) keeps its lock meanwhile.
+func (l *inboxLock) holdWhile(ttl time.Duration, log *slog.Logger, agent string) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		t := time.NewTicker(every)
-		defer t.Stop()
+		r := l.renewer(ttl)
+		defer r.stop()
 		for {
 			select {
 			case <-done:
 				return
-			case <-t.C:
+			case <-r.C():
 				ctx, cancel := context.WithTimeout(context.Background(), requestTimeout)
-				if err := l.renew(ctx); err != nil {
-					log.Error("inbox lock lost while opening the inbox; another process may take it", "agent", agent, "err", err)
+				if err := r.renew(ctx); err != nil {
+					log.Error("inbox lock not renewed while opening the inbox; another process may take it once it expires", "agent", agent, "err", err)
 				}
 				cancel()
 			}

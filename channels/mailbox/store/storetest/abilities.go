@@ -21,6 +21,7 @@ func (s *suite) runAbilities(t *testing.T) {
 	t.Run("Prune", testkit.Parallel(s.testPrune))
 	t.Run("Approvals", testkit.Parallel(s.testApprovals))
 	t.Run("Escalations", testkit.Parallel(s.testEscalations))
+	t.Run("DrainNudge", testkit.Parallel(s.testDrainNudge))
 }
 
 // Ability is one optional ability of a backend (or of its Inbox), as
@@ -66,6 +67,11 @@ func (f Features) Artifacts() Ability {
 // RecordUpdate is driver.RecordUpdater, lacking with NoRecordUpdate.
 func (f Features) RecordUpdate() Ability {
 	return Ability{store.CanUpdateRecords, "driver.RecordUpdater", "NoRecordUpdate", f.NoRecordUpdate}
+}
+
+// Nudge is driver.Nudger, lacking with NoNudge.
+func (f Features) Nudge() Ability {
+	return Ability{store.CanNudge, "driver.Nudger", "NoNudge", f.NoNudge}
 }
 
 // Haver is what tells which abilities its backend has: a *store.Store,
@@ -126,6 +132,7 @@ func (s *suite) testDeclared(t *testing.T) {
 	check(s.feat.AuditRead(), be, what)
 	check(s.feat.Artifacts(), be, what)
 	check(s.feat.RecordUpdate(), be, what)
+	check(s.feat.Nudge(), be, what)
 	check(s.feat.Sweep(), in, "the inbox of "+what)
 	check(s.feat.Prune(), in, "the inbox of "+what)
 }

@@ -83,6 +83,10 @@ type Features struct {
 	// records changed in place, and of the file reservations built on
 	// them, are skipped.
 	NoRecordUpdate bool
+	// NoNudge: the Backend is no driver.Nudger. Drain requests are then
+	// found by reading them (store.WatchDrainRequests fails with
+	// store.ErrNotSupported), which the suite checks instead.
+	NoNudge bool
 	// ReadAhead: the inbox takes messages ahead of Next (a prefetch), and
 	// Browse may show a message not yet returned by Next as BoxClaimed.
 	// The suite then accepts BoxClaimed for such a message, where it
