@@ -3,6 +3,7 @@ module github.com/switchboard-dev/switchboard
 go 1.26.8
 
 require (
+	filippo.io/edwards25519 v1.2.0
 	github.com/a2aproject/a2a-go/v2 v2.4.0
 	github.com/anthropics/anthropic-sdk-go v1.84.0
 	github.com/chromedp/cdproto v0.0.0-20250724212937-08a3db8b4327

@@ -126,12 +126,11 @@ func fromStore(ctx context.Context, st *store.Store, agent string, src Source) (
 		return nil, err
 	}
 	if data == nil && src.Create {
-		kp, err := nkeys.CreateUser()
+		kp, pub, err := newUser()
 		if err != nil {
 			return nil, err
 		}
 		seed, _ := kp.Seed()
-		pub, _ := kp.PublicKey()
 		now := time.Now
 		if src.Now != nil {
 			now = src.Now
@@ -167,9 +166,9 @@ func fromSeed(seed []byte, origin Origin, where string) (*Key, error) {
 	if err != nil {
 		return nil, fmt.Errorf("signing key (%s): %w", where, err)
 	}
-	pub, err := kp.PublicKey()
+	pub, err := publicOf(seed)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("signing key (%s): %w", where, err)
 	}
 	if !nkeys.IsValidPublicUserKey(pub) {
 		return nil, fmt.Errorf("signing key (%s): want an nkeys user key (seed SU…), got one starting %c", where, pub[0])
