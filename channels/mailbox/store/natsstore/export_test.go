@@ -2,6 +2,9 @@ package natsstore
 
 import (
 	"context"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
@@ -20,3 +23,13 @@ func Crash(in driver.Inbox) error {
 
 // Counted returns the hand-out counts of in's record, by stream sequence.
 func Counted(in driver.Inbox) map[uint64]int { return in.(*Inbox).rec.counted() }
+
+// RenewLock renews, once, the inbox lock named key that holds val and
+// that its owner last saw at rev in kv, as an open inbox renews its own,
+// and returns the revision the owner sees now, when the next renewal is
+// due and the renewal's error.
+func RenewLock(ctx context.Context, kv jetstream.KeyValue, key string, val []byte, rev uint64, ttl time.Duration) (uint64, time.Duration, error) {
+	l := &inboxLock{kv: kv, key: key, val: val, rev: rev}
+	err := l.renew(ctx)
+	return l.rev, nextRenewal(err, ttl), err
+}

@@ -125,12 +125,19 @@ func (r *renewer) C() <-chan time.Time { return r.t.C }
 func (r *renewer) renew(ctx context.Context) error {
 	began := time.Now()
 	err := r.l.renew(ctx)
-	next := renewPeriod(r.ttl)
-	if err != nil && !errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
-		next = renewRetry(r.ttl)
-	}
-	r.t.Reset(max(next-time.Since(began), 0))
+	r.t.Reset(max(nextRenewal(err, r.ttl)-time.Since(began), 0))
 	return err
+}
+
+// nextRenewal is when the renewal after one that ended with err is due:
+// renewPeriod after one that worked or found the lock another owner's
+// (which is not asked for again sooner), renewRetry after any other
+// failure.
+func nextRenewal(err error, ttl time.Duration) time.Duration {
+	if err != nil && !errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+		return renewRetry(ttl)
+	}
+	return renewPeriod(ttl)
 }
 
 func (r *renewer) stop() { r.t.Stop() }
@@ -164,13 +171,27 @@ func (l *inboxLock) holdWhile(ttl time.Duration, log *slog.Logger, agent string)
 	}
 }
 
+// errLockUnsettled is recover's error when what it read of the key is not
+// what the leader holds (read as gone and found there when created again,
+// or read as this owner's at a revision the leader no longer has, when
+// the lock expired): a renewal that is tried again soon (nextRenewal),
+// not a lock another owner took.
+var errLockUnsettled = errors.New("the inbox lock read as expired but is still there (a replica behind the leader?)")
+
 // recover finds the lock's revision after a compare-and-set failed: that
 // of the key if it still holds this owner's value (renewed once more), a
 // new one if the key expired and this owner could create it again.
 func (l *inboxLock) recover(ctx context.Context) (uint64, error) {
 	e, err := l.kv.Get(ctx, l.key)
 	if errors.Is(err, jetstream.ErrKeyNotFound) {
-		return l.kv.Create(ctx, l.key, l.val)
+		rev, err := l.kv.Create(ctx, l.key, l.val)
+		if errors.Is(err, jetstream.ErrKeyExists) || errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+			// Read as gone, yet there: on a cluster a read can be served
+			// by a replica that has not applied the last renewal. That
+			// says nothing of who holds the lock: read again soon.
+			return 0, errLockUnsettled
+		}
+		return rev, err
 	}
 	if err != nil {
 		return 0, err
@@ -180,7 +201,11 @@ func (l *inboxLock) recover(ctx context.Context) (uint64, error) {
 		_ = json.Unmarshal(e.Value(), &h)
 		return 0, fmt.Errorf("the lock expired and %s holds it now: %w", h, jetstream.ErrKeyRevisionMismatch)
 	}
-	return l.kv.Update(ctx, l.key, l.val, e.Revision())
+	rev, err := l.kv.Update(ctx, l.key, l.val, e.Revision())
+	if errors.Is(err, jetstream.ErrKeyExists) || errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
+		return 0, errLockUnsettled // read as ours at a revision the leader no longer has
+	}
+	return rev, err
 }
 
 // release deletes the lock if it is still ours. A lock that expired, or

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
@@ -131,4 +132,89 @@ func lockBucket(t *testing.T, ts *testServer) jetstream.KeyValue {
 	locks, err := js.KeyValue(ctx, ts.ns.LockBucket)
 	require.NoError(t, err)
 	return locks
+}
+
+// staleKV is a bucket whose reads lag, as a cluster's replica that has
+// not yet applied the last write serves them: its next Get returns was
+// (nil: the key is gone), whatever the leader holds.
+type staleKV struct {
+	jetstream.KeyValue
+	stale int
+	was   jetstream.KeyValueEntry
+}
+
+func (kv *staleKV) Get(ctx context.Context, key string) (jetstream.KeyValueEntry, error) {
+	if kv.stale > 0 {
+		kv.stale--
+		if kv.was == nil {
+			return nil, jetstream.ErrKeyNotFound
+		}
+		return kv.was, nil
+	}
+	return kv.KeyValue.Get(ctx, key)
+}
+
+// TestLockRenewalAfterAStaleRead: a renewal the server took but whose
+// answer the holder missed leaves the holder a revision behind; when the
+// read that should find the lock at its new revision is served stale (the
+// key "gone") and creating the key again finds it there, the renewal is
+// tried again soon (not left for a whole period, as a lock another took
+// would be), and the next finds the lock the holder's and renews it.
+func TestLockRenewalAfterAStaleRead(t *testing.T) {
+	ts := sharedServer(t)
+	ts.open(t, nil) // makes the buckets
+	locks := lockBucket(t, ts)
+	val := []byte(`{"pid":1,"host":"elsewhere"}`)
+	rev, err := locks.Create(testkit.Ctx(t), "stale-read", val)
+	require.NoError(t, err)
+	seen := rev
+	rev, err = locks.Update(testkit.Ctx(t), "stale-read", val, rev) // the renewal whose answer was lost
+	require.NoError(t, err)
+
+	kv := &staleKV{KeyValue: locks, stale: 1}
+	got, next, err := natsstore.RenewLock(testkit.Ctx(t), kv, "stale-read", val, seen, lockTTL)
+	require.Error(t, err)
+	assert.NotErrorIs(t, err, jetstream.ErrKeyRevisionMismatch, "not a lock another owner holds")
+	assert.Equal(t, lockTTL/10, next, "tried again soon")
+	assert.Equal(t, seen, got)
+
+	got, next, err = natsstore.RenewLock(testkit.Ctx(t), kv, "stale-read", val, got, lockTTL)
+	require.NoError(t, err)
+	assert.Equal(t, lockTTL/2, next)
+	e, err := locks.Get(testkit.Ctx(t), "stale-read")
+	require.NoError(t, err)
+	assert.Equal(t, e.Revision(), got, "the holder knows the lock's revision again")
+	assert.Greater(t, got, rev)
+	assert.Equal(t, val, e.Value())
+}
+
+// TestLockRenewalAfterItExpired: a holder whose lock expired (its
+// renewals late) reads it, from a replica behind, as still its own at the
+// revision it knew; the leader refuses that revision. The renewal is tried
+// again soon, and the next takes the lock again (no one else did).
+func TestLockRenewalAfterItExpired(t *testing.T) {
+	ts := sharedServer(t)
+	ts.open(t, nil) // makes the buckets
+	locks := lockBucket(t, ts)
+	val := []byte(`{"pid":1,"host":"elsewhere"}`)
+	rev, err := locks.Create(testkit.Ctx(t), "expired", val)
+	require.NoError(t, err)
+	was, err := locks.Get(testkit.Ctx(t), "expired")
+	require.NoError(t, err)
+	require.NoError(t, locks.Delete(testkit.Ctx(t), "expired")) // as its TTL would
+
+	kv := &staleKV{KeyValue: locks, stale: 1, was: was}
+	got, next, err := natsstore.RenewLock(testkit.Ctx(t), kv, "expired", val, rev, lockTTL)
+	require.Error(t, err)
+	assert.NotErrorIs(t, err, jetstream.ErrKeyRevisionMismatch, "not a lock another owner holds")
+	assert.Equal(t, lockTTL/10, next, "tried again soon")
+	assert.Equal(t, rev, got)
+
+	got, next, err = natsstore.RenewLock(testkit.Ctx(t), kv, "expired", val, got, lockTTL)
+	require.NoError(t, err)
+	assert.Equal(t, lockTTL/2, next)
+	e, err := locks.Get(testkit.Ctx(t), "expired")
+	require.NoError(t, err)
+	assert.Equal(t, e.Revision(), got)
+	assert.Equal(t, val, e.Value(), "taken again")
 }
