@@ -40,7 +40,8 @@ type result struct {
 	latencies, rawLatencies []time.Duration
 	rawWhat                 string
 	rawErr                  error
-	lost                    int
+	lost                    int             // sends not seen within latencyWait
+	late                    []time.Duration // of those, how long each took, seen before the stop
 
 	broadcastGot  int
 	broadcastLast time.Duration
@@ -131,6 +132,11 @@ func measure(ctx context.Context, o options, be backend, bin, self string, log i
 	r.idleKinds = kindsSince(kinds, kinds1)
 
 	fmt.Fprintf(log, "latency: %d sends, one at a time\n", o.sends)
+	type pending struct {
+		got   <-chan time.Time
+		begin time.Time
+	}
+	var overdue []pending
 	for i := range o.sends {
 		to := agentID((i * 7919) % o.n)
 		id := envelope.NewID()
@@ -142,8 +148,9 @@ func measure(ctx context.Context, o options, be backend, bin, self string, log i
 		select {
 		case at := <-got:
 			r.latencies = append(r.latencies, at.Sub(begin))
-		case <-time.After(10 * time.Second):
+		case <-time.After(latencyWait):
 			r.lost++
+			overdue = append(overdue, pending{got, begin})
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		}
@@ -172,6 +179,19 @@ func measure(ctx context.Context, o options, be backend, bin, self string, log i
 		if !at.IsZero() {
 			r.broadcastGot++
 			r.broadcastLast = max(r.broadcastLast, at.Sub(begin))
+		}
+	}
+
+	// A send not seen within latencyWait may still come (a pull request
+	// a cluster lost is made again after missed heartbeats): it is waited
+	// for until lateWait after it was sent, and counted late or never.
+	for _, p := range overdue {
+		select {
+		case at := <-p.got:
+			r.late = append(r.late, at.Sub(p.begin))
+		case <-time.After(time.Until(p.begin.Add(lateWait))):
+		case <-ctx.Done():
+			return nil, ctx.Err()
 		}
 	}
 

@@ -16,6 +16,15 @@ const (
 	idleTarget    = 15.0 // % of one core, all agents together
 )
 
+// How long a latency send is waited for before it counts as not seen
+// (latencyWait), and then until it is given up (lateWait, from its send:
+// the pull expiry of an inbox on NATS, after which a lost pull request is
+// surely made again).
+const (
+	latencyWait = 10 * time.Second
+	lateWait    = 2 * time.Minute
+)
+
 // print writes the report.
 func (r *result) print(w io.Writer) {
 	fmt.Fprintf(w, "agents        %d `switchboard recv` processes on %s\n", r.n, r.what)
@@ -68,6 +77,18 @@ func (r *result) print(w io.Writer) {
 			pct(r.benchCPU.Nanoseconds(), r.idle))
 	}
 	fmt.Fprintf(w, "latency       %s   target p99 ≤ %s: %s\n", summary(r.latencies, r.lost), latencyTarget, verdict(r.latencyMet()))
+	if r.lost > 0 {
+		late := make([]string, len(r.late))
+		for i, d := range r.late {
+			late[i] = fmt.Sprintf("%.1fs", d.Seconds())
+		}
+		seen := "none"
+		if len(late) > 0 {
+			seen = fmt.Sprintf("%d, after %s", len(late), strings.Join(late, ", "))
+		}
+		fmt.Fprintf(w, "              not seen within %s: %d; seen later: %s; not seen within %s of the send: %d\n",
+			latencyWait, r.lost, seen, lateWait, r.lost-len(r.late))
+	}
 	switch {
 	case r.rawErr != nil:
 		fmt.Fprintf(w, "              raw: not measured: %v\n", r.rawErr)
