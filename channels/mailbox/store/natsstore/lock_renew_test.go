@@ -154,6 +154,42 @@ func (kv *staleKV) Get(ctx context.Context, key string) (jetstream.KeyValueEntry
 	return kv.KeyValue.Get(ctx, key)
 }
 
+// staleLockVal is the value of the locks the stale-read tests hold.
+var staleLockVal = []byte(`{"pid":1,"host":"elsewhere"}`)
+
+// createdLock makes the buckets and creates the lock key with
+// staleLockVal, and returns the bucket and the lock's revision.
+func createdLock(t *testing.T, key string) (jetstream.KeyValue, uint64) {
+	t.Helper()
+	ts := sharedServer(t)
+	ts.open(t, nil) // makes the buckets
+	locks := lockBucket(t, ts)
+	rev, err := locks.Create(testkit.Ctx(t), key, staleLockVal)
+	require.NoError(t, err)
+	return locks, rev
+}
+
+// renewTwice renews the lock key, seen at rev, through kv (whose first
+// read is stale): the first renewal fails and is tried again soon, the
+// second works, and the holder knows the lock's revision after it.
+func renewTwice(t *testing.T, kv *staleKV, key string, rev uint64) (uint64, jetstream.KeyValueEntry) {
+	t.Helper()
+	got, next, err := natsstore.RenewLock(testkit.Ctx(t), kv, key, staleLockVal, rev, lockTTL)
+	require.Error(t, err)
+	assert.NotErrorIs(t, err, jetstream.ErrKeyRevisionMismatch, "not a lock another owner holds")
+	assert.Equal(t, lockTTL/10, next, "tried again soon")
+	assert.Equal(t, rev, got)
+
+	got, next, err = natsstore.RenewLock(testkit.Ctx(t), kv, key, staleLockVal, got, lockTTL)
+	require.NoError(t, err)
+	assert.Equal(t, lockTTL/2, next)
+	e, err := kv.KeyValue.Get(testkit.Ctx(t), key)
+	require.NoError(t, err)
+	assert.Equal(t, e.Revision(), got, "the holder knows the lock's revision again")
+	assert.Equal(t, staleLockVal, e.Value())
+	return got, e
+}
+
 // TestLockRenewalAfterAStaleRead: a renewal the server took but whose
 // answer the holder missed leaves the holder a revision behind; when the
 // read that should find the lock at its new revision is served stale (the
@@ -161,31 +197,11 @@ func (kv *staleKV) Get(ctx context.Context, key string) (jetstream.KeyValueEntry
 // tried again soon (not left for a whole period, as a lock another took
 // would be), and the next finds the lock the holder's and renews it.
 func TestLockRenewalAfterAStaleRead(t *testing.T) {
-	ts := sharedServer(t)
-	ts.open(t, nil) // makes the buckets
-	locks := lockBucket(t, ts)
-	val := []byte(`{"pid":1,"host":"elsewhere"}`)
-	rev, err := locks.Create(testkit.Ctx(t), "stale-read", val)
+	locks, seen := createdLock(t, "stale-read")
+	rev, err := locks.Update(testkit.Ctx(t), "stale-read", staleLockVal, seen) // the renewal whose answer was lost
 	require.NoError(t, err)
-	seen := rev
-	rev, err = locks.Update(testkit.Ctx(t), "stale-read", val, rev) // the renewal whose answer was lost
-	require.NoError(t, err)
-
-	kv := &staleKV{KeyValue: locks, stale: 1}
-	got, next, err := natsstore.RenewLock(testkit.Ctx(t), kv, "stale-read", val, seen, lockTTL)
-	require.Error(t, err)
-	assert.NotErrorIs(t, err, jetstream.ErrKeyRevisionMismatch, "not a lock another owner holds")
-	assert.Equal(t, lockTTL/10, next, "tried again soon")
-	assert.Equal(t, seen, got)
-
-	got, next, err = natsstore.RenewLock(testkit.Ctx(t), kv, "stale-read", val, got, lockTTL)
-	require.NoError(t, err)
-	assert.Equal(t, lockTTL/2, next)
-	e, err := locks.Get(testkit.Ctx(t), "stale-read")
-	require.NoError(t, err)
-	assert.Equal(t, e.Revision(), got, "the holder knows the lock's revision again")
+	got, _ := renewTwice(t, &staleKV{KeyValue: locks, stale: 1}, "stale-read", seen)
 	assert.Greater(t, got, rev)
-	assert.Equal(t, val, e.Value())
 }
 
 // TestLockRenewalAfterItExpired: a holder whose lock expired (its
@@ -193,28 +209,9 @@ func TestLockRenewalAfterAStaleRead(t *testing.T) {
 // revision it knew; the leader refuses that revision. The renewal is tried
 // again soon, and the next takes the lock again (no one else did).
 func TestLockRenewalAfterItExpired(t *testing.T) {
-	ts := sharedServer(t)
-	ts.open(t, nil) // makes the buckets
-	locks := lockBucket(t, ts)
-	val := []byte(`{"pid":1,"host":"elsewhere"}`)
-	rev, err := locks.Create(testkit.Ctx(t), "expired", val)
-	require.NoError(t, err)
+	locks, rev := createdLock(t, "expired")
 	was, err := locks.Get(testkit.Ctx(t), "expired")
 	require.NoError(t, err)
 	require.NoError(t, locks.Delete(testkit.Ctx(t), "expired")) // as its TTL would
-
-	kv := &staleKV{KeyValue: locks, stale: 1, was: was}
-	got, next, err := natsstore.RenewLock(testkit.Ctx(t), kv, "expired", val, rev, lockTTL)
-	require.Error(t, err)
-	assert.NotErrorIs(t, err, jetstream.ErrKeyRevisionMismatch, "not a lock another owner holds")
-	assert.Equal(t, lockTTL/10, next, "tried again soon")
-	assert.Equal(t, rev, got)
-
-	got, next, err = natsstore.RenewLock(testkit.Ctx(t), kv, "expired", val, got, lockTTL)
-	require.NoError(t, err)
-	assert.Equal(t, lockTTL/2, next)
-	e, err := locks.Get(testkit.Ctx(t), "expired")
-	require.NoError(t, err)
-	assert.Equal(t, e.Revision(), got)
-	assert.Equal(t, val, e.Value(), "taken again")
+	renewTwice(t, &staleKV{KeyValue: locks, stale: 1, was: was}, "expired", rev)
 }
