@@ -75,6 +75,12 @@ var receiveRetry = backoff.Policy{Initial: 100 * time.Millisecond, Max: 5 * time
 func (c *Channel) receiveLoop(ctx, intake context.Context) {
 	pauses := receiveRetry.Start()
 	for {
+		if ctx.Err() != nil {
+			// The channel stops. Cancelling ctx closes its Done before it
+			// cancels intake: Next(intake) could still claim a message
+			// that nothing would be handed.
+			return
+		}
 		d, err := c.inbox.Next(intake)
 		if err != nil {
 			if intake.Err() != nil || errors.Is(err, store.ErrClosed) {
