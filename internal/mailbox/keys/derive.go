@@ -18,11 +18,7 @@ import (
 // costs 0.1 ms. The table is then built at the agent's first signature,
 // if it signs at all.
 func newUser() (nkeys.KeyPair, string, error) {
-	raw := make([]byte, ed25519.SeedSize)
-	if _, err := rand.Read(raw); err != nil {
-		return nil, "", err
-	}
-	kp, err := nkeys.FromRawSeed(nkeys.PrefixByteUser, raw)
+	kp, err := createUser()
 	if err != nil {
 		return nil, "", err
 	}
@@ -35,6 +31,17 @@ func newUser() (nkeys.KeyPair, string, error) {
 		return nil, "", err
 	}
 	return kp, pub, nil
+}
+
+// createUser makes a new nkeys user key pair, as nkeys.CreateUser does,
+// without deriving its public key (which nkeys.CreateUser does with the
+// table newUser avoids): a key pair made from a seed derives it when asked.
+func createUser() (nkeys.KeyPair, error) {
+	raw := make([]byte, ed25519.SeedSize)
+	if _, err := rand.Read(raw); err != nil {
+		return nil, err
+	}
+	return nkeys.FromRawSeed(nkeys.PrefixByteUser, raw)
 }
 
 // publicOf returns the public key of an nkeys seed, what

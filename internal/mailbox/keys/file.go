@@ -19,7 +19,7 @@ import (
 func fromFile(path string, create bool) (*Key, error) {
 	data, err := token.Read(path) // a regular file readable by its owner only
 	if errors.Is(err, fs.ErrNotExist) && create {
-		if err := MakeFile(path, nkeys.CreateUser); err != nil && !errors.Is(err, fs.ErrExist) {
+		if err := MakeFile(path, createUser); err != nil && !errors.Is(err, fs.ErrExist) {
 			return nil, err
 		}
 		data, err = token.Read(path)
