@@ -33,3 +33,8 @@ func RenewLock(ctx context.Context, kv jetstream.KeyValue, key string, val []byt
 	err := l.renew(ctx)
 	return l.rev, nextRenewal(err, ttl), err
 }
+
+// NoneStored is the store's check that no state entry matches pattern.
+func NoneStored(s *Store, ctx context.Context, pattern string) bool {
+	return s.noneStored(ctx, pattern)
+}

@@ -12,6 +12,8 @@ import (
 	"github.com/switchboard-dev/switchboard/agent"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
@@ -67,4 +69,42 @@ func TestRecordKeysInTheStateBucket(t *testing.T) {
 		_, err := kv.Get(ctx, key)
 		assert.ErrorIs(t, err, jetstream.ErrKeyNotFound, key)
 	}
+}
+
+// A listing of the state bucket first asks one direct get whether any
+// entry matches: none, an entry, and a deletion's marker (the listing
+// then finds nothing, but the check must not say so alone); on a bucket
+// without direct gets it cannot tell, and the store lists.
+func TestNoneStoredAsksOneDirectGet(t *testing.T) {
+	ts := sharedServer(t)
+	ctx := testkit.Ctx(t)
+	s := ts.open(t, nil)
+	js, err := jetstream.New(ts.Connect(t))
+	require.NoError(t, err)
+	kv, err := js.KeyValue(ctx, ts.ns.StateBucket)
+	require.NoError(t, err)
+
+	assert.True(t, natsstore.NoneStored(s, ctx, "_approval.*"), "an empty bucket")
+	_, err = kv.Put(ctx, "_approval.a-1", []byte(`{}`))
+	require.NoError(t, err)
+	assert.False(t, natsstore.NoneStored(s, ctx, "_approval.*"), "one approval")
+	assert.True(t, natsstore.NoneStored(s, ctx, "_decision.*"), "another shelf")
+	_, err = kv.Put(ctx, "bob.notes", []byte(`{}`))
+	require.NoError(t, err)
+	require.NoError(t, kv.Delete(ctx, "bob.notes"))
+	assert.False(t, natsstore.NoneStored(s, ctx, "bob.*"), "a deletion's marker")
+	keys, err := s.ListRecords(ctx, "bob")
+	require.NoError(t, err)
+	assert.Empty(t, keys, "the listing leaves the deleted key out")
+
+	stream, err := js.Stream(ctx, "KV_"+ts.ns.StateBucket)
+	require.NoError(t, err)
+	cfg := stream.CachedInfo().Config
+	cfg.AllowDirect = false
+	_, err = js.UpdateStream(ctx, cfg)
+	require.NoError(t, err)
+	assert.False(t, natsstore.NoneStored(s, ctx, "_decision.*"), "no direct gets: the store cannot tell")
+	keys, err = s.ListRecords(ctx, driver.ShelfDecisions)
+	require.NoError(t, err)
+	assert.Empty(t, keys)
 }

@@ -2,36 +2,36 @@ package natsstore
 
 import (
 	"context"
-	"sync"
-
-	"github.com/nats-io/nats.go/jetstream"
+	"encoding/json"
 )
 
-// stateStream is the stream of the state bucket, looked up on first use.
-type stateStream struct {
-	mu     sync.Mutex
-	stream jetstream.Stream
+// noneStored reports whether the state bucket holds no entry (not even a
+// deletion's marker) under the keys pattern matches. It asks one direct
+// get for the first message on those subjects (a listing makes the server
+// create and delete a consumer, on a cluster through its meta group, and
+// a stream's info filtered by subject needs the stream looked up first):
+// every agent that starts lists the approvals, and there are usually
+// none. false when the server cannot say (a bucket made without direct
+// gets): the caller lists.
+func (s *Store) noneStored(ctx context.Context, pattern string) bool {
+	req, err := json.Marshal(directGet{Seq: 1, NextBySubject: "$KV." + s.opts.StateBucket + "." + pattern})
+	if err != nil {
+		return false
+	}
+	msg, err := s.nc.RequestWithContext(ctx, "$JS.API.DIRECT.GET.KV_"+s.opts.StateBucket, req)
+	return err == nil && msg.Header.Get(statusHeader) == notFoundStatus
 }
 
-// noneStored reports whether the state bucket holds no entry (not even a
-// deletion's marker) under the keys pattern matches: one request for the
-// stream's subjects, where a listing makes the server create and delete a
-// consumer (on a cluster, through its meta group): every agent that
-// starts lists the approvals, and there are usually none. false when the
-// server cannot say: the caller lists.
-func (s *Store) noneStored(ctx context.Context, pattern string) bool {
-	s.stateInfo.mu.Lock()
-	st := s.stateInfo.stream
-	s.stateInfo.mu.Unlock()
-	if st == nil {
-		var err error
-		if st, err = s.js.Stream(ctx, "KV_"+s.opts.StateBucket); err != nil {
-			return false
-		}
-		s.stateInfo.mu.Lock()
-		s.stateInfo.stream = st
-		s.stateInfo.mu.Unlock()
-	}
-	info, err := st.Info(ctx, jetstream.WithSubjectFilter("$KV."+s.opts.StateBucket+"."+pattern))
-	return err == nil && len(info.State.Subjects) == 0
+// directGet is the request of a JetStream direct get: the first message
+// at or after Seq on the subjects NextBySubject matches.
+type directGet struct {
+	Seq           uint64 `json:"seq"`
+	NextBySubject string `json:"next_by_subj"`
 }
+
+// statusHeader holds the status of an answer without a message, and
+// notFoundStatus is a direct get's when no message matches.
+const (
+	statusHeader   = "Status"
+	notFoundStatus = "404"
+)

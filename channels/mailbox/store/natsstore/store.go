@@ -163,8 +163,6 @@ type Store struct {
 	sweeps sweepIndexes
 	// beats: the cards of the agents this store heartbeats (heartbeat.go).
 	beats beats
-	// stateInfo: the state bucket's stream (state_stream.go).
-	stateInfo stateStream
 
 	inboxes driver.InboxSet[*Inbox]
 }
