@@ -12,6 +12,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/bus"
 	"github.com/switchboard-dev/switchboard/channels"
+	"github.com/switchboard-dev/switchboard/internal/recentids"
 )
 
 // maxEventBytes caps a webhook request body.
@@ -129,41 +130,25 @@ func httpError(w http.ResponseWriter, status int, msg string) {
 // seenEvents remembers recent event ids, because Feishu retries an event
 // whose delivery it thinks failed.
 type seenEvents struct {
-	mu    sync.Mutex
-	ids   map[string]struct{}
-	order []string
-	next  int
-	size  int
+	mu  sync.Mutex
+	ids *recentids.Set
 }
 
-func newSeenEvents(size int) *seenEvents {
-	return &seenEvents{ids: map[string]struct{}{}, size: size}
-}
+func newSeenEvents(size int) *seenEvents { return &seenEvents{ids: recentids.New(size)} }
 
 // add records id and reports whether it was new.
 func (s *seenEvents) add(id string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if _, dup := s.ids[id]; dup {
-		return false
-	}
-	if len(s.order) < s.size {
-		s.order = append(s.order, id)
-	} else {
-		delete(s.ids, s.order[s.next])
-		s.order[s.next] = id
-		s.next = (s.next + 1) % s.size
-	}
-	s.ids[id] = struct{}{}
-	return true
+	return s.ids.Add(id)
 }
 
 // forget drops id, so that a retry of an event that was not taken in is
-// handled again. Its slot in the ring stays until it comes round.
+// handled again.
 func (s *seenEvents) forget(id string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	delete(s.ids, id)
+	s.ids.Forget(id)
 }
 
 func mkdirPrivate(dir string) error { return os.MkdirAll(dir, 0o700) }

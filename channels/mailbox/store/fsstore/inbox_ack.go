@@ -208,7 +208,7 @@ func (in *Inbox) settleLocked(c *claimRef, want refState) (journaled bool, err e
 		// A full disk, say. The message is settled all the same: left in
 		// inbox/ it would surely be handed out again after a restart,
 		// while the journal only catches a copy sent again.
-		in.journal.remember(c.id)
+		in.journal.ids.Add(c.id)
 		in.log.Warn("dedup journal not written; a copy of the message sent again after a restart would be handed out again",
 			"id", c.id, "err", err)
 		return false, nil

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/internal/recentids"
 )
 
 // journalName is the dedup journal in an agent's state/ folder: the ids of
@@ -36,19 +37,17 @@ type journal struct {
 	path  string
 	sync  bool
 	keep  int
-	fmu   sync.RWMutex // read-held by syncNow; write-held by compact and close to replace f
-	f     *os.File     // append handle
-	ring  []string     // the last keep ids, oldest at next once full
-	next  int
-	set   map[string]struct{}
-	lines int  // lines in the file
-	torn  bool // the file does not end with a whole line: the next add starts one
+	fmu   sync.RWMutex   // read-held by syncNow; write-held by compact and close to replace f
+	f     *os.File       // append handle
+	ids   *recentids.Set // the last keep ids
+	lines int            // lines in the file
+	torn  bool           // the file does not end with a whole line: the next add starts one
 }
 
 // openJournal loads the tail of the journal at path and opens it for
 // appending, creating it (mode 0600) if missing.
 func openJournal(path string, keep int, sync bool) (*journal, error) {
-	j := &journal{path: path, sync: sync, keep: keep, set: map[string]struct{}{}} // grown as ids come: a new agent's is empty
+	j := &journal{path: path, sync: sync, keep: keep, ids: recentids.New(keep)} // grown as ids come: a new agent's is empty
 	tail, err := readTail(path, int64(keep)*2*64)
 	if err != nil {
 		return nil, fmt.Errorf("read journal %s: %w", path, err)
@@ -56,7 +55,7 @@ func openJournal(path string, keep int, sync bool) (*journal, error) {
 	torn := len(tail) > 0 && tail[len(tail)-1] != '\n'
 	for line := range bytes.SplitSeq(tail, []byte{'\n'}) {
 		if id := string(line); envelope.IsOwnID(id) {
-			j.remember(id)
+			j.ids.Add(id)
 			j.lines++
 		}
 	}
@@ -100,10 +99,7 @@ func readTail(path string, n int64) ([]byte, error) {
 }
 
 // has reports whether id was handled.
-func (j *journal) has(id string) bool {
-	_, ok := j.set[id]
-	return ok
-}
+func (j *journal) has(id string) bool { return j.ids.Has(id) }
 
 // add records id as handled (ids envelope.IsOwnID rejects are ignored).
 // written reports a line written, which syncNow makes durable.
@@ -123,7 +119,7 @@ func (j *journal) add(id string) (written bool, err error) {
 	if err != nil {
 		return false, fmt.Errorf("append to journal %s: %w", j.path, err)
 	}
-	j.remember(id)
+	j.ids.Add(id)
 	j.lines++
 	return true, nil
 }
@@ -141,26 +137,11 @@ func (j *journal) syncNow() error {
 // needsCompaction reports a file with twice the lines it must keep.
 func (j *journal) needsCompaction() bool { return j.lines > 2*j.keep }
 
-// remember keeps id in memory, forgetting the oldest beyond keep.
-func (j *journal) remember(id string) {
-	if _, ok := j.set[id]; ok {
-		return
-	}
-	if len(j.ring) < j.keep {
-		j.ring = append(j.ring, id)
-	} else {
-		delete(j.set, j.ring[j.next])
-		j.ring[j.next] = id
-		j.next = (j.next + 1) % j.keep
-	}
-	j.set[id] = struct{}{}
-}
-
 // compact replaces the file with the ids held in memory.
 func (j *journal) compact() error {
 	var b strings.Builder
-	for i := range j.ring {
-		b.WriteString(j.ring[(j.next+i)%len(j.ring)])
+	for id := range j.ids.All() {
+		b.WriteString(id)
 		b.WriteByte('\n')
 	}
 	if err := writeFileAtomic(j.path, []byte(b.String()), j.sync); err != nil {
@@ -172,7 +153,7 @@ func (j *journal) compact() error {
 	}
 	j.fmu.Lock()
 	old := j.f
-	j.f, j.lines, j.torn = f, len(j.ring), false
+	j.f, j.lines, j.torn = f, j.ids.Len(), false
 	j.fmu.Unlock()
 	old.Close()
 	return nil

@@ -100,7 +100,7 @@ func (in *Inbox) settled(c *claim, st refState) {
 	delete(in.claims, c.seq)
 	in.rec.settled(c.seq)
 	if c.own {
-		in.handled.add(c.id)
+		in.handled.Add(c.id)
 		if in.inflight[c.id]--; in.inflight[c.id] <= 0 {
 			delete(in.inflight, c.id)
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
+	"github.com/switchboard-dev/switchboard/internal/recentids"
 )
 
 // Inbox is one agent's inbox: its two durable consumers (see lane), owned
@@ -49,7 +50,7 @@ type Inbox struct {
 	closed   bool
 	claims   map[uint64]*claim // handed out and not settled, by stream sequence
 	inflight map[string]int    // own ids of the claims
-	handled  *idRing           // own ids settled lately
+	handled  *recentids.Set    // own ids settled lately
 	// seenBelow: a lane's messages up to this stream sequence were
 	// delivered before the inbox opened (rec's below as it opened).
 	seenBelow [laneCount]uint64
@@ -100,7 +101,7 @@ func (s *Store) OpenInbox(ctx context.Context, agentID string) (driver.Inbox, er
 // they come again at once and in stream order, before anything newer.
 func (s *Store) startInbox(ctx context.Context, agent string, lock *inboxLock) (*Inbox, error) {
 	in := &Inbox{s: s, agent: agent, lock: lock, sem: make(chan struct{}, 1), arrived: make(chan struct{}, 1),
-		claims: map[uint64]*claim{}, inflight: map[string]int{}, handled: newIDRing(handledKeep), recovered: make(chan struct{})}
+		claims: map[uint64]*claim{}, inflight: map[string]int{}, handled: recentids.New(handledKeep), recovered: make(chan struct{})}
 	var err error
 	if in.rec, err = s.loadHandouts(ctx, agent); err != nil {
 		return nil, err

@@ -172,7 +172,7 @@ func (in *Inbox) take(ctx context.Context, p *pulled) *driver.Delivery {
 	}
 	own := envelope.IsOwnID(msg.ID)
 	in.mu.Lock()
-	dup := own && (in.handled.has(msg.ID) || in.inflight[msg.ID] > 0)
+	dup := own && (in.handled.Has(msg.ID) || in.inflight[msg.ID] > 0)
 	if !dup {
 		if own {
 			in.inflight[msg.ID]++
@@ -262,31 +262,3 @@ func (s *Store) ack(ctx context.Context, m jetstream.Msg) error {
 
 // ref is the Event.Ref of the message at stream sequence seq.
 func ref(seq uint64) string { return "#" + strconv.FormatUint(seq, 10) }
-
-// idRing is a set of the last n ids added. Its ring grows as ids come
-// (a full one, 65,536 ids, is 1 MB that an agent's start would pay for and
-// its garbage collector scan), and then the newest id replaces the oldest.
-type idRing struct {
-	set  map[string]struct{}
-	ring []string
-	n    int
-	next int // the oldest id, once the ring is full
-}
-
-func newIDRing(n int) *idRing { return &idRing{set: map[string]struct{}{}, n: n} }
-
-func (r *idRing) has(id string) bool { _, ok := r.set[id]; return ok }
-
-func (r *idRing) add(id string) {
-	if r.has(id) {
-		return
-	}
-	if len(r.ring) < r.n {
-		r.ring = append(r.ring, id)
-	} else {
-		delete(r.set, r.ring[r.next])
-		r.ring[r.next] = id
-		r.next = (r.next + 1) % r.n
-	}
-	r.set[id] = struct{}{}
-}
