@@ -38,3 +38,7 @@ func RenewLock(ctx context.Context, kv jetstream.KeyValue, key string, val []byt
 func NoneStored(s *Store, ctx context.Context, pattern string) bool {
 	return s.noneStored(ctx, pattern)
 }
+
+// Unanswered is the store's test of a request the server was too busy to
+// answer, rather than one it refused.
+var Unanswered = unanswered

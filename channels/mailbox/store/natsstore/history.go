@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 )
@@ -125,10 +126,26 @@ func (s *Store) setUpHistory(ctx context.Context) {
 	} else if err == nil && !o.NoCreate {
 		err = s.addHistorySubjects(ctx, stream)
 	}
-	if err != nil {
+	switch {
+	case err == nil:
+	case unanswered(err, s.nc.LastError()):
+		// A thousand agents that start at once can keep a server busier
+		// than this wait: the stream the first of them made is there.
+		o.Logger.Info("history stream not checked: the server did not answer in time (busy); the history is read back as long as the stream exists",
+			"stream", o.HistoryStream, "wait", refusedWait)
+	default:
 		o.Logger.Warn("history stream unavailable: threads, replies owed and the audit log cannot be read back",
 			"stream", o.HistoryStream, "err", err)
 	}
+}
+
+// unanswered reports that a request to the JetStream API timed out (err)
+// without the server refusing it (lastErr, the connection's last error,
+// is no permissions violation on the API's stream requests): the server
+// is busy, not in the way.
+func unanswered(err, lastErr error) bool {
+	return errors.Is(err, context.DeadlineExceeded) &&
+		!(errors.Is(lastErr, nats.ErrPermissionViolation) && strings.Contains(lastErr.Error(), `"$JS.API.STREAM.`))
 }
 
 // addHistorySubjects adds this store's subjects to a history stream that
