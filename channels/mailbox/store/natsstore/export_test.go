@@ -31,7 +31,7 @@ func Counted(in driver.Inbox) map[uint64]int { return in.(*Inbox).rec.counted() 
 func RenewLock(ctx context.Context, kv jetstream.KeyValue, key string, val []byte, rev uint64, ttl time.Duration) (uint64, time.Duration, error) {
 	l := &inboxLock{kv: kv, key: key, val: val, rev: rev}
 	err := l.renew(ctx)
-	return l.rev, nextRenewal(err, ttl), err
+	return l.rev, renewalDelay(err, ttl, 0), err
 }
 
 // NoneStored is the store's check that no state entry matches pattern.
@@ -42,3 +42,7 @@ func NoneStored(s *Store, ctx context.Context, pattern string) bool {
 // Unanswered is the store's test of a request the server was too busy to
 // answer, rather than one it refused.
 var Unanswered = unanswered
+
+// RenewalDelay is how long after a renewal that took took and ended with
+// err an inbox renews its lock again.
+var RenewalDelay = renewalDelay

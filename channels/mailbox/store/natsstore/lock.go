@@ -118,26 +118,29 @@ func (l *inboxLock) renewer(ttl time.Duration) *renewer {
 // C fires when the next renewal is due.
 func (r *renewer) C() <-chan time.Time { return r.t.C }
 
-// renew renews the lock and sets when the next renewal is due, counted
-// from when this one began (the server stamped the renewal after that): a
-// renewal that took long does not push the next one towards the expiry.
-// A lock another owner holds now is not asked for again sooner.
+// renew renews the lock and sets when the next renewal is due (see
+// renewalDelay).
 func (r *renewer) renew(ctx context.Context) error {
 	began := time.Now()
 	err := r.l.renew(ctx)
-	r.t.Reset(max(nextRenewal(err, r.ttl)-time.Since(began), 0))
+	r.t.Reset(renewalDelay(err, r.ttl, time.Since(began)))
 	return err
 }
 
-// nextRenewal is when the renewal after one that ended with err is due:
-// renewPeriod after one that worked or found the lock another owner's
-// (which is not asked for again sooner), renewRetry after any other
-// failure.
-func nextRenewal(err error, ttl time.Duration) time.Duration {
+// renewalDelay is how long after a renewal that took took and ended with
+// err the next one is due. After one that worked, or found the lock
+// another owner's (which is not asked for again sooner), renewPeriod
+// counted from when it began (the server stamped the renewal after that):
+// a renewal that took long does not push the next one towards the expiry.
+// After any other failure, renewRetry counted from its end: a server that
+// did not answer in time is busy, and a renewal sent again at once would
+// only add to what it has to do (a thousand agents on a loaded cluster
+// each kept one renewal waiting at the server at all times).
+func renewalDelay(err error, ttl, took time.Duration) time.Duration {
 	if err != nil && !errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
 		return renewRetry(ttl)
 	}
-	return renewPeriod(ttl)
+	return max(renewPeriod(ttl)-took, 0)
 }
 
 func (r *renewer) stop() { r.t.Stop() }
@@ -174,7 +177,7 @@ func (l *inboxLock) holdWhile(ttl time.Duration, log *slog.Logger, agent string)
 // errLockUnsettled is recover's error when what it read of the key is not
 // what the leader holds (read as gone and found there when created again,
 // or read as this owner's at a revision the leader no longer has, when
-// the lock expired): a renewal that is tried again soon (nextRenewal),
+// the lock expired): a renewal that is tried again soon (renewalDelay),
 // not a lock another owner took.
 var errLockUnsettled = errors.New("the inbox lock read as expired but is still there (a replica behind the leader?)")
 

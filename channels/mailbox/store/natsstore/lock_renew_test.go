@@ -2,9 +2,11 @@ package natsstore_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -214,4 +216,28 @@ func TestLockRenewalAfterItExpired(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, locks.Delete(testkit.Ctx(t), "expired")) // as its TTL would
 	renewTwice(t, &staleKV{KeyValue: locks, stale: 1, was: was}, "expired", rev)
+}
+
+// The next renewal after one that worked is half the TTL from when it
+// began, however long it took; after one that timed out or failed, a
+// tenth of the TTL from when it ended, not at once, so that a busy server
+// is not asked again while it still works on the last; after one that
+// found the lock another's, a whole period.
+func TestRenewalDelay(t *testing.T) {
+	t.Parallel()
+	ttl := 15 * time.Second
+	for _, c := range []struct {
+		err  error
+		took time.Duration
+		want time.Duration
+	}{
+		{nil, 0, 7500 * time.Millisecond},
+		{nil, 2 * time.Second, 5500 * time.Millisecond},
+		{nil, 9 * time.Second, 0},
+		{context.DeadlineExceeded, 5 * time.Second, 1500 * time.Millisecond},
+		{fmt.Errorf("renew inbox lock: %w", nats.ErrTimeout), 10 * time.Second, 1500 * time.Millisecond},
+		{fmt.Errorf("renew inbox lock: %w", jetstream.ErrKeyRevisionMismatch), time.Second, 6500 * time.Millisecond},
+	} {
+		assert.Equal(t, c.want, natsstore.RenewalDelay(c.err, ttl, c.took), "%v after %v", c.err, c.took)
+	}
 }
