@@ -337,42 +337,6 @@ func (c *Channel) onUpdate(ctx context.Context, d *store.Delivery, mt meta.Meta,
 	return v, nil
 }
 
-// storedFinal reports whether the store holds this agent's final update
-// of task taskID, sent to agent `to` (its delegator).
-func (c *Channel) storedFinal(ctx context.Context, taskID, to string) bool {
-	found, _ := c.storedIn(ctx, to, func(m *store.Summary) bool {
-		return m.Type == envelope.TypeTaskUpdate && m.Task != nil && m.Task.ID == taskID &&
-			m.Task.State.Terminal() && m.From == c.cfg.AgentID && m.To == to
-	})
-	return found
-}
-
-// receivedTask reports whether the store holds the task taskID that agent
-// `from` sent this agent.
-func (c *Channel) receivedTask(ctx context.Context, taskID, from string) bool {
-	found, _ := c.storedIn(ctx, c.cfg.AgentID, func(m *store.Summary) bool {
-		return m.Type == envelope.TypeTask && m.Task != nil && m.Task.ID == taskID &&
-			m.From == from && m.To == c.cfg.AgentID
-	})
-	return found
-}
-
-// storedTask reports whether the store holds the task taskID this agent
-// sent to agent `to`: a task sent on this agent's behalf from elsewhere
-// (the command line) has no record here, and its final update still ends
-// it.
-func (c *Channel) storedTask(ctx context.Context, taskID, to string) bool {
-	match := func(m *store.Summary) bool {
-		return m.Type == envelope.TypeTask && m.Task != nil && m.Task.ID == taskID &&
-			m.From == c.cfg.AgentID && m.To == to
-	}
-	// The store's listing follows a message that moves on while it is
-	// listed (the worker archiving the task as this update arrives), so
-	// one look finds it.
-	found, _ := c.storedIn(ctx, to, match)
-	return found
-}
-
 // onMessage is the handler of a plain message. A message handed over
 // again after a crash or a stop that this agent had answered already (a
 // reply to it is stored), and a request answered from elsewhere on this

@@ -2,7 +2,6 @@ package mailbox
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -86,34 +85,6 @@ func (c *Channel) Archive(ctx context.Context, messageID string) error {
 		return c.inbox.Ack(ctx, h.Delivery)
 	}
 	return nil
-}
-
-// storedReply reports whether the store holds a reply from this agent to
-// request p (sent by another process on its behalf, or before a restart).
-// The reply is in the asker's mailbox, so only that one is looked at.
-func (c *Channel) storedReply(ctx context.Context, p view.PendingReply) bool {
-	found, err := c.storedIn(ctx, p.From, func(m *store.Summary) bool {
-		return m.ReplyTo == p.MessageID && m.From == c.cfg.AgentID && m.To == p.From
-	})
-	if err != nil && !errors.Is(err, store.ErrTurnedOff) {
-		c.Logger().Warn("look for a stored reply", "id", p.MessageID, "err", err)
-	}
-	return found
-}
-
-// storedIn reports whether the mailbox of agent holds a message match
-// accepts: skimmed through the store's index where it keeps one, else
-// browsed; false on a store that can do neither.
-func (c *Channel) storedIn(ctx context.Context, agent string, match func(*store.Summary) bool) (bool, error) {
-	found := false
-	err := c.backend.Skim(ctx, []string{agent}, func(s store.Skimmed) bool {
-		found = match(&s.Summary)
-		return !found
-	})
-	if errors.Is(err, store.ErrNotSupported) {
-		return false, nil
-	}
-	return found, err
 }
 
 // PendingReplies returns what this agent owes and waits for: requests and

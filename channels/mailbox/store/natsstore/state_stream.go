@@ -18,6 +18,11 @@ func (s *Store) noneStored(ctx context.Context, pattern string) bool {
 	if err != nil {
 		return false
 	}
+	if _, ok := ctx.Deadline(); !ok { // as the client's JetStream requests are bounded
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, requestTimeout)
+		defer cancel()
+	}
 	msg, err := s.nc.RequestWithContext(ctx, "$JS.API.DIRECT.GET.KV_"+s.opts.StateBucket, req)
 	return err == nil && msg.Header.Get(statusHeader) == notFoundStatus
 }
