@@ -97,8 +97,9 @@ func (l *inboxLock) renew(ctx context.Context) error {
 // 7.5 s with the default lockTtl of 15 s, where a third made it one every
 // 5 s): a crashed holder's lock still expires at most one TTL after its
 // last renewal, and a renewal that fails (a server restarting, loaded) is
-// tried again every tenth of the TTL, so the half TTL left before the
-// lock would expire holds up to five tries.
+// tried again a tenth of the TTL after it ended (see renewalDelay): the
+// half TTL left before the lock would expire holds up to five quick
+// refusals, fewer tries that each wait out their timeout.
 func renewPeriod(ttl time.Duration) time.Duration { return ttl / 2 }
 
 func renewRetry(ttl time.Duration) time.Duration { return max(ttl/10, 50*time.Millisecond) }
