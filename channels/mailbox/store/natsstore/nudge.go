@@ -53,8 +53,8 @@ func (s *Store) Nudge(ctx context.Context, agent, key string) error {
 
 // ListenNudges implements driver.Nudger with a core NATS subscription,
 // which the client makes again by itself after a reconnect; fn is also
-// called after each reconnect, for the nudges published while the
-// connection was down. A subscription the server refuses (credentials
+// called after each reconnect, once the server has the subscription
+// again, for the nudges published while the connection was down. A subscription the server refuses (credentials
 // without permission to subscribe to the subject) is an error.
 func (s *Store) ListenNudges(ctx context.Context, agent, key string, fn func()) (stop func(), err error) {
 	if err := s.checkOpen(ctx); err != nil {
@@ -89,20 +89,31 @@ func (s *Store) ListenNudges(ctx context.Context, agent, key string, fn func()) 
 		return nil, fmt.Errorf("listen to nudges on %s: %w", subject, err)
 	}
 	status := s.nc.StatusChanged(nats.CONNECTED)
-	done := make(chan struct{})
+	life, end := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() {
 		back := status
 		for {
 			select {
-			case <-done:
+			case <-life.Done():
 				return
 			case _, ok := <-back:
 				if !ok { // the connection closed for good (it closes its listeners)
 					back = nil
 					continue
 				}
-				poke() // back after a reconnect: nudges may have been missed
+				// Back after a reconnect: nudges may have been missed.
+				// The client tells of it before it has sent the
+				// subscription again, and fn reads what was recorded:
+				// it runs once the server has the subscription (a flush
+				// is answered after it), or a nudge published between
+				// fn's read and the subscription would be lost. A failed
+				// flush (down again) still pokes; the next reconnect
+				// pokes once more.
+				settle, cancel := context.WithTimeout(life, requestTimeout)
+				_ = s.nc.FlushWithContext(settle)
+				cancel()
+				poke()
 			case <-pending:
 				fn()
 			}
@@ -112,7 +123,7 @@ func (s *Store) ListenNudges(ctx context.Context, agent, key string, fn func()) 
 	return func() {
 		once.Do(func() {
 			_ = sub.Unsubscribe()
-			close(done)
+			end()
 			wg.Wait()
 			s.nc.RemoveStatusListener(status) // which closes it
 		})
