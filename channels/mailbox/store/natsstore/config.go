@@ -52,7 +52,9 @@ type Config struct {
 	// Replicas is the replication of the stream and buckets on a cluster.
 	Replicas int `json:"replicas"`
 	// LockTTL is how long an inbox stays locked after its owner stops
-	// renewing the lock (crashed on another machine).
+	// renewing the lock (crashed on another machine). A lock bucket made
+	// with a shorter TTL is raised to it where the user may (see
+	// Store.lockTTLs); the locks are renewed by the shorter of the two.
 	LockTTL float64 `json:"lockTtl"`
 	// ConnectTimeout bounds connecting to the server.
 	ConnectTimeout float64 `json:"connectTimeout"`
@@ -99,7 +101,7 @@ func DefaultConfig() Config {
 		URL: nats.DefaultURL, Stream: "MAILBOX", SubjectPrefix: "mailbox",
 		RegistryBucket: "mailbox-registry", PresenceBucket: "mailbox-presence",
 		StateBucket: "mailbox-state", LockBucket: "mailbox-locks", ArtifactsBucket: "mailbox-artifacts",
-		AckWait: 30, MaxDeliver: 5, Replicas: 1, LockTTL: 15, ConnectTimeout: 5,
+		AckWait: 30, MaxDeliver: 5, Replicas: 1, LockTTL: 60, ConnectTimeout: 5,
 		History: true, HistoryStream: "MAILBOX_HISTORY", HistoryMaxAge: 30 * 24 * 3600, HistoryMaxBytes: 1 << 30,
 	}
 }

@@ -46,3 +46,10 @@ var Unanswered = unanswered
 // RenewalDelay is how long after a renewal that took took and ended with
 // err an inbox renews its lock again.
 var RenewalDelay = renewalDelay
+
+// LockTTLs are the TTL in's lock is renewed by and the one it expires
+// after.
+func LockTTLs(in driver.Inbox) (renew, expiry time.Duration) {
+	ttls := in.(*Inbox).lock.ttls.get()
+	return ttls.renew, ttls.expiry
+}

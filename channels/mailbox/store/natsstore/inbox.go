@@ -82,7 +82,7 @@ func (s *Store) OpenInbox(ctx context.Context, agentID string) (driver.Inbox, er
 	if err != nil {
 		return nil, err
 	}
-	stop := lock.holdWhile(s.opts.LockTTL, s.opts.Logger, agentID)
+	stop := lock.holdWhile(s.opts.Logger, agentID)
 	in, err := s.startInbox(ctx, agentID, lock)
 	stop()
 	if err != nil {
@@ -221,7 +221,7 @@ func (in *Inbox) Agent() string { return in.agent }
 func (in *Inbox) keepAlive() {
 	progress := time.NewTicker(in.s.opts.AckWait / 3)
 	defer progress.Stop()
-	renew := in.lock.renewer(in.s.opts.LockTTL)
+	renew := in.lock.renewer()
 	defer renew.stop()
 	for {
 		select {

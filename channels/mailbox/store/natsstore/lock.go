@@ -31,19 +31,24 @@ func (h holder) String() string {
 // inboxLock is one held lock in the lock bucket. The bucket's TTL frees
 // the lock of an owner that stopped renewing it.
 type inboxLock struct {
-	kv  jetstream.KeyValue
-	key string
-	val []byte
-	rev uint64 // guarded by the owner's goroutines taking turns
+	kv   jetstream.KeyValue
+	key  string
+	val  []byte
+	ttls *lockTTLCache // the TTLs it lives by
+	rev  uint64        // guarded by the owner's goroutines taking turns
 }
 
 // lockInbox takes agent's lock, or fails with an error wrapping
 // driver.ErrInboxBusy naming the holder. The lock of a process on this host
 // that no longer runs is taken over at once.
 func (s *Store) lockInbox(ctx context.Context, agent string) (*inboxLock, error) {
+	ttls, err := s.lockTTLs(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("lock inbox of %q: %w", agent, err)
+	}
 	me := holder{PID: os.Getpid(), Host: hostname()}
 	val, _ := json.Marshal(me)
-	l := &inboxLock{kv: s.locks, key: token(agent), val: val}
+	l := &inboxLock{kv: s.locks, key: token(agent), val: val, ttls: ttls}
 	for range 3 {
 		rev, err := l.kv.Create(ctx, l.key, val)
 		if err == nil {
@@ -64,7 +69,7 @@ func (s *Store) lockInbox(ctx context.Context, agent string) (*inboxLock, error)
 		_ = json.Unmarshal(e.Value(), &h)
 		if h.Host != me.Host || h.PID == me.PID || alive(h.PID) {
 			return nil, fmt.Errorf("inbox of %q is open in %s; stop it first (a crashed holder's lock expires after %s): %w",
-				agent, h, s.opts.LockTTL, driver.ErrInboxBusy)
+				agent, h, ttls.get().expiry, driver.ErrInboxBusy)
 		}
 		rev, err = l.kv.Update(ctx, l.key, val, e.Revision())
 		if err == nil {
@@ -105,15 +110,15 @@ func renewPeriod(ttl time.Duration) time.Duration { return ttl / 2 }
 func renewRetry(ttl time.Duration) time.Duration { return max(ttl/10, 50*time.Millisecond) }
 
 // renewer times the renewals of one lock: renewPeriod after a renewal that
-// worked, renewRetry after one that failed.
+// worked, renewRetry after one that failed, by the TTL the lock is
+// renewed by at the time (see lockTTLs).
 type renewer struct {
-	l   *inboxLock
-	ttl time.Duration
-	t   *time.Timer
+	l *inboxLock
+	t *time.Timer
 }
 
-func (l *inboxLock) renewer(ttl time.Duration) *renewer {
-	return &renewer{l: l, ttl: ttl, t: time.NewTimer(renewPeriod(ttl))}
+func (l *inboxLock) renewer() *renewer {
+	return &renewer{l: l, t: time.NewTimer(renewPeriod(l.ttls.get().renew))}
 }
 
 // C fires when the next renewal is due.
@@ -124,7 +129,7 @@ func (r *renewer) C() <-chan time.Time { return r.t.C }
 func (r *renewer) renew(ctx context.Context) error {
 	began := time.Now()
 	err := r.l.renew(ctx)
-	r.t.Reset(renewalDelay(err, r.ttl, time.Since(began)))
+	r.t.Reset(renewalDelay(err, r.l.ttls.get().renew, time.Since(began)))
 	return err
 }
 
@@ -146,15 +151,15 @@ func renewalDelay(err error, ttl, took time.Duration) time.Duration {
 
 func (r *renewer) stop() { r.t.Stop() }
 
-// holdWhile renews the lock of TTL ttl until the returned stop is called
+// holdWhile renews the lock until the returned stop is called
 // (and has waited for the last renewal): an inbox whose consumers take
 // long to be created (a cluster making a thousand replicated consumers at
 // once) keeps its lock meanwhile.
-func (l *inboxLock) holdWhile(ttl time.Duration, log *slog.Logger, agent string) (stop func()) {
+func (l *inboxLock) holdWhile(log *slog.Logger, agent string) (stop func()) {
 	done := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Go(func() {
-		r := l.renewer(ttl)
+		r := l.renewer()
 		defer r.stop()
 		for {
 			select {

@@ -156,7 +156,8 @@ type Store struct {
 	presence jetstream.KeyValue
 	state    jetstream.KeyValue
 	locks    jetstream.KeyValue
-	objects  objectStore // the artifacts, opened on first use
+	lockTTL  lockTTLCache // the lock bucket's TTL, read at the first lock
+	objects  objectStore  // the artifacts, opened on first use
 	// audit buffers and publishes the audit entries; nil with the audit
 	// log off.
 	audit  *auditLog
@@ -301,6 +302,7 @@ func (s *Store) Close() error {
 	if !first {
 		return nil
 	}
+	s.lockTTL.stop()
 	errs := []error{err}
 	if s.audit != nil {
 		s.audit.close()
