@@ -17,7 +17,8 @@ import (
 	"github.com/switchboard-dev/switchboard/internal/recentids"
 )
 
-// Inbox is one agent's inbox: its two durable consumers (see lane), owned
+// Inbox is one agent's inbox: its durable consumers (see lane; the priority
+// lane's is made when needed, see priority_lazy.go), owned
 // from Store.OpenInbox until Close. Next may be called from one goroutine
 // at a time (calls queue); Ack and Quarantine from any goroutine.
 type Inbox struct {
@@ -107,14 +108,38 @@ func (s *Store) startInbox(ctx context.Context, agent string, lock *inboxLock) (
 		return nil, err
 	}
 	in.rec.dropGone(ctx)
+	// The priority lane's consumer is made now only when priority
+	// messages wait, or the inbox cannot watch for them (see
+	// priority_lazy.go).
+	watch, err := s.watchPriority(ctx, agent)
+	if err != nil {
+		return nil, err
+	}
+	lanes := laneCount
+	if watch != nil {
+		stored, err := s.priorityStored(ctx, agent)
+		if err != nil {
+			watch.stop(s.nc)
+			return nil, err
+		}
+		if stored {
+			watch.stop(s.nc)
+			watch = nil
+		} else {
+			lanes = lanePriority // the ordinary lane only
+		}
+	}
 	var conss [laneCount]jetstream.Consumer
-	for l := range laneCount {
+	for l := range lanes {
 		// One after the other, as every request of an agent that starts:
 		// a server that a thousand agents ask at once answers each request
 		// after those queued before it, and a request that waits longer
 		// than its timeout is asked again, which adds to the queue.
 		st, err := s.startConsumer(ctx, agent, l, in.rec)
 		if err != nil {
+			if watch != nil {
+				watch.stop(s.nc)
+			}
 			return nil, err
 		}
 		conss[l] = st.cons
@@ -124,35 +149,54 @@ func (s *Store) startInbox(ctx context.Context, agent string, lock *inboxLock) (
 		}
 	}
 	in.seenBelow = in.rec.below
-	// Consume hands messages to a callback, which queues them here; unlike
-	// the Messages iterator, whose fixed channel drops messages when a
-	// reconnect makes the client pull again while it holds a full batch.
-	for l, receive := range [laneCount]jetstream.MessageHandler{in.receive, in.receiveUrgent} {
-		cc, err := conss[l].Consume(receive, jetstream.PullMaxMessages(s.opts.Prefetch), jetstream.PullExpiry(pullExpiry),
-			jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
-				s.opts.Logger.Debug("inbox consumer", "agent", agent, "lane", lane(l), "err", err)
-			}))
+	for l := range lanes {
+		cc, err := in.consume(conss[l], l)
 		if err != nil {
 			in.stopConsuming()
-			return nil, fmt.Errorf("consume: %w", err)
+			if watch != nil {
+				watch.stop(s.nc)
+			}
+			return nil, err
 		}
 		in.ccs[l] = cc
 	}
 	in.ctx, in.cancel = context.WithCancel(context.Background())
+	if watch != nil {
+		in.wg.Go(func() { in.awaitPriority(watch) })
+	}
 	in.wg.Go(in.keepAlive)
 	in.wg.Go(func() { in.rec.flush(in.ctx) })
 	return in, nil
 }
 
+// consume starts pulling from cons, lane l's consumer. Consume hands
+// messages to a callback, which queues them here; unlike the Messages
+// iterator, whose fixed channel drops messages when a reconnect makes the
+// client pull again while it holds a full batch.
+func (in *Inbox) consume(cons jetstream.Consumer, l lane) (jetstream.ConsumeContext, error) {
+	receive := in.receive
+	if l == lanePriority {
+		receive = in.receiveUrgent
+	}
+	cc, err := cons.Consume(receive, jetstream.PullMaxMessages(in.s.opts.Prefetch), jetstream.PullExpiry(pullExpiry),
+		jetstream.ConsumeErrHandler(func(_ jetstream.ConsumeContext, err error) {
+			in.s.opts.Logger.Debug("inbox consumer", "agent", in.agent, "lane", l, "err", err)
+		}))
+	if err != nil {
+		return nil, fmt.Errorf("consume: %w", err)
+	}
+	return cc, nil
+}
+
 // pullExpiry is how long a pull request of an idle inbox waits at the
 // server before the client asks again; the server says it is alive every
 // 30 s meanwhile (nats.go's longest heartbeat). With nats.go's default of
-// 30 s (and a heartbeat every 15 s) each idle consumer, two per agent,
+// 30 s (and a heartbeat every 15 s) each idle consumer (two per agent then),
 // woke its agent and the server six times a minute; with this, two and a
 // half times.
 const pullExpiry = 2 * time.Minute
 
-// stopConsuming stops the pulling of both lanes.
+// stopConsuming stops the pulling of the lanes started.
 func (in *Inbox) stopConsuming() {
 	for _, cc := range in.ccs {
 		if cc != nil {

@@ -153,11 +153,11 @@ func (in *Inbox) take(ctx context.Context, p *pulled) *driver.Delivery {
 	seq := md.Sequence.Stream
 	in.mu.Lock()
 	_, handedOut := in.claims[seq]
+	cameBack := seq <= in.seenBelow[p.lane]
 	in.mu.Unlock()
 	if handedOut { // redelivered while still being worked on: the claim stands
 		return nil
 	}
-	cameBack := seq <= in.seenBelow[p.lane]
 	if cameBack {
 		in.mu.Lock()
 		in.owed--
