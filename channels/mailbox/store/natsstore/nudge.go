@@ -74,18 +74,8 @@ func (s *Store) ListenNudges(ctx context.Context, agent, key string, fn func()) 
 		default: // one is pending already
 		}
 	}
-	sub, err := s.nc.Subscribe(subject, func(*nats.Msg) { poke() })
+	sub, err := s.subscribe(ctx, subject, func(*nats.Msg) { poke() })
 	if err != nil {
-		return nil, fmt.Errorf("listen to nudges on %s: %w", subject, err)
-	}
-	// The server answers the flush after it has taken the subscription,
-	// or refused it.
-	if err := s.flush(ctx); err != nil {
-		_ = sub.Unsubscribe()
-		return nil, fmt.Errorf("listen to nudges on %s: %w", subject, err)
-	}
-	if err := s.nc.LastError(); errors.Is(err, nats.ErrPermissionViolation) && refused(err, "Subscription to", subject) {
-		_ = sub.Unsubscribe()
 		return nil, fmt.Errorf("listen to nudges on %s: %w", subject, err)
 	}
 	status := s.nc.StatusChanged(nats.CONNECTED)
@@ -128,6 +118,27 @@ func (s *Store) ListenNudges(ctx context.Context, agent, key string, fn func()) 
 			s.nc.RemoveStatusListener(status) // which closes it
 		})
 	}, nil
+}
+
+// subscribe subscribes to subject and waits until the server has taken
+// the subscription. One the server refuses (credentials without the
+// permission) is an error wrapping nats.ErrPermissionViolation.
+func (s *Store) subscribe(ctx context.Context, subject string, cb nats.MsgHandler) (*nats.Subscription, error) {
+	sub, err := s.nc.Subscribe(subject, cb)
+	if err != nil {
+		return nil, err
+	}
+	// The server answers the flush after it has taken the subscription,
+	// or refused it.
+	if err := s.flush(ctx); err != nil {
+		_ = sub.Unsubscribe()
+		return nil, err
+	}
+	if err := s.nc.LastError(); errors.Is(err, nats.ErrPermissionViolation) && refused(err, "Subscription to", subject) {
+		_ = sub.Unsubscribe()
+		return nil, err
+	}
+	return sub, nil
 }
 
 // flush waits until the server has taken what the connection sent, at

@@ -35,24 +35,17 @@ type priorityWatch struct {
 func (s *Store) watchPriority(ctx context.Context, agent string) (*priorityWatch, error) {
 	subject := s.names.priorityFilter(agent)
 	w := &priorityWatch{arrived: make(chan struct{}, 1)}
-	sub, err := s.nc.Subscribe(subject, func(*nats.Msg) {
+	sub, err := s.subscribe(ctx, subject, func(*nats.Msg) {
 		select {
 		case w.arrived <- struct{}{}:
 		default:
 		}
 	})
+	if errors.Is(err, nats.ErrPermissionViolation) {
+		return nil, nil
+	}
 	if err != nil {
 		return nil, fmt.Errorf("watch priority messages on %s: %w", subject, err)
-	}
-	// The server answers the flush after it has taken the subscription,
-	// or refused it.
-	if err := s.flush(ctx); err != nil {
-		_ = sub.Unsubscribe()
-		return nil, fmt.Errorf("watch priority messages on %s: %w", subject, err)
-	}
-	if err := s.nc.LastError(); errors.Is(err, nats.ErrPermissionViolation) && refused(err, "Subscription to", subject) {
-		_ = sub.Unsubscribe()
-		return nil, nil
 	}
 	w.sub, w.back = sub, s.nc.StatusChanged(nats.CONNECTED)
 	return w, nil
