@@ -109,8 +109,8 @@ func (s *Store) startInbox(ctx context.Context, agent string, lock *inboxLock) (
 	}
 	in.rec.dropGone(ctx)
 	// The priority lane's consumer is made now only when priority
-	// messages wait, or the inbox cannot watch for them (see
-	// priority_lazy.go).
+	// messages wait (or the server did not say in time), or the inbox
+	// cannot watch for them (see priority_lazy.go).
 	watch, err := s.watchPriority(ctx, agent)
 	if err != nil {
 		return nil, err
@@ -118,11 +118,11 @@ func (s *Store) startInbox(ctx context.Context, agent string, lock *inboxLock) (
 	lanes := laneCount
 	if watch != nil {
 		stored, err := s.priorityStored(ctx, agent)
-		if err != nil {
+		if err != nil && ctx.Err() != nil {
 			watch.stop(s.nc)
 			return nil, err
 		}
-		if stored {
+		if err != nil || stored { // unknown (a busy server): made at once, as before
 			watch.stop(s.nc)
 			watch = nil
 		} else {

@@ -19,7 +19,8 @@ import (
 // subjects and a look at the stream: when priority messages wait there,
 // or one is published later, or one is found stored after the
 // connection came back, the consumer is made and pulled from, as it was
-// made at once before. A user who may not subscribe to those subjects
+// made at once before; and so it is at once when the look at the stream
+// gets no answer in time (a busy server). A user who may not subscribe to those subjects
 // (per-agent credentials without the line) gets the consumer at once.
 
 // priorityWatch notices the priority messages of an inbox whose priority
