@@ -68,8 +68,12 @@ func (s *Store) lockInbox(ctx context.Context, agent string) (*inboxLock, error)
 		var h holder
 		_ = json.Unmarshal(e.Value(), &h)
 		if h.Host != me.Host || h.PID == me.PID || alive(h.PID) {
-			return nil, fmt.Errorf("inbox of %q is open in %s; stop it first (a crashed holder's lock expires after %s): %w",
-				agent, h, ttls.get().expiry, driver.ErrInboxBusy)
+			expiry := fmt.Sprintf("expires after %s", ttls.get().expiry)
+			if ttls.get().expiry == 0 {
+				expiry = "stays until removed: the lock bucket has no TTL"
+			}
+			return nil, fmt.Errorf("inbox of %q is open in %s; stop it first (a crashed holder's lock %s): %w",
+				agent, h, expiry, driver.ErrInboxBusy)
 		}
 		rev, err = l.kv.Update(ctx, l.key, val, e.Revision())
 		if err == nil {

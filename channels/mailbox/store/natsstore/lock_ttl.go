@@ -18,7 +18,8 @@ type lockTTLs struct {
 	// before the bucket lets it expire.
 	renew time.Duration
 	// expiry is how long after its last renewal a lock expires: the
-	// bucket's TTL (lockTtl when the bucket has none).
+	// bucket's TTL; 0 when the bucket has none (a lock stays until
+	// released).
 	expiry time.Duration
 }
 
@@ -79,7 +80,8 @@ func (s *Store) lockTTLs(ctx context.Context) (*lockTTLCache, error) {
 	case have == 0:
 		s.opts.Logger.Warn("the lock bucket has no TTL: the inbox lock of a process killed on another machine stays until removed by hand",
 			"bucket", s.opts.LockBucket, "lockTtl", want)
-		have = want
+		c.ttls, c.read = lockTTLs{renew: want}, true
+		return c, nil
 	case have < want && !s.opts.NoCreate && !c.stopped:
 		var raise context.Context
 		raise, c.cancel = context.WithTimeout(context.Background(), requestTimeout)

@@ -120,3 +120,31 @@ func TestLockTTLKeptWithoutPermission(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 5*time.Second, bucketTTL(t, kv), "unchanged")
 }
+
+// TestLockTTLOfBucketWithoutOne: a lock bucket an administrator made
+// without a TTL is left as it is (the store raises only a shorter one);
+// the store warns that a killed holder's lock then stays, renews by
+// lockTtl, and says so to a second opener.
+func TestLockTTLOfBucketWithoutOne(t *testing.T) {
+	ts := sharedServer(t)
+	js, err := jetstream.New(ts.Connect(t))
+	require.NoError(t, err)
+	locks, err := js.CreateKeyValue(testkit.Ctx(t), jetstream.KeyValueConfig{Bucket: ts.ns.LockBucket})
+	require.NoError(t, err)
+
+	lines := logLines{testkit.NewLog[string]()}
+	opts := ts.options(t, nil)
+	opts.Logger = logTo(lines)
+	st := openWith(t, opts)
+	in, err := st.OpenInbox(testkit.Ctx(t), "bob")
+	require.NoError(t, err)
+	defer in.Close()
+	lines.WaitFor(t, "the warning", hasText("the lock bucket has no TTL"))
+	renew, expiry := natsstore.LockTTLs(in)
+	assert.Equal(t, opts.LockTTL, renew)
+	assert.Zero(t, expiry, "never expires")
+	assert.Zero(t, bucketTTL(t, locks), "left as it is")
+	_, err = st.OpenInbox(testkit.Ctx(t), "bob")
+	require.ErrorIs(t, err, driver.ErrInboxBusy)
+	assert.Contains(t, err.Error(), "stays until removed: the lock bucket has no TTL")
+}
