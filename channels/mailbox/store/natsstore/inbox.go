@@ -69,7 +69,9 @@ var _ driver.Inbox = (*Inbox)(nil)
 
 // OpenInbox implements driver.Backend. It takes the agent's lock (failing
 // with driver.ErrInboxBusy while another process or Inbox holds it),
-// creates or updates the agent's durable consumers and starts pulling.
+// creates or updates the agent's durable consumer (and its priority
+// consumer, when priority messages wait or cannot be watched for: see
+// priority_lazy.go) and starts pulling.
 // Messages a crashed owner left unacknowledged come back after AckWait;
 // those a closed Inbox released come back at once, first.
 func (s *Store) OpenInbox(ctx context.Context, agentID string) (driver.Inbox, error) {
@@ -111,7 +113,7 @@ func (s *Store) startInbox(ctx context.Context, agent string, lock *inboxLock) (
 	// The priority lane's consumer is made now only when priority
 	// messages wait (or the server did not say in time), or the inbox
 	// cannot watch for them (see priority_lazy.go).
-	watch, err := s.watchPriority(ctx, agent)
+	watch, err := s.watchPriority(ctx, agent, in.expectUrgent)
 	if err != nil {
 		return nil, err
 	}
@@ -145,7 +147,9 @@ func (s *Store) startInbox(ctx context.Context, agent string, lock *inboxLock) (
 		conss[l] = st.cons
 		in.owed += st.owed
 		if l == lanePriority {
-			in.urgentDue, in.maxAckPending = st.pending, st.maxAckPending
+			in.qmu.Lock() // a watch stopped meanwhile may have seen a message
+			in.urgentDue, in.maxAckPending = max(in.urgentDue, st.pending), st.maxAckPending
+			in.qmu.Unlock()
 		}
 	}
 	in.seenBelow = in.rec.below

@@ -35,7 +35,10 @@ type inboxLock struct {
 	key  string
 	val  []byte
 	ttls *lockTTLCache // the TTLs it lives by
-	rev  uint64        // guarded by the owner's goroutines taking turns
+	// rev and renewed (when the last write that worked was sent) are
+	// guarded by the owner's goroutines taking turns.
+	rev     uint64
+	renewed time.Time
 }
 
 // lockInbox takes agent's lock, or fails with an error wrapping
@@ -50,9 +53,10 @@ func (s *Store) lockInbox(ctx context.Context, agent string) (*inboxLock, error)
 	val, _ := json.Marshal(me)
 	l := &inboxLock{kv: s.locks, key: token(agent), val: val, ttls: ttls}
 	for range 3 {
+		at := time.Now()
 		rev, err := l.kv.Create(ctx, l.key, val)
 		if err == nil {
-			l.rev = rev
+			l.rev, l.renewed = rev, at
 			return l, nil
 		}
 		if !errors.Is(err, jetstream.ErrKeyExists) {
@@ -75,10 +79,11 @@ func (s *Store) lockInbox(ctx context.Context, agent string) (*inboxLock, error)
 			return nil, fmt.Errorf("inbox of %q is open in %s; stop it first (a crashed holder's lock %s): %w",
 				agent, h, expiry, driver.ErrInboxBusy)
 		}
+		at = time.Now()
 		rev, err = l.kv.Update(ctx, l.key, val, e.Revision())
 		if err == nil {
 			s.opts.Logger.Info("took over the inbox lock of a process that no longer runs", "agent", agent, "pid", h.PID)
-			l.rev = rev
+			l.rev, l.renewed = rev, at
 			return l, nil
 		}
 	}
@@ -91,6 +96,7 @@ func (s *Store) lockInbox(ctx context.Context, agent string) (*inboxLock, error)
 // when it still names this owner, goes on from its revision; a lock that
 // expired meanwhile is taken again when no one else took it.
 func (l *inboxLock) renew(ctx context.Context) error {
+	at := time.Now()
 	rev, err := l.kv.Update(ctx, l.key, l.val, l.rev)
 	if errors.Is(err, jetstream.ErrKeyRevisionMismatch) {
 		rev, err = l.recover(ctx)
@@ -98,13 +104,13 @@ func (l *inboxLock) renew(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("renew inbox lock: %w", err)
 	}
-	l.rev = rev
+	l.rev, l.renewed = rev, at
 	return nil
 }
 
-// Renewal periods. The lock is renewed at half its TTL (one write every
-// 7.5 s with the default lockTtl of 15 s, where a third made it one every
-// 5 s): a crashed holder's lock still expires at most one TTL after its
+// Renewal periods, by the TTL the lock is renewed by (see lockTTLs). The
+// lock is renewed at half its TTL (one write every 30 s with the default
+// lockTtl of 60 s; 7.5 s with a bucket made at 15 s): a crashed holder's lock still expires at most one TTL after its
 // last renewal, and a renewal that fails (a server restarting, loaded) is
 // tried again a tenth of the TTL after it ended (see renewalDelay): the
 // half TTL left before the lock would expire holds up to five quick
@@ -121,8 +127,15 @@ type renewer struct {
 	t *time.Timer
 }
 
+// renewer starts timing the lock's renewals: the first is due renewPeriod
+// after the last write of the lock that worked (the one that took it, or
+// a renewal while the inbox opened), not after the renewer was made.
 func (l *inboxLock) renewer() *renewer {
-	return &renewer{l: l, t: time.NewTimer(renewPeriod(l.ttls.get().renew))}
+	first := renewPeriod(l.ttls.get().renew)
+	if !l.renewed.IsZero() {
+		first = max(first-time.Since(l.renewed), 0)
+	}
+	return &renewer{l: l, t: time.NewTimer(first)}
 }
 
 // C fires when the next renewal is due.

@@ -54,7 +54,7 @@ func (s *Store) Nudge(ctx context.Context, agent, key string) error {
 // ListenNudges implements driver.Nudger with a core NATS subscription,
 // which the client makes again by itself after a reconnect; fn is also
 // called after each reconnect, once the server has the subscription
-// again, for the nudges published while the connection was down. A subscription the server refuses (credentials
+// again (or the wait for it gave up), for the nudges published while the connection was down. A subscription the server refuses (credentials
 // without permission to subscribe to the subject) is an error.
 func (s *Store) ListenNudges(ctx context.Context, agent, key string, fn func()) (stop func(), err error) {
 	if err := s.checkOpen(ctx); err != nil {

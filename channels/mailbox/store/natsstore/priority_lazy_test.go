@@ -48,9 +48,13 @@ func TestPriorityConsumerMadeWhenNeeded(t *testing.T) {
 
 	urgent := withPriority(storetest.NewMessage("carol", "bob", "urgent"), 2)
 	require.NoError(t, be.Deliver(testkit.Ctx(t), urgent))
+	after := storetest.NewMessage("alice", "bob", "after")
+	require.NoError(t, be.Deliver(testkit.Ctx(t), after))
 	id, d := nextID(t, in, true)
-	assert.Equal(t, urgent.ID, id)
+	assert.Equal(t, urgent.ID, id, "not overtaken by the ordinary message sent after it")
 	assert.Equal(t, 2, d.Message.Priority)
+	id, _ = nextID(t, in, true)
+	assert.Equal(t, after.ID, id)
 	assert.True(t, hasConsumer(t, js, ts.ns.Stream, "prio-bob"), "made by the first priority message")
 
 	waiting := withPriority(storetest.NewMessage("carol", "dave", "waiting"), 1)

@@ -205,8 +205,8 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 }
 
 // streamMaxConsumers is the main stream's limit on consumers, set when
-// the store creates it. Every agent that listens holds two (its inbox's
-// and its priority messages'), and recent versions of nats-server give a
+// the store creates it. Every agent that listens holds one or two (its
+// inbox's, and its priority messages' once it gets one), and recent versions of nats-server give a
 // stream that sets no limit of its own a default of 1,000
 // (default_max_consumers), which 500 agents reach.
 const streamMaxConsumers = 1 << 20
