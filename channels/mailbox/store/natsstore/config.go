@@ -54,7 +54,7 @@ type Config struct {
 	// LockTTL is how long an inbox stays locked after its owner stops
 	// renewing the lock (crashed on another machine). A lock bucket made
 	// with a shorter TTL is raised to it where the user may (see
-	// Store.lockTTLs); the locks are renewed by the shorter of the two.
+	// Store.readLockTTLs); the locks are renewed by the shorter of the two.
 	LockTTL float64 `json:"lockTtl"`
 	// ConnectTimeout bounds connecting to the server.
 	ConnectTimeout float64 `json:"connectTimeout"`

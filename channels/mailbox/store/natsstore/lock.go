@@ -45,7 +45,7 @@ type inboxLock struct {
 // driver.ErrInboxBusy naming the holder. The lock of a process on this host
 // that no longer runs is taken over at once.
 func (s *Store) lockInbox(ctx context.Context, agent string) (*inboxLock, error) {
-	ttls, err := s.lockTTLs(ctx)
+	ttls, err := s.readLockTTLs(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("lock inbox of %q: %w", agent, err)
 	}
@@ -108,7 +108,7 @@ func (l *inboxLock) renew(ctx context.Context) error {
 	return nil
 }
 
-// Renewal periods, by the TTL the lock is renewed by (see lockTTLs). The
+// Renewal periods, by the TTL the lock is renewed by (see readLockTTLs). The
 // lock is renewed at half its TTL (one write every 30 s with the default
 // lockTtl of 60 s; 7.5 s with a bucket made at 15 s): a crashed holder's lock still expires at most one TTL after its
 // last renewal, and a renewal that fails (a server restarting, loaded) is
@@ -121,7 +121,7 @@ func renewRetry(ttl time.Duration) time.Duration { return max(ttl/10, 50*time.Mi
 
 // renewer times the renewals of one lock: renewPeriod after a renewal that
 // worked, renewRetry after one that failed, by the TTL the lock is
-// renewed by at the time (see lockTTLs).
+// renewed by at the time (see readLockTTLs).
 type renewer struct {
 	l *inboxLock
 	t *time.Timer

@@ -24,7 +24,7 @@ type lockTTLs struct {
 }
 
 // lockTTLCache holds the lock bucket's TTLs once read; a raise of the
-// bucket's TTL (see Store.lockTTLs) changes them when it lands.
+// bucket's TTL (see Store.readLockTTLs) changes them when it lands.
 type lockTTLCache struct {
 	mu   sync.Mutex
 	read bool
@@ -54,7 +54,7 @@ func (c *lockTTLCache) get() lockTTLs {
 	return c.ttls
 }
 
-// lockTTLs reads the lock bucket's TTL when the first inbox is locked,
+// readLockTTLs reads the lock bucket's TTL when the first inbox is locked,
 // and keeps it. A bucket made with a shorter TTL than lockTtl asks for
 // (before lockTtl was raised, or by an older switchboard, whose default
 // was 15 s) is raised to it in the background, unless the store may not
@@ -64,7 +64,7 @@ func (c *lockTTLCache) get() lockTTLs {
 // running: they renew by their own shorter TTL, more often than needed. A
 // longer TTL in the bucket is left as it is: lowering it would let the
 // locks of those processes expire between their renewals.
-func (s *Store) lockTTLs(ctx context.Context) (*lockTTLCache, error) {
+func (s *Store) readLockTTLs(ctx context.Context) (*lockTTLCache, error) {
 	c := &s.lockTTL
 	c.mu.Lock()
 	defer c.mu.Unlock()

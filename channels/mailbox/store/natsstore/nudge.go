@@ -54,7 +54,8 @@ func (s *Store) Nudge(ctx context.Context, agent, key string) error {
 // ListenNudges implements driver.Nudger with a core NATS subscription,
 // which the client makes again by itself after a reconnect; fn is also
 // called after each reconnect, once the server has the subscription
-// again (or the wait for it gave up), for the nudges published while the connection was down. A subscription the server refuses (credentials
+// again (or the wait for it gave up), for the nudges published while the
+// connection was down. A subscription the server refuses (credentials
 // without permission to subscribe to the subject) is an error.
 func (s *Store) ListenNudges(ctx context.Context, agent, key string, fn func()) (stop func(), err error) {
 	if err := s.checkOpen(ctx); err != nil {
@@ -74,11 +75,13 @@ func (s *Store) ListenNudges(ctx context.Context, agent, key string, fn func()) 
 		default: // one is pending already
 		}
 	}
+	// Listened to before subscribing: a reconnect in between is not missed.
+	status := s.nc.StatusChanged(nats.CONNECTED)
 	sub, err := s.subscribe(ctx, subject, func(*nats.Msg) { poke() })
 	if err != nil {
+		s.nc.RemoveStatusListener(status)
 		return nil, fmt.Errorf("listen to nudges on %s: %w", subject, err)
 	}
-	status := s.nc.StatusChanged(nats.CONNECTED)
 	life, end := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	wg.Go(func() {
