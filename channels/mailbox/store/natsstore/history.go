@@ -119,10 +119,7 @@ func (s *Store) setUpHistory(ctx context.Context) {
 		return // a reader: reading the history says it is missing, if it is
 	}
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
-		_, err = s.js.CreateStream(ctx, s.historyConfig())
-		if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) { // created meanwhile
-			err = nil
-		}
+		err = s.createHistory(ctx)
 	} else if err == nil && !o.NoCreate {
 		err = s.addHistorySubjects(ctx, stream)
 	}
@@ -137,6 +134,54 @@ func (s *Store) setUpHistory(ctx context.Context) {
 		o.Logger.Warn("history stream unavailable: threads, replies owed and the audit log cannot be read back",
 			"stream", o.HistoryStream, "err", err)
 	}
+}
+
+// createHistory creates the history stream. A server without room for
+// historyMaxBytes (file storage below it, or an account limit) refuses a
+// stream that would reserve it: the bound is then halved until the server
+// takes it or it falls below minHistoryBytes, and a warning names the
+// bound made. The history is a view: a smaller one beats none.
+func (s *Store) createHistory(ctx context.Context) error {
+	cfg := s.historyConfig()
+	for {
+		_, err := s.js.CreateStream(ctx, cfg)
+		switch {
+		case errors.Is(err, jetstream.ErrStreamNameAlreadyInUse): // created meanwhile
+			return nil
+		case err != nil && noRoom(err) && cfg.MaxBytes/2 >= minHistoryBytes:
+			cfg.MaxBytes /= 2
+			continue
+		case err == nil && cfg.MaxBytes != s.historyConfig().MaxBytes:
+			s.opts.Logger.Warn("history stream made smaller than historyMaxBytes: the server has no room for more "+
+				"(its JetStream file storage, the account's limit, or in a cluster every server's); the oldest history goes first",
+				"stream", cfg.Name, "historyMaxBytes", s.opts.HistoryMaxBytes, "made", cfg.MaxBytes)
+		}
+		return err
+	}
+}
+
+// The JetStream API's errors for a stream whose storage the server, the
+// account or, in a cluster, every server able to hold it has no room for.
+const (
+	errCodeClusterNoPeers           jetstream.ErrorCode = 10005
+	errCodeInsufficientResources    jetstream.ErrorCode = 10023
+	errCodeStorageResourcesExceeded jetstream.ErrorCode = 10047
+)
+
+// noRoom reports that err is the server's refusal of a stream for lack
+// of storage.
+func noRoom(err error) bool {
+	var apiErr *jetstream.APIError
+	if !errors.As(err, &apiErr) {
+		return false
+	}
+	switch apiErr.ErrorCode {
+	case errCodeInsufficientResources, errCodeStorageResourcesExceeded:
+		return true
+	case errCodeClusterNoPeers: // "no suitable peers for placement, insufficient storage"
+		return strings.Contains(apiErr.Description, "insufficient storage")
+	}
+	return false
 }
 
 // unanswered reports that a request to the JetStream API timed out (err)
@@ -270,6 +315,10 @@ func (s *Store) readHistory(ctx context.Context, filters []string, fn func(jetst
 		FilterSubjects: filters, InactiveThreshold: time.Minute,
 		MaxResetAttempts: 3, // a read that loses the server fails rather than waits for it
 	})
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		return fmt.Errorf("read the history: stream %s does not exist; the first agent to open the mailbox makes it, "+
+			"and warns in its log when it cannot: %w", s.opts.HistoryStream, err)
+	}
 	if err != nil {
 		return fmt.Errorf("read the history stream %s: %w", s.opts.HistoryStream, err)
 	}
