@@ -3,10 +3,14 @@ package main_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -99,8 +103,10 @@ func TestRecvLosesNothingUnderSIGKILL(t *testing.T) {
 	assert.Zero(t, unmarked, "printed again without the redelivered mark")
 	// What was printed and not acknowledged before the last kill is
 	// claimed, and all that is left in inbox/; a clean run takes it back
-	// (printing it again, marked redelivered) before it is stopped.
-	held := len(s.msgFiles("worker", "inbox"))
+	// (printing it again, marked redelivered) before it is stopped. One
+	// whose acknowledgement the kill cut after its id reached the dedup
+	// journal and before its file left inbox/ is dropped instead, unprinted.
+	held := heldUnacknowledged(t, s, "worker")
 	final := s.start("recv", "worker", "--json")
 	final.awaitStderr("listening as worker")
 	for range held {
@@ -114,6 +120,33 @@ func TestRecvLosesNothingUnderSIGKILL(t *testing.T) {
 		require.True(t, want[messageID(t, l)])
 	}
 	assert.Empty(t, s.msgFiles("worker", "inbox"), "nothing waits")
+}
+
+// heldUnacknowledged counts the messages in agent's inbox/ whose ids the
+// dedup journal (state/acked.log) does not hold.
+func heldUnacknowledged(t *testing.T, s *sandbox, agent string) int {
+	t.Helper()
+	journal, err := os.ReadFile(filepath.Join(s.root, agent, "state", "acked.log"))
+	if !errors.Is(err, fs.ErrNotExist) {
+		require.NoError(t, err)
+	}
+	acked := map[string]bool{}
+	for _, id := range strings.Fields(string(journal)) {
+		acked[id] = true
+	}
+	held := 0
+	for _, name := range s.msgFiles(agent, "inbox") {
+		data, err := os.ReadFile(filepath.Join(s.root, agent, "inbox", name))
+		require.NoError(t, err)
+		var m struct {
+			ID string `json:"id"`
+		}
+		require.NoError(t, json.Unmarshal(data, &m), name)
+		if !acked[m.ID] {
+			held++
+		}
+	}
+	return held
 }
 
 func countOver(m map[string]int, n int) int {

@@ -121,7 +121,7 @@ func (s *Store) publishDead(ctx context.Context, agent string, m jetstream.Msg, 
 	dead.Header.Set(HeaderSubject, m.Subject())
 	dead.Header.Set(HeaderSequence, strconv.FormatUint(seq, 10))
 	dead.Header.Set(jetstream.MsgIDHeader, "dead:"+s.opts.Stream+":"+strconv.FormatUint(seq, 10))
-	if _, err := s.js.PublishMsg(ctx, dead); err != nil {
+	if _, _, err := s.publish(ctx, dead); err != nil {
 		return fmt.Errorf("publish to %s: %w", dead.Subject, err)
 	}
 	return nil

@@ -54,14 +54,14 @@ func (s *Store) Deliver(ctx context.Context, msg *envelope.Message) error {
 	m.Data = data
 	m.Header.Set(jetstream.MsgIDHeader, publishID(msg, data))
 	setTraceHeaders(m.Header, msg)
-	ack, err := s.js.PublishMsg(ctx, m)
+	ack, again, err := s.publish(ctx, m)
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil && !errors.Is(err, cerr) {
 			err = fmt.Errorf("%w (%v)", cerr, err)
 		}
 		return fmt.Errorf("deliver %s to %q: %w", msg.ID, msg.To, err)
 	}
-	if ack.Duplicate {
+	if ack.Duplicate && !again { // sent again: most likely its own first copy, whose event is due
 		s.opts.Logger.Debug("message already in the stream", "id", msg.ID, "to", msg.To)
 		return nil
 	}

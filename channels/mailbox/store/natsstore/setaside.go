@@ -66,11 +66,11 @@ func (s *Store) Redeliver(ctx context.Context, agent, ref string, copy *envelope
 		m.Header.Set(HeaderPriority, strconv.Itoa(p))
 	}
 	m.Header.Set(jetstream.MsgIDHeader, publishID(copy, data))
-	ack, err := s.js.PublishMsg(ctx, m)
+	ack, again, err := s.publish(ctx, m)
 	if err != nil {
 		return fmt.Errorf("redeliver %s to %q: %w", ref, agent, err)
 	}
-	if !ack.Duplicate && s.observed() {
+	if (!ack.Duplicate || again) && s.observed() {
 		s.emit(driver.Event{Kind: driver.EventSent, Agent: copy.To, MessageID: copy.ID, From: copy.From,
 			Ref: "#" + strconv.FormatUint(ack.Sequence, 10), ThreadID: copy.ThreadID, TaskID: copy.TaskOf()})
 	}

@@ -147,17 +147,19 @@ func (o *Options) setDefaults() {
 
 // Store is the JetStream mailbox store. It is safe for concurrent use.
 type Store struct {
-	opts     Options
-	names    names
-	nc       *nats.Conn
-	js       jetstream.JetStream
-	stream   jetstream.Stream
-	registry jetstream.KeyValue
-	presence jetstream.KeyValue
-	state    jetstream.KeyValue
-	locks    jetstream.KeyValue
-	lockTTL  lockTTLCache // the lock bucket's TTL, read at the first lock
-	objects  objectStore  // the artifacts, opened on first use
+	opts  Options
+	names names
+	nc    *nats.Conn
+	js    jetstream.JetStream
+	// reconnects ends a publish's wait at a reconnect (see publish).
+	reconnects *reconnects
+	stream     jetstream.Stream
+	registry   jetstream.KeyValue
+	presence   jetstream.KeyValue
+	state      jetstream.KeyValue
+	locks      jetstream.KeyValue
+	lockTTL    lockTTLCache // the lock bucket's TTL, read at the first lock
+	objects    objectStore  // the artifacts, opened on first use
 	// audit buffers and publishes the audit entries; nil with the audit
 	// log off.
 	audit  *auditLog
@@ -201,6 +203,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	if opts.AuditLog && !opts.NoHistory {
 		s.audit = newAuditLog(s)
 	}
+	s.reconnects = watchReconnects(s.nc)
 	return s, nil
 }
 
@@ -303,6 +306,7 @@ func (s *Store) Close() error {
 		return nil
 	}
 	s.lockTTL.stop()
+	s.reconnects.stop()
 	errs := []error{err}
 	if s.audit != nil {
 		s.audit.close()
