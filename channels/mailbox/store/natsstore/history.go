@@ -110,16 +110,16 @@ func (s *Store) historyConfig() jetstream.StreamConfig {
 // setUpHistory finds or creates the history stream. The history is a view
 // and never needed to deliver a message: when it cannot be found or made
 // (no permission, no room), a warning says so and the store goes on.
-func (s *Store) setUpHistory(ctx context.Context) {
+func (s *Store) setUpHistory(parent context.Context) {
 	o := s.opts
-	ctx, cancel := context.WithTimeout(ctx, refusedWait)
+	ctx, cancel := context.WithTimeout(parent, refusedWait)
 	defer cancel()
 	stream, err := s.js.Stream(ctx, o.HistoryStream)
 	if errors.Is(err, jetstream.ErrStreamNotFound) && o.NoCreate {
 		return // a reader: reading the history says it is missing, if it is
 	}
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
-		err = s.createHistory(ctx)
+		err = s.createHistory(parent)
 	} else if err == nil && !o.NoCreate {
 		err = s.addHistorySubjects(ctx, stream)
 	}
@@ -136,15 +136,18 @@ func (s *Store) setUpHistory(ctx context.Context) {
 	}
 }
 
-// createHistory creates the history stream. A server without room for
-// historyMaxBytes (file storage below it, or an account limit) refuses a
-// stream that would reserve it: the bound is then halved until the server
-// takes it or it falls below minHistoryBytes, and a warning names the
-// bound made. The history is a view: a smaller one beats none.
-func (s *Store) createHistory(ctx context.Context) error {
+// createHistory creates the history stream, each try bounded by
+// refusedWait. A server without room for historyMaxBytes (file storage
+// below it, or an account limit) refuses a stream that would reserve it:
+// the bound is then halved until the server takes it or it falls below
+// minHistoryBytes, and a warning names the bound refused and the one
+// made. The history is a view: a smaller one beats none.
+func (s *Store) createHistory(parent context.Context) error {
 	cfg := s.historyConfig()
 	for {
+		ctx, cancel := context.WithTimeout(parent, refusedWait)
 		_, err := s.js.CreateStream(ctx, cfg)
+		cancel()
 		switch {
 		case errors.Is(err, jetstream.ErrStreamNameAlreadyInUse): // created meanwhile
 			return nil
@@ -152,9 +155,9 @@ func (s *Store) createHistory(ctx context.Context) error {
 			cfg.MaxBytes /= 2
 			continue
 		case err == nil && cfg.MaxBytes != s.historyConfig().MaxBytes:
-			s.opts.Logger.Warn("history stream made smaller than historyMaxBytes: the server has no room for more "+
-				"(its JetStream file storage, the account's limit, or in a cluster every server's); the oldest history goes first",
-				"stream", cfg.Name, "historyMaxBytes", s.opts.HistoryMaxBytes, "made", cfg.MaxBytes)
+			s.opts.Logger.Warn("history stream made smaller than historyMaxBytes: the server had no room for twice its size "+
+				"(its JetStream file storage, the account's limits, or in a cluster every server's); the oldest history goes first",
+				"stream", cfg.Name, "historyMaxBytes", s.opts.HistoryMaxBytes, "refused", cfg.MaxBytes*2, "made", cfg.MaxBytes)
 		}
 		return err
 	}
@@ -166,6 +169,7 @@ const (
 	errCodeClusterNoPeers           jetstream.ErrorCode = 10005
 	errCodeInsufficientResources    jetstream.ErrorCode = 10023
 	errCodeStorageResourcesExceeded jetstream.ErrorCode = 10047
+	errCodeStreamMaxBytesExceeded   jetstream.ErrorCode = 10122 // the account's max bytes of one stream
 )
 
 // noRoom reports that err is the server's refusal of a stream for lack
@@ -176,7 +180,7 @@ func noRoom(err error) bool {
 		return false
 	}
 	switch apiErr.ErrorCode {
-	case errCodeInsufficientResources, errCodeStorageResourcesExceeded:
+	case errCodeInsufficientResources, errCodeStorageResourcesExceeded, errCodeStreamMaxBytesExceeded:
 		return true
 	case errCodeClusterNoPeers: // "no suitable peers for placement, insufficient storage"
 		return strings.Contains(apiErr.Description, "insufficient storage")

@@ -45,7 +45,7 @@ func TestHistoryFitsTheServersRoom(t *testing.T) {
 	require.NoError(t, err, "the history stream is made")
 	assert.Equal(t, int64(256<<20), hist.CachedInfo().Config.MaxBytes)
 	assert.Contains(t, log.String(), "level=WARN msg=\"history stream made smaller than historyMaxBytes")
-	assert.Contains(t, log.String(), "historyMaxBytes=1073741824 made=268435456")
+	assert.Contains(t, log.String(), "historyMaxBytes=1073741824 refused=536870912 made=268435456")
 
 	m := storetest.NewMessage("alice", "bob", "kept in a smaller history")
 	require.NoError(t, be.Deliver(testkit.Ctx(t), m))

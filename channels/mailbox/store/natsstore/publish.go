@@ -39,7 +39,7 @@ func watchReconnects(nc *nats.Conn) *reconnects {
 
 func (r *reconnects) run() {
 	defer close(r.done)
-	for range r.status { // closed by stop, or when the connection closes for good
+	for range r.status { // closed by stop (RemoveStatusListener)
 		r.mu.Lock()
 		r.cancel()
 		r.ctx, r.cancel = context.WithCancel(context.Background())
@@ -54,13 +54,12 @@ func (r *reconnects) back() context.Context {
 	return r.ctx
 }
 
-// stop stops following the reconnects.
+// stop stops following the reconnects. The last context is left as it
+// is: a publish still waiting goes on waiting for its acknowledgement (a
+// cancelled one would make it send again and again).
 func (r *reconnects) stop() {
 	r.nc.RemoveStatusListener(r.status) // which closes it
 	<-r.done
-	r.mu.Lock()
-	r.cancel()
-	r.mu.Unlock()
 }
 
 // publish stores m (which must carry a Nats-Msg-Id) and returns the

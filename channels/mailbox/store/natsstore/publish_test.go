@@ -2,7 +2,6 @@ package natsstore_test
 
 import (
 	"context"
-	"io"
 	"net"
 	"strings"
 	"sync"
@@ -14,22 +13,30 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/storetest"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
-// cutProxy is a TCP proxy to a server that can swallow what its clients
-// send, as a connection that broke on the way does, and then cut them.
+// cutProxy is a TCP proxy to a server that can swallow what goes one way,
+// as a connection that broke on the way does, and then cut it.
 type cutProxy struct {
 	l      net.Listener
 	target string
 
 	mu        sync.Mutex
-	swallow   bool
+	swallow   int             // toServer or toClient: what is swallowed from now on; 0: nothing
 	swallowed strings.Builder // what was swallowed
 	took      chan struct{}   // a poke at each swallowed write
 	conns     []net.Conn
 }
+
+// The ways through a cutProxy.
+const (
+	toServer = 1 + iota
+	toClient
+)
 
 func newCutProxy(t *testing.T, target string) *cutProxy {
 	t.Helper()
@@ -57,22 +64,22 @@ func (p *cutProxy) accept() {
 		p.mu.Lock()
 		p.conns = append(p.conns, c, s)
 		p.mu.Unlock()
-		go func() { _, _ = io.Copy(c, s); c.Close() }()
-		go p.forward(c, s)
+		go p.pipe(c, s, toServer)
+		go p.pipe(s, c, toClient)
 	}
 }
 
-// forward copies what client c sends to server s, unless swallowing.
-func (p *cutProxy) forward(c, s net.Conn) {
-	defer s.Close()
+// pipe copies what from sends to to, unless it swallows that way.
+func (p *cutProxy) pipe(from, to net.Conn, way int) {
+	defer to.Close()
 	buf := make([]byte, 32<<10)
 	for {
-		n, err := c.Read(buf)
+		n, err := from.Read(buf)
 		if err != nil {
 			return
 		}
 		p.mu.Lock()
-		swallow := p.swallow
+		swallow := p.swallow == way
 		if swallow {
 			p.swallowed.Write(buf[:n])
 		}
@@ -84,17 +91,17 @@ func (p *cutProxy) forward(c, s net.Conn) {
 			}
 			continue
 		}
-		if _, err := s.Write(buf[:n]); err != nil {
+		if _, err := to.Write(buf[:n]); err != nil {
 			return
 		}
 	}
 }
 
-// startSwallowing makes the proxy swallow what the clients send from now.
-func (p *cutProxy) startSwallowing() {
+// startSwallowing makes the proxy swallow what goes way from now on.
+func (p *cutProxy) startSwallowing(way int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.swallow = true
+	p.swallow = way
 }
 
 // awaitSwallowed waits until what was swallowed contains s.
@@ -124,44 +131,60 @@ func (p *cutProxy) cut() {
 	for _, c := range p.conns {
 		c.Close()
 	}
-	p.conns, p.swallow = nil, false
+	p.conns, p.swallow = nil, 0
 }
 
 // TestDeliverLostWithTheConnection: a publish lost with a connection that
-// broke (written, and never reaching the server) is sent again when the
-// connection is back, instead of waiting for an acknowledgement that never
-// comes until the caller's deadline; the message is stored once.
+// broke is sent again when the connection is back, instead of waiting for
+// an acknowledgement that never comes until the caller's deadline; the
+// message is stored once and reported sent once. Lost on the way to the
+// server, the copy sent again is the one stored; stored and its
+// acknowledgement lost on the way back, the copy sent again is dropped as
+// a duplicate and the send is reported all the same.
 func TestDeliverLostWithTheConnection(t *testing.T) {
-	ts := sharedServer(t)
-	proxy := newCutProxy(t, strings.TrimPrefix(ts.URL(), "nats://"))
-	opts := ts.options(t, nil)
-	opts.Conn.Close()
-	nc, err := nats.Connect(proxy.url(), nats.ReconnectWait(10*time.Millisecond), nats.MaxReconnects(-1))
-	require.NoError(t, err)
-	opts.Conn = nc
-	be := openWith(t, opts)
+	for name, tc := range map[string]struct {
+		way  int
+		seen func(m *envelope.Message) string // what the proxy swallows
+	}{
+		"publish lost": {toServer, func(m *envelope.Message) string { return m.ID }},
+		"ack lost":     {toClient, func(*envelope.Message) string { return `"seq":1` }},
+	} {
+		t.Run(name, func(t *testing.T) {
+			ts := sharedServer(t)
+			proxy := newCutProxy(t, strings.TrimPrefix(ts.URL(), "nats://"))
+			ev := testkit.NewEvents()
+			opts := ts.options(t, ev.Observe)
+			opts.Conn.Close()
+			nc, err := nats.Connect(proxy.url(), nats.ReconnectWait(10*time.Millisecond), nats.MaxReconnects(-1))
+			require.NoError(t, err)
+			opts.Conn = nc
+			be := openWith(t, opts)
 
-	proxy.startSwallowing()
-	m := storetest.NewMessage("alice", "bob", "lost on the way, sent again")
-	ctx, cancel := context.WithTimeout(context.Background(), 2*testkit.WaitLimit)
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- be.Deliver(ctx, m) }()
-	proxy.awaitSwallowed(t, m.ID)
-	proxy.cut()
-	select {
-	case err := <-done:
-		require.NoError(t, err)
-	case <-time.After(testkit.WaitLimit):
-		require.Fail(t, "Deliver still waits for the acknowledgement of the publish the connection lost")
+			proxy.startSwallowing(tc.way)
+			m := storetest.NewMessage("alice", "bob", "lost on the way, sent again")
+			ctx, cancel := context.WithTimeout(context.Background(), 2*testkit.WaitLimit)
+			defer cancel()
+			done := make(chan error, 1)
+			go func() { done <- be.Deliver(ctx, m) }()
+			proxy.awaitSwallowed(t, tc.seen(m))
+			proxy.cut()
+			select {
+			case err := <-done:
+				require.NoError(t, err)
+			case <-time.After(testkit.WaitLimit):
+				require.Fail(t, "Deliver still waits for the acknowledgement the connection lost")
+			}
+			sent := ev.CountKind(driver.EventSent)
+			assert.Equal(t, 1, sent, "reported sent once")
+
+			js, err := jetstream.New(ts.Connect(t))
+			require.NoError(t, err)
+			stream, err := js.Stream(testkit.Ctx(t), ts.ns.Stream)
+			require.NoError(t, err)
+			subject := ts.subject("bob.inbox.alice")
+			info, err := stream.Info(testkit.Ctx(t), jetstream.WithSubjectFilter(subject))
+			require.NoError(t, err)
+			assert.Equal(t, uint64(1), info.State.Subjects[subject], "stored once")
+		})
 	}
-
-	js, err := jetstream.New(ts.Connect(t))
-	require.NoError(t, err)
-	stream, err := js.Stream(testkit.Ctx(t), ts.ns.Stream)
-	require.NoError(t, err)
-	subject := ts.subject("bob.inbox.alice")
-	info, err := stream.Info(testkit.Ctx(t), jetstream.WithSubjectFilter(subject))
-	require.NoError(t, err)
-	assert.Equal(t, uint64(1), info.State.Subjects[subject], "stored once")
 }
