@@ -9,22 +9,28 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/driver"
+	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/storetest"
 	"github.com/switchboard-dev/switchboard/internal/natstest"
 	"github.com/switchboard-dev/switchboard/internal/testkit"
 )
 
-// serverWithRoom starts a server of the test's own whose JetStream file
+// openWithRoom starts a server of the test's own whose JetStream file
 // storage is limited to room bytes, as on a disk nearly full (the server
 // takes three quarters of the free space by default) or with
-// max_file_store set.
-func serverWithRoom(t *testing.T, room int64) *testServer {
+// max_file_store set, and opens a store on it logging to the returned
+// buffer.
+func openWithRoom(t *testing.T, room int64) (*testServer, *natsstore.Store, *testkit.Buffer) {
 	t.Helper()
 	srv := &natstest.Server{Opts: natstest.DefaultOptions(t.TempDir())}
 	srv.Opts.JetStreamMaxStore = room
 	require.NoError(t, srv.Launch())
 	t.Cleanup(srv.Stop)
-	return &testServer{Server: srv, ns: defaultNames()}
+	ts := &testServer{Server: srv, ns: defaultNames()}
+	var log testkit.Buffer
+	opts := ts.options(t, nil)
+	opts.Logger = slog.New(slog.NewTextHandler(&log, nil))
+	return ts, openWith(t, opts), &log
 }
 
 // TestHistoryFitsTheServersRoom: a server with room for less than
@@ -33,11 +39,7 @@ func serverWithRoom(t *testing.T, room int64) *testServer {
 // that fits (256 MiB), warns naming both, and the history reads back.
 func TestHistoryFitsTheServersRoom(t *testing.T) {
 	t.Parallel()
-	ts := serverWithRoom(t, 300<<20)
-	var log testkit.Buffer
-	opts := ts.options(t, nil)
-	opts.Logger = slog.New(slog.NewTextHandler(&log, nil))
-	be := openWith(t, opts)
+	ts, be, log := openWithRoom(t, 300<<20)
 
 	js, err := jetstream.New(ts.Connect(t))
 	require.NoError(t, err)
@@ -57,11 +59,7 @@ func TestHistoryFitsTheServersRoom(t *testing.T) {
 // and reading the audit log says the stream does not exist.
 func TestHistoryWithoutRoom(t *testing.T) {
 	t.Parallel()
-	ts := serverWithRoom(t, 512<<10)
-	var log testkit.Buffer
-	opts := ts.options(t, nil)
-	opts.Logger = slog.New(slog.NewTextHandler(&log, nil))
-	be := openWith(t, opts)
+	ts, be, log := openWithRoom(t, 512<<10)
 
 	assert.NotContains(t, streamNames(t, ts), ts.ns.HistoryStream)
 	assert.Contains(t, log.String(), "history stream unavailable")
@@ -71,9 +69,8 @@ func TestHistoryWithoutRoom(t *testing.T) {
 	in, err := be.OpenInbox(testkit.Ctx(t), "bob")
 	require.NoError(t, err)
 	defer in.Close()
-	d, err := in.Next(testkit.Ctx(t))
-	require.NoError(t, err)
-	assert.Equal(t, m.ID, d.Message.ID)
+	id, _ := nextID(t, in, true)
+	assert.Equal(t, m.ID, id)
 
 	err = be.ReadAudit(testkit.Ctx(t), func(driver.Event) bool { return true })
 	require.ErrorIs(t, err, jetstream.ErrStreamNotFound)
