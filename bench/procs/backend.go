@@ -15,6 +15,9 @@ type backend interface {
 	env() []string
 	// registered counts the agents' cards in the registry.
 	registered(ctx context.Context) (int, error)
+	// offline counts the cards that say offline, and of them those whose
+	// offline waits in a queue for the registry's next writer.
+	offline(ctx context.Context) (offline, queued int, err error)
 	// writes counts the registry's writes so far, and says what it counts;
 	// -1 when it cannot.
 	writes() (int, string)

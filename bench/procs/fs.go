@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -70,6 +72,51 @@ func (b *fsBackend) registered(context.Context) (int, error) {
 		return 0, fmt.Errorf("_registry.json does not parse: %w", err)
 	}
 	return len(cards), nil
+}
+
+// offline implements backend: the cards of _registry.json that say
+// offline, and those whose newest update queued in _registry.queue says
+// so (the offline mark of a stop the registry was too busy to take in
+// time, which its next writer merges).
+func (b *fsBackend) offline(context.Context) (offline, queued int, err error) {
+	data, err := os.ReadFile(filepath.Join(b.root, "_registry.json"))
+	if err != nil {
+		return 0, 0, err
+	}
+	var cards map[string]envelope.Card
+	if err := json.Unmarshal(data, &cards); err != nil {
+		return 0, 0, fmt.Errorf("_registry.json does not parse: %w", err)
+	}
+	queue, err := os.ReadDir(filepath.Join(b.root, "_registry.queue"))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return 0, 0, err
+	}
+	newest := map[string]string{} // agent → its newest queued file; names sort by time
+	for _, e := range queue {
+		agent, _, ok := strings.Cut(e.Name(), "@")
+		if ok && strings.HasSuffix(e.Name(), ".json") && e.Name() > newest[agent] {
+			newest[agent] = e.Name()
+		}
+	}
+	for agent, name := range newest {
+		data, err := os.ReadFile(filepath.Join(b.root, "_registry.queue", name))
+		if err != nil {
+			return 0, 0, err
+		}
+		var card envelope.Card
+		if json.Unmarshal(data, &card) == nil && card.Status == envelope.StatusOffline {
+			if cards[agent].Status != envelope.StatusOffline {
+				queued++
+			}
+			cards[agent] = card
+		}
+	}
+	for _, c := range cards {
+		if c.Status == envelope.StatusOffline {
+			offline++
+		}
+	}
+	return offline, queued, nil
 }
 
 // countWrites counts the renames of _registry.json: with an inotify

@@ -48,7 +48,12 @@ type result struct {
 	broadcastErr  error
 
 	stopFailed int
-	stopTook   time.Duration
+	// offline and offlineQueued: the cards that said offline after the
+	// stop, and of them those whose offline waited in the registry's
+	// queue for its next writer.
+	offline, offlineQueued int
+	offlineErr             error
+	stopTook               time.Duration
 	// load averages (1, 5, 15 min) before the run, when every agent
 	// listened and at the end of the idle window ("" unknown).
 	loadBefore, loadStarted, loadIdle string
@@ -199,6 +204,7 @@ func measure(ctx context.Context, o options, be backend, bin, self string, log i
 	stopped = true
 	r.stopFailed, r.stopTook = f.stop(ctx)
 	r.notes = f.noteCounts()
+	r.offline, r.offlineQueued, r.offlineErr = be.offline(ctx)
 	return r, nil
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/store/natsstore"
 )
 
@@ -162,6 +163,18 @@ func (b *natsBackend) env() []string { return nil }
 func (b *natsBackend) registered(ctx context.Context) (int, error) {
 	cards, err := b.store.Cards(ctx)
 	return len(cards), err
+}
+
+// offline implements backend: the cards that say offline (NATS queues no
+// card updates).
+func (b *natsBackend) offline(ctx context.Context) (offline, queued int, err error) {
+	cards, err := b.store.Cards(ctx)
+	for _, c := range cards {
+		if c.Status == envelope.StatusOffline {
+			offline++
+		}
+	}
+	return offline, 0, err
 }
 
 // countRequests subscribes to the JetStream API's subjects and to the

@@ -101,6 +101,12 @@ func (r *result) print(w io.Writer) {
 	}
 	fmt.Fprintf(w, "broadcast     %s   target all: %s\n", bc, verdict(r.broadcastGot == r.n))
 	fmt.Fprintf(w, "stop          SIGTERM: %d of %d exited with an error, in %s\n", r.stopFailed, r.n, r.stopTook.Round(time.Millisecond))
+	if r.offlineErr != nil {
+		fmt.Fprintf(w, "              the cards after it: not read: %v\n", r.offlineErr)
+	} else {
+		fmt.Fprintf(w, "              %d of %d cards say offline after it (%d of them still in the registry's queue, for its next writer)\n",
+			r.offline, r.n, r.offlineQueued)
+	}
 	if len(r.notes) > 0 {
 		fmt.Fprintln(w, "the agents also said (times: what):")
 		keys := slices.SortedFunc(maps.Keys(r.notes), func(a, b string) int { return r.notes[b] - r.notes[a] })

@@ -65,6 +65,23 @@ func (h *hookedStore) UpdateCard(ctx context.Context, id string, f func(*envelop
 	return c, err
 }
 
+// LeaveCard implements driver.CardLeaver, as UpdateCard above: the card
+// left is recorded once it is in the registry.
+func (h *hookedStore) LeaveCard(ctx context.Context, id string, f func(*envelope.Card)) (bool, error) {
+	h.updates.Add(1)
+	if g := h.gate.Swap(nil); g != nil {
+		close(g.entered)
+		<-g.release
+	}
+	visible, err := h.Store.LeaveCard(ctx, id, f)
+	if visible {
+		if c, err := h.Store.Card(ctx, id); err == nil {
+			h.cards.Add(c)
+		}
+	}
+	return visible, err
+}
+
 // Heartbeat implements driver.Heartbeater: a heartbeat is recorded as the
 // card it returns, as readers now see it.
 func (h *hookedStore) Heartbeat(ctx context.Context, id string, now time.Time, maxAge time.Duration) (envelope.Card, error) {

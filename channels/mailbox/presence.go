@@ -146,15 +146,31 @@ func (c *Channel) cardChanged(ctx context.Context) {
 	c.drainStep(ctx)
 }
 
-// markOffline records a clean stop on the card.
+// offlineWait bounds how long a stop waits for its offline mark to reach
+// the registry; a store that queues card updates (the folder store) keeps
+// the mark for the registry's next writer when that is not enough. A
+// thousand agents stopped at once on one folder root share a few rewrites
+// of the registry, which take seconds on a busy machine; the stop's own
+// deadline (recv's is 10 s) must still leave room to close the inbox.
+const offlineWait = 3 * time.Second
+
+// markOffline records a clean stop on the card. When the registry is too
+// busy to take it within offlineWait (or ctx), a store that queues card
+// updates keeps it queued for the registry's next writer, and the stop
+// does not fail for that.
 func (c *Channel) markOffline(ctx context.Context) error {
-	_, err := c.backend.UpdateCard(ctx, c.cfg.AgentID, func(card *envelope.Card) {
+	ctx, cancel := context.WithTimeout(ctx, offlineWait)
+	defer cancel()
+	visible, err := c.backend.LeaveCard(ctx, c.cfg.AgentID, func(card *envelope.Card) {
 		card.Status = envelope.StatusOffline
 		card.CurrentTasks = []string{}
 		card.LastHeartbeat = envelope.NewTime(c.clk.Now())
 	})
 	if err != nil {
 		return fmt.Errorf("mark %q offline: %w", c.cfg.AgentID, err)
+	}
+	if !visible {
+		c.Logger().Info("the registry is busy: the offline mark waits in its queue for the registry's next writer")
 	}
 	return nil
 }

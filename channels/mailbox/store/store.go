@@ -46,6 +46,22 @@ func (s *Store) UpdateCard(ctx context.Context, agentID string, update func(*env
 	return s.be.UpdateCard(ctx, agentID, update)
 }
 
+// LeaveCard applies update to agentID's card as UpdateCard does, for
+// an update that may take effect after the caller has gone (see
+// driver.CardLeaver): when ctx ends before the card is in the registry, a
+// store that queues updates (the folder store) leaves it queued for the
+// registry's next writer and reports visible false with no error. On any
+// other store it is UpdateCard: visible, or an error.
+func (s *Store) LeaveCard(ctx context.Context, agentID string, update func(*envelope.Card)) (visible bool, err error) {
+	if l, ok := s.be.(driver.CardLeaver); ok {
+		return l.LeaveCard(ctx, agentID, update)
+	}
+	if _, err := s.be.UpdateCard(ctx, agentID, update); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
 // Card returns one agent's card, or an error wrapping ErrUnknownAgent.
 func (s *Store) Card(ctx context.Context, agentID string) (envelope.Card, error) {
 	return s.be.Card(ctx, agentID)

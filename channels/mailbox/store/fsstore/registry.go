@@ -80,6 +80,44 @@ func (s *Store) UpdateCard(ctx context.Context, agentID string, update func(*env
 	return card, nil
 }
 
+var _ driver.CardLeaver = (*Store)(nil)
+
+// LeaveCard implements driver.CardLeaver: UpdateCard, except that when
+// ctx ends while the card waits in the registry's queue, the card stays
+// there for the next merge instead of being withdrawn. The registry's
+// next writer merges it: an agent that starts, updates its card, or finds
+// its heartbeat in the registry grown old.
+func (s *Store) LeaveCard(ctx context.Context, agentID string, update func(*envelope.Card)) (bool, error) {
+	if err := envelope.ValidateAgentID(agentID); err != nil {
+		return false, fmt.Errorf("leave card: %w", err)
+	}
+	if update == nil {
+		return false, fmt.Errorf("leave card %q: update function is nil", agentID)
+	}
+	if err := s.checkOpen(); err != nil {
+		return false, fmt.Errorf("leave card %q: %w", agentID, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return false, fmt.Errorf("leave card %q: %w", agentID, err)
+	}
+	name, _, err := s.queueUpdate(ctx, agentID, update)
+	if err != nil {
+		return false, fmt.Errorf("leave card %q: %w", agentID, err)
+	}
+	if name == "" {
+		return true, nil // merged at once
+	}
+	err = s.awaitMerge(ctx, name)
+	switch {
+	case err == nil:
+		return true, nil
+	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
+		return false, nil // queued: the next merge takes it
+	default:
+		return false, fmt.Errorf("leave card %q (queued for the next merge): %w", agentID, err)
+	}
+}
+
 // queueUpdate applies update to agentID's card as it stands, under the
 // card's lock, and writes the result: at once, with the queue, when
 // _registry.lock is free (name is ""), else by queueing it. It returns the

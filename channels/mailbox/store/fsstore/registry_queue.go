@@ -16,7 +16,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
 )
 
@@ -146,21 +145,7 @@ func (s *Store) enqueueCard(queue []queuedCard, agentID string, raw []byte) (str
 		seq = last.seq + 1
 	}
 	name := fmt.Sprintf("%s@%0*d%s", agentID, seqDigits, seq, queuedSuffix)
-	dir := s.queueDir()
-	tmp := filepath.Join(dir, "."+agentID+"."+uuid.NewString()+".tmp")
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, 0o600)
-	if err != nil {
-		return "", fmt.Errorf("queue card: %w", err)
-	}
-	_, err = f.Write(raw)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, filepath.Join(dir, name))
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := createNew(s.queueDir(), name, raw); err != nil {
 		return "", fmt.Errorf("queue card: %w", err)
 	}
 	return name, nil

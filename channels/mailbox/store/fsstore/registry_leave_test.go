@@ -1,0 +1,73 @@
+package fsstore
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/switchboard-dev/switchboard/channels/mailbox/envelope"
+	"github.com/switchboard-dev/switchboard/internal/testkit"
+)
+
+// A card left while the registry is busy past the caller's deadline stays
+// queued, with no error, and the registry's next writer merges it; the
+// same update through UpdateCard is withdrawn and fails.
+func TestLeaveCardStaysQueuedForTheNextWriter(t *testing.T) {
+	t.Parallel()
+	s, _ := openRegistryStore(t)
+	ctx := testkit.Ctx(t)
+	_, err := s.UpdateCard(ctx, "gopher", func(c *envelope.Card) { c.Description = "works" })
+	require.NoError(t, err)
+	unlock, err := s.lockRegistry(ctx) // a merge under way that outlasts the deadlines below
+	require.NoError(t, err)
+
+	offline := func(c *envelope.Card) { c.Status = envelope.StatusOffline }
+	gone, cancel := context.WithCancel(ctx)
+	queued := make(chan string, 1)
+	s.onQueued = func(string) { cancel(); queued <- "" } // the deadline ends once the card is queued
+	_, err = s.UpdateCard(gone, "gopher", offline)
+	require.ErrorIs(t, err, context.Canceled)
+	testkit.Recv(t, queued, "UpdateCard's queued card")
+	queue, err := s.listQueue()
+	require.NoError(t, err)
+	assert.Empty(t, queue, "UpdateCard withdraws what it gave up on")
+
+	gone, cancel = context.WithCancel(ctx)
+	visible, err := s.LeaveCard(gone, "gopher", offline)
+	require.NoError(t, err)
+	assert.False(t, visible)
+	queue, err = s.listQueue()
+	require.NoError(t, err)
+	require.Len(t, queue, 1, "LeaveCard keeps it queued")
+	card, err := s.Card(ctx, "gopher")
+	require.NoError(t, err)
+	assert.Equal(t, envelope.StatusIdle, card.Status, "not in the registry yet")
+
+	unlock()
+	_, err = s.UpdateCard(ctx, "other", func(*envelope.Card) {}) // the registry's next writer
+	require.NoError(t, err)
+	card, err = s.Card(ctx, "gopher")
+	require.NoError(t, err)
+	assert.Equal(t, envelope.StatusOffline, card.Status, "merged by the next writer")
+	assert.Equal(t, "works", card.Description, "built on the card as it stood")
+	queue, err = s.listQueue()
+	require.NoError(t, err)
+	assert.Empty(t, queue)
+
+	// With the registry free it is written at once.
+	visible, err = s.LeaveCard(ctx, "other", offline)
+	require.NoError(t, err)
+	assert.True(t, visible)
+
+	// Nothing is queued when the deadline ended before.
+	gone, cancel = context.WithCancel(ctx)
+	cancel()
+	_, err = s.LeaveCard(gone, "gopher", offline)
+	require.ErrorIs(t, err, context.Canceled)
+	_, err = s.LeaveCard(ctx, "../x", offline)
+	require.Error(t, err)
+	_, err = s.LeaveCard(ctx, "gopher", nil)
+	require.Error(t, err)
+}
