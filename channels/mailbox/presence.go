@@ -147,11 +147,13 @@ func (c *Channel) cardChanged(ctx context.Context) {
 }
 
 // offlineWait bounds how long a stop waits for its offline mark to reach
-// the registry; a store that queues card updates (the folder store) keeps
-// the mark for the registry's next writer when that is not enough. A
-// thousand agents stopped at once on one folder root share a few rewrites
-// of the registry, which take seconds on a busy machine; the stop's own
-// deadline (recv's is 10 s) must still leave room to close the inbox.
+// the registry, on a store that keeps the mark queued for the registry's
+// next writer when that is not enough (store.CanLeaveCards: the folder
+// store). A thousand agents stopped at once on one folder root share a
+// few rewrites of the registry, which take seconds on a busy machine; the
+// stop's own deadline (recv's is 10 s) must still leave room to close the
+// inbox. A merge the stop has begun is finished. On other stores the mark
+// has the stop's whole deadline.
 const offlineWait = 3 * time.Second
 
 // markOffline records a clean stop on the card. When the registry is too
@@ -159,8 +161,11 @@ const offlineWait = 3 * time.Second
 // updates keeps it queued for the registry's next writer, and the stop
 // does not fail for that.
 func (c *Channel) markOffline(ctx context.Context) error {
-	ctx, cancel := context.WithTimeout(ctx, offlineWait)
-	defer cancel()
+	if c.backend.Has(store.CanLeaveCards) {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, offlineWait)
+		defer cancel()
+	}
 	visible, err := c.backend.LeaveCard(ctx, c.cfg.AgentID, func(card *envelope.Card) {
 		card.Status = envelope.StatusOffline
 		card.CurrentTasks = []string{}

@@ -79,6 +79,9 @@ const (
 	// CanUpdateRecords: a record shared by several writers can be changed
 	// in place (the file reservations are built on it).
 	CanUpdateRecords Ability = "update records in place"
+	// CanLeaveCards: LeaveCard leaves an update the registry could not
+	// take in time queued for its next writer; emulated with UpdateCard.
+	CanLeaveCards Ability = "leave card updates queued"
 )
 
 // Has reports whether the backend does a itself (see Ability).
@@ -113,6 +116,8 @@ func (s *Store) Has(a Ability) bool {
 		_, ok = s.be.(driver.Artifacts)
 	case CanUpdateRecords:
 		_, ok = s.be.(driver.RecordUpdater)
+	case CanLeaveCards:
+		_, ok = s.be.(driver.CardLeaver)
 	case CanNudge:
 		_, ok = s.be.(driver.Nudger)
 	case CanTakeTurns:

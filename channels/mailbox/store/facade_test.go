@@ -58,7 +58,7 @@ func TestHas(t *testing.T) {
 	}{
 		{"folder", openFS(t), []store.Ability{store.CanBrowse, store.CanSkim, store.CanCount, store.CanListPending,
 			store.CanFindInbox, store.CanWatch, store.CanAudit, store.CanReadAudit, store.CanDeadLetters,
-			store.CanHeartbeat, store.CanPing, store.CanTakeTurns}, []store.Ability{store.CanSweep, store.CanPrune, store.CanAckPipelined, store.CanPick}},
+			store.CanHeartbeat, store.CanPing, store.CanTakeTurns, store.CanLeaveCards}, []store.Ability{store.CanSweep, store.CanPrune, store.CanAckPipelined, store.CanPick}},
 		{"memory", memstore.New(memstore.Options{}), []store.Ability{store.CanBrowse, store.CanAudit, store.CanReadAudit, store.CanNudge},
 			[]store.Ability{store.CanSweep, store.CanPrune}},
 		{"plain", plain{memstore.New(memstore.Options{})}, nil, nil},
@@ -66,7 +66,8 @@ func TestHas(t *testing.T) {
 		st := store.New(tt.be, nil)
 		for _, a := range []store.Ability{store.CanBrowse, store.CanSkim, store.CanCount, store.CanListPending,
 			store.CanFindInbox, store.CanWatch, store.CanAudit, store.CanReadAudit, store.CanDeadLetters,
-			store.CanTrackPresence, store.CanHeartbeat, store.CanPing, store.CanTakeTurns, store.CanSweep, store.CanNudge} {
+			store.CanTrackPresence, store.CanHeartbeat, store.CanPing, store.CanTakeTurns, store.CanSweep, store.CanNudge,
+			store.CanLeaveCards} {
 			assert.Equal(t, slices.Contains(tt.has, a), st.Has(a), "%s: %s", tt.name, a)
 		}
 		in, err := st.OpenInbox(ctx, "bob")
@@ -108,6 +109,12 @@ func TestNotSupportedAndPrimitives(t *testing.T) {
 	_, err = st.Backlog(ctx, "bob")
 	notSupported("Backlog", err)
 	notSupported("Watch", st.Watch(ctx, "", store.WatchFuncs{}))
+	visible, err := st.LeaveCard(ctx, "bob", func(c *envelope.Card) { c.Status = envelope.StatusOffline })
+	require.NoError(t, err, "LeaveCard is UpdateCard")
+	assert.True(t, visible)
+	card, err := st.Card(ctx, "bob")
+	require.NoError(t, err)
+	assert.Equal(t, envelope.StatusOffline, card.Status)
 	notSupported("Record", st.Record(ctx, store.Event{Kind: store.EventOperator}))
 	notSupported("ReadAudit", st.ReadAudit(ctx, func(store.Event) bool { return true }))
 	_, err = st.SetAside(ctx, "bob")

@@ -14,16 +14,27 @@ import (
 // linked in: one change of the folder, where a temp file renamed in is
 // two, each holding the folder's lock. A thousand agents queueing their
 // cards in one folder at once wait for each other's changes of it (see
-// registry_queue.go). A file system without O_TMPFILE, or a system
-// without /proc to link the file in through, gets createNewRenamed.
+// registry_queue.go). A file system without O_TMPFILE (NFS, FUSE, old
+// kernels), or a link refused (no /proc, a security module), gets
+// createNewRenamed.
 func createNew(dir, name string, data []byte) error {
-	fd, err := unix.Open(dir, unix.O_TMPFILE|unix.O_WRONLY|unix.O_CLOEXEC, 0o600)
+	return createNewVia(dir, name, data, unix.O_TMPFILE, "/proc/self/fd/")
+}
+
+// createNewVia is createNew with the flag that makes the file without a
+// name and the folder its descriptors can be linked in from by path, so
+// that tests can take each fallback.
+func createNewVia(dir, name string, data []byte, tmpfileFlag int, fdLinks string) error {
+	path := filepath.Join(dir, name)
+	fd, err := retryEINTR(func() (int, error) {
+		return unix.Open(dir, tmpfileFlag|unix.O_WRONLY|unix.O_CLOEXEC, 0o600)
+	})
 	switch err {
 	case nil:
 	case unix.EOPNOTSUPP, unix.EISDIR, unix.EINVAL:
 		return createNewRenamed(dir, name, data)
 	default:
-		return &os.PathError{Op: "create", Path: filepath.Join(dir, name), Err: err}
+		return &os.PathError{Op: "create", Path: path, Err: err}
 	}
 	defer unix.Close(fd)
 	for rest := data; len(rest) > 0; {
@@ -32,24 +43,28 @@ func createNew(dir, name string, data []byte) error {
 			continue
 		}
 		if err != nil {
-			return &os.PathError{Op: "write", Path: filepath.Join(dir, name), Err: err}
+			return &os.PathError{Op: "write", Path: path, Err: err}
 		}
 		rest = rest[n:]
 	}
-	path := filepath.Join(dir, name)
-	err = unix.Linkat(unix.AT_FDCWD, "/proc/self/fd/"+strconv.Itoa(fd), unix.AT_FDCWD, path, unix.AT_SYMLINK_FOLLOW)
-	if err == unix.ENOENT && !procFD() {
-		return createNewRenamed(dir, name, data)
-	}
-	if err != nil {
+	_, err = retryEINTR(func() (int, error) {
+		return 0, unix.Linkat(unix.AT_FDCWD, fdLinks+strconv.Itoa(fd), unix.AT_FDCWD, path, unix.AT_SYMLINK_FOLLOW)
+	})
+	switch err {
+	case nil:
+		return nil
+	case unix.EEXIST:
 		return &os.LinkError{Op: "link", Old: "(new file)", New: path, Err: err}
 	}
-	return nil
+	return createNewRenamed(dir, name, data) // it says what is wrong with dir, if anything
 }
 
-// procFD reports whether /proc/self/fd is there to link an unnamed file
-// in through.
-func procFD() bool {
-	_, err := os.Stat("/proc/self/fd")
-	return err == nil
+// retryEINTR calls f again while it is interrupted by a signal.
+func retryEINTR(f func() (int, error)) (int, error) {
+	for {
+		n, err := f()
+		if err != unix.EINTR {
+			return n, err
+		}
+	}
 }

@@ -71,3 +71,48 @@ func TestLeaveCardStaysQueuedForTheNextWriter(t *testing.T) {
 	_, err = s.LeaveCard(ctx, "gopher", nil)
 	require.Error(t, err)
 }
+
+// An agent that starts again while its offline mark still waits in the
+// queue ends up with the card of its start, whether that is queued behind
+// the mark or merged at once with it.
+func TestLeaveCardThenRestart(t *testing.T) {
+	t.Parallel()
+	for _, busy := range []bool{true, false} {
+		s, _ := openRegistryStore(t)
+		ctx := testkit.Ctx(t)
+		_, err := s.UpdateCard(ctx, "gopher", func(c *envelope.Card) { c.Status = envelope.StatusIdle })
+		require.NoError(t, err)
+		unlock, err := s.lockRegistry(ctx)
+		require.NoError(t, err)
+		gone, cancel := context.WithCancel(ctx)
+		s.onQueued = func(string) { cancel() }
+		visible, err := s.LeaveCard(gone, "gopher", func(c *envelope.Card) { c.Status = envelope.StatusOffline })
+		require.NoError(t, err)
+		require.False(t, visible)
+		queued := make(chan string, 1)
+		s.onQueued = func(name string) { queued <- name }
+
+		restart := func(c *envelope.Card) { c.Status, c.Description = envelope.StatusIdle, "again" }
+		if busy { // the start queues its card behind the mark
+			done := make(chan error, 1)
+			go func() { _, err := s.UpdateCard(ctx, "gopher", restart); done <- err }()
+			testkit.Recv(t, queued, "the start's card queued")
+			queue, err := s.listQueue()
+			require.NoError(t, err)
+			require.Len(t, queue, 2, "behind the mark")
+			unlock()
+			require.NoError(t, testkit.Recv(t, done, "the start's update"))
+		} else { // the registry is free when it starts
+			unlock()
+			_, err = s.UpdateCard(ctx, "gopher", restart)
+			require.NoError(t, err)
+		}
+		card, err := s.Card(ctx, "gopher")
+		require.NoError(t, err)
+		assert.Equal(t, envelope.StatusIdle, card.Status, "busy=%v", busy)
+		assert.Equal(t, "again", card.Description)
+		queue, err := s.listQueue()
+		require.NoError(t, err)
+		assert.Empty(t, queue)
+	}
+}

@@ -27,12 +27,12 @@ import (
 // writers of that one card take, for the microseconds of a read and a
 // write) it reads the card as it stands (its newest queued update,
 // else the registry's entry), applies the update and queues the whole new
-// card as <root>/_registry.queue/<agent>@<seq>.json, written beside and
-// renamed in (when _registry.lock is free it writes the registry at once
-// instead). Then it waits until the card is merged, that is until its
-// file is gone (registry_queue.go): whoever finds _registry.lock free takes
-// it, never waiting for it, and merges every queued card in one rewrite of
-// the registry. Each rewrite serves every writer that queued before it
+// card as <root>/_registry.queue/<agent>@<seq>.json, written whole before
+// it gets its name (createNew; when _registry.lock is free it writes the
+// registry at once instead). Then it waits until the card is merged, that
+// is until its file is gone (registry_queue.go): whoever finds
+// _registry.lock free takes it, never waiting for it, and merges every
+// queued card in one rewrite of the registry. Each rewrite serves every writer that queued before it
 // began, so a writer waits for at most the rewrite under way and the next,
 // however many others there are; nobody waits for the lock itself, so no
 // one can be starved of it.
