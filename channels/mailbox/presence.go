@@ -146,24 +146,33 @@ func (c *Channel) cardChanged(ctx context.Context) {
 	c.drainStep(ctx)
 }
 
-// offlineWait bounds how long a stop waits for its offline mark to reach
-// the registry, on a store that keeps the mark queued for the registry's
-// next writer when that is not enough (store.CanLeaveCards: the folder
-// store). A thousand agents stopped at once on one folder root share a
-// few rewrites of the registry, which take seconds on a busy machine; the
-// stop's own deadline (recv's is 10 s) must still leave room to close the
-// inbox. A merge the stop has begun is finished. On other stores the mark
-// has the stop's whole deadline.
-const offlineWait = 3 * time.Second
+// How long a stop waits for its offline mark to reach the registry, on a
+// store that keeps the mark queued for the registry's next writer when
+// that is not long enough (store.CanLeaveCards: the folder store). A
+// thousand agents stopped at once on one folder root share a few rewrites
+// of the registry, which take seconds on a busy machine. The mark may
+// take the stop's deadline but offlineReserve, which is left for closing
+// the inbox (recv's stop has 10 s, so the mark up to 9), or offlineWaitMax
+// on a stop without a deadline. A merge the stop has begun is finished.
+// On other stores the mark has the stop's whole deadline.
+const (
+	offlineReserve = time.Second
+	offlineWaitMax = 10 * time.Second
+)
 
 // markOffline records a clean stop on the card. When the registry is too
-// busy to take it within offlineWait (or ctx), a store that queues card
+// busy to take it in time (see offlineReserve), a store that queues card
 // updates keeps it queued for the registry's next writer, and the stop
 // does not fail for that.
 func (c *Channel) markOffline(ctx context.Context) error {
 	if c.backend.Has(store.CanLeaveCards) {
+		wait := offlineWaitMax
+		if deadline, ok := ctx.Deadline(); ok {
+			left := time.Until(deadline)
+			wait = max(left-offlineReserve, left/2)
+		}
 		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, offlineWait)
+		ctx, cancel = context.WithTimeout(ctx, wait)
 		defer cancel()
 	}
 	visible, err := c.backend.LeaveCard(ctx, c.cfg.AgentID, func(card *envelope.Card) {

@@ -116,3 +116,35 @@ func TestLeaveCardThenRestart(t *testing.T) {
 		assert.Empty(t, queue)
 	}
 }
+
+// A card queued while a merge runs (its writer could not take the lock,
+// and may have given up waiting) is merged by the same holder before it
+// lets the lock go.
+func TestMergeTakesWhatWasQueuedMeanwhile(t *testing.T) {
+	t.Parallel()
+	s, _ := openRegistryStore(t)
+	ctx := testkit.Ctx(t)
+	raw, err := testCardJSON("late")
+	require.NoError(t, err)
+	merges := 0
+	s.onMerged = func(int) {
+		merges++
+		if merges == 1 { // another process queues its card during the first rewrite
+			_, err := s.enqueueCard(nil, "late", raw)
+			require.NoError(t, err)
+		}
+	}
+	_, err = s.UpdateCard(ctx, "gopher", func(*envelope.Card) {})
+	require.NoError(t, err)
+	assert.Equal(t, 2, merges, "the holder merged again")
+	cards, err := s.Cards(ctx)
+	require.NoError(t, err)
+	require.Len(t, cards, 2)
+	assert.Equal(t, "late", cards[1].AgentID)
+	queue, err := s.listQueue()
+	require.NoError(t, err)
+	assert.Empty(t, queue)
+	_, err = s.UpdateCard(ctx, "gopher", func(*envelope.Card) {})
+	require.NoError(t, err)
+	assert.Equal(t, 3, merges, "with nothing queued meanwhile, no second rewrite")
+}

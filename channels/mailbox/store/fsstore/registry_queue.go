@@ -282,7 +282,10 @@ func (s *Store) awaitMerge(ctx context.Context, name string) error {
 
 // tryMerge merges the queue into the registry if _registry.lock is free,
 // and reports whether it took the lock. It never waits for the lock:
-// whoever holds it merges what is queued.
+// whoever holds it merges what is queued, and then what was queued while
+// it merged (a merge starved of CPU on a loaded machine can take seconds,
+// while every other writer waits or gives up). A second merge with
+// nothing queued writes nothing.
 func (s *Store) tryMerge(req mergeRequest) (bool, error) {
 	plock := registryProcessLock(s.root)
 	if !plock.tryLock() {
@@ -302,6 +305,12 @@ func (s *Store) tryMerge(req mergeRequest) (bool, error) {
 		return false, nil
 	}
 	err = s.merge(req)
+	if err == nil {
+		// The cards queued while it ran: their writers could not take the
+		// lock, and may have given up waiting meanwhile (a stop's last
+		// word, left queued). Once more, while the lock is held.
+		err = s.merge(mergeRequest{})
+	}
 	releaseLock(f)
 	mergeSignal(s.root).fire()
 	return true, err

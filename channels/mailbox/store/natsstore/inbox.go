@@ -92,6 +92,9 @@ func (s *Store) OpenInbox(ctx context.Context, agentID string) (driver.Inbox, er
 		lock.release(context.WithoutCancel(ctx))
 		return nil, fmt.Errorf("open inbox of %q: %w", agentID, err)
 	}
+	// The inbox renews the lock from here on; not before holdWhile has
+	// stopped, so that one renews it at a time.
+	in.wg.Go(in.keepAlive)
 	if err := s.inboxes.Add(in); err != nil {
 		return nil, err
 	}
@@ -168,7 +171,6 @@ func (s *Store) startInbox(ctx context.Context, agent string, lock *inboxLock) (
 	if watch != nil {
 		in.wg.Go(func() { in.awaitPriority(watch) })
 	}
-	in.wg.Go(in.keepAlive)
 	in.wg.Go(func() { in.rec.flush(in.ctx) })
 	return in, nil
 }
