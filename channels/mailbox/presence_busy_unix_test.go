@@ -36,7 +36,7 @@ func TestStopWithTheRegistryBusy(t *testing.T) {
 
 	// The mark waits for the lock until 1 s before the stop's deadline,
 	// then stays queued.
-	ctx, cancel := context.WithTimeout(testkit.Ctx(t), 2*time.Second) // the goroutines stop within the first second
+	ctx, cancel := context.WithTimeout(testkit.Ctx(t), 3*time.Second) // the goroutines stop within the first two seconds
 	defer cancel()
 	require.NoError(t, a.Stop(ctx), "a stop does not fail for a busy registry")
 	assert.Equal(t, envelope.StatusIdle, e.card(t, "coder").Status, "not in the registry yet")

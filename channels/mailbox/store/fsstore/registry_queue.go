@@ -308,8 +308,12 @@ func (s *Store) tryMerge(req mergeRequest) (bool, error) {
 	if err == nil {
 		// The cards queued while it ran: their writers could not take the
 		// lock, and may have given up waiting meanwhile (a stop's last
-		// word, left queued). Once more, while the lock is held.
-		err = s.merge(mergeRequest{})
+		// word, left queued). Once more, while the lock is held. Its
+		// error is not the caller's, whose card is written: the writers
+		// of those cards still waiting meet it in their own merge.
+		if err := s.merge(mergeRequest{}); err != nil {
+			s.opts.Logger.Warn("the cards queued during a merge of the registry were left for the next", "err", err)
+		}
 	}
 	releaseLock(f)
 	mergeSignal(s.root).fire()
