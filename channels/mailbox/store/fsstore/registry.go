@@ -54,17 +54,8 @@ var _ driver.Registry = (*Store)(nil)
 // _registry.json.corrupt-<unix> and rewritten from the entries that can
 // still be read, with a warning.
 func (s *Store) UpdateCard(ctx context.Context, agentID string, update func(*envelope.Card)) (envelope.Card, error) {
-	if err := envelope.ValidateAgentID(agentID); err != nil {
-		return envelope.Card{}, fmt.Errorf("update card: %w", err)
-	}
-	if update == nil {
-		return envelope.Card{}, fmt.Errorf("update card %q: update function is nil", agentID)
-	}
-	if err := s.checkOpen(); err != nil {
-		return envelope.Card{}, fmt.Errorf("update card %q: %w", agentID, err)
-	}
-	if err := ctx.Err(); err != nil {
-		return envelope.Card{}, fmt.Errorf("update card %q: %w", agentID, err)
+	if err := s.checkCardUpdate(ctx, "update card", agentID, update); err != nil {
+		return envelope.Card{}, err
 	}
 	name, card, err := s.queueUpdate(ctx, agentID, update)
 	if err != nil {
@@ -88,17 +79,8 @@ var _ driver.CardLeaver = (*Store)(nil)
 // next writer merges it: an agent that starts, updates its card, or finds
 // its heartbeat in the registry grown old.
 func (s *Store) LeaveCard(ctx context.Context, agentID string, update func(*envelope.Card)) (bool, error) {
-	if err := envelope.ValidateAgentID(agentID); err != nil {
-		return false, fmt.Errorf("leave card: %w", err)
-	}
-	if update == nil {
-		return false, fmt.Errorf("leave card %q: update function is nil", agentID)
-	}
-	if err := s.checkOpen(); err != nil {
-		return false, fmt.Errorf("leave card %q: %w", agentID, err)
-	}
-	if err := ctx.Err(); err != nil {
-		return false, fmt.Errorf("leave card %q: %w", agentID, err)
+	if err := s.checkCardUpdate(ctx, "leave card", agentID, update); err != nil {
+		return false, err
 	}
 	name, _, err := s.queueUpdate(ctx, agentID, update)
 	if err != nil {
@@ -116,6 +98,24 @@ func (s *Store) LeaveCard(ctx context.Context, agentID string, update func(*enve
 	default:
 		return false, fmt.Errorf("leave card %q (queued for the next merge): %w", agentID, err)
 	}
+}
+
+// checkCardUpdate checks what UpdateCard and LeaveCard (op) are given,
+// and that the store is open and ctx not done.
+func (s *Store) checkCardUpdate(ctx context.Context, op, agentID string, update func(*envelope.Card)) error {
+	if err := envelope.ValidateAgentID(agentID); err != nil {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	if update == nil {
+		return fmt.Errorf("%s %q: update function is nil", op, agentID)
+	}
+	if err := s.checkOpen(); err != nil {
+		return fmt.Errorf("%s %q: %w", op, agentID, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("%s %q: %w", op, agentID, err)
+	}
+	return nil
 }
 
 // queueUpdate applies update to agentID's card as it stands, under the

@@ -32,10 +32,10 @@ import (
 // registry at once instead). Then it waits until the card is merged, that
 // is until its file is gone (registry_queue.go): whoever finds
 // _registry.lock free takes it, never waiting for it, and merges every
-// queued card in one rewrite of the registry. Each rewrite serves every writer that queued before it
-// began, so a writer waits for at most the rewrite under way and the next,
-// however many others there are; nobody waits for the lock itself, so no
-// one can be starved of it.
+// queued card in one rewrite of the registry. Each rewrite serves every
+// writer that queued before it began, so a writer waits for at most the
+// rewrite under way and the next, however many others there are; nobody
+// waits for the lock itself, so no one can be starved of it.
 
 // Names in the root and in the queue folder.
 const (
