@@ -44,7 +44,7 @@ func TestHarnessSmall(t *testing.T) {
 	for _, backend := range []string{"folder root", "one NATS server", "a cluster of 3 NATS servers"} {
 		assert.Contains(t, report, backend)
 	}
-	for _, want := range []string{"4 of 4 listening", "raw: 4 × `switchboard version`", "4 cards;", "latency ",
+	for _, want := range []string{"4 of 4 listening", "raw: 4 × `switchboard version`", "a bare Go program", "4 cards;", "latency ",
 		"raw: p50", "4 of 4 delivered", "SIGTERM: 0 of 4 exited with an error", "4 of 4 cards say offline after it"} {
 		assert.Equal(t, 3, strings.Count(report, want), "%q once per backend in\n%s", want, report)
 	}

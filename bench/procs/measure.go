@@ -18,19 +18,23 @@ type result struct {
 	n       int
 	rawIdle bool // the raw idle processes were measured
 
-	rawStart      time.Duration
-	rawStartCPU   time.Duration // what the raw processes used, all together
-	startCPU      int64         // nanoseconds the agents used until all listened
-	listening     int
-	lastListening time.Duration
-	launched      time.Duration   // starting every process took
-	eachListening []time.Duration // each agent's own start to its listening
-	registered    int
-	regErr        error
-	startWrites   int
-	writesHow     string
-	inotify       int
-	inotifyLimit  int
+	rawStart    time.Duration
+	rawStartCPU time.Duration // what the raw processes used, all together
+	// bareStart and bareStartCPU are the same for a Go program that
+	// imports only the standard library and exits at once (0 when the
+	// idle program could not be built).
+	bareStart, bareStartCPU time.Duration
+	startCPU                int64 // nanoseconds the agents used until all listened
+	listening               int
+	lastListening           time.Duration
+	launched                time.Duration   // starting every process took
+	eachListening           []time.Duration // each agent's own start to its listening
+	registered              int
+	regErr                  error
+	startWrites             int
+	writesHow               string
+	inotify                 int
+	inotifyLimit            int
 
 	idle, rawIdleWindow time.Duration
 	idleCPU, rawCPU     int64         // nanoseconds over the window
@@ -83,8 +87,14 @@ func measure(ctx context.Context, o options, be backend, bin, self string, log i
 
 	fmt.Fprintf(log, "raw: starting %d × switchboard version\n", o.n)
 	var err error
-	if r.rawStart, r.rawStartCPU, err = rawStart(ctx, bin, o.n, env); err != nil {
+	if r.rawStart, r.rawStartCPU, err = rawStart(ctx, o.n, env, bin, "version"); err != nil {
 		return nil, err
+	}
+	if o.idleBin != "" {
+		fmt.Fprintf(log, "raw: starting %d × a bare Go program\n", o.n)
+		if r.bareStart, r.bareStartCPU, err = rawStart(ctx, o.n, env, o.idleBin, "0"); err != nil {
+			return nil, err
+		}
 	}
 	if cpuSupported && o.idle > 0 && o.idleBin != "" {
 		r.rawIdleWindow = min(o.idle, 20*time.Second)

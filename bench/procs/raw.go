@@ -16,21 +16,22 @@ import (
 // idle processes wake at.
 const heartbeatEvery = 5 * time.Second
 
-// rawStart starts n `bin version` processes the way the agents are
+// rawStart starts n `bin args...` processes the way the agents are
 // started and returns how long until the last one exited, and the CPU
-// they used: the floor of starting n processes of this binary on this
-// machine.
-func rawStart(ctx context.Context, bin string, n int, env []string) (time.Duration, time.Duration, error) {
+// they used: with `switchboard version`, the floor of starting n
+// processes of this binary on this machine; with the idle program told
+// to exit at once, the floor of starting n Go processes at all.
+func rawStart(ctx context.Context, n int, env []string, bin string, args ...string) (time.Duration, time.Duration, error) {
 	begin := time.Now()
 	var wg sync.WaitGroup
 	var mu sync.Mutex
 	var cpu time.Duration
 	errs := make(chan error, n)
 	for range n {
-		cmd := exec.CommandContext(ctx, bin, "version")
+		cmd := exec.CommandContext(ctx, bin, args...)
 		cmd.Env = env
 		if err := cmd.Start(); err != nil {
-			return 0, 0, fmt.Errorf("start %s version: %w", bin, err)
+			return 0, 0, fmt.Errorf("start %s: %w", cmd, err)
 		}
 		wg.Go(func() {
 			if err := cmd.Wait(); err != nil {
@@ -45,7 +46,7 @@ func rawStart(ctx context.Context, bin string, n int, env []string) (time.Durati
 	took := time.Since(begin)
 	close(errs)
 	for err := range errs {
-		return took, cpu, fmt.Errorf("%s version: %w", bin, err)
+		return took, cpu, fmt.Errorf("%s %v: %w", bin, args, err)
 	}
 	return took, cpu, nil
 }

@@ -43,6 +43,10 @@ func (r *result) print(w io.Writer) {
 			float64(r.startCPU)/1e9, float64(r.startCPU)/1e6/float64(r.n), r.rawStartCPU.Seconds(),
 			float64(r.rawStartCPU.Microseconds())/1e3/float64(r.n))
 	}
+	if r.bareStart > 0 {
+		fmt.Fprintf(w, "              a bare Go program (standard library only, exits at once) started the same way: %s, CPU %.1f s (%.2f ms each)\n",
+			r.bareStart.Round(time.Millisecond), r.bareStartCPU.Seconds(), float64(r.bareStartCPU.Microseconds())/1e3/float64(r.n))
+	}
 	reg := fmt.Sprintf("%d cards", r.registered)
 	if r.regErr != nil {
 		reg = "not read: " + r.regErr.Error()

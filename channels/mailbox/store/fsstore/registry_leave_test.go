@@ -2,6 +2,9 @@ package fsstore
 
 import (
 	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -147,4 +150,31 @@ func TestMergeTakesWhatWasQueuedMeanwhile(t *testing.T) {
 	_, err = s.UpdateCard(ctx, "gopher", func(*envelope.Card) {})
 	require.NoError(t, err)
 	assert.Equal(t, 3, merges, "with nothing queued meanwhile, no second rewrite")
+}
+
+// A heartbeat that leaves the renew marker while a merge runs does not
+// make the holder's second pass rewrite the registry: that merge renewed
+// every heartbeat already, and the marker waits for the next one.
+func TestMergeAgainLeavesTheRenewMarker(t *testing.T) {
+	t.Parallel()
+	s, _ := openRegistryStore(t)
+	ctx := testkit.Ctx(t)
+	merges := 0
+	s.onMerged = func(int) {
+		merges++
+		if merges == 1 { // another agent's heartbeat finds the lock held
+			s.askRenewal()
+		}
+	}
+	_, err := s.UpdateCard(ctx, "gopher", func(*envelope.Card) {})
+	require.NoError(t, err)
+	assert.Equal(t, 1, merges, "no second rewrite for the marker alone")
+	_, err = os.Lstat(filepath.Join(s.queueDir(), renewMarker))
+	require.NoError(t, err, "the marker is left for the next merge")
+
+	_, err = s.UpdateCard(ctx, "gopher", func(*envelope.Card) {})
+	require.NoError(t, err)
+	assert.Equal(t, 2, merges)
+	_, err = os.Lstat(filepath.Join(s.queueDir(), renewMarker))
+	assert.ErrorIs(t, err, fs.ErrNotExist, "the next merge took the marker")
 }

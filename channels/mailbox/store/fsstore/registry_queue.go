@@ -240,6 +240,11 @@ type mergeRequest struct {
 	// caller holds the agent's card lock, and built card on its newest).
 	agent string
 	card  json.RawMessage
+	// queuedOnly: write only what is queued. The renew marker is left
+	// for the next merge: the merge just before this one renewed every
+	// heartbeat already, and renewing again at once would double the
+	// idle rewrites of a busy root.
+	queuedOnly bool
 }
 
 // renewMarker, in the queue folder, asks the next merge to renew every
@@ -311,7 +316,7 @@ func (s *Store) tryMerge(req mergeRequest) (bool, error) {
 		// word, left queued). Once more, while the lock is held. Its
 		// error is not the caller's, whose card is written: the writers
 		// of those cards still waiting meet it in their own merge.
-		if err := s.merge(mergeRequest{}); err != nil {
+		if err := s.merge(mergeRequest{queuedOnly: true}); err != nil {
 			s.opts.Logger.Warn("the cards queued during a merge of the registry were left for the next", "err", err)
 		}
 	}
@@ -331,8 +336,11 @@ func (s *Store) merge(req mergeRequest) error {
 		return err
 	}
 	marker := filepath.Join(s.queueDir(), renewMarker)
-	_, merr := os.Lstat(marker)
-	marked := merr == nil
+	marked := false
+	if !req.queuedOnly {
+		_, merr := os.Lstat(marker)
+		marked = merr == nil
+	}
 	renew := req.stale != nil || marked
 	if len(queue) == 0 && req.card == nil {
 		if !renew {
