@@ -49,6 +49,7 @@ func TestHarnessSmall(t *testing.T) {
 		assert.Equal(t, 3, strings.Count(report, want), "%q once per backend in\n%s", want, report)
 	}
 	if cpuSupported {
+		assert.Equal(t, 3, strings.Count(report, "all that CPU on this machine's"))
 		assert.Contains(t, report, "1 instance(s) held by the agents")
 		assert.Equal(t, 3, strings.Count(report, "idle CPU"))
 	}

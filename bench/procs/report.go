@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"runtime"
 	"slices"
 	"strings"
 	"time"
@@ -42,6 +43,9 @@ func (r *result) print(w io.Writer) {
 		fmt.Fprintf(w, "              CPU until all listened: %.1f s for all (%.1f ms each); raw: %.1f s (%.1f ms each)\n",
 			float64(r.startCPU)/1e9, float64(r.startCPU)/1e6/float64(r.n), r.rawStartCPU.Seconds(),
 			float64(r.rawStartCPU.Microseconds())/1e3/float64(r.n))
+		all := time.Duration(r.startCPU) + r.startBenchCPU
+		fmt.Fprintf(w, "              the bench's own process meanwhile (starting them, and the servers it embeds): %.1f s; all that CPU on this machine's %d cores takes at least %s\n",
+			r.startBenchCPU.Seconds(), runtime.NumCPU(), (all / time.Duration(runtime.NumCPU())).Round(time.Millisecond))
 	}
 	if r.bareStart > 0 {
 		fmt.Fprintf(w, "              a bare Go program (standard library only, exits at once) started the same way: %s, CPU %.1f s (%.2f ms each)\n",
