@@ -5,9 +5,12 @@
 // limit measured in the same run:
 //
 //   - start: how long until every agent listens (registered), against
-//     the same number of `switchboard version` processes started the same
-//     way; and, on the folder store, whether _registry.json holds every
-//     card and how often it was rewritten;
+//     the same number of `switchboard version` processes and of bare Go
+//     programs (bench/procs/idle told to exit at once) started the same
+//     way; the CPU the agents and the bench's own process (which embeds
+//     the NATS servers) used meanwhile, and the least time all of it
+//     takes on the machine's cores; and, on the folder store, whether
+//     _registry.json holds every card and how often it was rewritten;
 //   - inotify instances the agents hold (folder store);
 //   - idle CPU of all the agents together, against as many Go processes
 //     that only wake at every heartbeat interval (bench/procs/idle, a
