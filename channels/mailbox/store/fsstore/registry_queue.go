@@ -289,8 +289,9 @@ func (s *Store) awaitMerge(ctx context.Context, name string) error {
 // and reports whether it took the lock. It never waits for the lock:
 // whoever holds it merges what is queued, and then what was queued while
 // it merged (a merge starved of CPU on a loaded machine can take seconds,
-// while every other writer waits or gives up). A second merge with
-// nothing queued writes nothing.
+// while every other writer waits or gives up). The second merge takes
+// only queued cards (a renewal of the heartbeats asked meanwhile waits
+// for the next merge), and with nothing queued writes nothing.
 func (s *Store) tryMerge(req mergeRequest) (bool, error) {
 	plock := registryProcessLock(s.root)
 	if !plock.tryLock() {
